@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace: the POSIX Tracing option (<trace.h>) for Linux.
+ *
+ * Module entry and exit only; each concern lives in its own file.
+ */
+
+#include <linux/module.h>
+#include <linux/posixtrace.h>
+
+#include "device.h"
+
+static int __init posixtrace_init(void)
+{
+	int ret;
+
+	ret = posixtrace_device_init();
+	if (ret)
+		return ret;
+
+	pr_info("ABI %u.%u loaded\n", POSIXTRACE_ABI_MAJOR, POSIXTRACE_ABI_MINOR);
+	return 0;
+}
+
+static void __exit posixtrace_exit(void)
+{
+	posixtrace_device_exit();
+}
+
+module_init(posixtrace_init);
+module_exit(posixtrace_exit);
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("POSIX Tracing option (trace streams behind /dev/posixtrace)");
+MODULE_AUTHOR("The posixtrace developers");
+MODULE_VERSION("0.1.0");
