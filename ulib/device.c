@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The library's one handle on /dev/posixtrace, opened on first use.
+ *
+ * The descriptor is close-on-exec: exec shuts down the streams a process
+ * created (POSIX), and a new image must not inherit a handle it never asked
+ * for. A forked child shares it, which is right: the kernel identifies the
+ * caller by the calling task, never by the descriptor.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PTK_DEVICE_PATH "/dev/posixtrace"
+
+static atomic_int ptk_fd = -1;
+
+/* Returns 0 and the descriptor, or an error number from open(). */
+int ptk_device_fd(int *fd)
+{
+	int cur = atomic_load_explicit(&ptk_fd, memory_order_acquire);
+	int expected = -1;
+
+	if (cur >= 0) {
+		*fd = cur;
+		return 0;
+	}
+	cur = open(PTK_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	if (cur < 0)
+		return errno;
+	/* Two threads may race to open: the loser closes its own copy. */
+	if (!atomic_compare_exchange_strong(&ptk_fd, &expected, cur)) {
+		close(cur);
+		cur = expected;
+	}
+	*fd = cur;
+	return 0;
+}
+
+/* ioctl() that returns 0 or an error number, retrying on EINTR. */
+int ptk_ioctl(int fd, unsigned long cmd, void *arg)
+{
+	int ret;
+
+	do {
+		ret = ioctl(fd, cmd, arg);
+	} while (ret < 0 && errno == EINTR);
+	return ret < 0 ? errno : 0;
+}
