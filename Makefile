@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# posixtrace: the POSIX Tracing option for Linux.
+#
+#   make                 module (for KERNELDIR), library, tool
+#   make check           install what is missing, build, test on Debian's
+#                        6.1 and 6.12 and on a debug kernel (QEMU)
+#   make check-quick     the same without DKMS and the debug kernel
+#   make check-debug     only the debug kernel
+#   make demo            boot a guest, load the module, show it working
+#   make install         library, headers, pkg-config file, tool
+#                        (DESTDIR, PREFIX, LIBDIR, INCLUDEDIR, BINDIR)
+#   make style           checkpatch --strict on the module
+
+VERSION := 0.1.0
+export VERSION
+VM := selftests/vm
+
+all: kmod ulib tools
+
+kmod:
+	$(MAKE) -C kmod
+
+ulib:
+	$(MAKE) -C ulib
+
+tools: ulib
+	$(MAKE) -C tools
+
+selftests: ulib
+	$(VM)/build-selftests.sh build/selftests
+
+install: ulib tools
+	$(MAKE) -C ulib install
+	$(MAKE) -C tools install
+
+check:
+	$(VM)/check.sh
+
+check-quick:
+	$(VM)/check.sh --quick
+
+check-debug:
+	$(VM)/check.sh --debug
+
+demo:
+	$(VM)/demo.sh
+
+style:
+	$(MAKE) -C kmod style
+
+clean:
+	-$(MAKE) -C kmod clean
+	$(MAKE) -C ulib clean
+	$(MAKE) -C tools clean
+	rm -rf build
+
+.PHONY: all kmod ulib tools selftests install check check-quick \
+	check-debug demo style clean

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make demo: build the module for Debian's 6.12 kernel, boot it under QEMU,
+# load the module and show what it does (demo-guest.sh runs in the guest).
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+"$VM_DIR/deps.sh"
+rel=$(test_kernels | tail -n 1)
+log "building for $rel"
+dst=$BUILD_DIR/kmod-$rel
+rm -rf "$dst" && mkdir -p "$dst"
+cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+make -s -C "$dst/kmod" KERNELDIR="/usr/src/linux-headers-$rel" module >/dev/null
+make -s -C "$TOP_DIR/ulib" >/dev/null
+make -s -C "$TOP_DIR/tools" >/dev/null
+log "booting $rel under QEMU (software emulation, about a minute)"
+"$VM_DIR/run-vm.sh" --label demo --kernel "/boot/vmlinuz-$rel" \
+	--module "$dst/kmod/posixtrace.ko" --out "$BUILD_DIR/vm-demo" \
+	--demo "$VM_DIR/demo-guest.sh" --bin "$TOP_DIR/tools/posixtrace" |
+	sed -e 's/^\[demo\] //'

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building and testing need, from Debian's archive. Idempotent
+# and quiet: nothing is fetched when everything is present.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+PKGS=(
+	make gcc libc6-dev pkg-config cpio kmod
+	busybox-static qemu-system-x86
+	linux-source-6.12 linux-headers-amd64 linux-image-amd64
+	linux-headers-6.12-amd64
+	dkms sparse
+	flex bison bc libelf-dev libssl-dev
+)
+
+missing() {
+	local p st
+	for p in "$@"; do
+		st=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
+		[ "$st" = "install ok installed" ] || echo "$p"
+	done
+}
+
+apt_install() {
+	[ "$(id -u)" = 0 ] || die "need root to install: $*"
+	# Kernel images are only booted under QEMU: skip building their
+	# initramfs (INITRD=No is honoured by Debian's kernel hooks).
+	INITRD=No DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends "$@" >/dev/null
+}
+
+need=$(missing "${PKGS[@]}")
+if [ -n "$need" ]; then
+	log "installing: $(echo $need)"
+	[ "$(id -u)" = 0 ] || die "need root to install: $(echo $need)"
+	apt-get update -q >/dev/null
+	# shellcheck disable=SC2086
+	apt_install $need
+fi
+
+# The 6.12 image matching the headers meta package (the unsigned build:
+# it is booted under QEMU, not by firmware).
+rel=$(meta_release linux-headers-6.12-amd64)
+if [ ! -e "/boot/vmlinuz-$rel" ]; then
+	log "installing linux-image-$rel-unsigned"
+	apt_install "linux-image-$rel-unsigned"
+fi
+for rel in $(test_kernels); do
+	[ -e "/boot/vmlinuz-$rel" ] || die "/boot/vmlinuz-$rel missing"
+	[ -d "/usr/src/linux-headers-$rel" ] || die "linux-headers-$rel missing"
+done

@@ -1,0 +1,86 @@
+#!/bin/busybox sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# PID 1 of the test guest. The kernel log goes to ttyS0; everything this
+# script and the tests print goes to ttyS1 as KTAP, so the two never
+# interleave. The host (run-vm.sh) judges the run from both.
+
+/bin/busybox --install -s /bin
+export PATH=/bin LD_LIBRARY_PATH=/usr/lib HOME=/root
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev 2>/dev/null
+mount -t tmpfs tmpfs /tmp
+mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
+mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
+
+exec >/dev/ttyS1 2>&1
+stty -F /dev/ttyS1 -onlcr 2>/dev/null
+
+MODE=tests
+for arg in $(cat /proc/cmdline); do
+	case $arg in posixtrace.mode=*) MODE=${arg#posixtrace.mode=} ;; esac
+done
+
+n=0
+ok() { n=$((n + 1)); echo "ok $n vm.$1"; }
+not_ok() { n=$((n + 1)); echo "not ok $n vm.$1${2:+ # $2}"; }
+check() { name=$1; shift; if "$@"; then ok "$name"; else not_ok "$name"; fi; }
+
+KMEMLEAK=/sys/kernel/debug/kmemleak
+[ -w $KMEMLEAK ] && echo clear > $KMEMLEAK
+
+echo "TAP version 13"
+echo "# kernel $(uname -r)"
+check insmod insmod /posixtrace/posixtrace.ko
+check device_node test -c /dev/posixtrace
+
+if [ "$MODE" = demo ]; then
+	/posixtrace/demo.sh
+else
+	for t in /posixtrace/tests/*; do
+		[ -x "$t" ] || continue
+		echo "# selftest: ${t##*/}"
+		"$t"
+		rc=$?
+		# kselftest exit codes: 0 pass, 4 skip; anything else failed.
+		case $rc in 0|4) ok "exit.${t##*/}" ;;
+		*) not_ok "exit.${t##*/}" "exit status $rc" ;; esac
+	done
+fi
+
+# A module in use must refuse to unload, and unload once it is not.
+exec 3</dev/posixtrace
+if rmmod posixtrace 2>/dev/null; then
+	not_ok rmmod_refused_while_open
+else
+	ok rmmod_refused_while_open
+fi
+exec 3<&-
+check rmmod rmmod posixtrace
+check device_node_removed test ! -e /dev/posixtrace
+
+if [ -w $KMEMLEAK ]; then
+	# kmemleak reports objects older than 5 s; scan twice to settle.
+	sleep 6
+	echo scan > $KMEMLEAK
+	echo scan > $KMEMLEAK
+	leaks=$(cat $KMEMLEAK)
+	if [ -z "$leaks" ]; then ok kmemleak; else
+		not_ok kmemleak "leaks reported"
+		echo "$leaks" | sed 's/^/# /'
+	fi
+fi
+
+# Taint bits that only a splat sets: B(32) D(128) W(512) L(16384).
+taint=$(cat /proc/sys/kernel/tainted)
+if [ $((taint & (32 | 128 | 512 | 16384))) = 0 ]; then ok not_tainted_by_splat
+else not_ok not_tainted_by_splat "tainted=$taint"; fi
+
+echo "1..$n"
+echo "# dmesg begin"
+dmesg | sed 's/^/# dmesg: /'
+echo "# dmesg end"
+echo "# posixtrace-vm: done"
+sync
+reboot -f

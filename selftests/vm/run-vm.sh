@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Boot a kernel under QEMU (TCG) with a busybox initramfs holding the module
+# and the tests, run them (init.sh) and judge the run:
+#  - the guest must finish within --timeout seconds (else it is killed);
+#  - every KTAP test case must pass (skips are counted apart);
+#  - the kernel log must hold no splat (BUG, WARNING, Oops, KASAN, lockdep,
+#    kmemleak, UBSAN, hung task...).
+# Prints the KTAP stream, then "vm <label>: P passed, F failed, S skipped".
+# Exit status 0 only when all of that holds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat >&2 <<USAGE
+usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
+          [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
+USAGE
+	exit 2
+}
+
+KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) KERNEL=$2; shift 2 ;;
+	--module) MODULE=$2; shift 2 ;;
+	--out) OUT=$2; shift 2 ;;
+	--tests) TESTS=$2; shift 2 ;;
+	--demo) DEMO=$2; shift 2 ;;
+	--bin) BINS+=("$2"); shift 2 ;;
+	--label) LABEL=$2; shift 2 ;;
+	--timeout) TIMEOUT=$2; shift 2 ;;
+	*) usage ;;
+	esac
+done
+[ -n "$KERNEL" ] && [ -n "$MODULE" ] && [ -n "$OUT" ] || usage
+[ -r "$KERNEL" ] || die "cannot read kernel $KERNEL"
+[ -r "$MODULE" ] || die "cannot read module $MODULE"
+
+ROOT=$OUT/root
+rm -rf "$OUT" && mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,root,usr/lib,lib64,posixtrace/tests}
+
+# Copy an ELF and the shared libraries it needs into the initramfs.
+LIBPATH=$TOP_DIR/ulib
+add_elf() {
+	local dst=$1 src=$2 lib
+	install -m 0755 "$src" "$ROOT/$dst"
+	LD_LIBRARY_PATH=$LIBPATH ldd "$src" 2>/dev/null |
+		awk '/=> \//{print $3} /^[ \t]*\/lib64\//{print $1}' |
+		while read -r lib; do
+			case $lib in
+			/lib64/*) cp -L "$lib" "$ROOT$lib" ;;
+			*) cp -L "$lib" "$ROOT/usr/lib/" ;;
+			esac
+		done
+}
+
+cp /bin/busybox "$ROOT/bin/busybox"
+install -m 0755 "$VM_DIR/init.sh" "$ROOT/init"
+cp "$MODULE" "$ROOT/posixtrace/posixtrace.ko"
+if [ -n "$TESTS" ]; then
+	for t in "$TESTS"/*; do
+		[ -f "$t" ] && [ -x "$t" ] && add_elf "posixtrace/tests/${t##*/}" "$t"
+	done
+fi
+for b in "${BINS[@]}"; do add_elf "bin/${b##*/}" "$b"; done
+APPEND="console=ttyS0 panic=-1 softlockup_panic=0 hung_task_timeout_secs=60"
+if [ -n "$DEMO" ]; then
+	install -m 0755 "$DEMO" "$ROOT/posixtrace/demo.sh"
+	APPEND="$APPEND posixtrace.mode=demo"
+fi
+(cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet) >"$OUT/initramfs.cpio"
+
+start=$(date +%s)
+set +e
+timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 \
+	-nographic -no-reboot -monitor none \
+	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" -append "$APPEND" \
+	-serial "file:$OUT/console.log" -serial "file:$OUT/ktap.log" \
+	</dev/null >"$OUT/qemu.log" 2>&1
+qrc=$?
+set -e
+secs=$(($(date +%s) - start))
+tr -d '\r' <"$OUT/ktap.log" >"$OUT/ktap.txt" 2>/dev/null || : >"$OUT/ktap.txt"
+
+{ grep -v '^# dmesg: ' "$OUT/ktap.txt" || true; } | sed "s/^/[$LABEL] /"
+
+verdict=0
+if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+	log "[$LABEL] guest timed out after ${TIMEOUT}s and was killed"
+	verdict=1
+elif ! grep -q '^# posixtrace-vm: done' "$OUT/ktap.txt"; then
+	log "[$LABEL] guest stopped before the end of the run (qemu exit $qrc)"
+	tail -n 40 "$OUT/console.log" | sed "s/^/[$LABEL console] /" >&2
+	verdict=1
+fi
+
+SPLAT='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN:|'
+SPLAT+='possible (circular|recursive|irq lock inversion)?.*locking|'
+SPLAT+='suspected memory leak|unreferenced object|Call Trace:|'
+SPLAT+='INFO: task .* blocked|rcu.*detected stall|'
+SPLAT+='sleeping function called from invalid context|list_(add|del) corruption'
+if grep -Eh "$SPLAT" "$OUT/console.log" "$OUT/ktap.txt" >"$OUT/splat.txt"; then
+	log "[$LABEL] kernel splat in the log:"
+	head -n 60 "$OUT/splat.txt" | sed "s/^/[$LABEL splat] /" >&2
+	verdict=1
+fi
+
+passed=$(grep -Ec '^ok [0-9]+ ' "$OUT/ktap.txt" || true)
+skipped=$(grep -Ec '^ok [0-9]+ .*# SKIP' "$OUT/ktap.txt" || true)
+failed=$(grep -Ec '^not ok [0-9]+ ' "$OUT/ktap.txt" || true)
+passed=$((passed - skipped))
+[ "$failed" = 0 ] || verdict=1
+[ "$passed" -gt 0 ] || verdict=1
+if [ $verdict != 0 ] && [ "$failed" = 0 ]; then
+	# The run failed outside any test case: count it as one failure.
+	failed=1
+fi
+echo "vm $LABEL: $passed passed, $failed failed, $skipped skipped (${secs}s)"
+exit $verdict
