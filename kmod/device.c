@@ -10,16 +10,15 @@
 #include <linux/miscdevice.h>
 #include <linux/module.h>
 #include <linux/posixtrace.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 #include "device.h"
+#include "proc.h"
+#include "stream.h"
 #include "ustruct.h"
-
-/*
- * Extensible structs carry their own size, so the size encoded in a command
- * number (that of the struct's first version) is left out of the match.
- */
-#define POSIXTRACE_IOC_ID(cmd)	((cmd) & ~IOCSIZE_MASK)
 
 static long posixtrace_ioctl_version(struct posixtrace_version __user *uver)
 {
@@ -42,6 +41,97 @@ static long posixtrace_ioctl_version(struct posixtrace_version __user *uver)
 	return posixtrace_struct_to_user(uver, usize, &ver, sizeof(ver));
 }
 
+static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
+{
+	struct posixtrace_create create;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&create, sizeof(create), ucreate,
+					  POSIXTRACE_CREATE_SIZE_VER0);
+	if (ret)
+		return ret;
+	/* Trace logs come later: no descriptor is accepted yet. */
+	if (create.flags || create.log_fd != -1)
+		return -EINVAL;
+	return posixtrace_stream_create(u64_to_user_ptr(create.attr),
+					create.pid);
+}
+
+/* The calling process's entry, made on its first name. */
+static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user *ueid)
+{
+	struct posixtrace_proc *proc;
+	long ret;
+
+	proc = posixtrace_proc_get(task_tgid(current), true);
+	if (IS_ERR(proc))
+		return PTR_ERR(proc);
+	ret = posixtrace_ioctl_eventid_open(proc, ueid);
+	posixtrace_proc_put(proc);
+	return ret;
+}
+
+/* Small events are copied through the stack, larger ones through the heap. */
+#define POSIXTRACE_EVENT_STACK_DATA	128
+
+static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
+{
+	u8 stack_data[POSIXTRACE_EVENT_STACK_DATA];
+	struct posixtrace_stream *stream;
+	struct posixtrace_emit emit = { };
+	struct posixtrace_proc *proc;
+	struct posixtrace_event ev;
+	void *data = stack_data;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&ev, sizeof(ev), uev,
+					  POSIXTRACE_EVENT_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (ev.flags)
+		return -EINVAL;
+	proc = posixtrace_proc_get(task_tgid(current), false);
+	if (!proc)	/* no stream, no name: only the unnamed event is valid */
+		return ev.event_id == POSIXTRACE_EVENT_UNNAMED_USER ? 0 : -EINVAL;
+	if (!posixtrace_proc_event_valid(proc, ev.event_id)) {
+		ret = -EINVAL;
+		goto out_put_proc;
+	}
+	/* Copy what the most generous stream tracing us keeps, no more. */
+	emit.copied = min_t(size_t, ev.data_len, READ_ONCE(proc->max_data_size));
+	if (list_empty(&proc->streams))
+		goto out_put_proc;
+	if (emit.copied > sizeof(stack_data)) {
+		data = kvmalloc(emit.copied, GFP_KERNEL);
+		if (!data) {
+			ret = -ENOMEM;
+			goto out_put_proc;
+		}
+	}
+	if (copy_from_user(data, u64_to_user_ptr(ev.data), emit.copied)) {
+		ret = -EFAULT;
+		goto out_free_data;
+	}
+	emit.event_id = ev.event_id;
+	emit.task = current;
+	emit.prog_address = ev.prog_address;
+	emit.thread = ev.thread;
+	emit.data = data;
+	emit.data_len = ev.data_len;
+	ktime_get_real_ts64(&emit.ts);
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(stream, &proc->streams, proc_node)
+		posixtrace_stream_emit(stream, &emit);
+	rcu_read_unlock();
+out_free_data:
+	if (data != stack_data)
+		kvfree(data);
+out_put_proc:
+	posixtrace_proc_put(proc);
+	return ret;
+}
+
 static long posixtrace_dev_ioctl(struct file *file, unsigned int cmd,
 				 unsigned long arg)
 {
@@ -50,6 +140,12 @@ static long posixtrace_dev_ioctl(struct file *file, unsigned int cmd,
 	switch (POSIXTRACE_IOC_ID(cmd)) {
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_VERSION):
 		return posixtrace_ioctl_version(uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_CREATE):
+		return posixtrace_ioctl_create(uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTID_OPEN):
+		return posixtrace_ioctl_eventid_open_self(uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENT):
+		return posixtrace_ioctl_event(uarg);
 	}
 	return -ENOTTY;
 }

@@ -9,22 +9,36 @@
 #include <linux/posixtrace.h>
 
 #include "device.h"
+#include "lifecycle.h"
+#include "proc.h"
+#include "stream.h"
 
 static int __init posixtrace_init(void)
 {
 	int ret;
 
-	ret = posixtrace_device_init();
+	ret = posixtrace_lifecycle_init();
 	if (ret)
 		return ret;
+	ret = posixtrace_device_init();
+	if (ret)
+		goto err_lifecycle_exit;
 
 	pr_info("ABI %u.%u loaded\n", POSIXTRACE_ABI_MAJOR, POSIXTRACE_ABI_MINOR);
 	return 0;
+
+err_lifecycle_exit:
+	posixtrace_lifecycle_exit();
+	return ret;
 }
 
+/* No stream is left: every one holds the module through its file. */
 static void __exit posixtrace_exit(void)
 {
 	posixtrace_device_exit();
+	posixtrace_lifecycle_exit();
+	posixtrace_streams_exit();
+	posixtrace_proc_exit_all();
 }
 
 module_init(posixtrace_init);

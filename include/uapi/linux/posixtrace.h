@@ -20,6 +20,13 @@
  *    be zero (EINVAL otherwise).
  *  - User pointers are carried as __u64.
  *  - An unknown command is ENOTTY.
+ *
+ * Objects: a trace stream is a file descriptor (anon inode, close-on-exec)
+ * returned by POSIXTRACE_IOC_CREATE on /dev/posixtrace. Stream commands are
+ * ioctls on that descriptor and are refused with EINVAL in any process but
+ * the one that created the stream (POSIX: a trid is valid only there).
+ * Producer commands (EVENTID_OPEN, EVENT) are ioctls on /dev/posixtrace and
+ * act for the calling process.
  */
 #ifndef _UAPI_LINUX_POSIXTRACE_H
 #define _UAPI_LINUX_POSIXTRACE_H
@@ -35,7 +42,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	1
+#define POSIXTRACE_ABI_MINOR	2
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -62,5 +69,329 @@ struct posixtrace_version {
 /* Query the ABI version; the only command needing no open stream. */
 #define POSIXTRACE_IOC_VERSION \
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x00, struct posixtrace_version)
+
+/* Limits. Names exclude the terminating NUL. */
+#define POSIXTRACE_NAME_MAX		63	/* TRACE_NAME_MAX */
+#define POSIXTRACE_EVENT_NAME_MAX	63	/* TRACE_EVENT_NAME_MAX */
+#define POSIXTRACE_USER_EVENT_MAX	1024	/* TRACE_USER_EVENT_MAX */
+
+/*
+ * Event type identifiers. System event types have fixed identifiers below
+ * POSIXTRACE_EVENT_USER_BASE; 0-7 are those of POSIX, the rest is reserved
+ * for this implementation's own system events. The unnamed user event comes
+ * next, then one identifier per user event name a process opens.
+ */
+#define POSIXTRACE_EVENT_ERROR		0	/* posix_trace_error */
+#define POSIXTRACE_EVENT_START		1	/* posix_trace_start */
+#define POSIXTRACE_EVENT_STOP		2	/* posix_trace_stop */
+#define POSIXTRACE_EVENT_OVERFLOW	3	/* posix_trace_overflow */
+#define POSIXTRACE_EVENT_RESUME		4	/* posix_trace_resume */
+#define POSIXTRACE_EVENT_FLUSH_START	5	/* posix_trace_flush_start */
+#define POSIXTRACE_EVENT_FLUSH_STOP	6	/* posix_trace_flush_stop */
+#define POSIXTRACE_EVENT_FILTER		7	/* posix_trace_filter */
+#define POSIXTRACE_EVENT_SYSTEM_MAX	64
+#define POSIXTRACE_EVENT_UNNAMED_USER	64	/* posix_trace_unnamed_userevent */
+#define POSIXTRACE_EVENT_USER_BASE	65
+#define POSIXTRACE_EVENT_ID_MAX	\
+	(POSIXTRACE_EVENT_USER_BASE + POSIXTRACE_USER_EVENT_MAX)
+
+/* Values shared with <trace.h>, which uses the same numbers. */
+#define POSIXTRACE_RUNNING		1
+#define POSIXTRACE_SUSPENDED		2
+#define POSIXTRACE_FULL			3
+#define POSIXTRACE_NOT_FULL		4
+#define POSIXTRACE_OVERRUN		5
+#define POSIXTRACE_NO_OVERRUN		0	/* "reset to zero" when read */
+#define POSIXTRACE_FLUSHING		7
+#define POSIXTRACE_NOT_FLUSHING		8
+#define POSIXTRACE_LOOP			9
+#define POSIXTRACE_UNTIL_FULL		10
+#define POSIXTRACE_FLUSH		11
+#define POSIXTRACE_APPEND		12
+#define POSIXTRACE_CLOSE_FOR_CHILD	13
+#define POSIXTRACE_INHERITED		14
+#define POSIXTRACE_NOT_TRUNCATED	0
+#define POSIXTRACE_TRUNCATED_RECORD	1
+#define POSIXTRACE_TRUNCATED_READ	2
+
+/**
+ * struct posixtrace_attr - the attributes of a trace stream
+ * @size:	Input/Output: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @name:	Input: the stream name, NUL-terminated.
+ * @stream_size: Input: bytes of event storage; 0 takes the default.
+ * @max_data_size: Input: bytes of user data kept per event; longer data is
+ *		truncated (POSIXTRACE_TRUNCATED_RECORD).
+ * @log_size:	Input: bytes of the trace log (with a log; kept otherwise).
+ * @stream_full_policy: Input: POSIXTRACE_LOOP or POSIXTRACE_UNTIL_FULL
+ *		(POSIXTRACE_FLUSH with a log).
+ * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND.
+ * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD or POSIXTRACE_INHERITED.
+ * @__reserved:	Input: must be 0.
+ * @create_time_sec: Output (GET_ATTR): CLOCK_REALTIME at creation.
+ * @create_time_nsec: Output (GET_ATTR).
+ * @__reserved2: Input: must be 0.
+ */
+struct posixtrace_attr {
+	__u32 size;
+	__u32 flags;
+	char name[POSIXTRACE_NAME_MAX + 1];
+	__u64 stream_size;
+	__u64 max_data_size;
+	__u64 log_size;
+	__u32 stream_full_policy;
+	__u32 log_full_policy;
+	__u32 inheritance;
+	__u32 __reserved;
+	__s64 create_time_sec;
+	__u32 create_time_nsec;
+	__u32 __reserved2;
+};
+
+#define POSIXTRACE_ATTR_SIZE_VER0	128
+
+/**
+ * struct posixtrace_create - create a trace stream (POSIXTRACE_IOC_CREATE)
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @pid:	Input: the process to trace; 0 for the caller. Another process
+ *		needs the right to ptrace-attach to it (EPERM); ESRCH if none.
+ * @log_fd:	Input: -1 (trace logs are not supported yet).
+ * @attr:	Input: pointer to a struct posixtrace_attr.
+ *
+ * Returns the new stream's file descriptor (close-on-exec), suspended.
+ * EAGAIN when the system-wide limit of streams is reached.
+ */
+struct posixtrace_create {
+	__u32 size;
+	__u32 flags;
+	__s32 pid;
+	__s32 log_fd;
+	__u64 attr;
+};
+
+#define POSIXTRACE_CREATE_SIZE_VER0	24
+
+/**
+ * struct posixtrace_eventid - map an event name to an identifier
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @name:	Input: pointer to the NUL-terminated name; ENAMETOOLONG past
+ *		POSIXTRACE_EVENT_NAME_MAX characters, EINVAL if empty.
+ * @event_id:	Output: the identifier, the same for the same name in the
+ *		same traced process; POSIXTRACE_EVENT_UNNAMED_USER once the
+ *		process has opened POSIXTRACE_USER_EVENT_MAX names (the unnamed
+ *		event is predefined and not counted).
+ * @__reserved:	Input: must be 0.
+ *
+ * On /dev/posixtrace (POSIXTRACE_IOC_EVENTID_OPEN) for the calling process;
+ * on a stream (POSIXTRACE_IOC_TRID_EVENTID_OPEN) for the traced process.
+ */
+struct posixtrace_eventid {
+	__u32 size;
+	__u32 flags;
+	__u64 name;
+	__u32 event_id;
+	__u32 __reserved;
+};
+
+#define POSIXTRACE_EVENTID_SIZE_VER0	24
+
+/**
+ * struct posixtrace_event - record a user event (POSIXTRACE_IOC_EVENT)
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @event_id:	Input: an identifier this process opened, or
+ *		POSIXTRACE_EVENT_UNNAMED_USER; anything else is EINVAL.
+ * @data_len:	Input: bytes at @data.
+ * @data:	Input: pointer to the event's data.
+ * @prog_address: Input: the caller's program address, recorded as is.
+ * @thread:	Input: the caller's pthread_t, recorded as is (POSIX reports a
+ *		pthread_t, which only the traced process can interpret).
+ *
+ * Records into every running stream tracing the calling process; without
+ * one it does nothing and succeeds.
+ */
+struct posixtrace_event {
+	__u32 size;
+	__u32 flags;
+	__u32 event_id;
+	__u32 data_len;
+	__u64 data;
+	__u64 prog_address;
+	__u64 thread;
+};
+
+#define POSIXTRACE_EVENT_SIZE_VER0	40
+
+/**
+ * struct posixtrace_record - one event as GETNEXT returns it
+ * @size:	the record's size, data and padding to 8 bytes included.
+ * @event_id:	the event type identifier.
+ * @ts_sec:	CLOCK_REALTIME when the event was recorded.
+ * @ts_nsec:	nanoseconds of @ts_sec.
+ * @truncation: POSIXTRACE_NOT_TRUNCATED or POSIXTRACE_TRUNCATED_RECORD.
+ * @pid:	the process (thread group) that generated the event; 0 for
+ *		system events the stream generates itself.
+ * @tid:	the thread that generated it.
+ * @prog_address: the program address given by the producer.
+ * @seq:	the event's sequence number in the stream: lost events show
+ *		as gaps.
+ * @data_len:	bytes of data following this header.
+ * @__reserved:	0.
+ * @thread:	the producer's pthread_t as it gave it; 0 for system events.
+ */
+struct posixtrace_record {
+	__u32 size;
+	__u32 event_id;
+	__s64 ts_sec;
+	__u32 ts_nsec;
+	__u32 truncation;
+	__s32 pid;
+	__s32 tid;
+	__u64 prog_address;
+	__u64 seq;
+	__u32 data_len;
+	__u32 __reserved;
+	__u64 thread;
+};
+
+/* GETNEXT flags. */
+#define POSIXTRACE_GETNEXT_NONBLOCK	(1U << 0)	/* trygetnext */
+#define POSIXTRACE_GETNEXT_TIMED	(1U << 1)	/* timedgetnext */
+
+/**
+ * struct posixtrace_getnext - read events (POSIXTRACE_IOC_GETNEXT)
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: POSIXTRACE_GETNEXT_*; without NONBLOCK the call waits
+ *		while the stream is empty.
+ * @timeout_sec: Input (TIMED): CLOCK_REALTIME absolute timeout; ETIMEDOUT
+ *		when it passes with no event. EINVAL if @timeout_nsec is out of
+ *		range and the call would wait.
+ * @timeout_nsec: Input (TIMED).
+ * @__reserved:	Input: must be 0.
+ * @buf:	Input: pointer to the buffer for records.
+ * @buf_size:	Input: its size; ENOSPC if the oldest record does not fit.
+ *		After lost events (LOOP) the oldest record is preceded by an
+ *		OVERFLOW and a RESUME record (64 bytes each), so a buffer of
+ *		POSIXTRACE_GETNEXT_MIN_BUF(max data size) bytes always
+ *		suffices; at most 64 KiB or that much is filled per call.
+ * @count:	Output: how many records were copied: at least one, or zero
+ *		with NONBLOCK when none was available. Without NONBLOCK the
+ *		call waits, whether the stream is running or suspended.
+ * @bytes:	Output: bytes of @buf used.
+ * @__reserved2: Input: must be 0.
+ *
+ * Copies as many whole records as fit, oldest first, and frees their space
+ * in the stream. A stream shut down meanwhile is EINVAL.
+ */
+struct posixtrace_getnext {
+	__u32 size;
+	__u32 flags;
+	__s64 timeout_sec;
+	__u32 timeout_nsec;
+	__u32 __reserved;
+	__u64 buf;
+	__u32 buf_size;
+	__u32 count;
+	__u32 bytes;
+	__u32 __reserved2;
+};
+
+#define POSIXTRACE_GETNEXT_SIZE_VER0	48
+
+/* The smallest buffer GETNEXT always fills, for a given max data size. */
+#define POSIXTRACE_GETNEXT_MIN_BUF(max_data_size) \
+	(3 * sizeof(struct posixtrace_record) + (((max_data_size) + 7) & ~7ULL))
+
+/**
+ * struct posixtrace_status - the status of a stream (POSIXTRACE_IOC_STATUS)
+ * @size:	Input/Output: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @state:	Output: POSIXTRACE_RUNNING or POSIXTRACE_SUSPENDED.
+ * @full_status: Output: POSIXTRACE_FULL or POSIXTRACE_NOT_FULL.
+ * @overrun_status: Output: POSIXTRACE_OVERRUN or POSIXTRACE_NO_OVERRUN;
+ *		reading it resets it to POSIXTRACE_NO_OVERRUN.
+ * @flush_status: Output: POSIXTRACE_FLUSHING or POSIXTRACE_NOT_FLUSHING.
+ * @flush_error: Output: error number of the last flush, 0 if none; reset
+ *		when read.
+ * @log_overrun_status: Output.
+ * @log_full_status: Output.
+ * @__reserved:	Input: must be 0.
+ * @events_recorded: Output: events stored in the stream since creation.
+ * @events_lost: Output: events lost (overwritten or not stored) since
+ *		creation.
+ * @events_read: Output: events read since creation.
+ * @bytes_used:	Output: bytes of event storage in use.
+ * @bytes_total: Output: bytes of event storage.
+ */
+struct posixtrace_status {
+	__u32 size;
+	__u32 flags;
+	__u32 state;
+	__u32 full_status;
+	__u32 overrun_status;
+	__u32 flush_status;
+	__s32 flush_error;
+	__u32 log_overrun_status;
+	__u32 log_full_status;
+	__u32 __reserved;
+	__u64 events_recorded;
+	__u64 events_lost;
+	__u64 events_read;
+	__u64 bytes_used;
+	__u64 bytes_total;
+};
+
+#define POSIXTRACE_STATUS_SIZE_VER0	80
+
+/**
+ * struct posixtrace_eventtype - event types of a stream
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @event_id:	Input (EVENTID_NAME): the identifier to name.
+ *		Input (EVENTTYPE_NEXT): return the first type whose identifier
+ *		is >= this one. Output (EVENTTYPE_NEXT): its identifier.
+ * @found:	Output (EVENTTYPE_NEXT): 1 if a type was found, else 0.
+ * @name:	Output: pointer to a buffer of POSIXTRACE_EVENT_NAME_MAX + 1
+ *		bytes for the name. EINVAL for an unknown identifier
+ *		(EVENTID_NAME).
+ */
+struct posixtrace_eventtype {
+	__u32 size;
+	__u32 flags;
+	__u32 event_id;
+	__u32 found;
+	__u64 name;
+};
+
+#define POSIXTRACE_EVENTTYPE_SIZE_VER0	24
+
+/* Commands on /dev/posixtrace. */
+#define POSIXTRACE_IOC_CREATE \
+	_IOW(POSIXTRACE_IOC_MAGIC, 0x01, struct posixtrace_create)
+#define POSIXTRACE_IOC_EVENTID_OPEN \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x02, struct posixtrace_eventid)
+#define POSIXTRACE_IOC_EVENT \
+	_IOW(POSIXTRACE_IOC_MAGIC, 0x03, struct posixtrace_event)
+
+/* Commands on a stream; no argument where none is shown. */
+#define POSIXTRACE_IOC_START		_IO(POSIXTRACE_IOC_MAGIC, 0x10)
+#define POSIXTRACE_IOC_STOP		_IO(POSIXTRACE_IOC_MAGIC, 0x11)
+#define POSIXTRACE_IOC_CLEAR		_IO(POSIXTRACE_IOC_MAGIC, 0x12)
+/* Free the stream's storage and wake its readers (EINVAL); close follows. */
+#define POSIXTRACE_IOC_SHUTDOWN		_IO(POSIXTRACE_IOC_MAGIC, 0x13)
+#define POSIXTRACE_IOC_GET_ATTR \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x14, struct posixtrace_attr)
+#define POSIXTRACE_IOC_STATUS \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x15, struct posixtrace_status)
+#define POSIXTRACE_IOC_GETNEXT \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x16, struct posixtrace_getnext)
+#define POSIXTRACE_IOC_TRID_EVENTID_OPEN \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x17, struct posixtrace_eventid)
+#define POSIXTRACE_IOC_EVENTID_NAME \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x18, struct posixtrace_eventtype)
+#define POSIXTRACE_IOC_EVENTTYPE_NEXT \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x19, struct posixtrace_eventtype)
 
 #endif /* _UAPI_LINUX_POSIXTRACE_H */

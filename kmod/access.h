@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_ACCESS_H
+#define _POSIXTRACE_ACCESS_H
+
+#include <linux/sched.h>
+
+bool posixtrace_may_trace(struct task_struct *task);
+
+#endif /* _POSIXTRACE_ACCESS_H */

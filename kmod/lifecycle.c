@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Following processes: exit and exec, through the scheduler's tracepoints.
+ *
+ * Neither tracepoint is exported to modules, so they are found by name
+ * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
+ * preemption disabled: they only take spinlocks and defer the rest.
+ */
+
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/tracepoint.h>
+
+#include "lifecycle.h"
+#include "proc.h"
+#include "stream.h"
+
+struct linux_binprm;
+
+static struct tracepoint *posixtrace_tp_exit;
+static struct tracepoint *posixtrace_tp_exec;
+
+static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		posixtrace_tp_exit = tp;
+	else if (!strcmp(tp->name, "sched_process_exec"))
+		posixtrace_tp_exec = tp;
+}
+
+/* Runs for every exiting thread; acts once the thread group is dead. */
+static void posixtrace_on_exit(void *data, struct task_struct *task)
+{
+	if (atomic_read(&task->signal->live))
+		return;
+	posixtrace_proc_exited(task_tgid(task));
+	posixtrace_streams_creator_gone(task_tgid(task));
+}
+
+static void posixtrace_on_exec(void *data, struct task_struct *task,
+			       pid_t old_pid, struct linux_binprm *bprm)
+{
+	posixtrace_streams_creator_gone(task_tgid(task));
+}
+
+int posixtrace_lifecycle_init(void)
+{
+	int ret;
+
+	for_each_kernel_tracepoint(posixtrace_find_tracepoint, NULL);
+	if (!posixtrace_tp_exit || !posixtrace_tp_exec) {
+		pr_err("scheduler tracepoints not found\n");
+		return -ENOENT;
+	}
+	ret = tracepoint_probe_register(posixtrace_tp_exit,
+					(void *)posixtrace_on_exit, NULL);
+	if (ret)
+		return ret;
+	ret = tracepoint_probe_register(posixtrace_tp_exec,
+					(void *)posixtrace_on_exec, NULL);
+	if (ret)
+		goto err_unregister_exit;
+	return 0;
+
+err_unregister_exit:
+	tracepoint_probe_unregister(posixtrace_tp_exit,
+				    (void *)posixtrace_on_exit, NULL);
+	tracepoint_synchronize_unregister();
+	return ret;
+}
+
+void posixtrace_lifecycle_exit(void)
+{
+	tracepoint_probe_unregister(posixtrace_tp_exec,
+				    (void *)posixtrace_on_exec, NULL);
+	tracepoint_probe_unregister(posixtrace_tp_exit,
+				    (void *)posixtrace_on_exit, NULL);
+	tracepoint_synchronize_unregister();
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Traced processes and their event type identifiers.
+ *
+ * The table maps a thread group's struct pid (never a number: pids are
+ * reused) to its struct posixtrace_proc. Lookups are RCU; insertions and
+ * removals take posixtrace_proc_table_lock. An entry leaves the table when
+ * its process exits (posixtrace_proc_exited(), from the exit hook), and
+ * lives on while streams still refer to it, so that events already recorded
+ * keep their names.
+ */
+
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "proc.h"
+#include "stream.h"
+#include "ustruct.h"
+
+#define POSIXTRACE_PROC_HASH_BITS 8
+
+static DEFINE_HASHTABLE(posixtrace_proc_table, POSIXTRACE_PROC_HASH_BITS);
+static DEFINE_SPINLOCK(posixtrace_proc_table_lock);
+
+/* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */
+static const char *const posixtrace_system_event_names[] = {
+	[POSIXTRACE_EVENT_ERROR]	= "posix_trace_error",
+	[POSIXTRACE_EVENT_START]	= "posix_trace_start",
+	[POSIXTRACE_EVENT_STOP]		= "posix_trace_stop",
+	[POSIXTRACE_EVENT_OVERFLOW]	= "posix_trace_overflow",
+	[POSIXTRACE_EVENT_RESUME]	= "posix_trace_resume",
+	[POSIXTRACE_EVENT_FLUSH_START]	= "posix_trace_flush_start",
+	[POSIXTRACE_EVENT_FLUSH_STOP]	= "posix_trace_flush_stop",
+	[POSIXTRACE_EVENT_FILTER]	= "posix_trace_filter",
+};
+
+static const char posixtrace_unnamed_event_name[] =
+	"posix_trace_unnamed_userevent";
+
+static struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid)
+{
+	struct posixtrace_proc *proc;
+
+	hash_for_each_possible_rcu(posixtrace_proc_table, proc, node,
+				   hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS))
+		if (proc->tgid == tgid)
+			return proc;
+	return NULL;
+}
+
+static struct posixtrace_proc *posixtrace_proc_alloc(struct pid *tgid)
+{
+	struct posixtrace_proc *proc;
+
+	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
+	if (!proc)
+		return NULL;
+	proc->tgid = get_pid(tgid);
+	kref_init(&proc->ref);
+	spin_lock_init(&proc->lock);
+	INIT_LIST_HEAD(&proc->streams);
+	mutex_init(&proc->names_lock);
+	return proc;
+}
+
+static void posixtrace_proc_free_rcu(struct rcu_head *rcu)
+{
+	struct posixtrace_proc *proc =
+		container_of(rcu, struct posixtrace_proc, rcu);
+	unsigned int i;
+
+	for (i = 0; i < proc->nr_names; i++)
+		kfree(proc->names[i]);
+	kfree(proc->names);
+	put_pid(proc->tgid);
+	mutex_destroy(&proc->names_lock);
+	kfree(proc);
+}
+
+static void posixtrace_proc_release(struct kref *ref)
+{
+	struct posixtrace_proc *proc =
+		container_of(ref, struct posixtrace_proc, ref);
+
+	/* May run in the exit hook, where nothing may sleep. */
+	call_rcu(&proc->rcu, posixtrace_proc_free_rcu);
+}
+
+void posixtrace_proc_put(struct posixtrace_proc *proc)
+{
+	kref_put(&proc->ref, posixtrace_proc_release);
+}
+
+/* True while the thread group has a live thread that has not begun exiting. */
+static bool posixtrace_tgid_alive(struct pid *tgid)
+{
+	struct task_struct *task;
+	bool alive = false;
+
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	if (task && task->signal && atomic_read(&task->signal->live) > 0)
+		alive = true;
+	rcu_read_unlock();
+	return alive;
+}
+
+/**
+ * posixtrace_proc_get - find, or create, the entry of a thread group
+ * @tgid: the thread group's pid
+ * @create: create the entry if there is none
+ *
+ * Return: a new reference, NULL if there is no entry and @create is false,
+ * or an ERR_PTR: -ESRCH for a process that is exiting, -ENOMEM.
+ */
+struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create)
+{
+	struct posixtrace_proc *proc, *new;
+
+	rcu_read_lock();
+	proc = posixtrace_proc_lookup(tgid);
+	if (proc && !kref_get_unless_zero(&proc->ref))
+		proc = NULL;
+	rcu_read_unlock();
+	if (proc || !create)
+		return proc;
+
+	new = posixtrace_proc_alloc(tgid);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+
+	/*
+	 * The exit hook removes entries under the table lock after the last
+	 * thread decremented signal->live, so checking liveness under the
+	 * same lock means an entry is never added after its process's hook
+	 * ran: it could never be removed.
+	 */
+	spin_lock(&posixtrace_proc_table_lock);
+	proc = posixtrace_proc_lookup(tgid);
+	if (proc) {
+		kref_get(&proc->ref);
+	} else if (!posixtrace_tgid_alive(tgid)) {
+		proc = ERR_PTR(-ESRCH);
+	} else {
+		kref_get(&new->ref);	/* the table's reference */
+		hash_add_rcu(posixtrace_proc_table, &new->node,
+			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
+		proc = new;
+		new = NULL;
+	}
+	spin_unlock(&posixtrace_proc_table_lock);
+	if (new)
+		posixtrace_proc_put(new);
+	return proc;
+}
+
+/* The process exited: forget it. Called from the exit hook (atomic). */
+void posixtrace_proc_exited(struct pid *tgid)
+{
+	struct posixtrace_proc *proc;
+
+	spin_lock(&posixtrace_proc_table_lock);
+	proc = posixtrace_proc_lookup(tgid);
+	if (proc)
+		hash_del_rcu(&proc->node);
+	spin_unlock(&posixtrace_proc_table_lock);
+	if (proc)
+		posixtrace_proc_put(proc);
+}
+
+/* Module exit: no stream is left, drop every entry. */
+void posixtrace_proc_exit_all(void)
+{
+	struct posixtrace_proc *proc;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock(&posixtrace_proc_table_lock);
+	hash_for_each_safe(posixtrace_proc_table, bkt, tmp, proc, node) {
+		hash_del_rcu(&proc->node);
+		posixtrace_proc_put(proc);
+	}
+	spin_unlock(&posixtrace_proc_table_lock);
+	rcu_barrier();
+}
+
+/**
+ * posixtrace_proc_eventid_open - the identifier of a user event name
+ * @proc: the traced process
+ * @name: a NUL-terminated name of 1 to POSIXTRACE_EVENT_NAME_MAX characters
+ * @id: the identifier: the same for the same name, or the unnamed user
+ *	event's once the process has POSIXTRACE_USER_EVENT_MAX names
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int posixtrace_proc_eventid_open(struct posixtrace_proc *proc,
+				 const char *name, u32 *id)
+{
+	unsigned int i, nr;
+	char **names;
+	int ret = 0;
+
+	mutex_lock(&proc->names_lock);
+	nr = proc->nr_names;
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(proc->names[i], name)) {
+			*id = POSIXTRACE_EVENT_USER_BASE + i;
+			goto out;
+		}
+	}
+	if (nr == POSIXTRACE_USER_EVENT_MAX) {
+		*id = POSIXTRACE_EVENT_UNNAMED_USER;
+		goto out;
+	}
+	/* Grow by doubling; the array is only read under names_lock. */
+	if (!(nr & (nr - 1))) {
+		names = krealloc_array(proc->names, nr ? 2 * nr : 8,
+				       sizeof(*names), GFP_KERNEL_ACCOUNT);
+		if (!names) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		proc->names = names;
+	}
+	proc->names[nr] = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	if (!proc->names[nr]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Pairs with smp_load_acquire() in the readers of nr_names. */
+	smp_store_release(&proc->nr_names, nr + 1);
+	*id = POSIXTRACE_EVENT_USER_BASE + nr;
+out:
+	mutex_unlock(&proc->names_lock);
+	return ret;
+}
+
+/* May the process record events of type @id? */
+bool posixtrace_proc_event_valid(struct posixtrace_proc *proc, u32 id)
+{
+	/* Pairs with smp_store_release() in posixtrace_proc_eventid_open(). */
+	unsigned int nr = smp_load_acquire(&proc->nr_names);
+
+	if (id == POSIXTRACE_EVENT_UNNAMED_USER)
+		return true;
+	return id >= POSIXTRACE_EVENT_USER_BASE &&
+	       id - POSIXTRACE_EVENT_USER_BASE < nr;
+}
+
+/**
+ * posixtrace_event_name - the name of an event type of a stream
+ * @proc: the traced process (its user event names)
+ * @id: the identifier
+ * @name: the name, NUL-terminated
+ *
+ * Return: 0, or -EINVAL for an identifier that names nothing.
+ */
+int posixtrace_event_name(struct posixtrace_proc *proc, u32 id,
+			  char name[POSIXTRACE_EVENT_NAME_MAX + 1])
+{
+	const char *src = NULL;
+
+	if (id < ARRAY_SIZE(posixtrace_system_event_names))
+		src = posixtrace_system_event_names[id];
+	else if (id == POSIXTRACE_EVENT_UNNAMED_USER)
+		src = posixtrace_unnamed_event_name;
+	if (src) {
+		strscpy(name, src, POSIXTRACE_EVENT_NAME_MAX + 1);
+		return 0;
+	}
+	if (!posixtrace_proc_event_valid(proc, id))
+		return -EINVAL;
+	mutex_lock(&proc->names_lock);
+	strscpy(name, proc->names[id - POSIXTRACE_EVENT_USER_BASE],
+		POSIXTRACE_EVENT_NAME_MAX + 1);
+	mutex_unlock(&proc->names_lock);
+	return 0;
+}
+
+/**
+ * posixtrace_event_next - iterate over the event types of a stream
+ * @proc: the traced process
+ * @from: the smallest identifier wanted
+ * @id: the first defined identifier >= @from
+ *
+ * Return: true if there is one.
+ */
+bool posixtrace_event_next(struct posixtrace_proc *proc, u32 from, u32 *id)
+{
+	/* Pairs with smp_store_release() in posixtrace_proc_eventid_open(). */
+	u32 end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&proc->nr_names);
+
+	if (from < ARRAY_SIZE(posixtrace_system_event_names)) {
+		*id = from;
+		return true;
+	}
+	if (from <= POSIXTRACE_EVENT_UNNAMED_USER) {
+		*id = POSIXTRACE_EVENT_UNNAMED_USER;
+		return true;
+	}
+	if (from < end) {
+		*id = from;
+		return true;
+	}
+	return false;
+}
+
+/* Recompute the largest max data size of the streams tracing @proc. */
+void posixtrace_proc_update_max_data(struct posixtrace_proc *proc)
+{
+	struct posixtrace_stream *stream;
+	size_t max = 0;
+
+	lockdep_assert_held(&proc->lock);
+	list_for_each_entry(stream, &proc->streams, proc_node)
+		max = max_t(size_t, max, stream->attr.max_data_size);
+	WRITE_ONCE(proc->max_data_size, max);
+}
+
+/**
+ * posixtrace_ioctl_eventid_open - EVENTID_OPEN and TRID_EVENTID_OPEN
+ * @proc: the process whose names the name joins
+ * @ueid: the user's struct posixtrace_eventid
+ *
+ * Return: 0, or -EINVAL, -EFAULT, -E2BIG (struct), -ENAMETOOLONG past
+ * POSIXTRACE_EVENT_NAME_MAX characters, -EINVAL for an empty name, -ENOMEM.
+ */
+long posixtrace_ioctl_eventid_open(struct posixtrace_proc *proc,
+				   struct posixtrace_eventid __user *ueid)
+{
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	struct posixtrace_eventid eid;
+	long len;
+	u32 usize;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&eid, sizeof(eid), ueid,
+					  POSIXTRACE_EVENTID_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (eid.flags || eid.__reserved)
+		return -EINVAL;
+	len = strncpy_from_user(name, u64_to_user_ptr(eid.name), sizeof(name));
+	if (len < 0)
+		return len;
+	if (len == sizeof(name))
+		return -ENAMETOOLONG;
+	if (!len)
+		return -EINVAL;
+	ret = posixtrace_proc_eventid_open(proc, name, &eid.event_id);
+	if (ret)
+		return ret;
+	usize = eid.size;
+	eid.size = sizeof(eid);
+	return posixtrace_struct_to_user(ueid, usize, &eid, sizeof(eid));
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_PROC_H
+#define _POSIXTRACE_PROC_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/posixtrace.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+
+/*
+ * A process (thread group) that is traced, or that opened event names: its
+ * user event names and the streams tracing it.
+ *
+ * References: one while it is in the process table (dropped when the
+ * process exits), one per stream tracing it, and short-lived ones taken by
+ * lookups. Freed after an RCU grace period, since emitters walk @streams
+ * under rcu_read_lock().
+ */
+struct posixtrace_proc {
+	struct hlist_node node;		/* in the process table */
+	struct pid *tgid;		/* reference held */
+	struct kref ref;
+	struct rcu_head rcu;
+
+	/* @lock protects writers of @streams; readers use RCU. */
+	spinlock_t lock;
+	struct list_head streams;
+	/* The largest max_data_size of @streams: what an emitter copies in. */
+	size_t max_data_size;
+
+	/*
+	 * @names_lock serialises name registration. @nr_names only grows and
+	 * is published with release semantics after the name it counts, so
+	 * that emitters and readers may use names[0..nr_names) without it.
+	 */
+	struct mutex names_lock;
+	unsigned int nr_names;
+	char **names;
+};
+
+struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create);
+void posixtrace_proc_put(struct posixtrace_proc *proc);
+void posixtrace_proc_exited(struct pid *tgid);
+void posixtrace_proc_exit_all(void);
+
+int posixtrace_proc_eventid_open(struct posixtrace_proc *proc,
+				 const char *name, u32 *id);
+bool posixtrace_proc_event_valid(struct posixtrace_proc *proc, u32 id);
+int posixtrace_event_name(struct posixtrace_proc *proc, u32 id,
+			  char name[POSIXTRACE_EVENT_NAME_MAX + 1]);
+bool posixtrace_event_next(struct posixtrace_proc *proc, u32 from, u32 *id);
+void posixtrace_proc_update_max_data(struct posixtrace_proc *proc);
+long posixtrace_ioctl_eventid_open(struct posixtrace_proc *proc,
+				   struct posixtrace_eventid __user *ueid);
+
+#endif /* _POSIXTRACE_PROC_H */

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The byte ring under every trace stream; see ring.h for its shape.
+ */
+
+#include <linux/minmax.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "ring.h"
+
+int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t size)
+{
+	memset(ring, 0, sizeof(*ring));
+	/* Charged to the creator's memory cgroup: the size is theirs. */
+	ring->buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	if (!ring->buf)
+		return -ENOMEM;
+	ring->size = size;
+	return 0;
+}
+
+/* Returns the buffer for the caller to kvfree() outside its lock. */
+void *posixtrace_ring_detach(struct posixtrace_ring *ring)
+{
+	void *buf = ring->buf;
+
+	memset(ring, 0, sizeof(*ring));
+	return buf;
+}
+
+void posixtrace_ring_reset(struct posixtrace_ring *ring)
+{
+	ring->head = 0;
+	ring->tail = 0;
+	ring->used = 0;
+	ring->count = 0;
+}
+
+static size_t posixtrace_ring_advance(const struct posixtrace_ring *ring,
+				      size_t off, size_t len)
+{
+	off += len;
+	return off >= ring->size ? off - ring->size : off;
+}
+
+static void posixtrace_ring_copy_in(struct posixtrace_ring *ring, size_t off,
+				    const void *src, size_t len)
+{
+	size_t first = min(len, ring->size - off);
+
+	memcpy(ring->buf + off, src, first);
+	memcpy(ring->buf, src + first, len - first);
+}
+
+static void posixtrace_ring_copy_out(const struct posixtrace_ring *ring,
+				     size_t off, void *dst, size_t len)
+{
+	size_t first = min(len, ring->size - off);
+
+	memcpy(dst, ring->buf + off, first);
+	memcpy(dst + first, ring->buf, len - first);
+}
+
+/*
+ * Append one record of @rec_len bytes: @hdr, @data, then zeroes. The caller
+ * has made room (posixtrace_ring_free() >= @rec_len).
+ */
+void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
+			   size_t hdr_len, const void *data, size_t data_len,
+			   size_t rec_len)
+{
+	static const u8 zeroes[8];
+	size_t off = ring->head;
+
+	posixtrace_ring_copy_in(ring, off, hdr, hdr_len);
+	off = posixtrace_ring_advance(ring, off, hdr_len);
+	posixtrace_ring_copy_in(ring, off, data, data_len);
+	off = posixtrace_ring_advance(ring, off, data_len);
+	posixtrace_ring_copy_in(ring, off, zeroes, rec_len - hdr_len - data_len);
+	ring->head = posixtrace_ring_advance(ring, ring->head, rec_len);
+	ring->used += rec_len;
+	ring->count++;
+}
+
+/* Copy the first @len bytes of the oldest record; the ring is not empty. */
+void posixtrace_ring_peek(const struct posixtrace_ring *ring, void *dst,
+			  size_t len)
+{
+	posixtrace_ring_copy_out(ring, ring->tail, dst, len);
+}
+
+/* Copy out the oldest record, @rec_len bytes, and free its space. */
+void posixtrace_ring_read(struct posixtrace_ring *ring, void *dst,
+			  size_t rec_len)
+{
+	posixtrace_ring_copy_out(ring, ring->tail, dst, rec_len);
+	posixtrace_ring_drop(ring, rec_len);
+}
+
+/* Free the oldest record's space without reading it. */
+void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len)
+{
+	ring->tail = posixtrace_ring_advance(ring, ring->tail, rec_len);
+	ring->used -= rec_len;
+	ring->count--;
+}

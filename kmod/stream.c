@@ -1,0 +1,607 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace streams: creation, recording, the full policies, and shutdown.
+ *
+ * Recording. An emitter (posixtrace_stream_emit()) builds the record header
+ * outside the lock, then stores header and data into the ring under the
+ * stream's spinlock. Every event generated while the stream accepts events
+ * takes the next sequence number, stored or lost, so that loss shows as a
+ * gap as well as in the counters.
+ *
+ * Full policies. The ring holds stream_size bytes of records plus room for
+ * one system event, kept so that the system event a policy requires can
+ * always be recorded:
+ *
+ *  - POSIX_TRACE_LOOP: the oldest records are overwritten, each counted
+ *    lost, and the overrun status is set. The stream stays running and is
+ *    full until a reader frees space. Readers report the gap as
+ *    POSIX_TRACE_OVERFLOW (stamped with the first overwritten event's time)
+ *    and POSIX_TRACE_RESUME (stamped with the next event's time) just before
+ *    the first event after it; they are built by the reader and take no
+ *    room in the ring.
+ *  - POSIX_TRACE_UNTIL_FULL: an event that does not fit stops the stream:
+ *    it is lost, the stream becomes suspended and full, and a
+ *    POSIX_TRACE_STOP with "auto" data 1 is recorded in the kept room.
+ *    Events generated while it is stopped so are lost (overrun). Once
+ *    readers have emptied it, the stream restarts by itself and records
+ *    POSIX_TRACE_START, unless posix_trace_stop() was called meanwhile.
+ */
+
+#include <linux/anon_inodes.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/moduleparam.h>
+#include <linux/pid_namespace.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "access.h"
+#include "proc.h"
+#include "stream.h"
+#include "ustruct.h"
+
+static unsigned int max_streams = 64;
+module_param(max_streams, uint, 0644);
+MODULE_PARM_DESC(max_streams, "TRACE_SYS_MAX: trace streams system-wide");
+
+static unsigned long max_stream_size = SZ_64M;
+module_param(max_stream_size, ulong, 0644);
+MODULE_PARM_DESC(max_stream_size, "Largest stream size in bytes (ENOMEM above)");
+
+static unsigned int max_data_size = SZ_64K;
+module_param(max_data_size, uint, 0644);
+MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes");
+
+#define POSIXTRACE_DEFAULT_STREAM_SIZE	SZ_1M
+/* Readers copy out at most this much per call, and at least one record. */
+#define POSIXTRACE_BOUNCE_SIZE		((size_t)SZ_64K)
+
+/* The streams: for TRACE_SYS_MAX, the exit hook and, later, monitoring. */
+static LIST_HEAD(posixtrace_streams);
+static DEFINE_SPINLOCK(posixtrace_streams_lock);
+static unsigned int posixtrace_nr_streams;
+static u64 posixtrace_last_stream_id;
+
+static void posixtrace_streams_reap(struct work_struct *work);
+static DECLARE_WORK(posixtrace_reap_work, posixtrace_streams_reap);
+
+static int posixtrace_attr_check(struct posixtrace_attr *attr)
+{
+	if (attr->flags || attr->__reserved || attr->__reserved2)
+		return -EINVAL;
+	if (strnlen(attr->name, sizeof(attr->name)) == sizeof(attr->name))
+		return -EINVAL;
+	/* POSIXTRACE_FLUSH needs a trace log. */
+	if (attr->stream_full_policy != POSIXTRACE_LOOP &&
+	    attr->stream_full_policy != POSIXTRACE_UNTIL_FULL)
+		return -EINVAL;
+	if (attr->log_full_policy != POSIXTRACE_LOOP &&
+	    attr->log_full_policy != POSIXTRACE_UNTIL_FULL &&
+	    attr->log_full_policy != POSIXTRACE_APPEND)
+		return -EINVAL;
+	/* Inheritance is not implemented yet: refuse rather than ignore it. */
+	if (attr->inheritance != POSIXTRACE_CLOSE_FOR_CHILD)
+		return -EINVAL;
+	if (attr->max_data_size > READ_ONCE(max_data_size))
+		return -EINVAL;
+	if (!attr->stream_size)
+		attr->stream_size = POSIXTRACE_DEFAULT_STREAM_SIZE;
+	if (attr->stream_size < POSIXTRACE_SYSTEM_RECORD_MAX)
+		return -EINVAL;
+	if (attr->stream_size > READ_ONCE(max_stream_size))
+		return -ENOMEM;
+	attr->stream_size = ALIGN(attr->stream_size, 8);
+	return 0;
+}
+
+/* The thread group to trace: the caller's for pid 0. */
+static struct pid *posixtrace_target(pid_t pid)
+{
+	struct task_struct *task;
+	struct pid *tgid;
+	bool allowed;
+
+	if (!pid)
+		return get_pid(task_tgid(current));
+	if (pid < 0)
+		return ERR_PTR(-ESRCH);
+	tgid = find_get_pid(pid);
+	if (!tgid)
+		return ERR_PTR(-ESRCH);
+	/* A thread id that is not a process id finds no task here. */
+	task = get_pid_task(tgid, PIDTYPE_TGID);
+	if (!task) {
+		put_pid(tgid);
+		return ERR_PTR(-ESRCH);
+	}
+	allowed = posixtrace_may_trace(task);
+	put_task_struct(task);
+	if (!allowed) {
+		put_pid(tgid);
+		return ERR_PTR(-EPERM);
+	}
+	return tgid;
+}
+
+static struct posixtrace_stream *posixtrace_stream_alloc(void)
+{
+	struct posixtrace_stream *stream;
+
+	stream = kzalloc(sizeof(*stream), GFP_KERNEL_ACCOUNT);
+	if (!stream)
+		return NULL;
+	kref_init(&stream->ref);
+	mutex_init(&stream->ctl_lock);
+	mutex_init(&stream->read_lock);
+	spin_lock_init(&stream->lock);
+	init_waitqueue_head(&stream->wq);
+	INIT_LIST_HEAD(&stream->proc_node);
+	INIT_LIST_HEAD(&stream->all_node);
+	stream->full_status = POSIXTRACE_NOT_FULL;
+	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+	stream->creator = get_pid(task_tgid(current));
+	stream->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	return stream;
+}
+
+static void posixtrace_stream_free(struct kref *ref)
+{
+	struct posixtrace_stream *stream =
+		container_of(ref, struct posixtrace_stream, ref);
+
+	kvfree(posixtrace_ring_detach(&stream->ring));
+	kvfree(stream->bounce);
+	if (stream->proc)
+		posixtrace_proc_put(stream->proc);
+	put_pid_ns(stream->pid_ns);
+	put_pid(stream->creator);
+	mutex_destroy(&stream->ctl_lock);
+	mutex_destroy(&stream->read_lock);
+	/* Emitters may still be walking the process's list past it. */
+	kfree_rcu(stream, rcu);
+}
+
+void posixtrace_stream_put(struct posixtrace_stream *stream)
+{
+	kref_put(&stream->ref, posixtrace_stream_free);
+}
+
+/* Take one of the TRACE_SYS_MAX slots, or fail with EAGAIN. */
+static int posixtrace_stream_slot_get(void)
+{
+	int ret = 0;
+
+	spin_lock(&posixtrace_streams_lock);
+	if (posixtrace_nr_streams >= READ_ONCE(max_streams))
+		ret = -EAGAIN;
+	else
+		posixtrace_nr_streams++;
+	spin_unlock(&posixtrace_streams_lock);
+	return ret;
+}
+
+static void posixtrace_stream_slot_put(void)
+{
+	spin_lock(&posixtrace_streams_lock);
+	posixtrace_nr_streams--;
+	spin_unlock(&posixtrace_streams_lock);
+}
+
+/* Make the stream visible to emitters and to the stream list. */
+static void posixtrace_stream_publish(struct posixtrace_stream *stream)
+{
+	struct posixtrace_proc *proc = stream->proc;
+
+	spin_lock(&posixtrace_streams_lock);
+	stream->id = ++posixtrace_last_stream_id;
+	list_add_tail(&stream->all_node, &posixtrace_streams);
+	spin_unlock(&posixtrace_streams_lock);
+
+	spin_lock(&proc->lock);
+	list_add_tail_rcu(&stream->proc_node, &proc->streams);
+	posixtrace_proc_update_max_data(proc);
+	spin_unlock(&proc->lock);
+}
+
+/**
+ * posixtrace_stream_create - create a suspended trace stream
+ * @uattr: its attributes
+ * @pid: the process to trace, 0 for the caller
+ *
+ * Return: the stream's new file descriptor (close-on-exec), or -EINVAL,
+ * -EFAULT, -E2BIG (attributes), -ESRCH, -EPERM (target), -EAGAIN
+ * (TRACE_SYS_MAX), -ENOMEM.
+ */
+int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
+			     pid_t pid)
+{
+	struct posixtrace_stream *stream;
+	struct timespec64 now;
+	struct file *file;
+	struct pid *tgid;
+	int fd, ret;
+
+	stream = posixtrace_stream_alloc();
+	if (!stream)
+		return -ENOMEM;
+	ret = posixtrace_struct_from_user(&stream->attr, sizeof(stream->attr),
+					  uattr, POSIXTRACE_ATTR_SIZE_VER0);
+	if (ret)
+		goto err_put_stream;
+	ret = posixtrace_attr_check(&stream->attr);
+	if (ret)
+		goto err_put_stream;
+	stream->attr.size = sizeof(stream->attr);
+	ktime_get_real_ts64(&now);
+	stream->attr.create_time_sec = now.tv_sec;
+	stream->attr.create_time_nsec = now.tv_nsec;
+
+	tgid = posixtrace_target(pid);
+	if (IS_ERR(tgid)) {
+		ret = PTR_ERR(tgid);
+		goto err_put_stream;
+	}
+	stream->proc = posixtrace_proc_get(tgid, true);
+	put_pid(tgid);
+	if (IS_ERR(stream->proc)) {
+		ret = PTR_ERR(stream->proc);
+		stream->proc = NULL;
+		goto err_put_stream;
+	}
+
+	ret = posixtrace_ring_alloc(&stream->ring, stream->attr.stream_size +
+				    POSIXTRACE_SYSTEM_RECORD_MAX);
+	if (ret)
+		goto err_put_stream;
+	stream->bounce_size = max(POSIXTRACE_BOUNCE_SIZE,
+				  POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
+				  2 * sizeof(struct posixtrace_record));
+	stream->bounce = kvmalloc(stream->bounce_size, GFP_KERNEL_ACCOUNT);
+	if (!stream->bounce) {
+		ret = -ENOMEM;
+		goto err_put_stream;
+	}
+
+	ret = posixtrace_stream_slot_get();
+	if (ret)
+		goto err_put_stream;
+	fd = get_unused_fd_flags(O_CLOEXEC);
+	if (fd < 0) {
+		ret = fd;
+		goto err_put_slot;
+	}
+	file = anon_inode_getfile("[posixtrace]", &posixtrace_stream_fops,
+				  stream, O_RDWR | O_CLOEXEC);
+	if (IS_ERR(file)) {
+		ret = PTR_ERR(file);
+		goto err_put_fd;
+	}
+	/* Nothing fails from here on: the file owns the reference. */
+	posixtrace_stream_publish(stream);
+	fd_install(fd, file);
+	return fd;
+
+err_put_fd:
+	put_unused_fd(fd);
+err_put_slot:
+	posixtrace_stream_slot_put();
+err_put_stream:
+	posixtrace_stream_put(stream);
+	return ret;
+}
+
+/* Fill the fixed part of a record; @task NULL for events of no process. */
+static void posixtrace_record_init(struct posixtrace_stream *stream,
+				   struct posixtrace_record *rec, u32 id,
+				   struct task_struct *task,
+				   const struct timespec64 *ts, size_t data_len)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
+	rec->event_id = id;
+	rec->ts_sec = ts->tv_sec;
+	rec->ts_nsec = ts->tv_nsec;
+	rec->data_len = data_len;
+	if (task) {
+		rec->pid = task_tgid_nr_ns(task, stream->pid_ns);
+		rec->tid = task_pid_nr_ns(task, stream->pid_ns);
+	}
+}
+
+/* LOOP: drop the oldest record to make room, keeping the gap's start time. */
+static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
+{
+	struct posixtrace_record oldest;
+
+	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
+	if (!stream->gap_pending) {
+		stream->gap_pending = true;
+		stream->gap_ts_sec = oldest.ts_sec;
+		stream->gap_ts_nsec = oldest.ts_nsec;
+	}
+	posixtrace_ring_drop(&stream->ring, oldest.size);
+	stream->events_lost++;
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+	stream->full_status = POSIXTRACE_FULL;
+}
+
+static void posixtrace_stream_lost(struct posixtrace_stream *stream)
+{
+	stream->seq++;
+	stream->events_lost++;
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+}
+
+static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
+					const struct timespec64 *ts);
+
+/*
+ * Store @rec and its data under the stream's lock, applying the full
+ * policy. System events may use the room kept for them; user events may
+ * not. Returns false if the event was lost.
+ */
+static bool posixtrace_stream_store(struct posixtrace_stream *stream,
+				    struct posixtrace_record *rec,
+				    const void *data, bool system)
+{
+	struct posixtrace_ring *ring = &stream->ring;
+	size_t keep = system ? 0 : POSIXTRACE_SYSTEM_RECORD_MAX;
+
+	lockdep_assert_held(&stream->lock);
+	if (rec->size + keep > ring->size) {
+		posixtrace_stream_lost(stream);
+		return false;
+	}
+	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
+		while (posixtrace_ring_free(ring) < rec->size + keep)
+			posixtrace_stream_overwrite_oldest(stream);
+	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
+		struct timespec64 ts = {
+			.tv_sec = rec->ts_sec, .tv_nsec = rec->ts_nsec
+		};
+
+		posixtrace_stream_lost(stream);
+		if (!system)
+			posixtrace_stream_auto_stop(stream, &ts);
+		return false;
+	}
+	rec->seq = stream->seq++;
+	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
+			      rec->size);
+	stream->events_recorded++;
+	return true;
+}
+
+/* Record a system event generated by the stream itself. */
+static bool posixtrace_stream_store_system(struct posixtrace_stream *stream,
+					   u32 id, struct task_struct *task,
+					   const struct timespec64 *ts,
+					   const u32 *data)
+{
+	struct posixtrace_record rec;
+
+	posixtrace_record_init(stream, &rec, id, task, ts, data ? sizeof(*data) : 0);
+	return posixtrace_stream_store(stream, &rec, data, true);
+}
+
+static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
+					const struct timespec64 *ts)
+{
+	static const u32 automatic = 1;
+
+	stream->running = false;
+	stream->auto_stopped = true;
+	stream->restart_pending = true;
+	stream->full_status = POSIXTRACE_FULL;
+	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_STOP, NULL, ts,
+				       &automatic);
+}
+
+static void posixtrace_stream_wake(struct posixtrace_stream *stream)
+{
+	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
+	if (wq_has_sleeper(&stream->wq))
+		wake_up_interruptible(&stream->wq);
+}
+
+/**
+ * posixtrace_stream_emit - record a user event into one stream
+ * @stream: a stream tracing the calling process
+ * @emit: the event, its data already copied in
+ *
+ * Called under rcu_read_lock(); never sleeps.
+ */
+void posixtrace_stream_emit(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emit)
+{
+	struct posixtrace_record rec;
+	size_t len;
+	bool stored = false;
+
+	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	len = min(len, emit->copied);
+	posixtrace_record_init(stream, &rec, emit->event_id, emit->task,
+			       &emit->ts, len);
+	rec.prog_address = emit->prog_address;
+	rec.thread = emit->thread;
+	if (len < emit->data_len)
+		rec.truncation = POSIXTRACE_TRUNCATED_RECORD;
+
+	spin_lock(&stream->lock);
+	if (stream->running)
+		stored = posixtrace_stream_store(stream, &rec, emit->data, false);
+	else if (stream->auto_stopped)
+		posixtrace_stream_lost(stream);
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+}
+
+/**
+ * posixtrace_stream_system_event - start or stop, as the standard says
+ * @stream: the stream
+ * @id: POSIXTRACE_EVENT_START or POSIXTRACE_EVENT_STOP
+ *
+ * Starting a running stream or stopping a suspended one records nothing.
+ * A stream stopped because it was full (UNTIL_FULL) is left as it is by
+ * start; stop only cancels its automatic restart.
+ */
+void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
+{
+	static const u32 explicit_stop;
+	struct timespec64 ts;
+	bool stored = false;
+
+	ktime_get_real_ts64(&ts);
+	spin_lock(&stream->lock);
+	if (stream->auto_stopped) {
+		if (id == POSIXTRACE_EVENT_STOP)
+			stream->restart_pending = false;
+	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
+		stored = posixtrace_stream_store_system(stream, id, current,
+							&ts, NULL);
+		stream->running = stored;
+	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
+		stored = posixtrace_stream_store_system(stream, id, current,
+							&ts, &explicit_stop);
+		stream->running = false;
+	}
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+}
+
+/*
+ * UNTIL_FULL: once readers emptied a stream that stopped because it was
+ * full, restart it. Called under the stream's lock after a read.
+ */
+void posixtrace_stream_drained(struct posixtrace_stream *stream)
+{
+	struct timespec64 ts;
+
+	lockdep_assert_held(&stream->lock);
+	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
+		stream->full_status = POSIXTRACE_NOT_FULL;
+		return;
+	}
+	if (!stream->auto_stopped || stream->ring.count)
+		return;
+	stream->auto_stopped = false;
+	stream->full_status = POSIXTRACE_NOT_FULL;
+	if (stream->restart_pending) {
+		stream->restart_pending = false;
+		ktime_get_real_ts64(&ts);
+		stream->running =
+			posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_START,
+						       NULL, &ts, NULL);
+	}
+}
+
+/* posix_trace_clear(): drop every event; running or suspended stays so. */
+void posixtrace_stream_clear(struct posixtrace_stream *stream)
+{
+	spin_lock(&stream->lock);
+	posixtrace_ring_reset(&stream->ring);
+	stream->full_status = POSIXTRACE_NOT_FULL;
+	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+	stream->gap_pending = false;
+	stream->auto_stopped = false;
+	stream->restart_pending = false;
+	spin_unlock(&stream->lock);
+}
+
+/**
+ * posixtrace_stream_shutdown - stop for good and free the event storage
+ * @stream: the stream
+ *
+ * Readers blocked on it return EINVAL; every later command is EINVAL. The
+ * stream itself is freed when its file goes. Idempotent.
+ */
+void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
+{
+	struct posixtrace_proc *proc = stream->proc;
+	void *buf;
+
+	mutex_lock(&stream->ctl_lock);
+	if (stream->shut_down) {
+		mutex_unlock(&stream->ctl_lock);
+		return;
+	}
+	spin_lock(&proc->lock);
+	list_del_rcu(&stream->proc_node);
+	posixtrace_proc_update_max_data(proc);
+	spin_unlock(&proc->lock);
+
+	spin_lock(&stream->lock);
+	stream->shut_down = true;
+	stream->running = false;
+	stream->auto_stopped = false;
+	buf = posixtrace_ring_detach(&stream->ring);
+	spin_unlock(&stream->lock);
+	wake_up_all(&stream->wq);
+
+	spin_lock(&posixtrace_streams_lock);
+	list_del_init(&stream->all_node);
+	posixtrace_nr_streams--;
+	spin_unlock(&posixtrace_streams_lock);
+	mutex_unlock(&stream->ctl_lock);
+
+	/* Emitters take the lock and see shut_down: none reaches @buf now. */
+	kvfree(buf);
+}
+
+/* Shut down the streams whose creator exited or exec'd (process context). */
+static void posixtrace_streams_reap(struct work_struct *work)
+{
+	struct posixtrace_stream *stream, *found;
+
+	do {
+		found = NULL;
+		spin_lock(&posixtrace_streams_lock);
+		list_for_each_entry(stream, &posixtrace_streams, all_node) {
+			if (READ_ONCE(stream->creator_gone) &&
+			    kref_get_unless_zero(&stream->ref)) {
+				found = stream;
+				break;
+			}
+		}
+		spin_unlock(&posixtrace_streams_lock);
+		if (found) {
+			posixtrace_stream_shutdown(found);
+			posixtrace_stream_put(found);
+		}
+	} while (found);
+}
+
+/**
+ * posixtrace_streams_creator_gone - a thread group exited or exec'd
+ * @tgid: its pid
+ *
+ * POSIX shuts its streams down as if by posix_trace_shutdown(), even if a
+ * child inherited their descriptors. Called from the exit and exec hooks,
+ * where nothing may sleep: the work is deferred.
+ */
+void posixtrace_streams_creator_gone(struct pid *tgid)
+{
+	struct posixtrace_stream *stream;
+	bool found = false;
+
+	spin_lock(&posixtrace_streams_lock);
+	list_for_each_entry(stream, &posixtrace_streams, all_node) {
+		if (stream->creator == tgid) {
+			WRITE_ONCE(stream->creator_gone, true);
+			found = true;
+		}
+	}
+	spin_unlock(&posixtrace_streams_lock);
+	if (found)
+		schedule_work(&posixtrace_reap_work);
+}
+
+/* Module exit: the hooks are gone; let a pending reap finish. */
+void posixtrace_streams_exit(void)
+{
+	flush_work(&posixtrace_reap_work);
+}

@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_STREAM_H
+#define _POSIXTRACE_STREAM_H
+
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/posixtrace.h>
+#include <linux/spinlock.h>
+#include <linux/time64.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "ring.h"
+
+struct posixtrace_proc;
+
+/* A record's size in the ring: header, data, padding to 8 bytes. */
+#define POSIXTRACE_RECORD_SIZE(len) \
+	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
+/* The largest system event: an int of data (POSIX_TRACE_STOP's "auto"). */
+#define POSIXTRACE_SYSTEM_RECORD_MAX	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+
+/*
+ * A trace stream.
+ *
+ * References: one held by its file (the anon inode fd the creator got), one
+ * held while a shutdown work item is queued, and short-lived ones taken by
+ * the exit hook. Emitters find the stream on its process's RCU list and
+ * never take a reference: the stream is freed after a grace period.
+ *
+ * Locks:
+ *  - @ctl_lock (mutex) serialises start, stop, clear and shutdown.
+ *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
+ *    fields and the counters. Emitters and readers take it; nothing done
+ *    under it sleeps or touches user memory.
+ *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
+ *  Order: ctl_lock, then read_lock, then proc->lock, then lock.
+ */
+struct posixtrace_stream {
+	struct kref ref;
+	struct rcu_head rcu;
+	u64 id;				/* unique while the module is loaded */
+	struct pid *creator;		/* the creating thread group */
+	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
+	struct posixtrace_proc *proc;	/* the traced process; reference held */
+	struct posixtrace_attr attr;	/* as created; never changes */
+
+	struct mutex ctl_lock;		/* see "Locks" above */
+	struct mutex read_lock;		/* see "Locks" above */
+	spinlock_t lock;		/* see "Locks" above */
+
+	struct posixtrace_ring ring;
+	bool running;
+	bool shut_down;
+	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
+	bool restart_pending;		/* ... and restarts once emptied */
+	bool gap_pending;		/* LOOP: records overwritten since last read */
+	bool creator_gone;		/* the creator exited or exec'd */
+	s64 gap_ts_sec;			/* time of the first one overwritten */
+	u32 gap_ts_nsec;
+	u32 full_status;
+	u32 overrun_status;
+	u64 seq;			/* sequence number of the next event */
+	u64 events_recorded;
+	u64 events_lost;
+	u64 events_read;
+
+	wait_queue_head_t wq;		/* readers waiting for events */
+	void *bounce;			/* readers copy records out through it */
+	size_t bounce_size;
+
+	struct list_head proc_node;	/* in proc->streams (RCU) */
+	struct list_head all_node;	/* in the stream list */
+	struct work_struct shutdown_work;
+};
+
+/* An event as an emitter hands it to every stream tracing it. */
+struct posixtrace_emit {
+	u32 event_id;
+	struct task_struct *task;
+	struct timespec64 ts;
+	u64 prog_address;
+	u64 thread;
+	const void *data;
+	size_t data_len;		/* as the producer gave it */
+	size_t copied;			/* bytes at @data: at most the largest max */
+};
+
+int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
+			     pid_t pid);
+void posixtrace_stream_emit(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emit);
+void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id);
+void posixtrace_stream_drained(struct posixtrace_stream *stream);
+void posixtrace_stream_clear(struct posixtrace_stream *stream);
+void posixtrace_stream_shutdown(struct posixtrace_stream *stream);
+void posixtrace_stream_put(struct posixtrace_stream *stream);
+void posixtrace_streams_creator_gone(struct pid *tgid);
+void posixtrace_streams_exit(void);
+
+/* stream_ops.c */
+extern const struct file_operations posixtrace_stream_fops;
+
+#endif /* _POSIXTRACE_STREAM_H */

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The file operations of a trace stream's descriptor: its ioctls, reading
+ * events, poll and release.
+ */
+
+#include <linux/fs.h>
+#include <linux/hrtimer.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "proc.h"
+#include "stream.h"
+#include "ustruct.h"
+
+/* Anything a reader can act on: an event, or the end of the stream. */
+static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
+{
+	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
+}
+
+/* A system event built by the reader (OVERFLOW, RESUME): no ring space. */
+static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
+					     u32 nsec, u64 seq)
+{
+	struct posixtrace_record rec = {
+		.size = sizeof(rec), .event_id = id,
+		.ts_sec = sec, .ts_nsec = nsec, .seq = seq,
+	};
+
+	memcpy(dst, &rec, sizeof(rec));
+	return sizeof(rec);
+}
+
+/*
+ * Move as many whole records as fit in @room bytes from the ring to the
+ * bounce buffer, oldest first. Returns how many, or -ENOSPC if the oldest
+ * does not fit at all.
+ */
+static int posixtrace_stream_fill(struct posixtrace_stream *stream,
+				  size_t room, size_t *bytes)
+{
+	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_record next;
+	u8 *dst = stream->bounce;
+	size_t used = 0, need;
+	int n = 0;
+
+	lockdep_assert_held(&stream->lock);
+	while (ring->count) {
+		posixtrace_ring_peek(ring, &next, sizeof(next));
+		need = next.size;
+		if (stream->gap_pending)
+			need += 2 * sizeof(struct posixtrace_record);
+		if (used + need > room) {
+			if (!n)
+				return -ENOSPC;
+			break;
+		}
+		if (stream->gap_pending) {
+			used += posixtrace_reader_system_event(dst + used,
+					POSIXTRACE_EVENT_OVERFLOW,
+					stream->gap_ts_sec, stream->gap_ts_nsec,
+					next.seq);
+			used += posixtrace_reader_system_event(dst + used,
+					POSIXTRACE_EVENT_RESUME,
+					next.ts_sec, next.ts_nsec, next.seq);
+			stream->gap_pending = false;
+			n += 2;
+		}
+		posixtrace_ring_read(ring, dst + used, next.size);
+		used += next.size;
+		n++;
+	}
+	if (n) {
+		stream->events_read += n;
+		posixtrace_stream_drained(stream);
+	}
+	*bytes = used;
+	return n;
+}
+
+/* Wait for posixtrace_stream_readable(), until @expires if given. */
+static int posixtrace_stream_wait(struct posixtrace_stream *stream,
+				  ktime_t *expires)
+{
+	DEFINE_WAIT(wait);
+	int ret = 0;
+
+	for (;;) {
+		prepare_to_wait(&stream->wq, &wait, TASK_INTERRUPTIBLE);
+		if (posixtrace_stream_readable(stream))
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (!expires) {
+			schedule();
+		} else if (!schedule_hrtimeout_range_clock(expires, 0,
+							   HRTIMER_MODE_ABS,
+							   CLOCK_REALTIME)) {
+			if (!posixtrace_stream_readable(stream))
+				ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	finish_wait(&stream->wq, &wait);
+	return ret;
+}
+
+#define POSIXTRACE_GETNEXT_FLAGS \
+	(POSIXTRACE_GETNEXT_NONBLOCK | POSIXTRACE_GETNEXT_TIMED)
+
+static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
+				      struct posixtrace_getnext __user *ugn)
+{
+	struct posixtrace_getnext gn;
+	ktime_t expires, *timeout = NULL;
+	size_t bytes = 0, room;
+	u32 usize;
+	int n, ret;
+
+	ret = posixtrace_struct_from_user(&gn, sizeof(gn), ugn,
+					  POSIXTRACE_GETNEXT_SIZE_VER0);
+	if (ret)
+		return ret;
+	if ((gn.flags & ~POSIXTRACE_GETNEXT_FLAGS) ||
+	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
+	    gn.__reserved || gn.__reserved2 || gn.count || gn.bytes)
+		return -EINVAL;
+	if (gn.flags & POSIXTRACE_GETNEXT_TIMED) {
+		expires = ktime_set(gn.timeout_sec, gn.timeout_nsec);
+		timeout = &expires;
+	}
+
+	room = min_t(size_t, gn.buf_size, stream->bounce_size);
+	for (;;) {
+		if (mutex_lock_interruptible(&stream->read_lock))
+			return -ERESTARTSYS;
+		spin_lock(&stream->lock);
+		if (stream->shut_down)
+			n = -EINVAL;
+		else
+			n = posixtrace_stream_fill(stream, room, &bytes);
+		spin_unlock(&stream->lock);
+		if (n > 0 && copy_to_user(u64_to_user_ptr(gn.buf),
+					  stream->bounce, bytes))
+			n = -EFAULT;
+		mutex_unlock(&stream->read_lock);
+		if (n || (gn.flags & POSIXTRACE_GETNEXT_NONBLOCK))
+			break;
+		/* The timeout is checked only when the call would wait. */
+		if (timeout && gn.timeout_nsec >= NSEC_PER_SEC)
+			return -EINVAL;
+		ret = posixtrace_stream_wait(stream, timeout);
+		if (ret)
+			return ret;
+	}
+	if (n < 0)
+		return n;
+
+	usize = gn.size;
+	gn.size = sizeof(gn);
+	gn.count = n;
+	gn.bytes = bytes;
+	return posixtrace_struct_to_user(ugn, usize, &gn, sizeof(gn));
+}
+
+static long posixtrace_stream_get_status(struct posixtrace_stream *stream,
+					 struct posixtrace_status __user *ust)
+{
+	struct posixtrace_status st;
+	u32 usize;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&st, sizeof(st), ust,
+					  POSIXTRACE_STATUS_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (st.flags || st.__reserved)
+		return -EINVAL;
+	usize = st.size;
+	memset(&st, 0, sizeof(st));
+	st.size = sizeof(st);
+
+	spin_lock(&stream->lock);
+	if (stream->shut_down) {
+		spin_unlock(&stream->lock);
+		return -EINVAL;
+	}
+	st.state = stream->running ? POSIXTRACE_RUNNING : POSIXTRACE_SUSPENDED;
+	st.full_status = stream->full_status;
+	st.overrun_status = stream->overrun_status;
+	st.flush_status = POSIXTRACE_NOT_FLUSHING;
+	st.log_overrun_status = POSIXTRACE_NO_OVERRUN;
+	st.log_full_status = POSIXTRACE_NOT_FULL;
+	st.events_recorded = stream->events_recorded;
+	st.events_lost = stream->events_lost;
+	st.events_read = stream->events_read;
+	st.bytes_used = stream->ring.used;
+	st.bytes_total = stream->ring.size;
+	/* POSIX: reading the overrun status resets it. */
+	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+	spin_unlock(&stream->lock);
+
+	return posixtrace_struct_to_user(ust, usize, &st, sizeof(st));
+}
+
+static long posixtrace_stream_get_attr(struct posixtrace_stream *stream,
+				       struct posixtrace_attr __user *uattr)
+{
+	struct posixtrace_attr attr;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&attr, sizeof(attr), uattr,
+					  POSIXTRACE_ATTR_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (attr.flags)
+		return -EINVAL;
+	return posixtrace_struct_to_user(uattr, attr.size, &stream->attr,
+					 sizeof(stream->attr));
+}
+
+static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
+					unsigned int cmd,
+					struct posixtrace_eventtype __user *uet)
+{
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	struct posixtrace_eventtype et;
+	u32 usize;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&et, sizeof(et), uet,
+					  POSIXTRACE_EVENTTYPE_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (et.flags)
+		return -EINVAL;
+	if (cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT)) {
+		et.found = posixtrace_event_next(stream->proc, et.event_id,
+						 &et.event_id);
+		if (!et.found)
+			goto out;
+	}
+	ret = posixtrace_event_name(stream->proc, et.event_id, name);
+	if (ret)
+		return ret;
+	if (et.name && copy_to_user(u64_to_user_ptr(et.name), name,
+				    strlen(name) + 1))
+		return -EFAULT;
+out:
+	usize = et.size;
+	et.size = sizeof(et);
+	return posixtrace_struct_to_user(uet, usize, &et, sizeof(et));
+}
+
+/* Start, stop, clear and shutdown, serialised with each other. */
+static long posixtrace_stream_control(struct posixtrace_stream *stream,
+				      unsigned int cmd)
+{
+	long ret = 0;
+
+	if (cmd == POSIXTRACE_IOC_SHUTDOWN) {
+		posixtrace_stream_shutdown(stream);
+		return 0;
+	}
+	if (mutex_lock_interruptible(&stream->ctl_lock))
+		return -ERESTARTSYS;
+	if (stream->shut_down)
+		ret = -EINVAL;
+	else if (cmd == POSIXTRACE_IOC_START)
+		posixtrace_stream_system_event(stream, POSIXTRACE_EVENT_START);
+	else if (cmd == POSIXTRACE_IOC_STOP)
+		posixtrace_stream_system_event(stream, POSIXTRACE_EVENT_STOP);
+	else
+		posixtrace_stream_clear(stream);
+	mutex_unlock(&stream->ctl_lock);
+	return ret;
+}
+
+static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
+				    unsigned long arg)
+{
+	struct posixtrace_stream *stream = file->private_data;
+	void __user *uarg = (void __user *)arg;
+
+	/* POSIX: a trid is valid only in the process that created it. */
+	if (task_tgid(current) != stream->creator)
+		return -EINVAL;
+	if (READ_ONCE(stream->shut_down))
+		return -EINVAL;
+
+	switch (cmd) {
+	case POSIXTRACE_IOC_START:
+	case POSIXTRACE_IOC_STOP:
+	case POSIXTRACE_IOC_CLEAR:
+	case POSIXTRACE_IOC_SHUTDOWN:
+		return arg ? -EINVAL : posixtrace_stream_control(stream, cmd);
+	}
+
+	switch (POSIXTRACE_IOC_ID(cmd)) {
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GETNEXT):
+		return posixtrace_stream_getnext(stream, uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_STATUS):
+		return posixtrace_stream_get_status(stream, uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_ATTR):
+		return posixtrace_stream_get_attr(stream, uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_TRID_EVENTID_OPEN):
+		return posixtrace_ioctl_eventid_open(stream->proc, uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTID_NAME):
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT):
+		return posixtrace_stream_eventtype(stream, POSIXTRACE_IOC_ID(cmd),
+						   uarg);
+	}
+	return -ENOTTY;
+}
+
+static __poll_t posixtrace_stream_poll(struct file *file, poll_table *wait)
+{
+	struct posixtrace_stream *stream = file->private_data;
+
+	poll_wait(file, &stream->wq, wait);
+	if (READ_ONCE(stream->shut_down))
+		return EPOLLHUP | EPOLLERR;
+	return READ_ONCE(stream->ring.count) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+static int posixtrace_stream_release(struct inode *inode, struct file *file)
+{
+	struct posixtrace_stream *stream = file->private_data;
+
+	posixtrace_stream_shutdown(stream);
+	posixtrace_stream_put(stream);
+	return 0;
+}
+
+const struct file_operations posixtrace_stream_fops = {
+	.owner		= THIS_MODULE,
+	.release	= posixtrace_stream_release,
+	.unlocked_ioctl	= posixtrace_stream_ioctl,
+	.compat_ioctl	= compat_ptr_ioctl,
+	.poll		= posixtrace_stream_poll,
+	.llseek		= noop_llseek,
+};
