@@ -3,12 +3,18 @@
  * <trace.h>: the POSIX Tracing option (IEEE Std 1003.1-2017: TRC, TEF, TRI,
  * TRL), implemented by libposixtrace-k on the posixtrace kernel module.
  *
- * Functions return 0 or an error number; they do not set errno.
+ * Functions return 0 or an error number; they do not set errno, and leave
+ * it as it was.
+ *
+ * Every value below equals its twin in <linux/posixtrace.h> (POSIX_TRACE_X
+ * == POSIXTRACE_X); the library checks that at build time. This header
+ * stays self-contained: it includes no kernel header.
  */
 #ifndef _POSIXTRACE_TRACE_H
 #define _POSIXTRACE_TRACE_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -17,23 +23,29 @@
 extern "C" {
 #endif
 
-/* The options this implementation supports (<unistd.h> would say so). */
-#ifndef _POSIX_TRACE
-#define _POSIX_TRACE			200809L
-#endif
-#ifndef _POSIX_TRACE_EVENT_FILTER
-#define _POSIX_TRACE_EVENT_FILTER	200809L
-#endif
-#ifndef _POSIX_TRACE_INHERIT
-#define _POSIX_TRACE_INHERIT		200809L
-#endif
-#ifndef _POSIX_TRACE_LOG
-#define _POSIX_TRACE_LOG		200809L
+/* restrict where POSIX has it; C++ and pre-C99 compilers spell it out. */
+#if defined(__cplusplus) || !defined(__STDC_VERSION__) || \
+	__STDC_VERSION__ < 199901L
+# if defined(__GNUC__) || defined(__clang__)
+#  define __ptk_restrict __restrict
+# else
+#  define __ptk_restrict
+# endif
+#else
+# define __ptk_restrict restrict
 #endif
 
 /*
+ * No _POSIX_TRACE* option macros here: glibc's <unistd.h> defines them as
+ * -1 (glibc has no tracing), and a redefinition in either order would leave
+ * a program seeing whichever came last. That this header exists, and
+ * posixtrace_k_abi_version() succeeds, is what tells a program it has
+ * tracing.
+ */
+
+/*
  * Runtime invariant values (<limits.h>). Each is at least its _POSIX_
- * minimum; the names below exclude the terminating null byte.
+ * minimum; the lengths exclude the terminating null byte.
  */
 #ifndef TRACE_NAME_MAX
 #define TRACE_NAME_MAX			63
@@ -48,9 +60,196 @@ extern "C" {
 #define TRACE_USER_EVENT_MAX		1024
 #endif
 
+/*
+ * Sizes fixed by this ABI, independent of the limits above (which an
+ * application's own <limits.h> could redefine): an event type identifier is
+ * below __PTK_EVENT_ID_MAX, a stream name fits __PTK_NAME_SIZE bytes.
+ */
+#define __PTK_EVENT_ID_MAX		1089
+#define __PTK_NAME_SIZE			64
+
+/* Stream status (posix_stream_status). */
+#define POSIX_TRACE_RUNNING		1
+#define POSIX_TRACE_SUSPENDED		2
+/* Stream and log full status. */
+#define POSIX_TRACE_FULL		3
+#define POSIX_TRACE_NOT_FULL		4
+/* Stream and log overrun status. */
+#define POSIX_TRACE_OVERRUN		5
+#define POSIX_TRACE_NO_OVERRUN		0	/* "reset to zero" when read */
+/* Flush status (TRL). */
+#define POSIX_TRACE_FLUSHING		7
+#define POSIX_TRACE_NOT_FLUSHING	8
+/* Stream-full-policy (LOOP, UNTIL_FULL, FLUSH) and log-full-policy. */
+#define POSIX_TRACE_LOOP		9
+#define POSIX_TRACE_UNTIL_FULL		10
+#define POSIX_TRACE_FLUSH		11
+#define POSIX_TRACE_APPEND		12
+/* Inheritance (TRI). */
+#define POSIX_TRACE_CLOSE_FOR_CHILD	13
+#define POSIX_TRACE_INHERITED		14
+/* Truncation status (posix_truncation_status). */
+#define POSIX_TRACE_NOT_TRUNCATED	0
+#define POSIX_TRACE_TRUNCATED_RECORD	1
+#define POSIX_TRACE_TRUNCATED_READ	2
+
+/*
+ * posix_trace_eventset_fill() "what" and posix_trace_set_filter() "how"
+ * (TEF). They have no kernel twin; they continue the numbering above so
+ * that a value of the wrong kind is rejected rather than misread.
+ */
+#define POSIX_TRACE_WOPID_EVENTS	15
+#define POSIX_TRACE_SYSTEM_EVENTS	16
+#define POSIX_TRACE_ALL_EVENTS		17
+#define POSIX_TRACE_SET_EVENTSET	18
+#define POSIX_TRACE_ADD_EVENTSET	19
+#define POSIX_TRACE_SUB_EVENTSET	20
+
 /* The types POSIX places in <sys/types.h>. */
 typedef int trace_id_t;
 typedef int32_t trace_event_id_t;
+
+/*
+ * System trace event types (trace_event_id_t constants), then the
+ * predefined user event, under both spellings the standard uses.
+ */
+#define POSIX_TRACE_ERROR		((trace_event_id_t)0)
+#define POSIX_TRACE_START		((trace_event_id_t)1)
+#define POSIX_TRACE_STOP		((trace_event_id_t)2)
+#define POSIX_TRACE_OVERFLOW		((trace_event_id_t)3)
+#define POSIX_TRACE_RESUME		((trace_event_id_t)4)
+#define POSIX_TRACE_FLUSH_START		((trace_event_id_t)5)
+#define POSIX_TRACE_FLUSH_STOP		((trace_event_id_t)6)
+#define POSIX_TRACE_FILTER		((trace_event_id_t)7)
+#define POSIX_TRACE_UNNAMED_USER_EVENT	((trace_event_id_t)64)
+#define POSIX_TRACE_UNNAMED_USEREVENT	POSIX_TRACE_UNNAMED_USER_EVENT
+
+/*
+ * A trace stream attributes object. Its members are private to the
+ * library; the size is fixed (256 bytes) so that later attributes fit in
+ * __reserved without changing the ABI.
+ */
+typedef struct {
+	uint32_t __magic;
+	uint32_t __flags;
+	char __name[__PTK_NAME_SIZE];
+	uint64_t __stream_size;
+	uint64_t __max_data_size;
+	uint64_t __log_size;
+	int32_t __stream_full_policy;
+	int32_t __log_full_policy;
+	int32_t __inheritance;
+	uint32_t __create_nsec;
+	int64_t __create_sec;
+	uint64_t __reserved[17];
+} trace_attr_t;
+
+/* A set of event types (TEF): one bit per identifier. */
+typedef struct {
+	uint64_t __bits[(__PTK_EVENT_ID_MAX + 63) / 64];
+} trace_event_set_t;
+
+struct posix_trace_event_info {
+	trace_event_id_t posix_event_id;
+	pid_t posix_pid;
+	void *posix_prog_address;
+	pthread_t posix_thread_id;
+	struct timespec posix_timestamp;
+	int posix_truncation_status;
+};
+
+struct posix_trace_status_info {
+	int posix_stream_status;
+	int posix_stream_full_status;
+	int posix_stream_overrun_status;
+	int posix_stream_flush_status;		/* TRL */
+	int posix_stream_flush_error;		/* TRL */
+	int posix_log_overrun_status;		/* TRL */
+	int posix_log_full_status;		/* TRL */
+};
+
+/* Trace stream attributes. */
+int posix_trace_attr_init(trace_attr_t *attr);
+int posix_trace_attr_destroy(trace_attr_t *attr);
+int posix_trace_attr_getclockres(const trace_attr_t *attr,
+				 struct timespec *resolution);
+int posix_trace_attr_getcreatetime(const trace_attr_t *attr,
+				   struct timespec *createtime);
+int posix_trace_attr_getgenversion(const trace_attr_t *attr,
+				   char *genversion);
+int posix_trace_attr_getname(const trace_attr_t *attr, char *tracename);
+int posix_trace_attr_setname(trace_attr_t *attr, const char *tracename);
+int posix_trace_attr_getinherited(const trace_attr_t *__ptk_restrict attr,
+				  int *__ptk_restrict inheritancepolicy);
+int posix_trace_attr_setinherited(trace_attr_t *attr, int inheritancepolicy);
+int posix_trace_attr_getlogfullpolicy(const trace_attr_t *__ptk_restrict attr,
+				      int *__ptk_restrict logpolicy);
+int posix_trace_attr_setlogfullpolicy(trace_attr_t *attr, int logpolicy);
+int posix_trace_attr_getstreamfullpolicy(
+	const trace_attr_t *__ptk_restrict attr,
+	int *__ptk_restrict streampolicy);
+int posix_trace_attr_setstreamfullpolicy(trace_attr_t *attr,
+					 int streampolicy);
+int posix_trace_attr_getlogsize(const trace_attr_t *__ptk_restrict attr,
+				size_t *__ptk_restrict logsize);
+int posix_trace_attr_setlogsize(trace_attr_t *attr, size_t logsize);
+int posix_trace_attr_getmaxdatasize(const trace_attr_t *__ptk_restrict attr,
+				    size_t *__ptk_restrict maxdatasize);
+int posix_trace_attr_setmaxdatasize(trace_attr_t *attr, size_t maxdatasize);
+int posix_trace_attr_getmaxsystemeventsize(
+	const trace_attr_t *__ptk_restrict attr,
+	size_t *__ptk_restrict eventsize);
+int posix_trace_attr_getmaxusereventsize(
+	const trace_attr_t *__ptk_restrict attr, size_t data_len,
+	size_t *__ptk_restrict eventsize);
+int posix_trace_attr_getstreamsize(const trace_attr_t *__ptk_restrict attr,
+				   size_t *__ptk_restrict streamsize);
+int posix_trace_attr_setstreamsize(trace_attr_t *attr, size_t streamsize);
+
+/* Trace controller. */
+int posix_trace_create(pid_t pid, const trace_attr_t *__ptk_restrict attr,
+		       trace_id_t *__ptk_restrict trid);
+int posix_trace_start(trace_id_t trid);
+int posix_trace_stop(trace_id_t trid);
+int posix_trace_clear(trace_id_t trid);
+int posix_trace_shutdown(trace_id_t trid);
+int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr);
+int posix_trace_get_status(trace_id_t trid,
+			   struct posix_trace_status_info *statusinfo);
+
+/* Trace event type identifiers. */
+int posix_trace_eventid_open(const char *__ptk_restrict event_name,
+			     trace_event_id_t *__ptk_restrict event_id);
+int posix_trace_trid_eventid_open(trace_id_t trid,
+				  const char *__ptk_restrict event_name,
+				  trace_event_id_t *__ptk_restrict event);
+int posix_trace_eventid_equal(trace_id_t trid, trace_event_id_t event1,
+			      trace_event_id_t event2);
+int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t event,
+				 char *event_name);
+int posix_trace_eventtypelist_getnext_id(trace_id_t trid,
+					 trace_event_id_t *__ptk_restrict event,
+					 int *__ptk_restrict unavailable);
+int posix_trace_eventtypelist_rewind(trace_id_t trid);
+
+/* Instrumented application. */
+void posix_trace_event(trace_event_id_t event_id,
+		       const void *__ptk_restrict data_ptr, size_t data_len);
+
+/* Trace analyzer. */
+int posix_trace_getnext_event(trace_id_t trid,
+	struct posix_trace_event_info *__ptk_restrict event,
+	void *__ptk_restrict data, size_t num_bytes,
+	size_t *__ptk_restrict data_len, int *__ptk_restrict unavailable);
+int posix_trace_trygetnext_event(trace_id_t trid,
+	struct posix_trace_event_info *__ptk_restrict event,
+	void *__ptk_restrict data, size_t num_bytes,
+	size_t *__ptk_restrict data_len, int *__ptk_restrict unavailable);
+int posix_trace_timedgetnext_event(trace_id_t trid,
+	struct posix_trace_event_info *__ptk_restrict event,
+	void *__ptk_restrict data, size_t num_bytes,
+	size_t *__ptk_restrict data_len, int *__ptk_restrict unavailable,
+	const struct timespec *__ptk_restrict abstime);
 
 #ifdef __cplusplus
 }

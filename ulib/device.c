@@ -52,3 +52,21 @@ int ptk_ioctl(int fd, unsigned long cmd, void *arg)
 	} while (ret < 0 && errno == EINTR);
 	return ret < 0 ? errno : 0;
 }
+
+/*
+ * The same without the retry, for the calls where POSIX wants EINTR back
+ * (posix_trace_getnext_event(), posix_trace_timedgetnext_event()).
+ */
+int ptk_ioctl_once(int fd, unsigned long cmd, void *arg)
+{
+	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+}
+
+/* ptk_ioctl() for commands whose result is ioctl()'s value (a new fd). */
+int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret)
+{
+	do {
+		*ret = ioctl(fd, cmd, arg);
+	} while (*ret < 0 && errno == EINTR);
+	return *ret < 0 ? errno : 0;
+}

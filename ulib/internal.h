@@ -2,10 +2,99 @@
 #ifndef _POSIXTRACE_K_INTERNAL_H
 #define _POSIXTRACE_K_INTERNAL_H
 
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <linux/posixtrace.h>
+#include <trace.h>
+
 /* Symbols are hidden by default (-fvisibility=hidden); the map decides too. */
 #define PTK_EXPORT __attribute__((visibility("default")))
 
+/*
+ * errno is not our channel, and POSIX callers do not expect it to move:
+ * every public function starts with PTK_KEEP_ERRNO, which puts errno back
+ * on every return path.
+ */
+static inline void ptk_restore_errno(const int *saved)
+{
+	errno = *saved;
+}
+
+#define PTK_KEEP_ERRNO \
+	int ptk_saved_errno_ \
+		__attribute__((cleanup(ptk_restore_errno), unused)) = errno
+
+#define PTK_ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
+
+/* The record layout the kernel uses (struct posixtrace_record + data). */
+#define PTK_RECORD_SIZE		((uint64_t)sizeof(struct posixtrace_record))
+/* System events carry at most this much data (an int, padded). */
+#define PTK_SYSTEM_DATA_MAX	8
+#define PTK_SYSTEM_EVENT_SIZE	(PTK_RECORD_SIZE + PTK_SYSTEM_DATA_MAX)
+/* A record's size must fit its __u32 size field. */
+#define PTK_MAX_DATA_SIZE	(UINT32_MAX - 7 - PTK_RECORD_SIZE)
+
+/* device.c */
 int ptk_device_fd(int *fd);
 int ptk_ioctl(int fd, unsigned long cmd, void *arg);
+int ptk_ioctl_once(int fd, unsigned long cmd, void *arg);
+int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret);
+
+/* abi.c: trace_attr_t <-> struct posixtrace_attr. */
+#define PTK_ATTR_MAGIC		0x6b617474u	/* "ttak" */
+#define PTK_ATTR_DESTROYED	0xdeadbeefu
+/* __flags */
+#define PTK_ATTR_HAS_CREATE_TIME	(1u << 0)	/* from get_attr */
+#define PTK_ATTR_STREAM_POLICY_SET	(1u << 1)	/* see attr.c */
+
+void ptk_attr_defaults(trace_attr_t *attr);
+bool ptk_attr_valid(const trace_attr_t *attr);
+void ptk_attr_to_uapi(const trace_attr_t *attr, struct posixtrace_attr *u);
+void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr);
+
+/*
+ * A stream as this process sees it: what a trace_id_t stands for.
+ *
+ * Reference counter. We keep one for:
+ *  - the table slot, from posix_trace_create() until posix_trace_shutdown()
+ *    unlinks it;
+ *  - each call in progress on the trid (ptk_stream_get() .. _put()).
+ * The last put closes fd and frees the memory, so a thread still blocked in
+ * the kernel on fd never sees it closed or freed under it.
+ */
+struct ptk_stream {
+	int fd;
+	atomic_uint refs;
+
+	/* The lock protects everything below. */
+	pthread_mutex_t lock;
+	/* Broadcast when a fetch ends and at shutdown. */
+	pthread_cond_t fetched;
+	bool dead;		/* shut down: every later call is EINVAL */
+	/*
+	 * A reader is in GETNEXT with the lock dropped. It owns buf (which is
+	 * then empty: pos == len) until it takes the lock again.
+	 */
+	bool fetching;
+	unsigned char *buf;	/* records from the last GETNEXT */
+	uint32_t buf_size;
+	uint32_t pos;		/* next record to report */
+	uint32_t len;		/* bytes of records in buf */
+	uint32_t type_cursor;	/* eventtypelist: next id to ask for */
+};
+
+/* trid.c */
+int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid);
+int ptk_stream_get(trace_id_t trid, struct ptk_stream **s);
+void ptk_stream_put(struct ptk_stream *s);
+bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s);
+
+/* stream.c */
+int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg);
+int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg);
 
 #endif /* _POSIXTRACE_K_INTERNAL_H */

@@ -9,6 +9,7 @@
 PTK_EXPORT int posixtrace_k_abi_version(unsigned int *major,
 					unsigned int *minor)
 {
+	PTK_KEEP_ERRNO;
 	struct posixtrace_version ver = { .size = sizeof(ver) };
 	int fd, err;
 

@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Where <trace.h> meets <linux/posixtrace.h>: the build-time proof that the
+ * two agree, and the conversions between trace_attr_t and the kernel's
+ * struct posixtrace_attr.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "internal.h"
+
+#define PTK_SAME(a, b) _Static_assert((a) == (b), #a " != " #b)
+
+PTK_SAME(POSIX_TRACE_RUNNING, POSIXTRACE_RUNNING);
+PTK_SAME(POSIX_TRACE_SUSPENDED, POSIXTRACE_SUSPENDED);
+PTK_SAME(POSIX_TRACE_FULL, POSIXTRACE_FULL);
+PTK_SAME(POSIX_TRACE_NOT_FULL, POSIXTRACE_NOT_FULL);
+PTK_SAME(POSIX_TRACE_OVERRUN, POSIXTRACE_OVERRUN);
+PTK_SAME(POSIX_TRACE_NO_OVERRUN, POSIXTRACE_NO_OVERRUN);
+PTK_SAME(POSIX_TRACE_FLUSHING, POSIXTRACE_FLUSHING);
+PTK_SAME(POSIX_TRACE_NOT_FLUSHING, POSIXTRACE_NOT_FLUSHING);
+PTK_SAME(POSIX_TRACE_LOOP, POSIXTRACE_LOOP);
+PTK_SAME(POSIX_TRACE_UNTIL_FULL, POSIXTRACE_UNTIL_FULL);
+PTK_SAME(POSIX_TRACE_FLUSH, POSIXTRACE_FLUSH);
+PTK_SAME(POSIX_TRACE_APPEND, POSIXTRACE_APPEND);
+PTK_SAME(POSIX_TRACE_CLOSE_FOR_CHILD, POSIXTRACE_CLOSE_FOR_CHILD);
+PTK_SAME(POSIX_TRACE_INHERITED, POSIXTRACE_INHERITED);
+PTK_SAME(POSIX_TRACE_NOT_TRUNCATED, POSIXTRACE_NOT_TRUNCATED);
+PTK_SAME(POSIX_TRACE_TRUNCATED_RECORD, POSIXTRACE_TRUNCATED_RECORD);
+PTK_SAME(POSIX_TRACE_TRUNCATED_READ, POSIXTRACE_TRUNCATED_READ);
+
+PTK_SAME(POSIX_TRACE_ERROR, POSIXTRACE_EVENT_ERROR);
+PTK_SAME(POSIX_TRACE_START, POSIXTRACE_EVENT_START);
+PTK_SAME(POSIX_TRACE_STOP, POSIXTRACE_EVENT_STOP);
+PTK_SAME(POSIX_TRACE_OVERFLOW, POSIXTRACE_EVENT_OVERFLOW);
+PTK_SAME(POSIX_TRACE_RESUME, POSIXTRACE_EVENT_RESUME);
+PTK_SAME(POSIX_TRACE_FLUSH_START, POSIXTRACE_EVENT_FLUSH_START);
+PTK_SAME(POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EVENT_FLUSH_STOP);
+PTK_SAME(POSIX_TRACE_FILTER, POSIXTRACE_EVENT_FILTER);
+PTK_SAME(POSIX_TRACE_UNNAMED_USER_EVENT, POSIXTRACE_EVENT_UNNAMED_USER);
+PTK_SAME(POSIX_TRACE_UNNAMED_USEREVENT, POSIXTRACE_EVENT_UNNAMED_USER);
+
+PTK_SAME(TRACE_NAME_MAX, POSIXTRACE_NAME_MAX);
+PTK_SAME(TRACE_EVENT_NAME_MAX, POSIXTRACE_EVENT_NAME_MAX);
+PTK_SAME(TRACE_USER_EVENT_MAX, POSIXTRACE_USER_EVENT_MAX);
+PTK_SAME(__PTK_EVENT_ID_MAX, POSIXTRACE_EVENT_ID_MAX);
+PTK_SAME(__PTK_NAME_SIZE, POSIXTRACE_NAME_MAX + 1);
+PTK_SAME(sizeof(((trace_attr_t *)0)->__name),
+	 sizeof(((struct posixtrace_attr *)0)->name));
+
+/* The TEF values must not be mistaken for any shared one. */
+_Static_assert(POSIX_TRACE_WOPID_EVENTS > POSIXTRACE_INHERITED,
+	       "TEF constants overlap the shared ones");
+
+/* Every identifier has its bit in a trace_event_set_t. */
+_Static_assert(sizeof(trace_event_set_t) * 8 >= POSIXTRACE_EVENT_ID_MAX,
+	       "trace_event_set_t too small");
+_Static_assert(sizeof(trace_event_id_t) == sizeof(__u32),
+	       "trace_event_id_t must carry a __u32 identifier");
+/* The ABI of trace_attr_t is its size; later members go in __reserved. */
+_Static_assert(sizeof(trace_attr_t) == 256, "trace_attr_t changed size");
+_Static_assert(sizeof(struct posixtrace_record) % 8 == 0,
+	       "records are 8-byte aligned");
+
+/* The defaults; "impl-defined" in POSIX, documented in the man page. */
+#define PTK_DEFAULT_STREAM_SIZE		(1024 * 1024)
+#define PTK_DEFAULT_MAX_DATA_SIZE	1024
+#define PTK_DEFAULT_LOG_SIZE		(4 * 1024 * 1024)
+
+void ptk_attr_defaults(trace_attr_t *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->__magic = PTK_ATTR_MAGIC;
+	attr->__stream_size = PTK_DEFAULT_STREAM_SIZE;
+	attr->__max_data_size = PTK_DEFAULT_MAX_DATA_SIZE;
+	attr->__log_size = PTK_DEFAULT_LOG_SIZE;
+	attr->__stream_full_policy = POSIX_TRACE_LOOP;
+	attr->__log_full_policy = POSIX_TRACE_LOOP;
+	attr->__inheritance = POSIX_TRACE_CLOSE_FOR_CHILD;
+}
+
+bool ptk_attr_valid(const trace_attr_t *attr)
+{
+	return attr && attr->__magic == PTK_ATTR_MAGIC;
+}
+
+void ptk_attr_to_uapi(const trace_attr_t *attr, struct posixtrace_attr *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->size = sizeof(*u);
+	/* Setters keep it terminated; a corrupt object must not leak bytes. */
+	memcpy(u->name, attr->__name, sizeof(u->name) - 1);
+	u->stream_size = attr->__stream_size;
+	u->max_data_size = attr->__max_data_size;
+	u->log_size = attr->__log_size;
+	u->stream_full_policy = (__u32)attr->__stream_full_policy;
+	u->log_full_policy = (__u32)attr->__log_full_policy;
+	u->inheritance = (__u32)attr->__inheritance;
+}
+
+static uint64_t ptk_clamp_size(__u64 v)
+{
+	return v > SIZE_MAX ? SIZE_MAX : v;
+}
+
+void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr)
+{
+	size_t len = strnlen(u->name, TRACE_NAME_MAX - 1);
+
+	ptk_attr_defaults(attr);
+	/* Stored names are at most TRACE_NAME_MAX - 1 long: see attr.c. */
+	memcpy(attr->__name, u->name, len);
+	attr->__stream_size = ptk_clamp_size(u->stream_size);
+	attr->__max_data_size = ptk_clamp_size(u->max_data_size);
+	attr->__log_size = ptk_clamp_size(u->log_size);
+	attr->__stream_full_policy = (int32_t)u->stream_full_policy;
+	attr->__log_full_policy = (int32_t)u->log_full_policy;
+	attr->__inheritance = (int32_t)u->inheritance;
+	attr->__create_sec = u->create_time_sec;
+	attr->__create_nsec = u->create_time_nsec;
+	attr->__flags = PTK_ATTR_HAS_CREATE_TIME | PTK_ATTR_STREAM_POLICY_SET;
+}

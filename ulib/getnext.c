@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * Reading events: posix_trace_getnext_event() and its try and timed forms.
+ *
+ * One GETNEXT copies as many whole records as fit into the stream's batch
+ * buffer (struct posixtrace_record, then the data, padded to 8 bytes); we
+ * report them one per call and go back to the kernel only when the buffer
+ * is empty. An event in the buffer is "immediately available": the timed
+ * form never times out while there is one.
+ *
+ * Several threads may read one trid. The reader that finds the buffer empty
+ * becomes the fetcher: it marks the stream fetching, drops the lock and
+ * calls the kernel, so that the lock is never held across a wait. The
+ * buffer is the fetcher's until it takes the lock back. Meanwhile the other
+ * readers wait for it on s->fetched (the try form does not: it reports
+ * nothing available, since the stream was empty when the fetcher asked),
+ * then look again.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum ptk_wait {
+	PTK_BLOCK,
+	PTK_TRY,
+	PTK_TIMED,
+};
+
+/* Where one call reports its event. */
+struct ptk_out {
+	struct posix_trace_event_info *event;
+	void *data;
+	size_t num_bytes;
+	size_t *data_len;
+	int *unavailable;
+};
+
+/* ptk_fetch()'s results besides an error number. */
+#define PTK_FETCHED	0
+#define PTK_NOTHING	(-1)	/* no event: not an error */
+#define PTK_AGAIN	(-2)	/* the buffer grew: ask again */
+
+/* Reports the record at s->pos. Called with s->lock held and pos < len. */
+static int ptk_report(struct ptk_stream *s, const struct ptk_out *o)
+{
+	struct posixtrace_record rec;
+	uint32_t left = s->len - s->pos;
+	size_t n;
+
+	if (left < sizeof(rec))
+		goto corrupt;
+	memcpy(&rec, s->buf + s->pos, sizeof(rec));
+	if (rec.size < sizeof(rec) || rec.size > left ||
+	    rec.data_len > rec.size - sizeof(rec))
+		goto corrupt;
+
+	o->event->posix_event_id = (trace_event_id_t)rec.event_id;
+	o->event->posix_pid = rec.pid;
+	o->event->posix_prog_address = (void *)(uintptr_t)rec.prog_address;
+	o->event->posix_thread_id = (pthread_t)(uintptr_t)rec.thread;
+	o->event->posix_timestamp.tv_sec = (time_t)rec.ts_sec;
+	o->event->posix_timestamp.tv_nsec = (long)rec.ts_nsec;
+	o->event->posix_truncation_status = (int)rec.truncation;
+
+	n = rec.data_len;
+	if (o->num_bytes < n) {
+		/* Overrides POSIX_TRACE_TRUNCATED_RECORD, as POSIX says. */
+		o->event->posix_truncation_status = POSIX_TRACE_TRUNCATED_READ;
+		n = o->num_bytes;
+	}
+	if (n)
+		memcpy(o->data, s->buf + s->pos + sizeof(rec), n);
+	*o->data_len = n;
+	*o->unavailable = 0;
+	s->pos += rec.size;
+	return 0;
+
+corrupt:
+	/* Not a record layout we know: drop the batch rather than guess. */
+	s->pos = s->len;
+	return EIO;
+}
+
+/*
+ * The buffer, sized for the largest record of the stream, was too small for
+ * the oldest record: the module's idea of that size differs from ours. Grow
+ * it and retry, within reason.
+ */
+#define PTK_BATCH_GROW_MAX	(16u * 1024 * 1024)
+
+static int ptk_grow(struct ptk_stream *s)
+{
+	unsigned char *buf;
+	uint32_t size;
+
+	if (s->buf_size >= PTK_BATCH_GROW_MAX)
+		return EIO;
+	size = 2 * s->buf_size;
+	buf = realloc(s->buf, size);
+	if (!buf)
+		return ENOMEM;
+	s->buf = buf;
+	s->buf_size = size;
+	return PTK_AGAIN;
+}
+
+/*
+ * A fetcher cancelled in the kernel gives the buffer up, and takes the lock
+ * back for the caller's handler (ptk_unlock_put()), as a cancelled
+ * condition wait would.
+ */
+static void ptk_fetch_cancelled(void *arg)
+{
+	struct ptk_stream *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	s->fetching = false;
+	pthread_cond_broadcast(&s->fetched);
+}
+
+/*
+ * Refills the empty buffer from the kernel. Called with s->lock held and
+ * no fetch in progress; drops the lock for the ioctl.
+ */
+static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
+		     const struct timespec *abstime)
+{
+	struct posixtrace_getnext req = {
+		.size = sizeof(req),
+		.buf = (uintptr_t)s->buf,
+		.buf_size = s->buf_size,
+	};
+	int err;
+
+	if (how == PTK_TRY) {
+		req.flags = POSIXTRACE_GETNEXT_NONBLOCK;
+	} else if (how == PTK_TIMED) {
+		req.flags = POSIXTRACE_GETNEXT_TIMED;
+		req.timeout_sec = abstime->tv_sec;
+		/*
+		 * Out of range stays out of range in __u32, so that the
+		 * kernel says EINVAL if, and only if, it would wait.
+		 */
+		req.timeout_nsec = abstime->tv_nsec >= 0 &&
+				   abstime->tv_nsec < 1000000000L ?
+				   (__u32)abstime->tv_nsec : UINT32_MAX;
+	}
+
+	s->fetching = true;
+	pthread_mutex_unlock(&s->lock);
+	/* ioctl() may be a cancellation point: see ptk_fetch_cancelled(). */
+	pthread_cleanup_push(ptk_fetch_cancelled, s);
+	/* POSIX wants EINTR back from the blocking forms; try never blocks. */
+	if (how == PTK_TRY)
+		err = ptk_ioctl(s->fd, POSIXTRACE_IOC_GETNEXT, &req);
+	else
+		err = ptk_ioctl_once(s->fd, POSIXTRACE_IOC_GETNEXT, &req);
+	pthread_cleanup_pop(0);
+	pthread_mutex_lock(&s->lock);
+	s->fetching = false;
+	pthread_cond_broadcast(&s->fetched);
+
+	if (err == ENOSPC)
+		return ptk_grow(s);
+	if (err == EBADF || err == ENOTTY)
+		return EINVAL;
+	if (err)
+		return err;
+	if (!req.count)
+		return PTK_NOTHING;
+	if (req.bytes > s->buf_size)
+		return EIO;
+	s->pos = 0;
+	s->len = req.bytes;
+	return PTK_FETCHED;
+}
+
+/* Called with s->lock held. */
+static int ptk_next(struct ptk_stream *s, const struct ptk_out *o,
+		    enum ptk_wait how, const struct timespec *abstime)
+{
+	bool timed_out = false;
+	int err;
+
+	for (;;) {
+		if (s->dead)
+			return EINVAL;
+		if (s->pos < s->len)
+			return ptk_report(s, o);
+		if (!s->fetching) {
+			err = ptk_fetch(s, how, abstime);
+			if (err == PTK_NOTHING)
+				break;
+			if (err > 0)
+				return err;
+			/* Fetched or grew: look again (another may be dead). */
+			continue;
+		}
+		/* Another reader is in the kernel and owns the buffer. */
+		if (how == PTK_TRY)
+			break;
+		if (how == PTK_BLOCK) {
+			pthread_cond_wait(&s->fetched, &s->lock);
+			continue;
+		}
+		if (timed_out)
+			return ETIMEDOUT;
+		err = pthread_cond_timedwait(&s->fetched, &s->lock, abstime);
+		if (err == ETIMEDOUT)
+			timed_out = true;	/* one more look first */
+		else if (err)
+			return err;		/* EINVAL: abstime */
+	}
+	/* Nothing available (try, or a suspended stream): not an error. */
+	*o->data_len = 0;
+	*o->unavailable = 1;
+	return 0;
+}
+
+static void ptk_unlock_put(void *arg)
+{
+	struct ptk_stream *s = arg;
+
+	pthread_mutex_unlock(&s->lock);
+	ptk_stream_put(s);
+}
+
+static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
+		       enum ptk_wait how, const struct timespec *abstime)
+{
+	struct ptk_stream *s = NULL;
+	int err;
+
+	if (!o->event || !o->data_len || !o->unavailable ||
+	    (!o->data && o->num_bytes))
+		return EINVAL;
+	if (how == PTK_TIMED && !abstime)
+		return EINVAL;
+	err = ptk_stream_get(trid, &s);
+	if (err)
+		return err;
+	pthread_mutex_lock(&s->lock);
+	/* The condition waits are cancellation points: leave nothing held. */
+	pthread_cleanup_push(ptk_unlock_put, s);
+	err = ptk_next(s, o, how, abstime);
+	pthread_cleanup_pop(1);
+	return err;
+}
+
+PTK_EXPORT int posix_trace_getnext_event(
+	trace_id_t trid, struct posix_trace_event_info *restrict event,
+	void *restrict data, size_t num_bytes, size_t *restrict data_len,
+	int *restrict unavailable)
+{
+	PTK_KEEP_ERRNO;
+	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
+
+	return ptk_getnext(trid, &o, PTK_BLOCK, NULL);
+}
+
+PTK_EXPORT int posix_trace_trygetnext_event(
+	trace_id_t trid, struct posix_trace_event_info *restrict event,
+	void *restrict data, size_t num_bytes, size_t *restrict data_len,
+	int *restrict unavailable)
+{
+	PTK_KEEP_ERRNO;
+	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
+
+	return ptk_getnext(trid, &o, PTK_TRY, NULL);
+}
+
+PTK_EXPORT int posix_trace_timedgetnext_event(
+	trace_id_t trid, struct posix_trace_event_info *restrict event,
+	void *restrict data, size_t num_bytes, size_t *restrict data_len,
+	int *restrict unavailable, const struct timespec *restrict abstime)
+{
+	PTK_KEEP_ERRNO;
+	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
+
+	return ptk_getnext(trid, &o, PTK_TIMED, abstime);
+}

@@ -1,0 +1,191 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The table behind trace_id_t.
+ *
+ * A trace_id_t names a slot of this table and the generation of the slot
+ * when the stream was put there, scrambled with a per-process key:
+ *
+ *	trid = (generation << PTK_SLOT_BITS | slot) ^ key
+ *
+ * It is never negative, never 0, and a stale trid (its stream shut down,
+ * its slot reused) or a made-up one finds no stream and gives EINVAL, never
+ * another stream. Generations wrap after 2^19 streams in one slot.
+ */
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+#define PTK_SLOT_BITS	12
+#define PTK_SLOT_MASK	((1u << PTK_SLOT_BITS) - 1)
+#define PTK_SLOTS_MAX	(1u << PTK_SLOT_BITS)
+#define PTK_GEN_MAX	((1u << (31 - PTK_SLOT_BITS)) - 1)
+
+struct ptk_slot {
+	struct ptk_stream *stream;	/* NULL: free */
+	uint32_t gen;			/* of the last stream put here */
+};
+
+/* The lock protects ptk_slots, ptk_nslots and every slot. */
+static pthread_mutex_t ptk_table_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ptk_slot *ptk_slots;
+static uint32_t ptk_nslots;
+/* Written once, before the first slot exists. */
+static uint32_t ptk_key;
+static pthread_once_t ptk_table_once = PTHREAD_ONCE_INIT;
+
+static void ptk_atfork_prepare(void)
+{
+	pthread_mutex_lock(&ptk_table_lock);
+}
+
+static void ptk_atfork_parent(void)
+{
+	pthread_mutex_unlock(&ptk_table_lock);
+}
+
+/*
+ * A trid is valid only in the process that created it (POSIX: EINVAL in a
+ * child). The kernel refuses the child's stream commands, but events
+ * already in a batch buffer would still be served, so the child forgets
+ * every stream here. Their memory is left as it is: another thread of the
+ * parent may have held their locks at fork(). Only the child's copies of
+ * the descriptors are closed.
+ */
+static void ptk_atfork_child(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < ptk_nslots; i++) {
+		if (ptk_slots[i].stream) {
+			close(ptk_slots[i].stream->fd);
+			ptk_slots[i].stream = NULL;
+		}
+	}
+	pthread_mutex_unlock(&ptk_table_lock);
+}
+
+static void ptk_table_init(void)
+{
+	uint32_t key;
+
+	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		key = (uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec ^
+		      (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&key;
+	}
+	ptk_key = key & INT32_MAX;
+	/* On ENOMEM a child keeps the table; the kernel still says EINVAL. */
+	(void)pthread_atfork(ptk_atfork_prepare, ptk_atfork_parent,
+			     ptk_atfork_child);
+}
+
+static trace_id_t ptk_encode(uint32_t slot, uint32_t gen)
+{
+	return (trace_id_t)(((gen << PTK_SLOT_BITS) | slot) ^ ptk_key);
+}
+
+/* Called with the table lock held: finds or makes a free slot. */
+static int ptk_free_slot(uint32_t *slot)
+{
+	struct ptk_slot *slots;
+	uint32_t i, n;
+
+	for (i = 0; i < ptk_nslots; i++) {
+		if (!ptk_slots[i].stream) {
+			*slot = i;
+			return 0;
+		}
+	}
+	/* Out of slots is POSIX's "no more trace streams". */
+	if (ptk_nslots == PTK_SLOTS_MAX)
+		return EAGAIN;
+	n = ptk_nslots ? 2 * ptk_nslots : 16;
+	slots = realloc(ptk_slots, n * sizeof(*slots));
+	if (!slots)
+		return ENOMEM;
+	memset(slots + ptk_nslots, 0, (n - ptk_nslots) * sizeof(*slots));
+	ptk_slots = slots;
+	*slot = ptk_nslots;
+	ptk_nslots = n;
+	return 0;
+}
+
+/* Takes over the caller's reference to s as the table's. */
+int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid)
+{
+	uint32_t slot, gen;
+	int err;
+
+	pthread_once(&ptk_table_once, ptk_table_init);
+	pthread_mutex_lock(&ptk_table_lock);
+	err = ptk_free_slot(&slot);
+	if (err) {
+		pthread_mutex_unlock(&ptk_table_lock);
+		return err;
+	}
+	gen = ptk_slots[slot].gen;
+	do {
+		gen = gen >= PTK_GEN_MAX ? 1 : gen + 1;
+	} while (ptk_encode(slot, gen) == 0);
+	ptk_slots[slot].stream = s;
+	ptk_slots[slot].gen = gen;
+	*trid = ptk_encode(slot, gen);
+	pthread_mutex_unlock(&ptk_table_lock);
+	return 0;
+}
+
+/* Called with the table lock held. */
+static struct ptk_stream *ptk_lookup(trace_id_t trid)
+{
+	uint32_t raw, slot;
+
+	if (trid <= 0 || !ptk_nslots)
+		return NULL;
+	raw = (uint32_t)trid ^ ptk_key;
+	slot = raw & PTK_SLOT_MASK;
+	if (slot >= ptk_nslots || !ptk_slots[slot].stream ||
+	    ptk_slots[slot].gen != raw >> PTK_SLOT_BITS)
+		return NULL;
+	return ptk_slots[slot].stream;
+}
+
+/* A reference to the stream trid names, for ptk_stream_put(); or EINVAL. */
+int ptk_stream_get(trace_id_t trid, struct ptk_stream **sp)
+{
+	struct ptk_stream *s;
+
+	pthread_mutex_lock(&ptk_table_lock);
+	s = ptk_lookup(trid);
+	if (s)
+		atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+	pthread_mutex_unlock(&ptk_table_lock);
+	if (!s)
+		return EINVAL;
+	*sp = s;
+	return 0;
+}
+
+/*
+ * Frees trid's slot if it still holds s. Returns true if it did: the
+ * caller then owns the table's reference and must put it.
+ */
+bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s)
+{
+	bool found;
+
+	pthread_mutex_lock(&ptk_table_lock);
+	found = ptk_lookup(trid) == s;
+	if (found)
+		ptk_slots[((uint32_t)trid ^ ptk_key) & PTK_SLOT_MASK].stream =
+			NULL;
+	pthread_mutex_unlock(&ptk_table_lock);
+	return found;
+}
