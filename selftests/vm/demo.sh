@@ -15,8 +15,11 @@ cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
 make -s -C "$dst/kmod" KERNELDIR="/usr/src/linux-headers-$rel" module >/dev/null
 make -s -C "$TOP_DIR/ulib" >/dev/null
 make -s -C "$TOP_DIR/tools" >/dev/null
+make -s -C "$TOP_DIR/examples" >/dev/null
 log "booting $rel under QEMU (software emulation, about a minute)"
 "$VM_DIR/run-vm.sh" --label demo --kernel "/boot/vmlinuz-$rel" \
 	--module "$dst/kmod/posixtrace.ko" --out "$BUILD_DIR/vm-demo" \
-	--demo "$VM_DIR/demo-guest.sh" --bin "$TOP_DIR/tools/posixtrace" |
+	--demo "$VM_DIR/demo-guest.sh" --bin "$TOP_DIR/tools/posixtrace" \
+	--bin "$TOP_DIR/examples/selftrace" --bin "$TOP_DIR/examples/worker" \
+	--bin "$TOP_DIR/examples/analyzer" |
 	sed -e 's/^\[demo\] //'
