@@ -16,7 +16,7 @@ VERSION := 0.1.0
 export VERSION
 VM := selftests/vm
 
-all: kmod ulib tools
+all: kmod ulib tools examples
 
 kmod:
 	$(MAKE) -C kmod
@@ -26,6 +26,9 @@ ulib:
 
 tools: ulib
 	$(MAKE) -C tools
+
+examples: ulib
+	$(MAKE) -C examples
 
 selftests: ulib
 	$(VM)/build-selftests.sh build/selftests
@@ -53,7 +56,8 @@ clean:
 	-$(MAKE) -C kmod clean
 	$(MAKE) -C ulib clean
 	$(MAKE) -C tools clean
+	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all kmod ulib tools selftests install check check-quick \
+.PHONY: all kmod ulib tools examples selftests install check check-quick \
 	check-debug demo style clean

@@ -65,7 +65,7 @@ if [ -n "$TESTS" ]; then
 	done
 fi
 for b in "${BINS[@]}"; do add_elf "bin/${b##*/}" "$b"; done
-APPEND="console=ttyS0 panic=-1 softlockup_panic=0 hung_task_timeout_secs=60"
+APPEND="console=ttyS0 panic=-1 softlockup_panic=0 sysctl.kernel.hung_task_timeout_secs=60"
 if [ -n "$DEMO" ]; then
 	install -m 0755 "$DEMO" "$ROOT/posixtrace/demo.sh"
 	APPEND="$APPEND posixtrace.mode=demo"

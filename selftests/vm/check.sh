@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The project's one test command (make check). Installs what is missing,
+# builds everything, checks the build itself (warnings, exported symbols,
+# headers, checkpatch, sparse, DKMS), then boots each Debian kernel and the
+# debug kernel under QEMU and runs the kselftests there.
+#
+#   check.sh          everything
+#   check.sh --quick  no DKMS, no debug kernel
+#   check.sh --debug  only the debug kernel
+#
+# Ends with one line "N passed, M failed" counting every test case on every
+# kernel; the exit status is 0 only when nothing failed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+MODE=full
+case ${1:-} in
+--quick) MODE=quick ;;
+--debug) MODE=debug ;;
+'') ;;
+*) die "usage: $0 [--quick|--debug]" ;;
+esac
+
+LOGS=$BUILD_DIR/check
+rm -rf "$LOGS" && mkdir -p "$LOGS"
+PASSED=0 FAILED=0 SKIPPED=0 N=0
+
+# host_case NAME COMMAND...: one test case run on the build host.
+host_case() {
+	local name=$1 log
+	shift
+	log=$LOGS/host.$name.log
+	N=$((N + 1))
+	if "$@" >"$log" 2>&1; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N host.$name"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N host.$name"
+		tail -n 30 "$log" | sed 's/^/#   /'
+	fi
+}
+
+# Fails when the command succeeds but printed a compiler warning.
+no_warnings() {
+	local out rc
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	[ $rc = 0 ] && ! grep -qi 'warning:' <<<"$out"
+}
+
+exported_symbols_match_map() {
+	local got want
+	got=$(nm -D --defined-only "$TOP_DIR/ulib/libposixtrace-k.so.1" |
+		awk '$2 == "T" || $2 == "D" || $2 == "B" {sub(/@.*/, "", $3); print $3}' | sort)
+	want=$(sed -n '/global:/,/local:/p' "$TOP_DIR/ulib/libposixtrace-k.map" |
+		grep -Eo '^[[:space:]]+[a-z_0-9]+;' | tr -d ' \t;' | sort)
+	echo "exported: $got"
+	[ -n "$got" ] && [ "$got" = "$want" ]
+}
+
+soname_is_versioned() {
+	readelf -d "$TOP_DIR/ulib/libposixtrace-k.so.1" |
+		grep -q 'Library soname: \[libposixtrace-k.so.1\]'
+}
+
+uapi_header_is_c90() {
+	gcc -std=c90 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+		-x c "$TOP_DIR/include/uapi/linux/posixtrace.h"
+}
+
+public_headers_compile() {
+	local h
+	for h in trace.h posixtrace-k.h; do
+		echo "#include <$h>" | gcc -std=c11 -pedantic-errors -Wall -Wextra \
+			-Werror -I"$TOP_DIR/include" -fsyntax-only -x c - || return 1
+		echo "#include <$h>" | g++ -Wall -Wextra -Werror \
+			-I"$TOP_DIR/include" -fsyntax-only -x c++ - || return 1
+	done
+}
+
+checkpatch_strict() {
+	make -C "$TOP_DIR/kmod" --no-print-directory style \
+		CHECKPATCH="$(ksft_tree)/scripts/checkpatch.pl" KERNELDIR=/nonexistent
+}
+
+# build_module RELEASE KDIR: a private copy of the sources per kernel, so
+# that builds for different kernels never share objects.
+build_module() {
+	local rel=$1 kdir=$2 dst=$BUILD_DIR/kmod-$1
+	rm -rf "$dst" && mkdir -p "$dst"
+	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+	make -C "$dst/kmod" clean KERNELDIR="$kdir" >/dev/null 2>&1
+	no_warnings make -C "$dst/kmod" --no-print-directory KERNELDIR="$kdir" \
+		KCFLAGS=-Werror module
+}
+
+sparse_clean() {
+	local dst=$BUILD_DIR/sparse
+	rm -rf "$dst" && mkdir -p "$dst"
+	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+	local out
+	out=$(make -C "$dst/kmod" --no-print-directory check \
+		KERNELDIR="/usr/src/linux-headers-$1" 2>&1)
+	printf '%s\n' "$out"
+	! grep -E '(warning|error):' <<<"$out"
+}
+
+# run_vm LABEL BZIMAGE MODULE: boot and add the guest's counts to ours.
+run_vm() {
+	local label=$1 out=$BUILD_DIR/vm-$1 line p f s
+	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" \
+		--tests "$BUILD_DIR/selftests" --out "$out" | tee "$LOGS/vm.$label.log"
+	line=$(tail -n 1 "$LOGS/vm.$label.log")
+	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
+		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
+	else
+		p=0 f=1 s=0
+	fi
+	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+}
+
+"$VM_DIR/deps.sh" || die "installing dependencies failed"
+mapfile -t KERNELS < <(test_kernels)
+
+echo "TAP version 13"
+host_case build_ulib no_warnings make -C "$TOP_DIR/ulib" --no-print-directory
+host_case build_tools no_warnings make -C "$TOP_DIR/tools" --no-print-directory
+host_case build_examples no_warnings make -C "$TOP_DIR/examples" --no-print-directory
+host_case exported_symbols_match_map exported_symbols_match_map
+host_case soname_is_versioned soname_is_versioned
+host_case uapi_header_is_c90 uapi_header_is_c90
+host_case public_headers_compile public_headers_compile
+host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/selftests"
+
+if [ $MODE != debug ]; then
+	host_case checkpatch_strict checkpatch_strict
+	host_case "sparse.${KERNELS[-1]}" sparse_clean "${KERNELS[-1]}"
+	for rel in "${KERNELS[@]}"; do
+		host_case "build_module.$rel" build_module "$rel" "/usr/src/linux-headers-$rel"
+	done
+	if [ $MODE = full ]; then
+		for rel in "${KERNELS[@]}"; do
+			host_case "dkms.$rel" "$VM_DIR/dkms-check.sh" "$rel"
+		done
+	fi
+	for rel in "${KERNELS[@]}"; do
+		run_vm "$rel" "/boot/vmlinuz-$rel" "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko"
+	done
+fi
+
+if [ $MODE != quick ]; then
+	DKDIR=$BUILD_DIR/check/debug-kernel.path
+	host_case debug_kernel sh -c "'$VM_DIR/debug-kernel.sh' > '$DKDIR'"
+	kdir=$(tail -n 1 "$DKDIR" 2>/dev/null)
+	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
+		host_case build_module.debug build_module debug "$kdir"
+		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko"
+	fi
+fi
+
+echo "# skipped: $SKIPPED"
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]

@@ -1,0 +1,140 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build (once) the debug kernel the VM tests run posixtrace under: Debian's
+# linux-source-6.12, `make tinyconfig` + selftests/vm/debug.config (KASAN,
+# lockdep, kmemleak, UBSAN, KFENCE, ...), x86_64, for QEMU TCG.
+#
+# Usage: KDIR=$(selftests/vm/debug-kernel.sh)
+#
+# Prints the absolute path of the kernel build tree as the only line on
+# stdout; all progress goes to stderr. In that tree:
+#   arch/x86/boot/bzImage        the kernel to boot
+#   Module.symvers               so that `make -C $KDIR M=<dir> modules` works
+#   build.log                    the log of the build
+#
+# The tree is cached in $POSIXTRACE_CACHE (default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/posixtrace) as debug-kernel-<key>, where
+# <key> hashes the source package version (and tarball size and mtime), the
+# compiler version and debug.config; a tree is reused only once complete
+# (.done). Editing debug.config thus builds a new tree; old ones are left
+# for the user to delete. Concurrent runs serialize on a lock in the cache.
+#
+# Needs the linux-source-6.12 package and the kernel build tools (gcc make
+# flex bison bc libelf-dev libssl-dev cpio); installs nothing itself.
+
+set -euo pipefail
+
+readonly PKG=linux-source-6.12
+readonly TARBALL=/usr/src/$PKG.tar.xz
+
+msg() { echo "debug-kernel: $*" >&2; }
+die() { msg "error: $*"; exit 1; }
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+fragment=$here/debug.config
+
+[ "$(uname -m)" = x86_64 ] || die "only x86_64 hosts are supported"
+[ -r "$fragment" ] || die "missing $fragment"
+[ -r "$TARBALL" ] ||
+	die "$TARBALL not found; install it with: sudo apt-get install $PKG"
+
+cache=${POSIXTRACE_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/posixtrace}
+mkdir -p "$cache"
+cache=$(cd "$cache" && pwd -P)
+
+# The variables below would redirect or change the kernel build.
+unset ARCH SUBARCH CROSS_COMPILE LLVM O KBUILD_OUTPUT KBUILD_EXTMOD M \
+	KCONFIG_CONFIG KCFLAGS KCPPFLAGS KAFLAGS LOCALVERSION
+
+key=$(
+	{
+		echo "$PKG $(dpkg-query -W -f='${Version}' "$PKG" 2>/dev/null || true)"
+		stat -L -c '%s %Y' "$TARBALL"
+		gcc --version 2>/dev/null | head -n 1 || true
+		cat "$fragment"
+	} | sha256sum | cut -c1-12
+)
+dir=$cache/debug-kernel-$key
+
+if [ -e "$dir/.done" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+exec 9>"$cache/.debug-kernel.lock"
+if ! flock -n 9; then
+	msg "waiting for another build (lock $cache/.debug-kernel.lock)"
+	flock 9
+fi
+
+# Someone else may have finished it while we waited.
+if [ -e "$dir/.done" ]; then
+	echo "$dir"
+	exit 0
+fi
+
+# A tree without .done is an interrupted or failed build: start over.
+rm -rf "$dir"
+mkdir -p "$dir"
+log=$dir/build.log
+: >"$log"
+
+step() {
+	local what=$1
+	shift
+	msg "$what"
+	echo "+ $*" >>"$log"
+	if ! "$@" >>"$log" 2>&1; then
+		msg "error: $what failed; last lines of $log:"
+		tail -n 40 "$log" >&2
+		exit 1
+	fi
+}
+
+start=$SECONDS
+msg "building a debug kernel in $dir (log: $log)"
+step "extracting $TARBALL" \
+	tar -xJf "$TARBALL" -C "$dir" --strip-components=1 --no-same-owner
+step "make tinyconfig" make -C "$dir" tinyconfig
+step "merging $fragment" \
+	env -C "$dir" scripts/kconfig/merge_config.sh -m .config "$fragment"
+step "make olddefconfig" make -C "$dir" olddefconfig
+
+# Kconfig silently drops what it cannot satisfy: check that each line of the
+# fragment made it into .config.
+missing=()
+while IFS= read -r line; do
+	case $line in
+	CONFIG_*=*)
+		grep -qxF -- "$line" "$dir/.config" || missing+=("$line")
+		;;
+	"# CONFIG_"*" is not set")
+		sym=${line#\# }
+		sym=${sym%% *}
+		if grep -q "^$sym=" "$dir/.config"; then
+			missing+=("$line")
+		fi
+		;;
+	esac
+done <"$fragment"
+if [ ${#missing[@]} -gt 0 ]; then
+	msg "error: these lines of $fragment did not stick in .config" \
+		"(unmet dependencies?):"
+	for line in "${missing[@]}"; do
+		sym=${line#\# }
+		sym=${sym%%[= ]*}
+		got=$(grep -E "^$sym=|^# $sym is not set" "$dir/.config" || true)
+		echo "  want: $line   got: ${got:-(absent)}" >&2
+	done
+	exit 1
+fi
+
+step "make -j$(nproc) bzImage modules (a few minutes)" \
+	make -C "$dir" -j"$(nproc)" bzImage modules
+[ -f "$dir/arch/x86/boot/bzImage" ] || die "no bzImage after the build"
+[ -f "$dir/Module.symvers" ] || die "no Module.symvers after the build"
+
+touch "$dir/.done"
+msg "done in $((SECONDS - start))s"
+echo "$dir"
