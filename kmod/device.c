@@ -12,7 +12,6 @@
 #include <linux/posixtrace.h>
 #include <linux/slab.h>
 #include <linux/string.h>
-#include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
 #include "device.h"
@@ -118,7 +117,6 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	emit.thread = ev.thread;
 	emit.data = data;
 	emit.data_len = ev.data_len;
-	ktime_get_real_ts64(&emit.ts);
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(stream, &proc->streams, proc_node)

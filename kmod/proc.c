@@ -24,6 +24,8 @@
 
 static DEFINE_HASHTABLE(posixtrace_proc_table, POSIXTRACE_PROC_HASH_BITS);
 static DEFINE_SPINLOCK(posixtrace_proc_table_lock);
+/* Entries in the table, so that the exit hook can skip the lock. */
+static atomic_t posixtrace_nr_procs = ATOMIC_INIT(0);
 
 /* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */
 static const char *const posixtrace_system_event_names[] = {
@@ -146,6 +148,7 @@ struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create)
 		proc = ERR_PTR(-ESRCH);
 	} else {
 		kref_get(&new->ref);	/* the table's reference */
+		atomic_inc(&posixtrace_nr_procs);
 		hash_add_rcu(posixtrace_proc_table, &new->node,
 			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
 		proc = new;
@@ -162,10 +165,15 @@ void posixtrace_proc_exited(struct pid *tgid)
 {
 	struct posixtrace_proc *proc;
 
+	/* Every process exit comes here: be cheap when nothing is traced. */
+	if (!atomic_read(&posixtrace_nr_procs))
+		return;
 	spin_lock(&posixtrace_proc_table_lock);
 	proc = posixtrace_proc_lookup(tgid);
-	if (proc)
+	if (proc) {
 		hash_del_rcu(&proc->node);
+		atomic_dec(&posixtrace_nr_procs);
+	}
 	spin_unlock(&posixtrace_proc_table_lock);
 	if (proc)
 		posixtrace_proc_put(proc);
@@ -181,6 +189,7 @@ void posixtrace_proc_exit_all(void)
 	spin_lock(&posixtrace_proc_table_lock);
 	hash_for_each_safe(posixtrace_proc_table, bkt, tmp, proc, node) {
 		hash_del_rcu(&proc->node);
+		atomic_dec(&posixtrace_nr_procs);
 		posixtrace_proc_put(proc);
 	}
 	spin_unlock(&posixtrace_proc_table_lock);

@@ -61,7 +61,8 @@ MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes");
 /* The streams: for TRACE_SYS_MAX, the exit hook and, later, monitoring. */
 static LIST_HEAD(posixtrace_streams);
 static DEFINE_SPINLOCK(posixtrace_streams_lock);
-static unsigned int posixtrace_nr_streams;
+/* Streams not shut down: TRACE_SYS_MAX counts these. */
+static atomic_t posixtrace_nr_streams = ATOMIC_INIT(0);
 static u64 posixtrace_last_stream_id;
 
 static void posixtrace_streams_reap(struct work_struct *work);
@@ -92,7 +93,6 @@ static int posixtrace_attr_check(struct posixtrace_attr *attr)
 		return -EINVAL;
 	if (attr->stream_size > READ_ONCE(max_stream_size))
 		return -ENOMEM;
-	attr->stream_size = ALIGN(attr->stream_size, 8);
 	return 0;
 }
 
@@ -171,22 +171,18 @@ void posixtrace_stream_put(struct posixtrace_stream *stream)
 /* Take one of the TRACE_SYS_MAX slots, or fail with EAGAIN. */
 static int posixtrace_stream_slot_get(void)
 {
-	int ret = 0;
+	int nr = atomic_read(&posixtrace_nr_streams);
 
-	spin_lock(&posixtrace_streams_lock);
-	if (posixtrace_nr_streams >= READ_ONCE(max_streams))
-		ret = -EAGAIN;
-	else
-		posixtrace_nr_streams++;
-	spin_unlock(&posixtrace_streams_lock);
-	return ret;
+	do {
+		if (nr >= (int)READ_ONCE(max_streams))
+			return -EAGAIN;
+	} while (!atomic_try_cmpxchg(&posixtrace_nr_streams, &nr, nr + 1));
+	return 0;
 }
 
 static void posixtrace_stream_slot_put(void)
 {
-	spin_lock(&posixtrace_streams_lock);
-	posixtrace_nr_streams--;
-	spin_unlock(&posixtrace_streams_lock);
+	atomic_dec(&posixtrace_nr_streams);
 }
 
 /* Make the stream visible to emitters and to the stream list. */
@@ -350,11 +346,12 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	size_t keep = system ? 0 : POSIXTRACE_SYSTEM_RECORD_MAX;
 
 	lockdep_assert_held(&stream->lock);
-	if (rec->size + keep > ring->size) {
-		posixtrace_stream_lost(stream);
-		return false;
-	}
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
+		/* Even an empty stream could not hold it: only it is lost. */
+		if (rec->size + keep > ring->size) {
+			posixtrace_stream_lost(stream);
+			return false;
+		}
 		while (posixtrace_ring_free(ring) < rec->size + keep)
 			posixtrace_stream_overwrite_oldest(stream);
 	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
@@ -406,6 +403,30 @@ static void posixtrace_stream_wake(struct posixtrace_stream *stream)
 		wake_up_interruptible(&stream->wq);
 }
 
+/*
+ * Stamp and store a user event; the caller holds the stream's lock, so that
+ * the order of the records in the stream is the order of their times,
+ * across CPUs.
+ */
+static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
+					 const struct posixtrace_emit *emit)
+{
+	struct posixtrace_record rec;
+	struct timespec64 ts;
+	size_t len;
+
+	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	len = min(len, emit->copied);
+	ktime_get_real_ts64(&ts);
+	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
+			       len);
+	rec.prog_address = emit->prog_address;
+	rec.thread = emit->thread;
+	if (len < emit->data_len)
+		rec.truncation = POSIXTRACE_TRUNCATED_RECORD;
+	return posixtrace_stream_store(stream, &rec, emit->data, false);
+}
+
 /**
  * posixtrace_stream_emit - record a user event into one stream
  * @stream: a stream tracing the calling process
@@ -416,22 +437,11 @@ static void posixtrace_stream_wake(struct posixtrace_stream *stream)
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emit)
 {
-	struct posixtrace_record rec;
-	size_t len;
 	bool stored = false;
-
-	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
-	len = min(len, emit->copied);
-	posixtrace_record_init(stream, &rec, emit->event_id, emit->task,
-			       &emit->ts, len);
-	rec.prog_address = emit->prog_address;
-	rec.thread = emit->thread;
-	if (len < emit->data_len)
-		rec.truncation = POSIXTRACE_TRUNCATED_RECORD;
 
 	spin_lock(&stream->lock);
 	if (stream->running)
-		stored = posixtrace_stream_store(stream, &rec, emit->data, false);
+		stored = posixtrace_stream_store_user(stream, emit);
 	else if (stream->auto_stopped)
 		posixtrace_stream_lost(stream);
 	spin_unlock(&stream->lock);
@@ -454,15 +464,27 @@ void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 	struct timespec64 ts;
 	bool stored = false;
 
-	ktime_get_real_ts64(&ts);
 	spin_lock(&stream->lock);
-	if (stream->auto_stopped) {
+	ktime_get_real_ts64(&ts);
+	if (stream->shut_down) {
+		/* Killed by its creator's exit or exec: nothing to do. */
+	} else if (stream->auto_stopped) {
 		if (id == POSIXTRACE_EVENT_STOP)
 			stream->restart_pending = false;
 	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
-		stored = posixtrace_stream_store_system(stream, id, current,
-							&ts, NULL);
-		stream->running = stored;
+		/*
+		 * UNTIL_FULL with not even room for START (an explicit STOP
+		 * took the kept room): the stream is full, and POSIX says
+		 * START is then not recorded and nothing changes.
+		 */
+		if (stream->attr.stream_full_policy == POSIXTRACE_UNTIL_FULL &&
+		    posixtrace_ring_free(&stream->ring) < POSIXTRACE_RECORD_SIZE(0)) {
+			stream->full_status = POSIXTRACE_FULL;
+		} else {
+			stored = posixtrace_stream_store_system(stream, id, current,
+								&ts, NULL);
+			stream->running = stored;
+		}
 	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
 		stored = posixtrace_stream_store_system(stream, id, current,
 							&ts, &explicit_stop);
@@ -482,11 +504,12 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	struct timespec64 ts;
 
 	lockdep_assert_held(&stream->lock);
-	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
+	/* A read freed space: only an automatic stop outlasts it. */
+	if (!stream->auto_stopped) {
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		return;
 	}
-	if (!stream->auto_stopped || stream->ring.count)
+	if (stream->ring.count)
 		return;
 	stream->auto_stopped = false;
 	stream->full_status = POSIXTRACE_NOT_FULL;
@@ -503,6 +526,10 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 void posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
 	spin_lock(&stream->lock);
+	if (stream->shut_down) {
+		spin_unlock(&stream->lock);
+		return;
+	}
 	posixtrace_ring_reset(&stream->ring);
 	stream->full_status = POSIXTRACE_NOT_FULL;
 	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
@@ -510,6 +537,35 @@ void posixtrace_stream_clear(struct posixtrace_stream *stream)
 	stream->auto_stopped = false;
 	stream->restart_pending = false;
 	spin_unlock(&stream->lock);
+}
+
+/*
+ * The part of shutdown that must happen at once, and can happen anywhere,
+ * even in the exit hook: the stream stops recording, leaves its process,
+ * wakes its readers (EINVAL) and gives back its TRACE_SYS_MAX slot. Every
+ * path that records or reads checks shut_down under the stream's lock.
+ */
+static void posixtrace_stream_kill(struct posixtrace_stream *stream)
+{
+	struct posixtrace_proc *proc = stream->proc;
+
+	spin_lock(&stream->lock);
+	if (stream->shut_down) {
+		spin_unlock(&stream->lock);
+		return;
+	}
+	stream->shut_down = true;
+	stream->running = false;
+	stream->auto_stopped = false;
+	spin_unlock(&stream->lock);
+
+	spin_lock(&proc->lock);
+	list_del_rcu(&stream->proc_node);
+	posixtrace_proc_update_max_data(proc);
+	spin_unlock(&proc->lock);
+
+	wake_up_all(&stream->wq);
+	posixtrace_stream_slot_put();
 }
 
 /**
@@ -521,30 +577,16 @@ void posixtrace_stream_clear(struct posixtrace_stream *stream)
  */
 void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
 {
-	struct posixtrace_proc *proc = stream->proc;
 	void *buf;
 
 	mutex_lock(&stream->ctl_lock);
-	if (stream->shut_down) {
-		mutex_unlock(&stream->ctl_lock);
-		return;
-	}
-	spin_lock(&proc->lock);
-	list_del_rcu(&stream->proc_node);
-	posixtrace_proc_update_max_data(proc);
-	spin_unlock(&proc->lock);
-
+	posixtrace_stream_kill(stream);
 	spin_lock(&stream->lock);
-	stream->shut_down = true;
-	stream->running = false;
-	stream->auto_stopped = false;
 	buf = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
-	wake_up_all(&stream->wq);
 
 	spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
-	posixtrace_nr_streams--;
 	spin_unlock(&posixtrace_streams_lock);
 	mutex_unlock(&stream->ctl_lock);
 
@@ -581,16 +623,22 @@ static void posixtrace_streams_reap(struct work_struct *work)
  *
  * POSIX shuts its streams down as if by posix_trace_shutdown(), even if a
  * child inherited their descriptors. Called from the exit and exec hooks,
- * where nothing may sleep: the work is deferred.
+ * where nothing may sleep: the streams are killed here, before the parent
+ * can reap the process, and only freeing their storage is deferred.
  */
 void posixtrace_streams_creator_gone(struct pid *tgid)
 {
 	struct posixtrace_stream *stream;
 	bool found = false;
 
+	/* Every process exit comes here: be cheap when nothing is traced. */
+	if (!atomic_read(&posixtrace_nr_streams))
+		return;
 	spin_lock(&posixtrace_streams_lock);
 	list_for_each_entry(stream, &posixtrace_streams, all_node) {
-		if (stream->creator == tgid) {
+		if (stream->creator == tgid && !stream->creator_gone) {
+			/* Shut down before waitpid() can see the exit. */
+			posixtrace_stream_kill(stream);
 			WRITE_ONCE(stream->creator_gone, true);
 			found = true;
 		}

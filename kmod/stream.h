@@ -80,7 +80,6 @@ struct posixtrace_stream {
 struct posixtrace_emit {
 	u32 event_id;
 	struct task_struct *task;
-	struct timespec64 ts;
 	u64 prog_address;
 	u64 thread;
 	const void *data;
