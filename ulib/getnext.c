@@ -12,15 +12,41 @@
  * becomes the fetcher: it marks the stream fetching, drops the lock and
  * calls the kernel, so that the lock is never held across a wait. The
  * buffer is the fetcher's until it takes the lock back. Meanwhile the other
- * readers wait for it on s->fetched (the try form does not: it reports
- * nothing available, since the stream was empty when the fetcher asked),
- * then look again.
+ * readers wait for it (the try form does not: it reports nothing
+ * available, since the stream was empty when the fetcher asked), then look
+ * again.
+ *
+ * Those readers are blocked in getnext just as the fetcher is, so a signal
+ * must interrupt them too ([EINTR]). They therefore wait in the futex
+ * system call itself, on s->wake_seq, not in a condition variable (which
+ * never fails with EINTR): the fetcher bumps the word under the lock when
+ * its fetch ends, and wakes them. A waiter reads the word under the lock
+ * before dropping it, so a wakeup between the two finds the word changed
+ * and is never lost. As for the fetcher in the kernel, a handler with
+ * SA_RESTART restarts the wait of getnext, one without makes it fail with
+ * EINTR. The timed wait is an absolute CLOCK_REALTIME futex wait, which
+ * the kernel does not restart after a handler: timedgetnext behind another
+ * reader fails with EINTR after any handler, SA_RESTART or not.
  */
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/futex.h>
 
 #include "internal.h"
+
+/* The futex call taking this build's struct timespec. */
+#if defined(SYS_futex_time64) && \
+	(!defined(SYS_futex) || defined(__USE_TIME_BITS64))
+#define PTK_SYS_FUTEX	SYS_futex_time64
+#else
+#define PTK_SYS_FUTEX	SYS_futex
+#endif
 
 enum ptk_wait {
 	PTK_BLOCK,
@@ -107,6 +133,18 @@ static int ptk_grow(struct ptk_stream *s)
 }
 
 /*
+ * Tells the readers waiting for a fetch to look again. Called with s->lock
+ * held, by a fetcher done with the kernel and at shutdown.
+ */
+void ptk_stream_wake(struct ptk_stream *s)
+{
+	atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_relaxed);
+	if (s->waiters)
+		syscall(PTK_SYS_FUTEX, &s->wake_seq, FUTEX_WAKE_PRIVATE,
+			INT_MAX, NULL, NULL, 0);
+}
+
+/*
  * A fetcher cancelled in the kernel gives the buffer up, and takes the lock
  * back for the caller's handler (ptk_unlock_put()), as a cancelled
  * condition wait would.
@@ -117,7 +155,60 @@ static void ptk_fetch_cancelled(void *arg)
 
 	pthread_mutex_lock(&s->lock);
 	s->fetching = false;
-	pthread_cond_broadcast(&s->fetched);
+	ptk_stream_wake(s);
+}
+
+/* The same for a reader cancelled while waiting for a fetcher. */
+static void ptk_wait_cancelled(void *arg)
+{
+	struct ptk_stream *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	s->waiters--;
+}
+
+/*
+ * Waits, with s->lock dropped, until the fetcher in progress is done, the
+ * stream is shut down, a signal arrives or abstime (if not NULL) passes.
+ * Returns 0 (look again), EINTR, ETIMEDOUT or EINVAL (abstime).
+ */
+static int ptk_wait(struct ptk_stream *s, const struct timespec *abstime)
+{
+	uint32_t seq;
+	long ret;
+	int err, cancel_type;
+
+	if (abstime) {
+		/* The kernel refuses what is not a valid time: check first. */
+		if (abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000L)
+			return EINVAL;
+		if (abstime->tv_sec < 0)
+			return ETIMEDOUT;	/* before 1970: passed */
+	}
+	seq = atomic_load_explicit(&s->wake_seq, memory_order_relaxed);
+	s->waiters++;
+	pthread_mutex_unlock(&s->lock);
+	/*
+	 * A cancellation point, like the condition wait it replaces: a raw
+	 * system call is one only with asynchronous cancellation, which is
+	 * on for the system call alone (the lock is not held meanwhile).
+	 */
+	pthread_cleanup_push(ptk_wait_cancelled, s);
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &cancel_type);
+	if (abstime)
+		ret = syscall(PTK_SYS_FUTEX, &s->wake_seq,
+			      FUTEX_WAIT_BITSET_PRIVATE | FUTEX_CLOCK_REALTIME,
+			      seq, abstime, NULL, FUTEX_BITSET_MATCH_ANY);
+	else
+		ret = syscall(PTK_SYS_FUTEX, &s->wake_seq, FUTEX_WAIT_PRIVATE,
+			      seq, NULL, NULL, 0);
+	err = ret < 0 ? errno : 0;
+	pthread_setcanceltype(cancel_type, NULL);
+	pthread_cleanup_pop(0);
+	pthread_mutex_lock(&s->lock);
+	s->waiters--;
+	/* Woken, or the word moved before we slept: look again. */
+	return err == EAGAIN ? 0 : err;
 }
 
 /*
@@ -160,7 +251,7 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 	pthread_cleanup_pop(0);
 	pthread_mutex_lock(&s->lock);
 	s->fetching = false;
-	pthread_cond_broadcast(&s->fetched);
+	ptk_stream_wake(s);
 
 	if (err == ENOSPC)
 		return ptk_grow(s);
@@ -201,17 +292,13 @@ static int ptk_next(struct ptk_stream *s, const struct ptk_out *o,
 		/* Another reader is in the kernel and owns the buffer. */
 		if (how == PTK_TRY)
 			break;
-		if (how == PTK_BLOCK) {
-			pthread_cond_wait(&s->fetched, &s->lock);
-			continue;
-		}
 		if (timed_out)
 			return ETIMEDOUT;
-		err = pthread_cond_timedwait(&s->fetched, &s->lock, abstime);
+		err = ptk_wait(s, how == PTK_TIMED ? abstime : NULL);
 		if (err == ETIMEDOUT)
 			timed_out = true;	/* one more look first */
 		else if (err)
-			return err;		/* EINVAL: abstime */
+			return err;		/* EINTR; EINVAL: abstime */
 	}
 	/* Nothing available (try, or a suspended stream): not an error. */
 	*o->data_len = 0;
@@ -242,7 +329,7 @@ static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
 	if (err)
 		return err;
 	pthread_mutex_lock(&s->lock);
-	/* The condition waits are cancellation points: leave nothing held. */
+	/* The waits are cancellation points: leave nothing held. */
 	pthread_cleanup_push(ptk_unlock_put, s);
 	err = ptk_next(s, o, how, abstime);
 	pthread_cleanup_pop(1);

@@ -70,10 +70,16 @@ struct ptk_stream {
 	int fd;
 	atomic_uint refs;
 
+	/*
+	 * A futex word, bumped under the lock whenever readers waiting for
+	 * a fetch should look again: a fetch ended (or was cancelled), or
+	 * the stream was shut down. See ptk_stream_wake(), getnext.c.
+	 */
+	_Atomic uint32_t wake_seq;
+
 	/* The lock protects everything below. */
 	pthread_mutex_t lock;
-	/* Broadcast when a fetch ends and at shutdown. */
-	pthread_cond_t fetched;
+	uint32_t waiters;	/* readers waiting on wake_seq */
 	bool dead;		/* shut down: every later call is EINVAL */
 	/*
 	 * A reader is in GETNEXT with the lock dropped. It owns buf (which is
@@ -92,6 +98,9 @@ int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid);
 int ptk_stream_get(trace_id_t trid, struct ptk_stream **s);
 void ptk_stream_put(struct ptk_stream *s);
 bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s);
+
+/* getnext.c */
+void ptk_stream_wake(struct ptk_stream *s);
 
 /* stream.c */
 int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg);

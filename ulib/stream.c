@@ -41,7 +41,6 @@ int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg)
 static void ptk_stream_free(struct ptk_stream *s)
 {
 	close(s->fd);
-	pthread_cond_destroy(&s->fetched);
 	pthread_mutex_destroy(&s->lock);
 	free(s->buf);
 	free(s);
@@ -98,17 +97,13 @@ static int ptk_stream_new(int fd, struct ptk_stream **sp)
 	err = pthread_mutex_init(&s->lock, NULL);
 	if (err)
 		goto err_free_buf;
-	err = pthread_cond_init(&s->fetched, NULL);
-	if (err)
-		goto err_destroy_lock;
 	s->fd = fd;
 	s->buf_size = size;
 	atomic_init(&s->refs, 1);
+	atomic_init(&s->wake_seq, 0);
 	*sp = s;
 	return 0;
 
-err_destroy_lock:
-	pthread_mutex_destroy(&s->lock);
 err_free_buf:
 	free(s->buf);
 err_free_stream:
@@ -224,7 +219,7 @@ PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 		pthread_mutex_lock(&s->lock);
 		s->dead = true;
 		s->pos = s->len;
-		pthread_cond_broadcast(&s->fetched);
+		ptk_stream_wake(s);
 		pthread_mutex_unlock(&s->lock);
 		/* A concurrent shutdown may have unlinked it first. */
 		if (ptk_stream_unlink(trid, s))

@@ -10,11 +10,21 @@
  * It is never negative, never 0, and a stale trid (its stream shut down,
  * its slot reused) or a made-up one finds no stream and gives EINVAL, never
  * another stream. Generations wrap after 2^19 streams in one slot.
+ *
+ * The table is the creating process's only (POSIX: a trid used in a child
+ * is EINVAL). fork() runs our child handler, which empties the child's
+ * table. A child made without the handlers (_Fork()) finds out at its
+ * first call: the table carries a mark in a page the kernel zero-fills in
+ * every child (MADV_WIPEONFORK), checked under the table lock by every
+ * lookup, at the cost of one load. If the kernel lacks MADV_WIPEONFORK
+ * (before 4.14), the mark is the owner's pid, compared with getpid(): a
+ * system call per lookup.
  */
 
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -35,9 +45,65 @@ struct ptk_slot {
 static pthread_mutex_t ptk_table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct ptk_slot *ptk_slots;
 static uint32_t ptk_nslots;
+/*
+ * Whose table it is: *ptk_owner_mark is nonzero in the process that owns
+ * it, and reads 0 in a child until ptk_table_own() takes the table over.
+ * Without the page, ptk_owner_pid says it. Under the table lock.
+ */
+static uint32_t *ptk_owner_mark;
+static pid_t ptk_owner_pid;
 /* Written once, before the first slot exists. */
 static uint32_t ptk_key;
 static pthread_once_t ptk_table_once = PTHREAD_ONCE_INIT;
+
+/* Called with the table lock held: this process owns the table. */
+static void ptk_table_mark(void)
+{
+	if (ptk_owner_mark)
+		*ptk_owner_mark = 1;
+	else
+		ptk_owner_pid = getpid();
+}
+
+/* Called with the table lock held. */
+static bool ptk_table_marked(void)
+{
+	if (ptk_owner_mark)
+		return *ptk_owner_mark;
+	return ptk_owner_pid == getpid();
+}
+
+/*
+ * Forgets every stream of the table. Their memory is left as it is:
+ * another thread of the parent may have held their locks at fork().
+ * Their generations stay, so that no stale trid names a new stream.
+ */
+static void ptk_table_forget(bool close_fds)
+{
+	uint32_t i;
+
+	for (i = 0; i < ptk_nslots; i++) {
+		if (ptk_slots[i].stream) {
+			if (close_fds)
+				close(ptk_slots[i].stream->fd);
+			ptk_slots[i].stream = NULL;
+		}
+	}
+}
+
+/*
+ * Called with the table lock held before any use of the slots: in a child
+ * made without our atfork handlers, forgets the parent's streams. Their
+ * descriptors are left open (close-on-exec): by now their numbers may
+ * name something else of the child's.
+ */
+static void ptk_table_own(void)
+{
+	if (!ptk_nslots || ptk_table_marked())
+		return;
+	ptk_table_forget(false);
+	ptk_table_mark();
+}
 
 static void ptk_atfork_prepare(void)
 {
@@ -53,21 +119,32 @@ static void ptk_atfork_parent(void)
  * A trid is valid only in the process that created it (POSIX: EINVAL in a
  * child). The kernel refuses the child's stream commands, but events
  * already in a batch buffer would still be served, so the child forgets
- * every stream here. Their memory is left as it is: another thread of the
- * parent may have held their locks at fork(). Only the child's copies of
- * the descriptors are closed.
+ * every stream here, and closes its copies of their descriptors.
  */
 static void ptk_atfork_child(void)
 {
-	uint32_t i;
-
-	for (i = 0; i < ptk_nslots; i++) {
-		if (ptk_slots[i].stream) {
-			close(ptk_slots[i].stream->fd);
-			ptk_slots[i].stream = NULL;
-		}
-	}
+	ptk_table_forget(true);
+	ptk_table_mark();
 	pthread_mutex_unlock(&ptk_table_lock);
+}
+
+/* The owner's mark: one word in a page of its own, wiped in children. */
+static void ptk_table_mark_init(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	if (page <= 0)
+		page = 4096;
+	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return;
+	if (madvise(p, (size_t)page, MADV_WIPEONFORK)) {
+		munmap(p, (size_t)page);
+		return;
+	}
+	ptk_owner_mark = p;
 }
 
 static void ptk_table_init(void)
@@ -82,7 +159,11 @@ static void ptk_table_init(void)
 		      (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&key;
 	}
 	ptk_key = key & INT32_MAX;
-	/* On ENOMEM a child keeps the table; the kernel still says EINVAL. */
+	ptk_table_mark_init();
+	pthread_mutex_lock(&ptk_table_lock);
+	ptk_table_mark();
+	pthread_mutex_unlock(&ptk_table_lock);
+	/* Without the handlers, ptk_table_own() forgets in the child. */
 	(void)pthread_atfork(ptk_atfork_prepare, ptk_atfork_parent,
 			     ptk_atfork_child);
 }
@@ -126,6 +207,7 @@ int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid)
 
 	pthread_once(&ptk_table_once, ptk_table_init);
 	pthread_mutex_lock(&ptk_table_lock);
+	ptk_table_own();
 	err = ptk_free_slot(&slot);
 	if (err) {
 		pthread_mutex_unlock(&ptk_table_lock);
@@ -149,6 +231,7 @@ static struct ptk_stream *ptk_lookup(trace_id_t trid)
 
 	if (trid <= 0 || !ptk_nslots)
 		return NULL;
+	ptk_table_own();
 	raw = (uint32_t)trid ^ ptk_key;
 	slot = raw & PTK_SLOT_MASK;
 	if (slot >= ptk_nslots || !ptk_slots[slot].stream ||

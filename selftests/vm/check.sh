@@ -82,6 +82,20 @@ public_headers_compile() {
 	done
 }
 
+# make install into a scratch root, then build an example the way a user
+# would: with the installed pkg-config file, headers and library only.
+install_and_build_against_it() {
+	local root=$BUILD_DIR/install-root pcdir
+	rm -rf "$root"
+	make -C "$TOP_DIR" --no-print-directory install DESTDIR="$root" PREFIX=/usr || return 1
+	pcdir=$root/usr/lib/pkgconfig
+	grep -qx 'prefix=/usr' "$pcdir/posixtrace-k.pc" || return 1
+	PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root \
+		sh -c 'cc -std=c11 -Wall -Werror -o "$1" "$2" $(pkg-config --cflags --libs posixtrace-k)' \
+		sh "$root/selftrace" "$TOP_DIR/examples/selftrace.c" || return 1
+	LD_LIBRARY_PATH=$root/usr/lib ldd "$root/selftrace" | grep -q "$root/usr/lib/libposixtrace-k.so.1"
+}
+
 checkpatch_strict() {
 	make -C "$TOP_DIR/kmod" --no-print-directory style \
 		CHECKPATCH="$(ksft_tree)/scripts/checkpatch.pl" KERNELDIR=/nonexistent
@@ -134,6 +148,7 @@ host_case exported_symbols_match_map exported_symbols_match_map
 host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
 host_case public_headers_compile public_headers_compile
+host_case install_and_build_against_it install_and_build_against_it
 host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/selftests"
 
 if [ $MODE != debug ]; then
