@@ -36,6 +36,13 @@ if [ -n "$need" ]; then
 	log "installing: $(echo $need)"
 	[ "$(id -u)" = 0 ] || die "need root to install: $(echo $need)"
 	apt-get update -q >/dev/null
+	# The 6.12 headers depend on its signed or unsigned image: ask for
+	# the unsigned one in the same transaction, so apt takes that.
+	if ! dpkg-query -W linux-headers-6.12-amd64 >/dev/null 2>&1; then
+		dep=$(apt-cache depends linux-headers-6.12-amd64 |
+			awk '/Depends: linux-headers-6.12/{print $2; exit}')
+		[ -n "$dep" ] && need="$need linux-image-${dep#linux-headers-}-unsigned"
+	fi
 	# shellcheck disable=SC2086
 	apt_install $need
 fi
