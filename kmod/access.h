@@ -4,6 +4,8 @@
 
 #include <linux/sched.h>
 
-bool posixtrace_may_trace(struct task_struct *task);
+void posixtrace_access_init(void);
+int posixtrace_may_trace(struct task_struct *task, int mem_fd);
+bool posixtrace_may_keep_tracing(struct task_struct *task);
 
 #endif /* _POSIXTRACE_ACCESS_H */

@@ -14,6 +14,7 @@
 #include <linux/string.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "device.h"
 #include "proc.h"
 #include "stream.h"
@@ -50,10 +51,13 @@ static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
 	if (ret)
 		return ret;
 	/* Trace logs come later: no descriptor is accepted yet. */
-	if (create.flags || create.log_fd != -1)
+	if ((create.flags & ~POSIXTRACE_CREATE_MEM_FD) || create.log_fd != -1 ||
+	    create.__reserved)
 		return -EINVAL;
 	return posixtrace_stream_create(u64_to_user_ptr(create.attr),
-					create.pid);
+					create.pid,
+					create.flags & POSIXTRACE_CREATE_MEM_FD ?
+					create.mem_fd : -1);
 }
 
 /* The calling process's entry, made on its first name. */
@@ -130,6 +134,36 @@ out_put_proc:
 	return ret;
 }
 
+/*
+ * The enable page of the calling process, read-only, and not inherited by
+ * a child: a child is another process, with its own page.
+ */
+static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	struct posixtrace_proc *proc;
+	struct page *page;
+	int ret;
+
+	if (vma->vm_pgoff != POSIXTRACE_ENABLE_PAGE_OFFSET ||
+	    vma->vm_end - vma->vm_start != PAGE_SIZE)
+		return -EINVAL;
+	if (vma->vm_flags & VM_WRITE)
+		return -EACCES;
+	proc = posixtrace_proc_get(task_tgid(current), true);
+	if (IS_ERR(proc))
+		return PTR_ERR(proc);
+	page = posixtrace_proc_enable_page(proc);
+	if (page) {
+		vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+			     VM_MAYWRITE);
+		ret = vm_insert_page(vma, vma->vm_start, page);
+	} else {
+		ret = -ENOMEM;
+	}
+	posixtrace_proc_put(proc);
+	return ret;
+}
+
 static long posixtrace_dev_ioctl(struct file *file, unsigned int cmd,
 				 unsigned long arg)
 {
@@ -153,6 +187,7 @@ static const struct file_operations posixtrace_dev_fops = {
 	.open		= nonseekable_open,
 	.unlocked_ioctl	= posixtrace_dev_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
+	.mmap		= posixtrace_dev_mmap,
 };
 
 static struct miscdevice posixtrace_miscdev = {

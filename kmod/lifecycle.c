@@ -7,15 +7,16 @@
  * preemption disabled: they only take spinlocks and defer the rest.
  */
 
+#include <linux/binfmts.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <trace/events/sched.h>
 
+#include "compat.h"
 #include "lifecycle.h"
 #include "proc.h"
 #include "stream.h"
-
-struct linux_binprm;
 
 static struct tracepoint *posixtrace_tp_exit;
 static struct tracepoint *posixtrace_tp_exec;
@@ -41,11 +42,16 @@ static void posixtrace_on_exec(void *data, struct task_struct *task,
 			       pid_t old_pid, struct linux_binprm *bprm)
 {
 	posixtrace_streams_creator_gone(task_tgid(task));
+	posixtrace_streams_target_exec(task);
 }
 
 int posixtrace_lifecycle_init(void)
 {
 	int ret;
+
+	/* The probes' prototypes must be the tracepoints': checked here. */
+	check_trace_callback_type_sched_process_exit(posixtrace_on_exit);
+	check_trace_callback_type_sched_process_exec(posixtrace_on_exec);
 
 	for_each_kernel_tracepoint(posixtrace_find_tracepoint, NULL);
 	if (!posixtrace_tp_exit || !posixtrace_tp_exec) {

@@ -8,6 +8,7 @@
 #include <linux/module.h>
 #include <linux/posixtrace.h>
 
+#include "access.h"
 #include "device.h"
 #include "lifecycle.h"
 #include "proc.h"
@@ -17,6 +18,7 @@ static int __init posixtrace_init(void)
 {
 	int ret;
 
+	posixtrace_access_init();
 	ret = posixtrace_lifecycle_init();
 	if (ret)
 		return ret;
@@ -24,7 +26,7 @@ static int __init posixtrace_init(void)
 	if (ret)
 		goto err_lifecycle_exit;
 
-	pr_info("ABI %u.%u loaded\n", POSIXTRACE_ABI_MAJOR, POSIXTRACE_ABI_MINOR);
+	pr_debug("ABI %u.%u loaded\n", POSIXTRACE_ABI_MAJOR, POSIXTRACE_ABI_MINOR);
 	return 0;
 
 err_lifecycle_exit:

@@ -12,6 +12,7 @@
 
 #include <linux/hash.h>
 #include <linux/hashtable.h>
+#include <linux/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -77,6 +78,8 @@ static void posixtrace_proc_free_rcu(struct rcu_head *rcu)
 	for (i = 0; i < proc->nr_names; i++)
 		kfree(proc->names[i]);
 	kfree(proc->names);
+	if (proc->enable_page)
+		put_page(proc->enable_page);
 	put_pid(proc->tgid);
 	mutex_destroy(&proc->names_lock);
 	kfree(proc);
@@ -96,7 +99,7 @@ void posixtrace_proc_put(struct posixtrace_proc *proc)
 	kref_put(&proc->ref, posixtrace_proc_release);
 }
 
-/* True while the thread group has a live thread that has not begun exiting. */
+/* True until the last thread of the group has passed do_exit()'s count. */
 static bool posixtrace_tgid_alive(struct pid *tgid)
 {
 	struct task_struct *task;
@@ -104,7 +107,7 @@ static bool posixtrace_tgid_alive(struct pid *tgid)
 
 	rcu_read_lock();
 	task = pid_task(tgid, PIDTYPE_TGID);
-	if (task && task->signal && atomic_read(&task->signal->live) > 0)
+	if (task && atomic_read(&task->signal->live) > 0)
 		alive = true;
 	rcu_read_unlock();
 	return alive;
@@ -144,16 +147,26 @@ struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create)
 	proc = posixtrace_proc_lookup(tgid);
 	if (proc) {
 		kref_get(&proc->ref);
-	} else if (!posixtrace_tgid_alive(tgid)) {
+		goto unlock;
+	}
+	/*
+	 * Count the entry before looking at signal->live, and the exit hook
+	 * reads the count after decrementing it (a full barrier): one of the
+	 * two sees the other, so an entry is never left behind unseen.
+	 */
+	atomic_inc(&posixtrace_nr_procs);
+	smp_mb__after_atomic();	/* pairs with the exit's atomic_dec_and_test() */
+	if (!posixtrace_tgid_alive(tgid)) {
+		atomic_dec(&posixtrace_nr_procs);
 		proc = ERR_PTR(-ESRCH);
 	} else {
 		kref_get(&new->ref);	/* the table's reference */
-		atomic_inc(&posixtrace_nr_procs);
 		hash_add_rcu(posixtrace_proc_table, &new->node,
 			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
 		proc = new;
 		new = NULL;
 	}
+unlock:
 	spin_unlock(&posixtrace_proc_table_lock);
 	if (new)
 		posixtrace_proc_put(new);
@@ -317,16 +330,81 @@ bool posixtrace_event_next(struct posixtrace_proc *proc, u32 from, u32 *id)
 	return false;
 }
 
-/* Recompute the largest max data size of the streams tracing @proc. */
-void posixtrace_proc_update_max_data(struct posixtrace_proc *proc)
+/*
+ * Recompute what emitters read without the streams' locks: the largest max
+ * data size of the streams tracing @proc, and the enable bits of its page.
+ * An id is enabled while a stream that may record (running, or stopped
+ * because full) does not filter it out. Bits may be briefly stale while a
+ * command runs; they are never clear after a command enabling recording
+ * returned.
+ */
+void posixtrace_proc_update(struct posixtrace_proc *proc)
 {
+	u64 words[POSIXTRACE_EVENTSET_WORDS];
+	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
+	DECLARE_BITMAP(admitted, POSIXTRACE_EVENT_ID_MAX);
 	struct posixtrace_stream *stream;
 	size_t max = 0;
+	int i;
 
 	lockdep_assert_held(&proc->lock);
-	list_for_each_entry(stream, &proc->streams, proc_node)
+	bitmap_zero(enabled, POSIXTRACE_EVENT_ID_MAX);
+	list_for_each_entry(stream, &proc->streams, proc_node) {
 		max = max_t(size_t, max, stream->attr.max_data_size);
+		spin_lock(&stream->lock);
+		if (posixtrace_stream_may_record(stream)) {
+			bitmap_complement(admitted, stream->filter,
+					  POSIXTRACE_EVENT_ID_MAX);
+			bitmap_or(enabled, enabled, admitted,
+				  POSIXTRACE_EVENT_ID_MAX);
+		}
+		spin_unlock(&stream->lock);
+	}
 	WRITE_ONCE(proc->max_data_size, max);
+	if (!proc->enable)
+		return;
+	bitmap_to_arr64(words, enabled, POSIXTRACE_EVENT_ID_MAX);
+	for (i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
+		WRITE_ONCE(proc->enable->enabled[i], words[i]);
+}
+
+/* posixtrace_proc_update(), taking the process's lock. */
+void posixtrace_proc_update_locked(struct posixtrace_proc *proc)
+{
+	spin_lock(&proc->lock);
+	posixtrace_proc_update(proc);
+	spin_unlock(&proc->lock);
+}
+
+/**
+ * posixtrace_proc_enable_page - the process's enable page, made if need be
+ * @proc: the process
+ *
+ * Return: the page (the caller takes its own reference to map it), or NULL
+ * when out of memory.
+ */
+struct page *posixtrace_proc_enable_page(struct posixtrace_proc *proc)
+{
+	struct page *page;
+
+	if (READ_ONCE(proc->enable_page))
+		return proc->enable_page;
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	((struct posixtrace_enable_page *)page_address(page))->magic =
+		POSIXTRACE_ENABLE_MAGIC;
+
+	spin_lock(&proc->lock);
+	if (proc->enable_page) {
+		put_page(page);		/* another thread won */
+	} else {
+		proc->enable_page = page;
+		proc->enable = page_address(page);
+		posixtrace_proc_update(proc);
+	}
+	spin_unlock(&proc->lock);
+	return proc->enable_page;
 }
 
 /**

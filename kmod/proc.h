@@ -30,6 +30,13 @@ struct posixtrace_proc {
 	struct list_head streams;
 	/* The largest max_data_size of @streams: what an emitter copies in. */
 	size_t max_data_size;
+	/*
+	 * The enable page the process maps read-only (see the uapi header),
+	 * allocated when first mapped; written under @lock. A reference on
+	 * @enable_page is held here, and one by each mapping.
+	 */
+	struct page *enable_page;
+	struct posixtrace_enable_page *enable;
 
 	/*
 	 * @names_lock serialises name registration. @nr_names only grows and
@@ -52,7 +59,9 @@ bool posixtrace_proc_event_valid(struct posixtrace_proc *proc, u32 id);
 int posixtrace_event_name(struct posixtrace_proc *proc, u32 id,
 			  char name[POSIXTRACE_EVENT_NAME_MAX + 1]);
 bool posixtrace_event_next(struct posixtrace_proc *proc, u32 from, u32 *id);
-void posixtrace_proc_update_max_data(struct posixtrace_proc *proc);
+void posixtrace_proc_update(struct posixtrace_proc *proc);
+void posixtrace_proc_update_locked(struct posixtrace_proc *proc);
+struct page *posixtrace_proc_enable_page(struct posixtrace_proc *proc);
 long posixtrace_ioctl_eventid_open(struct posixtrace_proc *proc,
 				   struct posixtrace_eventid __user *ueid);
 

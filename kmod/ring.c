@@ -14,7 +14,7 @@ int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t size)
 {
 	memset(ring, 0, sizeof(*ring));
 	/* Charged to the creator's memory cgroup: the size is theirs. */
-	ring->buf = kvmalloc(size, GFP_KERNEL_ACCOUNT);
+	ring->buf = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ring->buf)
 		return -ENOMEM;
 	ring->size = size;
@@ -35,7 +35,7 @@ void posixtrace_ring_reset(struct posixtrace_ring *ring)
 	ring->head = 0;
 	ring->tail = 0;
 	ring->used = 0;
-	ring->count = 0;
+	WRITE_ONCE(ring->count, 0);
 }
 
 static size_t posixtrace_ring_advance(const struct posixtrace_ring *ring,
@@ -81,7 +81,8 @@ void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
 	posixtrace_ring_copy_in(ring, off, zeroes, rec_len - hdr_len - data_len);
 	ring->head = posixtrace_ring_advance(ring, ring->head, rec_len);
 	ring->used += rec_len;
-	ring->count++;
+	/* Readers' wait conditions peek at count without the lock. */
+	WRITE_ONCE(ring->count, ring->count + 1);
 }
 
 /* Copy the first @len bytes of the oldest record; the ring is not empty. */
@@ -104,5 +105,5 @@ void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len)
 {
 	ring->tail = posixtrace_ring_advance(ring, ring->tail, rec_len);
 	ring->used -= rec_len;
-	ring->count--;
+	WRITE_ONCE(ring->count, ring->count - 1);
 }

@@ -15,7 +15,7 @@
  */
 struct posixtrace_ring {
 	u8 *buf;
-	size_t size;	/* bytes of buf; a multiple of 8 */
+	size_t size;	/* bytes of buf */
 	size_t head;	/* offset of the next byte to write */
 	size_t tail;	/* offset of the oldest record */
 	size_t used;	/* bytes between tail and head */

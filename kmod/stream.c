@@ -9,8 +9,8 @@
  * gap as well as in the counters.
  *
  * Full policies. The ring holds stream_size bytes of records plus room for
- * one system event, kept so that the system event a policy requires can
- * always be recorded:
+ * one STOP: every other record leaves that much free, so that the STOP an
+ * UNTIL_FULL stream records when it fills can always be recorded:
  *
  *  - POSIX_TRACE_LOOP: the oldest records are overwritten, each counted
  *    lost, and the overrun status is set. The stream stays running and is
@@ -25,6 +25,12 @@
  *    Events generated while it is stopped so are lost (overrun). Once
  *    readers have emptied it, the stream restarts by itself and records
  *    POSIX_TRACE_START, unless posix_trace_stop() was called meanwhile.
+ *
+ * Filters (TEF). Event types in a stream's filter are neither recorded nor
+ * counted: the check is made under the stream's lock, where the filter is
+ * also changed, so a change is atomic for every producer. System events
+ * are filtered like the others. START carries the filter in force, FILTER
+ * the old and the new one.
  */
 
 #include <linux/anon_inodes.h>
@@ -42,17 +48,56 @@
 #include "stream.h"
 #include "ustruct.h"
 
+/*
+ * Limits root may change. Each has a ceiling, so that no setting lets a
+ * user's sizes overflow a record's u32 size or reach kvmalloc()'s limit.
+ */
 static unsigned int max_streams = 64;
-module_param(max_streams, uint, 0644);
-MODULE_PARM_DESC(max_streams, "TRACE_SYS_MAX: trace streams system-wide");
-
-static unsigned long max_stream_size = SZ_64M;
-module_param(max_stream_size, ulong, 0644);
-MODULE_PARM_DESC(max_stream_size, "Largest stream size in bytes (ENOMEM above)");
-
+static unsigned int max_stream_size = SZ_64M;
 static unsigned int max_data_size = SZ_64K;
-module_param(max_data_size, uint, 0644);
-MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes");
+
+static int posixtrace_param_set_streams(const char *val,
+					const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 4096);
+}
+
+static int posixtrace_param_set_stream_size(const char *val,
+					    const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, POSIXTRACE_SYSTEM_RECORD_MAX,
+				     SZ_1G);
+}
+
+static int posixtrace_param_set_data_size(const char *val,
+					  const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, SZ_1M);
+}
+
+static const struct kernel_param_ops posixtrace_streams_ops = {
+	.set = posixtrace_param_set_streams,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops posixtrace_stream_size_ops = {
+	.set = posixtrace_param_set_stream_size,
+	.get = param_get_uint,
+};
+
+static const struct kernel_param_ops posixtrace_data_size_ops = {
+	.set = posixtrace_param_set_data_size,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_streams, &posixtrace_streams_ops, &max_streams, 0644);
+MODULE_PARM_DESC(max_streams, "TRACE_SYS_MAX: trace streams system-wide (1-4096)");
+module_param_cb(max_stream_size, &posixtrace_stream_size_ops,
+		&max_stream_size, 0644);
+MODULE_PARM_DESC(max_stream_size, "Largest stream size in bytes, ENOMEM above (352-1G)");
+module_param_cb(max_data_size, &posixtrace_data_size_ops, &max_data_size,
+		0644);
+MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes (0-1M)");
 
 #define POSIXTRACE_DEFAULT_STREAM_SIZE	SZ_1M
 /* Readers copy out at most this much per call, and at least one record. */
@@ -63,7 +108,6 @@ static LIST_HEAD(posixtrace_streams);
 static DEFINE_SPINLOCK(posixtrace_streams_lock);
 /* Streams not shut down: TRACE_SYS_MAX counts these. */
 static atomic_t posixtrace_nr_streams = ATOMIC_INIT(0);
-static u64 posixtrace_last_stream_id;
 
 static void posixtrace_streams_reap(struct work_struct *work);
 static DECLARE_WORK(posixtrace_reap_work, posixtrace_streams_reap);
@@ -96,33 +140,26 @@ static int posixtrace_attr_check(struct posixtrace_attr *attr)
 	return 0;
 }
 
-/* The thread group to trace: the caller's for pid 0. */
-static struct pid *posixtrace_target(pid_t pid)
+/*
+ * The thread group to trace (the caller's for pid 0), with a reference on
+ * its leader, whose exec_update_lock the caller takes.
+ */
+static struct task_struct *posixtrace_target(pid_t pid, struct pid **tgid)
 {
 	struct task_struct *task;
-	struct pid *tgid;
-	bool allowed;
 
-	if (!pid)
-		return get_pid(task_tgid(current));
 	if (pid < 0)
 		return ERR_PTR(-ESRCH);
-	tgid = find_get_pid(pid);
-	if (!tgid)
+	*tgid = pid ? find_get_pid(pid) : get_pid(task_tgid(current));
+	if (!*tgid)
 		return ERR_PTR(-ESRCH);
 	/* A thread id that is not a process id finds no task here. */
-	task = get_pid_task(tgid, PIDTYPE_TGID);
+	task = get_pid_task(*tgid, PIDTYPE_TGID);
 	if (!task) {
-		put_pid(tgid);
+		put_pid(*tgid);
 		return ERR_PTR(-ESRCH);
 	}
-	allowed = posixtrace_may_trace(task);
-	put_task_struct(task);
-	if (!allowed) {
-		put_pid(tgid);
-		return ERR_PTR(-EPERM);
-	}
-	return tgid;
+	return task;
 }
 
 static struct posixtrace_stream *posixtrace_stream_alloc(void)
@@ -191,13 +228,12 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream)
 	struct posixtrace_proc *proc = stream->proc;
 
 	spin_lock(&posixtrace_streams_lock);
-	stream->id = ++posixtrace_last_stream_id;
 	list_add_tail(&stream->all_node, &posixtrace_streams);
 	spin_unlock(&posixtrace_streams_lock);
 
 	spin_lock(&proc->lock);
 	list_add_tail_rcu(&stream->proc_node, &proc->streams);
-	posixtrace_proc_update_max_data(proc);
+	posixtrace_proc_update(proc);
 	spin_unlock(&proc->lock);
 }
 
@@ -211,17 +247,24 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream)
  * (TRACE_SYS_MAX), -ENOMEM.
  */
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
-			     pid_t pid)
+			     pid_t pid, int mem_fd)
 {
 	struct posixtrace_stream *stream;
+	struct task_struct *task;
 	struct timespec64 now;
 	struct file *file;
 	struct pid *tgid;
 	int fd, ret;
 
+	/* The slot first: a refused create allocates nothing. */
+	ret = posixtrace_stream_slot_get();
+	if (ret)
+		return ret;
 	stream = posixtrace_stream_alloc();
-	if (!stream)
-		return -ENOMEM;
+	if (!stream) {
+		ret = -ENOMEM;
+		goto err_put_slot;
+	}
 	ret = posixtrace_struct_from_user(&stream->attr, sizeof(stream->attr),
 					  uattr, POSIXTRACE_ATTR_SIZE_VER0);
 	if (ret)
@@ -234,39 +277,46 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	stream->attr.create_time_sec = now.tv_sec;
 	stream->attr.create_time_nsec = now.tv_nsec;
 
-	tgid = posixtrace_target(pid);
-	if (IS_ERR(tgid)) {
-		ret = PTR_ERR(tgid);
-		goto err_put_stream;
-	}
-	stream->proc = posixtrace_proc_get(tgid, true);
-	put_pid(tgid);
-	if (IS_ERR(stream->proc)) {
-		ret = PTR_ERR(stream->proc);
-		stream->proc = NULL;
-		goto err_put_stream;
-	}
-
 	ret = posixtrace_ring_alloc(&stream->ring, stream->attr.stream_size +
-				    POSIXTRACE_SYSTEM_RECORD_MAX);
+				    POSIXTRACE_STOP_RECORD_SIZE);
 	if (ret)
 		goto err_put_stream;
 	stream->bounce_size = max(POSIXTRACE_BOUNCE_SIZE,
 				  POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
 				  2 * sizeof(struct posixtrace_record));
-	stream->bounce = kvmalloc(stream->bounce_size, GFP_KERNEL_ACCOUNT);
+	stream->bounce = kvmalloc(stream->bounce_size,
+				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!stream->bounce) {
 		ret = -ENOMEM;
 		goto err_put_stream;
 	}
 
-	ret = posixtrace_stream_slot_get();
-	if (ret)
+	task = posixtrace_target(pid, &tgid);
+	if (IS_ERR(task)) {
+		ret = PTR_ERR(task);
 		goto err_put_stream;
+	}
+	/*
+	 * As perf_event_open() does: the target cannot exec between the
+	 * permission check and the stream being in place, and an exec after
+	 * it finds the stream and judges it (see the exec hook).
+	 */
+	ret = down_read_killable(&task->signal->exec_update_lock);
+	if (ret)
+		goto err_put_task;
+	ret = posixtrace_may_trace(task, mem_fd);
+	if (ret)
+		goto err_unlock_exec;
+	stream->proc = posixtrace_proc_get(tgid, true);
+	if (IS_ERR(stream->proc)) {
+		ret = PTR_ERR(stream->proc);
+		stream->proc = NULL;
+		goto err_unlock_exec;
+	}
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
-		goto err_put_slot;
+		goto err_unlock_exec;
 	}
 	file = anon_inode_getfile("[posixtrace]", &posixtrace_stream_fops,
 				  stream, O_RDWR | O_CLOEXEC);
@@ -276,15 +326,23 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	}
 	/* Nothing fails from here on: the file owns the reference. */
 	posixtrace_stream_publish(stream);
+	up_read(&task->signal->exec_update_lock);
+	put_task_struct(task);
+	put_pid(tgid);
 	fd_install(fd, file);
 	return fd;
 
 err_put_fd:
 	put_unused_fd(fd);
-err_put_slot:
-	posixtrace_stream_slot_put();
+err_unlock_exec:
+	up_read(&task->signal->exec_update_lock);
+err_put_task:
+	put_task_struct(task);
+	put_pid(tgid);
 err_put_stream:
 	posixtrace_stream_put(stream);
+err_put_slot:
+	posixtrace_stream_slot_put();
 	return ret;
 }
 
@@ -296,6 +354,7 @@ static void posixtrace_record_init(struct posixtrace_stream *stream,
 {
 	memset(rec, 0, sizeof(*rec));
 	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
+	rec->header_size = sizeof(*rec);
 	rec->event_id = id;
 	rec->ts_sec = ts->tv_sec;
 	rec->ts_nsec = ts->tv_nsec;
@@ -313,7 +372,12 @@ static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
 
 	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
 	if (!stream->gap_pending) {
+		/* The markers are generated now: filtered as of now. */
 		stream->gap_pending = true;
+		stream->gap_overflow =
+			!test_bit(POSIXTRACE_EVENT_OVERFLOW, stream->filter);
+		stream->gap_resume =
+			!test_bit(POSIXTRACE_EVENT_RESUME, stream->filter);
 		stream->gap_ts_sec = oldest.ts_sec;
 		stream->gap_ts_nsec = oldest.ts_nsec;
 	}
@@ -335,15 +399,18 @@ static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 
 /*
  * Store @rec and its data under the stream's lock, applying the full
- * policy. System events may use the room kept for them; user events may
- * not. Returns false if the event was lost.
+ * policy. Only a system STOP may use the room kept for it. Returns false if
+ * the event was lost.
  */
 static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 				    struct posixtrace_record *rec,
 				    const void *data, bool system)
 {
 	struct posixtrace_ring *ring = &stream->ring;
-	size_t keep = system ? 0 : POSIXTRACE_SYSTEM_RECORD_MAX;
+	size_t keep = POSIXTRACE_STOP_RECORD_SIZE;
+
+	if (system && rec->event_id == POSIXTRACE_EVENT_STOP)
+		keep = 0;
 
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
@@ -360,7 +427,8 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 		};
 
 		posixtrace_stream_lost(stream);
-		if (!system)
+		/* Full: a FILTER event that cannot be recorded stops it too. */
+		if (keep)
 			posixtrace_stream_auto_stop(stream, &ts);
 		return false;
 	}
@@ -371,29 +439,51 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	return true;
 }
 
-/* Record a system event generated by the stream itself. */
+/*
+ * Record a system event generated by the stream itself, unless filtered.
+ * Returns false only if it was lost for want of room.
+ */
 static bool posixtrace_stream_store_system(struct posixtrace_stream *stream,
 					   u32 id, struct task_struct *task,
 					   const struct timespec64 *ts,
-					   const u32 *data)
+					   const void *data, size_t len)
 {
 	struct posixtrace_record rec;
 
-	posixtrace_record_init(stream, &rec, id, task, ts, data ? sizeof(*data) : 0);
+	if (test_bit(id, stream->filter))
+		return true;
+	posixtrace_record_init(stream, &rec, id, task, ts, len);
 	return posixtrace_stream_store(stream, &rec, data, true);
+}
+
+static void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
+					 struct task_struct *task,
+					 const struct timespec64 *ts, u32 automatic)
+{
+	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_STOP, task, ts,
+				       &automatic, sizeof(automatic));
+}
+
+/* START carries the filter in force (XSH 2.11.2, with TEF). */
+static bool posixtrace_stream_store_start(struct posixtrace_stream *stream,
+					  struct task_struct *task,
+					  const struct timespec64 *ts)
+{
+	struct posixtrace_eventset set;
+
+	bitmap_to_arr64(set.bits, stream->filter, POSIXTRACE_EVENT_ID_MAX);
+	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_START,
+					      task, ts, &set, sizeof(set));
 }
 
 static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 					const struct timespec64 *ts)
 {
-	static const u32 automatic = 1;
-
 	stream->running = false;
 	stream->auto_stopped = true;
 	stream->restart_pending = true;
 	stream->full_status = POSIXTRACE_FULL;
-	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_STOP, NULL, ts,
-				       &automatic);
+	posixtrace_stream_store_stop(stream, NULL, ts, 1);
 }
 
 static void posixtrace_stream_wake(struct posixtrace_stream *stream)
@@ -416,7 +506,6 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 	size_t len;
 
 	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
-	len = min(len, emit->copied);
 	ktime_get_real_ts64(&ts);
 	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
 			       len);
@@ -439,11 +528,25 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 {
 	bool stored = false;
 
+	/*
+	 * A stream that wants more data than the emitter copied appeared
+	 * after it looked: to this stream the event came before it existed.
+	 */
+	if (min_t(size_t, emit->data_len, stream->attr.max_data_size) >
+	    emit->copied)
+		return;
+
 	spin_lock(&stream->lock);
-	if (stream->running)
+	if (test_bit(emit->event_id, stream->filter)) {
+		;	/* filtered out: neither recorded nor lost */
+	} else if (stream->running) {
 		stored = posixtrace_stream_store_user(stream, emit);
-	else if (stream->auto_stopped)
+		/* Lost, but it stopped the stream: readers get the STOP. */
+		stored |= stream->auto_stopped;
+	} else if (stream->auto_stopped && stream->restart_pending) {
+		/* Generated while full: lost (after a stop, not generated). */
 		posixtrace_stream_lost(stream);
+	}
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
@@ -460,7 +563,6 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
  */
 void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 {
-	static const u32 explicit_stop;
 	struct timespec64 ts;
 	bool stored = false;
 
@@ -469,8 +571,8 @@ void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 	if (stream->shut_down) {
 		/* Killed by its creator's exit or exec: nothing to do. */
 	} else if (stream->auto_stopped) {
-		if (id == POSIXTRACE_EVENT_STOP)
-			stream->restart_pending = false;
+		/* Full: nothing recorded now; the restart follows the last call. */
+		stream->restart_pending = id == POSIXTRACE_EVENT_START;
 	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
 		/*
 		 * UNTIL_FULL with not even room for START (an explicit STOP
@@ -478,17 +580,19 @@ void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 		 * START is then not recorded and nothing changes.
 		 */
 		if (stream->attr.stream_full_policy == POSIXTRACE_UNTIL_FULL &&
-		    posixtrace_ring_free(&stream->ring) < POSIXTRACE_RECORD_SIZE(0)) {
+		    !test_bit(id, stream->filter) &&
+		    posixtrace_ring_free(&stream->ring) <
+		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
+		    POSIXTRACE_STOP_RECORD_SIZE) {
 			stream->full_status = POSIXTRACE_FULL;
 		} else {
-			stored = posixtrace_stream_store_system(stream, id, current,
-								&ts, NULL);
+			stored = posixtrace_stream_store_start(stream, current, &ts);
 			stream->running = stored;
 		}
 	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
-		stored = posixtrace_stream_store_system(stream, id, current,
-							&ts, &explicit_stop);
+		posixtrace_stream_store_stop(stream, current, &ts, 0);
 		stream->running = false;
+		stored = true;
 	}
 	spin_unlock(&stream->lock);
 	if (stored)
@@ -513,12 +617,13 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 		return;
 	stream->auto_stopped = false;
 	stream->full_status = POSIXTRACE_NOT_FULL;
+	/* May record no more, unless it restarts: the reader redoes the bits. */
+	stream->enable_stale = true;
 	if (stream->restart_pending) {
 		stream->restart_pending = false;
 		ktime_get_real_ts64(&ts);
-		stream->running =
-			posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_START,
-						       NULL, &ts, NULL);
+		stream->running = posixtrace_stream_store_start(stream, NULL,
+								&ts);
 	}
 }
 
@@ -537,6 +642,64 @@ void posixtrace_stream_clear(struct posixtrace_stream *stream)
 	stream->auto_stopped = false;
 	stream->restart_pending = false;
 	spin_unlock(&stream->lock);
+}
+
+/**
+ * posixtrace_stream_set_filter - posix_trace_set_filter()
+ * @stream: the stream; its ctl_lock is held
+ * @set: the set of event types given
+ * @how: POSIXTRACE_SET_EVENTSET, ADD_EVENTSET or SUB_EVENTSET
+ *
+ * On a running stream, records FILTER with the old and the new filter,
+ * unless the new one filters FILTER out.
+ *
+ * Return: 0, or -EINVAL for an unknown @how.
+ */
+int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
+				 const unsigned long *set, u32 how)
+{
+	struct posixtrace_eventset data[2];
+	struct timespec64 ts;
+	bool stored = false;
+
+	lockdep_assert_held(&stream->ctl_lock);
+	if (how != POSIXTRACE_SET_EVENTSET && how != POSIXTRACE_ADD_EVENTSET &&
+	    how != POSIXTRACE_SUB_EVENTSET)
+		return -EINVAL;
+
+	spin_lock(&stream->lock);
+	bitmap_to_arr64(data[0].bits, stream->filter, POSIXTRACE_EVENT_ID_MAX);
+	if (how == POSIXTRACE_SET_EVENTSET)
+		bitmap_copy(stream->filter, set, POSIXTRACE_EVENT_ID_MAX);
+	else if (how == POSIXTRACE_ADD_EVENTSET)
+		bitmap_or(stream->filter, stream->filter, set,
+			  POSIXTRACE_EVENT_ID_MAX);
+	else
+		bitmap_andnot(stream->filter, stream->filter, set,
+			      POSIXTRACE_EVENT_ID_MAX);
+	if (stream->running) {
+		bitmap_to_arr64(data[1].bits, stream->filter,
+				POSIXTRACE_EVENT_ID_MAX);
+		ktime_get_real_ts64(&ts);
+		stored = posixtrace_stream_store_system(stream,
+							POSIXTRACE_EVENT_FILTER,
+							current, &ts, data,
+							sizeof(data));
+		/* Or it did not fit and stopped the stream: wake for the STOP. */
+		stored |= stream->auto_stopped;
+	}
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+	return 0;
+}
+
+/* May the stream record events now? For the producers' enable bits. */
+bool posixtrace_stream_may_record(struct posixtrace_stream *stream)
+{
+	lockdep_assert_held(&stream->lock);
+	/* Events sent to a stream stopped because full count as lost. */
+	return stream->running || stream->auto_stopped;
 }
 
 /*
@@ -561,7 +724,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 
 	spin_lock(&proc->lock);
 	list_del_rcu(&stream->proc_node);
-	posixtrace_proc_update_max_data(proc);
+	posixtrace_proc_update(proc);
 	spin_unlock(&proc->lock);
 
 	wake_up_all(&stream->wq);
@@ -577,13 +740,18 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
  */
 void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
 {
-	void *buf;
+	void *buf, *bounce;
 
 	mutex_lock(&stream->ctl_lock);
 	posixtrace_stream_kill(stream);
 	spin_lock(&stream->lock);
 	buf = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
+	/* Readers check shut_down before using it, under read_lock. */
+	mutex_lock(&stream->read_lock);
+	bounce = stream->bounce;
+	stream->bounce = NULL;
+	mutex_unlock(&stream->read_lock);
 
 	spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
@@ -592,6 +760,7 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
 
 	/* Emitters take the lock and see shut_down: none reaches @buf now. */
 	kvfree(buf);
+	kvfree(bounce);
 }
 
 /* Shut down the streams whose creator exited or exec'd (process context). */
@@ -646,6 +815,29 @@ void posixtrace_streams_creator_gone(struct pid *tgid)
 	spin_unlock(&posixtrace_streams_lock);
 	if (found)
 		schedule_work(&posixtrace_reap_work);
+}
+
+/**
+ * posixtrace_streams_target_exec - a traced process exec'd
+ * @task: the thread that exec'd, in the new image
+ *
+ * Streams of other processes stop tracing it when ptrace could no longer
+ * attach: a set-id or otherwise privileged exec, or an image that is not
+ * dumpable. Called from the exec hook, which cannot sleep.
+ */
+void posixtrace_streams_target_exec(struct task_struct *task)
+{
+	struct pid *tgid = task_tgid(task);
+	struct posixtrace_stream *stream;
+
+	if (!atomic_read(&posixtrace_nr_streams) ||
+	    posixtrace_may_keep_tracing(task))
+		return;
+	spin_lock(&posixtrace_streams_lock);
+	list_for_each_entry(stream, &posixtrace_streams, all_node)
+		if (stream->proc->tgid == tgid && stream->creator != tgid)
+			posixtrace_stream_kill(stream);
+	spin_unlock(&posixtrace_streams_lock);
 }
 
 /* Module exit: the hooks are gone; let a pending reap finish. */

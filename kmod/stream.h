@@ -2,6 +2,7 @@
 #ifndef _POSIXTRACE_STREAM_H
 #define _POSIXTRACE_STREAM_H
 
+#include <linux/bitmap.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -10,7 +11,6 @@
 #include <linux/spinlock.h>
 #include <linux/time64.h>
 #include <linux/wait.h>
-#include <linux/workqueue.h>
 
 #include "ring.h"
 
@@ -19,16 +19,22 @@ struct posixtrace_proc;
 /* A record's size in the ring: header, data, padding to 8 bytes. */
 #define POSIXTRACE_RECORD_SIZE(len) \
 	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
-/* The largest system event: an int of data (POSIX_TRACE_STOP's "auto"). */
-#define POSIXTRACE_SYSTEM_RECORD_MAX	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+/*
+ * STOP, with its int "auto": the room every other record leaves free, so
+ * that the STOP a full UNTIL_FULL stream records always fits.
+ */
+#define POSIXTRACE_STOP_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+/* The largest system event: FILTER, with the old and the new filter. */
+#define POSIXTRACE_SYSTEM_RECORD_MAX \
+	POSIXTRACE_RECORD_SIZE(2 * sizeof(struct posixtrace_eventset))
 
 /*
  * A trace stream.
  *
- * References: one held by its file (the anon inode fd the creator got), one
- * held while a shutdown work item is queued, and short-lived ones taken by
- * the exit hook. Emitters find the stream on its process's RCU list and
- * never take a reference: the stream is freed after a grace period.
+ * References: one held by its file (the anon inode fd the creator got), and
+ * short-lived ones taken by the reap work. Emitters find the stream on its
+ * process's RCU list and never take a reference: the stream is freed after
+ * a grace period.
  *
  * Locks:
  *  - @ctl_lock (mutex) serialises start, stop, clear and shutdown.
@@ -41,7 +47,6 @@ struct posixtrace_proc;
 struct posixtrace_stream {
 	struct kref ref;
 	struct rcu_head rcu;
-	u64 id;				/* unique while the module is loaded */
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
 	struct posixtrace_proc *proc;	/* the traced process; reference held */
@@ -57,9 +62,14 @@ struct posixtrace_stream {
 	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
 	bool restart_pending;		/* ... and restarts once emptied */
 	bool gap_pending;		/* LOOP: records overwritten since last read */
+	bool gap_overflow;		/* ... to be reported by OVERFLOW */
+	bool gap_resume;		/* ... and RESUME (not filtered out then) */
+	bool enable_stale;		/* drained: the enable bits need redoing */
 	bool creator_gone;		/* the creator exited or exec'd */
 	s64 gap_ts_sec;			/* time of the first one overwritten */
 	u32 gap_ts_nsec;
+	/* Event types not recorded (TEF); empty at creation. */
+	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
 	u32 full_status;
 	u32 overrun_status;
 	u64 seq;			/* sequence number of the next event */
@@ -73,7 +83,6 @@ struct posixtrace_stream {
 
 	struct list_head proc_node;	/* in proc->streams (RCU) */
 	struct list_head all_node;	/* in the stream list */
-	struct work_struct shutdown_work;
 };
 
 /* An event as an emitter hands it to every stream tracing it. */
@@ -88,15 +97,19 @@ struct posixtrace_emit {
 };
 
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
-			     pid_t pid);
+			     pid_t pid, int mem_fd);
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emit);
 void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
 void posixtrace_stream_clear(struct posixtrace_stream *stream);
+int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
+				 const unsigned long *set, u32 how);
+bool posixtrace_stream_may_record(struct posixtrace_stream *stream);
 void posixtrace_stream_shutdown(struct posixtrace_stream *stream);
 void posixtrace_stream_put(struct posixtrace_stream *stream);
 void posixtrace_streams_creator_gone(struct pid *tgid);
+void posixtrace_streams_target_exec(struct task_struct *task);
 void posixtrace_streams_exit(void);
 
 /* stream_ops.c */

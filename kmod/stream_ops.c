@@ -21,17 +21,44 @@ static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
 	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
 }
 
-/* A system event built by the reader (OVERFLOW, RESUME): no ring space. */
+/*
+ * A system event built by the reader (OVERFLOW, RESUME): it takes no ring
+ * space. Returns the bytes written at @dst.
+ */
 static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
 					     u32 nsec, u64 seq)
 {
 	struct posixtrace_record rec = {
-		.size = sizeof(rec), .event_id = id,
+		.size = sizeof(rec), .header_size = sizeof(rec), .event_id = id,
 		.ts_sec = sec, .ts_nsec = nsec, .seq = seq,
 	};
 
 	memcpy(dst, &rec, sizeof(rec));
 	return sizeof(rec);
+}
+
+/*
+ * Report a LOOP gap before @next, the first event after it: OVERFLOW with
+ * the time of the first event lost, RESUME with @next's time.
+ */
+static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
+				    u8 *dst, const struct posixtrace_record *next)
+{
+	size_t len = 0;
+
+	if (stream->gap_overflow)
+		len += posixtrace_reader_system_event(dst,
+						      POSIXTRACE_EVENT_OVERFLOW,
+						      stream->gap_ts_sec,
+						      stream->gap_ts_nsec,
+						      next->seq);
+	if (stream->gap_resume)
+		len += posixtrace_reader_system_event(dst + len,
+						      POSIXTRACE_EVENT_RESUME,
+						      next->ts_sec,
+						      next->ts_nsec, next->seq);
+	stream->gap_pending = false;
+	return len;
 }
 
 /*
@@ -60,24 +87,20 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream,
 			break;
 		}
 		if (stream->gap_pending) {
-			used += posixtrace_reader_system_event(dst + used,
-					POSIXTRACE_EVENT_OVERFLOW,
-					stream->gap_ts_sec, stream->gap_ts_nsec,
-					next.seq);
-			used += posixtrace_reader_system_event(dst + used,
-					POSIXTRACE_EVENT_RESUME,
-					next.ts_sec, next.ts_nsec, next.seq);
-			stream->gap_pending = false;
-			n += 2;
+			size_t gap = posixtrace_reader_gap(stream, dst + used,
+							   &next);
+
+			used += gap;
+			n += gap / sizeof(struct posixtrace_record);
 		}
 		posixtrace_ring_read(ring, dst + used, next.size);
 		used += next.size;
 		n++;
+		/* Events read: what was recorded, not what the reader made. */
+		stream->events_read++;
 	}
-	if (n) {
-		stream->events_read += n;
+	if (n)
 		posixtrace_stream_drained(stream);
-	}
 	*bytes = used;
 	return n;
 }
@@ -120,6 +143,7 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	struct posixtrace_getnext gn;
 	ktime_t expires, *timeout = NULL;
 	size_t bytes = 0, room;
+	bool stale;
 	u32 usize;
 	int n, ret;
 
@@ -127,14 +151,11 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 					  POSIXTRACE_GETNEXT_SIZE_VER0);
 	if (ret)
 		return ret;
+	/* count and bytes are outputs: a reused struct may carry old ones. */
 	if ((gn.flags & ~POSIXTRACE_GETNEXT_FLAGS) ||
 	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
-	    gn.__reserved || gn.__reserved2 || gn.count || gn.bytes)
+	    gn.__reserved || gn.__reserved2)
 		return -EINVAL;
-	if (gn.flags & POSIXTRACE_GETNEXT_TIMED) {
-		expires = ktime_set(gn.timeout_sec, gn.timeout_nsec);
-		timeout = &expires;
-	}
 
 	room = min_t(size_t, gn.buf_size, stream->bounce_size);
 	for (;;) {
@@ -145,7 +166,12 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 			n = -EINVAL;
 		else
 			n = posixtrace_stream_fill(stream, room, &bytes);
+		stale = stream->enable_stale;
+		stream->enable_stale = false;
 		spin_unlock(&stream->lock);
+		/* The process's lock comes before the stream's: redo it here. */
+		if (stale)
+			posixtrace_proc_update_locked(stream->proc);
 		if (n > 0 && copy_to_user(u64_to_user_ptr(gn.buf),
 					  stream->bounce, bytes))
 			n = -EFAULT;
@@ -153,8 +179,14 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 		if (n || (gn.flags & POSIXTRACE_GETNEXT_NONBLOCK))
 			break;
 		/* The timeout is checked only when the call would wait. */
-		if (timeout && gn.timeout_nsec >= NSEC_PER_SEC)
-			return -EINVAL;
+		if ((gn.flags & POSIXTRACE_GETNEXT_TIMED) && !timeout) {
+			if (gn.timeout_nsec >= NSEC_PER_SEC)
+				return -EINVAL;
+			/* Before the epoch has passed too; ktime_set() would wrap. */
+			expires = gn.timeout_sec < 0 ? 0 :
+				  ktime_set(gn.timeout_sec, gn.timeout_nsec);
+			timeout = &expires;
+		}
 		ret = posixtrace_stream_wait(stream, timeout);
 		if (ret)
 			return ret;
@@ -201,7 +233,7 @@ static long posixtrace_stream_get_status(struct posixtrace_stream *stream,
 	st.events_lost = stream->events_lost;
 	st.events_read = stream->events_read;
 	st.bytes_used = stream->ring.used;
-	st.bytes_total = stream->ring.size;
+	st.bytes_total = stream->attr.stream_size;
 	/* POSIX: reading the overrun status resets it. */
 	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
 	spin_unlock(&stream->lock);
@@ -219,7 +251,7 @@ static long posixtrace_stream_get_attr(struct posixtrace_stream *stream,
 					  POSIXTRACE_ATTR_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (attr.flags)
+	if (attr.flags || attr.__reserved || attr.__reserved2)
 		return -EINVAL;
 	return posixtrace_struct_to_user(uattr, attr.size, &stream->attr,
 					 sizeof(stream->attr));
@@ -278,6 +310,61 @@ static long posixtrace_stream_control(struct posixtrace_stream *stream,
 		posixtrace_stream_system_event(stream, POSIXTRACE_EVENT_STOP);
 	else
 		posixtrace_stream_clear(stream);
+	/* Before returning: a producer must see recording enabled at once. */
+	if (!ret)
+		posixtrace_proc_update_locked(stream->proc);
+	mutex_unlock(&stream->ctl_lock);
+	return ret;
+}
+
+/* Bits of the last word of an event set that name no event type. */
+#define POSIXTRACE_EVENTSET_TAIL \
+	(POSIXTRACE_EVENT_ID_MAX % 64 ? \
+	 ~0ULL << (POSIXTRACE_EVENT_ID_MAX % 64) : 0)
+
+static long posixtrace_stream_filter(struct posixtrace_stream *stream,
+				     unsigned int cmd,
+				     struct posixtrace_filter __user *ufilter)
+{
+	DECLARE_BITMAP(set, POSIXTRACE_EVENT_ID_MAX);
+	struct posixtrace_eventset uset;
+	struct posixtrace_filter filter;
+	long ret;
+
+	ret = posixtrace_struct_from_user(&filter, sizeof(filter), ufilter,
+					  POSIXTRACE_FILTER_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (filter.flags || filter.__reserved)
+		return -EINVAL;
+
+	if (cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_FILTER)) {
+		if (filter.how)
+			return -EINVAL;
+		spin_lock(&stream->lock);
+		bitmap_to_arr64(uset.bits, stream->filter,
+				POSIXTRACE_EVENT_ID_MAX);
+		spin_unlock(&stream->lock);
+		if (copy_to_user(u64_to_user_ptr(filter.set), &uset, sizeof(uset)))
+			return -EFAULT;
+		return 0;
+	}
+
+	if (copy_from_user(&uset, u64_to_user_ptr(filter.set), sizeof(uset)))
+		return -EFAULT;
+	if (uset.bits[POSIXTRACE_EVENTSET_WORDS - 1] & POSIXTRACE_EVENTSET_TAIL)
+		return -EINVAL;
+	bitmap_from_arr64(set, uset.bits, POSIXTRACE_EVENT_ID_MAX);
+
+	/* Interrupted, the filter is left as it was (POSIX). */
+	if (mutex_lock_interruptible(&stream->ctl_lock))
+		return -ERESTARTSYS;
+	if (stream->shut_down)
+		ret = -EINVAL;
+	else
+		ret = posixtrace_stream_set_filter(stream, set, filter.how);
+	if (!ret)
+		posixtrace_proc_update_locked(stream->proc);
 	mutex_unlock(&stream->ctl_lock);
 	return ret;
 }
@@ -288,6 +375,8 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	struct posixtrace_stream *stream = file->private_data;
 	void __user *uarg = (void __user *)arg;
 
+	if (_IOC_TYPE(cmd) != POSIXTRACE_IOC_MAGIC)
+		return -ENOTTY;
 	/* POSIX: a trid is valid only in the process that created it. */
 	if (task_tgid(current) != stream->creator)
 		return -EINVAL;
@@ -315,6 +404,10 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT):
 		return posixtrace_stream_eventtype(stream, POSIXTRACE_IOC_ID(cmd),
 						   uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_SET_FILTER):
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_FILTER):
+		return posixtrace_stream_filter(stream, POSIXTRACE_IOC_ID(cmd),
+						uarg);
 	}
 	return -ENOTTY;
 }

@@ -27,6 +27,7 @@ int posixtrace_struct_from_user(void *dst, size_t ksize,
 				const void __user *src, size_t min_size)
 {
 	u32 usize;
+	int ret;
 
 	if (get_user(usize, (const u32 __user *)src))
 		return -EFAULT;
@@ -34,7 +35,10 @@ int posixtrace_struct_from_user(void *dst, size_t ksize,
 		return -E2BIG;
 	if (usize < min_size)
 		return -EINVAL;
-	return copy_struct_from_user(dst, ksize, src, usize);
+	ret = copy_struct_from_user(dst, ksize, src, usize);
+	/* The size read again may differ: keep the one that was checked. */
+	*(u32 *)dst = usize;
+	return ret;
 }
 
 /**

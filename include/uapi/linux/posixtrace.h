@@ -42,7 +42,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	2
+#define POSIXTRACE_ABI_MINOR	3
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -66,7 +66,7 @@ struct posixtrace_version {
 
 #define POSIXTRACE_VERSION_SIZE_VER0	16
 
-/* Query the ABI version; the only command needing no open stream. */
+/* Query the ABI version of the loaded module. */
 #define POSIXTRACE_IOC_VERSION \
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x00, struct posixtrace_version)
 
@@ -92,6 +92,7 @@ struct posixtrace_version {
 #define POSIXTRACE_EVENT_SYSTEM_MAX	64
 #define POSIXTRACE_EVENT_UNNAMED_USER	64	/* posix_trace_unnamed_userevent */
 #define POSIXTRACE_EVENT_USER_BASE	65
+/* How many identifiers there are: every id is below this. */
 #define POSIXTRACE_EVENT_ID_MAX	\
 	(POSIXTRACE_EVENT_USER_BASE + POSIXTRACE_USER_EVENT_MAX)
 
@@ -113,6 +114,23 @@ struct posixtrace_version {
 #define POSIXTRACE_NOT_TRUNCATED	0
 #define POSIXTRACE_TRUNCATED_RECORD	1
 #define POSIXTRACE_TRUNCATED_READ	2
+
+/* Filter operations (posix_trace_set_filter's "how"), as in <trace.h>. */
+#define POSIXTRACE_SET_EVENTSET		18
+#define POSIXTRACE_ADD_EVENTSET		19
+#define POSIXTRACE_SUB_EVENTSET		20
+
+/*
+ * A set of event types: bit (id % 64) of word (id / 64) stands for event
+ * type id. Bits at or above POSIXTRACE_EVENT_ID_MAX are always zero. It is
+ * the layout of trace_event_set_t, and the data of the START event (the
+ * filter in force) and of the FILTER event (the old and the new filter).
+ */
+#define POSIXTRACE_EVENTSET_WORDS	((POSIXTRACE_EVENT_ID_MAX + 63) / 64)
+
+struct posixtrace_eventset {
+	__u64 bits[POSIXTRACE_EVENTSET_WORDS];
+};
 
 /**
  * struct posixtrace_attr - the attributes of a trace stream
@@ -150,14 +168,23 @@ struct posixtrace_attr {
 
 #define POSIXTRACE_ATTR_SIZE_VER0	128
 
+/* CREATE flags. */
+#define POSIXTRACE_CREATE_MEM_FD	(1U << 0)	/* @mem_fd is valid */
+
 /**
  * struct posixtrace_create - create a trace stream (POSIXTRACE_IOC_CREATE)
  * @size:	Input: see the conventions above.
- * @flags:	Input: must be 0.
- * @pid:	Input: the process to trace; 0 for the caller. Another process
- *		needs the right to ptrace-attach to it (EPERM); ESRCH if none.
+ * @flags:	Input: POSIXTRACE_CREATE_MEM_FD or 0.
+ * @pid:	Input: the process to trace; 0 for the caller. ESRCH if none.
  * @log_fd:	Input: -1 (trace logs are not supported yet).
  * @attr:	Input: pointer to a struct posixtrace_attr.
+ * @mem_fd:	Input (POSIXTRACE_CREATE_MEM_FD): a descriptor of
+ *		/proc/<pid>/mem opened for reading. Tracing another process
+ *		needs the right to ptrace-attach to it; opening that file is
+ *		where the kernel checks that right (ptrace_may_access(), LSMs
+ *		included), so the descriptor is the proof: EPERM without it,
+ *		or if it is not the mem file of @pid's current image.
+ * @__reserved:	Input: must be 0.
  *
  * Returns the new stream's file descriptor (close-on-exec), suspended.
  * EAGAIN when the system-wide limit of streams is reached.
@@ -168,6 +195,8 @@ struct posixtrace_create {
 	__s32 pid;
 	__s32 log_fd;
 	__u64 attr;
+	__s32 mem_fd;
+	__u32 __reserved;
 };
 
 #define POSIXTRACE_CREATE_SIZE_VER0	24
@@ -236,9 +265,11 @@ struct posixtrace_event {
  * @tid:	the thread that generated it.
  * @prog_address: the program address given by the producer.
  * @seq:	the event's sequence number in the stream: lost events show
- *		as gaps.
+ *		as gaps. OVERFLOW and RESUME, made by the reader at a gap,
+ *		carry the number of the event after it.
  * @data_len:	bytes of data following this header.
- * @__reserved:	0.
+ * @header_size: the size of this header: data starts @header_size bytes
+ *		into the record (later versions may add members).
  * @thread:	the producer's pthread_t as it gave it; 0 for system events.
  */
 struct posixtrace_record {
@@ -252,7 +283,7 @@ struct posixtrace_record {
 	__u64 prog_address;
 	__u64 seq;
 	__u32 data_len;
-	__u32 __reserved;
+	__u32 header_size;
 	__u64 thread;
 };
 
@@ -276,10 +307,11 @@ struct posixtrace_record {
  *		OVERFLOW and a RESUME record (64 bytes each), so a buffer of
  *		POSIXTRACE_GETNEXT_MIN_BUF(max data size) bytes always
  *		suffices; at most 64 KiB or that much is filled per call.
- * @count:	Output: how many records were copied: at least one, or zero
+ * @count:	Output (ignored on input): how many records were copied:
+ *		at least one, or zero
  *		with NONBLOCK when none was available. Without NONBLOCK the
  *		call waits, whether the stream is running or suspended.
- * @bytes:	Output: bytes of @buf used.
+ * @bytes:	Output (ignored on input): bytes of @buf used.
  * @__reserved2: Input: must be 0.
  *
  * Copies as many whole records as fit, oldest first, and frees their space
@@ -300,9 +332,16 @@ struct posixtrace_getnext {
 
 #define POSIXTRACE_GETNEXT_SIZE_VER0	48
 
-/* The smallest buffer GETNEXT always fills, for a given max data size. */
+/*
+ * The smallest buffer GETNEXT always fills, for a given max data size: an
+ * OVERFLOW and a RESUME, then the largest of a user event and FILTER.
+ */
 #define POSIXTRACE_GETNEXT_MIN_BUF(max_data_size) \
-	(3 * sizeof(struct posixtrace_record) + (((max_data_size) + 7) & ~7ULL))
+	(2 * sizeof(struct posixtrace_record) + \
+	 ((((max_data_size) + 7) & ~7ULL) > \
+	  2 * sizeof(struct posixtrace_eventset) ? \
+	  sizeof(struct posixtrace_record) + (((max_data_size) + 7) & ~7ULL) : \
+	  sizeof(struct posixtrace_record) + 2 * sizeof(struct posixtrace_eventset)))
 
 /**
  * struct posixtrace_status - the status of a stream (POSIXTRACE_IOC_STATUS)
@@ -323,7 +362,7 @@ struct posixtrace_getnext {
  *		creation.
  * @events_read: Output: events read since creation.
  * @bytes_used:	Output: bytes of event storage in use.
- * @bytes_total: Output: bytes of event storage.
+ * @bytes_total: Output: bytes of event storage (the stream size).
  */
 struct posixtrace_status {
 	__u32 size;
@@ -353,8 +392,8 @@ struct posixtrace_status {
  *		Input (EVENTTYPE_NEXT): return the first type whose identifier
  *		is >= this one. Output (EVENTTYPE_NEXT): its identifier.
  * @found:	Output (EVENTTYPE_NEXT): 1 if a type was found, else 0.
- * @name:	Output: pointer to a buffer of POSIXTRACE_EVENT_NAME_MAX + 1
- *		bytes for the name. EINVAL for an unknown identifier
+ * @name:	Input: pointer to a buffer of POSIXTRACE_EVENT_NAME_MAX + 1
+ *		bytes, where the name is stored. EINVAL for an unknown identifier
  *		(EVENTID_NAME).
  */
 struct posixtrace_eventtype {
@@ -366,6 +405,57 @@ struct posixtrace_eventtype {
 };
 
 #define POSIXTRACE_EVENTTYPE_SIZE_VER0	24
+
+/**
+ * struct posixtrace_filter - a stream's filter (SET_FILTER, GET_FILTER)
+ * @size:	Input: see the conventions above.
+ * @flags:	Input: must be 0.
+ * @how:	Input (SET_FILTER): POSIXTRACE_SET_EVENTSET, ADD_EVENTSET or
+ *		SUB_EVENTSET; EINVAL otherwise. Must be 0 for GET_FILTER.
+ * @__reserved:	Input: must be 0.
+ * @set:	Input (SET_FILTER): pointer to the struct posixtrace_eventset
+ *		to apply; EINVAL if a bit above POSIXTRACE_EVENT_ID_MAX is set.
+ *		Output (GET_FILTER): where to store the filter.
+ *
+ * The filter is the set of event types the stream does not record; it is
+ * empty at creation. A change takes effect at once and for every producer
+ * alike; on a running stream it records a FILTER event with the old and the
+ * new sets.
+ */
+struct posixtrace_filter {
+	__u32 size;
+	__u32 flags;
+	__u32 how;
+	__u32 __reserved;
+	__u64 set;
+};
+
+#define POSIXTRACE_FILTER_SIZE_VER0	24
+
+/*
+ * The enable page: what a producer reads before making a system call.
+ *
+ *	mmap(NULL, page size, PROT_READ, MAP_SHARED, devfd,
+ *	     POSIXTRACE_ENABLE_PAGE_OFFSET)
+ *
+ * on /dev/posixtrace maps, read-only, a page the module keeps for the
+ * calling process. Bit id of @enabled is set while some stream tracing the
+ * process may record events of type id: it is running (or stopped because
+ * full, where events still count as lost) and id is not in its filter.
+ * A clear bit means posix_trace_event() of that type would have no effect,
+ * so the library returns at once. Bits are set before the command that
+ * enables recording returns, and cleared after recording stops; each word
+ * is written whole (READ_ONCE/WRITE_ONCE). The page belongs to the thread
+ * group that mapped it: after fork() a child must map its own.
+ */
+#define POSIXTRACE_ENABLE_PAGE_OFFSET	0
+#define POSIXTRACE_ENABLE_MAGIC		0x70747831	/* "ptx1" */
+
+struct posixtrace_enable_page {
+	__u32 magic;
+	__u32 __reserved;
+	__u64 enabled[POSIXTRACE_EVENTSET_WORDS];
+};
 
 /* Commands on /dev/posixtrace. */
 #define POSIXTRACE_IOC_CREATE \
@@ -393,5 +483,9 @@ struct posixtrace_eventtype {
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x18, struct posixtrace_eventtype)
 #define POSIXTRACE_IOC_EVENTTYPE_NEXT \
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x19, struct posixtrace_eventtype)
+#define POSIXTRACE_IOC_SET_FILTER \
+	_IOW(POSIXTRACE_IOC_MAGIC, 0x1a, struct posixtrace_filter)
+#define POSIXTRACE_IOC_GET_FILTER \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x1b, struct posixtrace_filter)
 
 #endif /* _UAPI_LINUX_POSIXTRACE_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels posixtrace supports lives here, so
+ * that no other file tests a kernel version.
+ */
+#ifndef _POSIXTRACE_COMPAT_H
+#define _POSIXTRACE_COMPAT_H
+
+#include <linux/mm.h>
+#include <linux/version.h>
+
+/* v6.3 made vma->vm_flags read-only behind vm_flags_*(). */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
+static inline void vm_flags_mod(struct vm_area_struct *vma,
+				vm_flags_t set, vm_flags_t clear)
+{
+	vma->vm_flags = (vma->vm_flags | set) & ~clear;
+}
+#endif
+
+/*
+ * The exit and exec hooks run with preemption disabled and take spinlocks,
+ * which sleep on PREEMPT_RT. Until they defer all their work, refuse to
+ * build there rather than splat at every exit.
+ */
+#ifdef CONFIG_PREEMPT_RT
+#error "posixtrace does not support PREEMPT_RT kernels yet"
+#endif
+
+#endif /* _POSIXTRACE_COMPAT_H */
