@@ -95,12 +95,12 @@ extern "C" {
 
 /*
  * posix_trace_eventset_fill() "what" and posix_trace_set_filter() "how"
- * (TEF). They have no kernel twin; they continue the numbering above so
- * that a value of the wrong kind is rejected rather than misread.
+ * (TEF). They continue the numbering above so that a value of the wrong
+ * kind is rejected rather than misread; only "how" has kernel twins.
  */
-#define POSIX_TRACE_WOPID_EVENTS	15
-#define POSIX_TRACE_SYSTEM_EVENTS	16
-#define POSIX_TRACE_ALL_EVENTS		17
+#define POSIX_TRACE_WOPID_EVENTS	15	/* the system types, 0-7 */
+#define POSIX_TRACE_SYSTEM_EVENTS	16	/* the same */
+#define POSIX_TRACE_ALL_EVENTS		17	/* every identifier */
 #define POSIX_TRACE_SET_EVENTSET	18
 #define POSIX_TRACE_ADD_EVENTSET	19
 #define POSIX_TRACE_SUB_EVENTSET	20
@@ -144,7 +144,12 @@ typedef struct {
 	uint64_t __reserved[17];
 } trace_attr_t;
 
-/* A set of event types (TEF): one bit per identifier. */
+/*
+ * A set of event types (TEF): bit id % 64 of __bits[id / 64] stands for
+ * type id. Its layout is the kernel's struct posixtrace_eventset, which is
+ * also the data of POSIX_TRACE_START (the filter in force) and of
+ * POSIX_TRACE_FILTER (the old filter, then the new one).
+ */
 typedef struct {
 	uint64_t __bits[(__PTK_EVENT_ID_MAX + 63) / 64];
 } trace_event_set_t;
@@ -235,6 +240,20 @@ int posix_trace_eventtypelist_rewind(trace_id_t trid);
 /* Instrumented application. */
 void posix_trace_event(trace_event_id_t event_id,
 		       const void *__ptk_restrict data_ptr, size_t data_len);
+
+/* Trace event filters (TEF). */
+int posix_trace_eventset_empty(trace_event_set_t *set);
+int posix_trace_eventset_fill(trace_event_set_t *set, int what);
+int posix_trace_eventset_add(trace_event_id_t event_id,
+			     trace_event_set_t *set);
+int posix_trace_eventset_del(trace_event_id_t event_id,
+			     trace_event_set_t *set);
+int posix_trace_eventset_ismember(trace_event_id_t event_id,
+				  const trace_event_set_t *__ptk_restrict set,
+				  int *__ptk_restrict ismember);
+int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set);
+int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
+			   int how);
 
 /* Trace analyzer. */
 int posix_trace_getnext_event(trace_id_t trid,

@@ -5,6 +5,7 @@
  * struct posixtrace_attr.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -29,6 +30,9 @@ PTK_SAME(POSIX_TRACE_INHERITED, POSIXTRACE_INHERITED);
 PTK_SAME(POSIX_TRACE_NOT_TRUNCATED, POSIXTRACE_NOT_TRUNCATED);
 PTK_SAME(POSIX_TRACE_TRUNCATED_RECORD, POSIXTRACE_TRUNCATED_RECORD);
 PTK_SAME(POSIX_TRACE_TRUNCATED_READ, POSIXTRACE_TRUNCATED_READ);
+PTK_SAME(POSIX_TRACE_SET_EVENTSET, POSIXTRACE_SET_EVENTSET);
+PTK_SAME(POSIX_TRACE_ADD_EVENTSET, POSIXTRACE_ADD_EVENTSET);
+PTK_SAME(POSIX_TRACE_SUB_EVENTSET, POSIXTRACE_SUB_EVENTSET);
 
 PTK_SAME(POSIX_TRACE_ERROR, POSIXTRACE_EVENT_ERROR);
 PTK_SAME(POSIX_TRACE_START, POSIXTRACE_EVENT_START);
@@ -49,13 +53,18 @@ PTK_SAME(__PTK_NAME_SIZE, POSIXTRACE_NAME_MAX + 1);
 PTK_SAME(sizeof(((trace_attr_t *)0)->__name),
 	 sizeof(((struct posixtrace_attr *)0)->name));
 
-/* The TEF values must not be mistaken for any shared one. */
-_Static_assert(POSIX_TRACE_WOPID_EVENTS > POSIXTRACE_INHERITED,
+/* The fill values must not be mistaken for any shared one. */
+_Static_assert(POSIX_TRACE_WOPID_EVENTS > POSIXTRACE_INHERITED &&
+	       POSIX_TRACE_ALL_EVENTS < POSIXTRACE_SET_EVENTSET,
 	       "TEF constants overlap the shared ones");
 
-/* Every identifier has its bit in a trace_event_set_t. */
-_Static_assert(sizeof(trace_event_set_t) * 8 >= POSIXTRACE_EVENT_ID_MAX,
-	       "trace_event_set_t too small");
+/* A trace_event_set_t is what the module reads and writes as a filter. */
+PTK_SAME(sizeof(trace_event_set_t), sizeof(struct posixtrace_eventset));
+PTK_SAME(offsetof(trace_event_set_t, __bits),
+	 offsetof(struct posixtrace_eventset, bits));
+PTK_SAME(sizeof(((trace_event_set_t *)0)->__bits),
+	 sizeof(((struct posixtrace_eventset *)0)->bits));
+PTK_SAME(_Alignof(trace_event_set_t), _Alignof(struct posixtrace_eventset));
 _Static_assert(sizeof(trace_event_id_t) == sizeof(__u32),
 	       "trace_event_id_t must carry a __u32 identifier");
 /* The ABI of trace_attr_t is its size; later members go in __reserved. */

@@ -200,9 +200,11 @@ PTK_EXPORT int posix_trace_attr_getstreamsize(
 }
 
 /*
- * A stream must hold at least one system event. The upper bound, and
- * whether the size fits max-data-size, is the module's to judge at create.
- * 0 would mean "the module's default" to the kernel: refused here too.
+ * A stream must hold at least one system event of the largest kind (a
+ * FILTER event, PTK_SYSTEM_EVENT_SIZE), as the module requires. The upper
+ * bound, and whether the size fits max-data-size, is the module's to judge
+ * at create. 0 would mean "the module's default" to the kernel: refused
+ * here too.
  */
 PTK_EXPORT int posix_trace_attr_setstreamsize(trace_attr_t *attr,
 					      size_t streamsize)
@@ -241,10 +243,15 @@ PTK_EXPORT int posix_trace_attr_getlogsize(const trace_attr_t *restrict attr,
 	return 0;
 }
 
-/* Like the stream: a log must hold at least one system event. */
+/*
+ * Logs (TRL) are not implemented yet: the minimum stays what it was before
+ * TEF, a record with an int of data, until the module has a log to judge.
+ */
+#define PTK_LOG_SIZE_MIN	(PTK_RECORD_SIZE + 8)
+
 PTK_EXPORT int posix_trace_attr_setlogsize(trace_attr_t *attr, size_t logsize)
 {
-	if (!ptk_attr_valid(attr) || logsize < PTK_SYSTEM_EVENT_SIZE)
+	if (!ptk_attr_valid(attr) || logsize < PTK_LOG_SIZE_MIN)
 		return EINVAL;
 	attr->__log_size = logsize;
 	return 0;
@@ -253,6 +260,7 @@ PTK_EXPORT int posix_trace_attr_setlogsize(trace_attr_t *attr, size_t logsize)
 /*
  * An event takes, in the stream, its record header plus its data padded to
  * 8 bytes; user data beyond max-data-size is truncated, so never costs more.
+ * The largest system event is FILTER, with two trace_event_set_t (TEF).
  */
 PTK_EXPORT int posix_trace_attr_getmaxsystemeventsize(
 	const trace_attr_t *restrict attr, size_t *restrict eventsize)

@@ -12,13 +12,17 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
 
 #define PTK_DEVICE_PATH "/dev/posixtrace"
+#define PTK_NSEC_PER_SEC 1000000000LL
 
 static atomic_int ptk_fd = -1;
+/* CLOCK_MONOTONIC_COARSE (ns) before which posix_trace_event() won't open. */
+static _Atomic int64_t ptk_open_after;
 
 /* Returns 0 and the descriptor, or an error number from open(). */
 int ptk_device_fd(int *fd)
@@ -40,6 +44,36 @@ int ptk_device_fd(int *fd)
 	}
 	*fd = cur;
 	return 0;
+}
+
+/*
+ * ptk_device_fd() for posix_trace_event(), which may run in a hot loop in a
+ * program started before the module was loaded: after a failed open() it
+ * tries again at most once a second, so it costs a vDSO clock read instead
+ * of a system call, and the program starts tracing within a second of
+ * insmod. Threads that find the time come may each try once: ptk_device_fd()
+ * keeps one descriptor.
+ */
+int ptk_device_fd_throttled(int *fd)
+{
+	struct timespec ts;
+	int64_t now;
+	int cur = atomic_load_explicit(&ptk_fd, memory_order_acquire);
+	int err;
+
+	if (cur >= 0) {
+		*fd = cur;
+		return 0;
+	}
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	now = (int64_t)ts.tv_sec * PTK_NSEC_PER_SEC + ts.tv_nsec;
+	if (now < atomic_load_explicit(&ptk_open_after, memory_order_relaxed))
+		return ENOENT;
+	err = ptk_device_fd(fd);
+	if (err)
+		atomic_store_explicit(&ptk_open_after, now + PTK_NSEC_PER_SEC,
+				      memory_order_relaxed);
+	return err;
 }
 
 /* ioctl() that returns 0 or an error number, retrying on EINTR. */

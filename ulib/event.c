@@ -3,11 +3,102 @@
  * The instrumented application's side: name event types and record events.
  * Both act for the calling process through /dev/posixtrace; the kernel
  * knows which streams trace it.
+ *
+ * posix_trace_event() costs nothing when no stream would record the event
+ * (none traces the process, none is running, or each running one filters
+ * the type out): the module keeps, for each process, an enable page with
+ * one bit per event type that some stream may record (<linux/posixtrace.h>),
+ * and the call returns without a system call when the bit is clear.
+ *
+ * The mapping is the process's own: the module does not copy it into a
+ * child (VM_DONTCOPY), which must map its own page. So the pointer to it
+ * lives in the process-local page (local.c), which reads NULL in every
+ * child, even one made by _Fork(). A NULL pointer sends the call down the
+ * slow path, which maps the page; posix_trace_eventid_open() maps it too,
+ * so that an instrumented program usually has it before its first event.
+ *
+ * When there is no page to map (an older module), the pointer is set to
+ * ptk_enable_all, whose bits are all set: every event goes to the kernel,
+ * as before. Without MADV_WIPEONFORK (no local.c page) the same holds, as
+ * no pointer could be trusted after fork().
  */
 
 #include <stdint.h>
+#include <sys/mman.h>
 
 #include "internal.h"
+
+/* What posix_trace_event() may record: the unnamed type and opened ones. */
+#define PTK_USER_IDS \
+	(POSIXTRACE_EVENT_ID_MAX - POSIXTRACE_EVENT_UNNAMED_USER)
+
+static const struct posixtrace_enable_page ptk_enable_all = {
+	.magic = POSIXTRACE_ENABLE_MAGIC,
+	.enabled = { [0 ... POSIXTRACE_EVENTSET_WORDS - 1] = ~0ULL },
+};
+
+/* This process's enable page, or NULL: not mapped (yet) in this process. */
+static inline const struct posixtrace_enable_page *ptk_enable_page(void)
+{
+	struct ptk_local *local =
+		atomic_load_explicit(&ptk_local, memory_order_acquire);
+
+	return local ? atomic_load_explicit(&local->enable,
+					    memory_order_acquire) : NULL;
+}
+
+static inline bool ptk_enabled(const struct posixtrace_enable_page *ep,
+			       uint32_t id)
+{
+	/* The module writes each word whole, under our feet. */
+	uint64_t word = __atomic_load_n(&ep->enabled[id / 64],
+					__ATOMIC_RELAXED);
+
+	return (word >> (id % 64)) & 1;
+}
+
+/*
+ * Maps this process's enable page on fd, once: threads racing here keep
+ * the first mapping. Returns the page to test, or NULL if there is none
+ * for now (then the caller asks the kernel).
+ */
+static const struct posixtrace_enable_page *ptk_enable_map(int fd)
+{
+	struct ptk_local *local = ptk_local_get();
+	const struct posixtrace_enable_page *cur, *ep;
+	size_t size = ptk_page_size();
+	void *p;
+
+	if (!local)
+		return NULL;
+	cur = atomic_load_explicit(&local->enable, memory_order_acquire);
+	if (cur)
+		return cur;
+	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd,
+		 POSIXTRACE_ENABLE_PAGE_OFFSET);
+	if (p == MAP_FAILED) {
+		/* Short of memory or map count: try again next time. */
+		if (errno == ENOMEM || errno == EAGAIN)
+			return NULL;
+		/* ENODEV, EINVAL: a module without the page. Ask it always. */
+		ep = &ptk_enable_all;
+	} else if (((const struct posixtrace_enable_page *)p)->magic !=
+		   POSIXTRACE_ENABLE_MAGIC) {
+		munmap(p, size);
+		p = MAP_FAILED;
+		ep = &ptk_enable_all;
+	} else {
+		ep = p;
+	}
+	if (!atomic_compare_exchange_strong_explicit(&local->enable, &cur, ep,
+						     memory_order_acq_rel,
+						     memory_order_acquire)) {
+		if (p != MAP_FAILED)
+			munmap(p, size);
+		ep = cur;
+	}
+	return ep;
+}
 
 PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
 					trace_event_id_t *restrict event_id)
@@ -24,6 +115,8 @@ PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
 	err = ptk_device_fd(&fd);
 	if (err)
 		return err;
+	/* So that the first event finds the page mapped. */
+	(void)ptk_enable_map(fd);
 	/* ENAMETOOLONG past TRACE_EVENT_NAME_MAX comes from the kernel. */
 	err = ptk_ioctl(fd, POSIXTRACE_IOC_EVENTID_OPEN, &req);
 	if (err)
@@ -33,28 +126,57 @@ PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
 }
 
 /*
+ * posix_trace_event() when the enable page says a stream may record the
+ * event, or when there is no page to ask (ep NULL): map it if we can, then
+ * ask the kernel.
+ */
+static __attribute__((noinline)) void
+ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
+	       const void *data_ptr, size_t data_len, const void *prog_address)
+{
+	PTK_KEEP_ERRNO;
+	struct posixtrace_event req = {
+		.size = sizeof(req),
+		.event_id = id,
+		/* Longer data is truncated to max-data-size anyway. */
+		.data_len = data_len > UINT32_MAX ? UINT32_MAX
+						  : (__u32)data_len,
+		.data = (uintptr_t)data_ptr,
+		.prog_address = (uintptr_t)prog_address,
+		.thread = (uintptr_t)pthread_self(),
+	};
+	int fd;
+
+	if (ptk_device_fd_throttled(&fd))
+		return;
+	if (!ep) {
+		ep = ptk_enable_map(fd);
+		if (ep && !ptk_enabled(ep, id))
+			return;
+	}
+	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
+}
+
+/*
  * POSIX gives posix_trace_event() no way to fail: without the module, a
  * stream, or a valid event_id, it has no effect. Safe from any thread.
- * noinline keeps __builtin_return_address(0) the caller's address.
+ * The fast path touches no errno and takes no lock: a range check, two
+ * loads to find the page, one to read the bit. noinline keeps
+ * __builtin_return_address(0) the caller's address.
  */
 PTK_EXPORT __attribute__((noinline)) void
 posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
 		  size_t data_len)
 {
-	PTK_KEEP_ERRNO;
-	struct posixtrace_event req = {
-		.size = sizeof(req),
-		.event_id = (__u32)event_id,
-		/* Longer data is truncated to max-data-size anyway. */
-		.data_len = data_len > UINT32_MAX ? UINT32_MAX
-						  : (__u32)data_len,
-		.data = (uintptr_t)data_ptr,
-		.prog_address = (uintptr_t)__builtin_return_address(0),
-		.thread = (uintptr_t)pthread_self(),
-	};
-	int fd;
+	uint32_t id = (uint32_t)event_id;
+	const struct posixtrace_enable_page *ep;
 
-	if (ptk_device_fd(&fd))
+	/* System types, negative or unknown ids: the kernel would refuse. */
+	if (id - POSIXTRACE_EVENT_UNNAMED_USER >= PTK_USER_IDS)
 		return;
-	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
+	ep = ptk_enable_page();
+	if (ep && !ptk_enabled(ep, id))
+		return;
+	ptk_event_slow(ep, id, data_ptr, data_len,
+		       __builtin_return_address(0));
 }

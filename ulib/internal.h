@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <linux/posixtrace.h>
@@ -13,6 +14,8 @@
 
 /* Symbols are hidden by default (-fvisibility=hidden); the map decides too. */
 #define PTK_EXPORT __attribute__((visibility("default")))
+/* -fvisibility does not reach extern declarations: no GOT for these. */
+#define PTK_HIDDEN __attribute__((visibility("hidden")))
 
 /*
  * errno is not our channel, and POSIX callers do not expect it to move:
@@ -32,14 +35,33 @@ static inline void ptk_restore_errno(const int *saved)
 
 /* The record layout the kernel uses (struct posixtrace_record + data). */
 #define PTK_RECORD_SIZE		((uint64_t)sizeof(struct posixtrace_record))
-/* System events carry at most this much data (an int, padded). */
-#define PTK_SYSTEM_DATA_MAX	8
+/*
+ * System events carry at most this much data: FILTER's old and new
+ * filters (TEF). START carries one filter; ERROR and STOP an int.
+ */
+#define PTK_SYSTEM_DATA_MAX	(2 * sizeof(struct posixtrace_eventset))
 #define PTK_SYSTEM_EVENT_SIZE	(PTK_RECORD_SIZE + PTK_SYSTEM_DATA_MAX)
 /* A record's size must fit its __u32 size field. */
 #define PTK_MAX_DATA_SIZE	(UINT32_MAX - 7 - PTK_RECORD_SIZE)
 
+/*
+ * local.c: what belongs to this process, not to its children. The members
+ * read 0 in every child until it sets them again.
+ */
+struct ptk_local {
+	uint32_t table_owner;	/* trid.c: this process owns the trid table */
+	/* event.c: the enable page as this process mapped it, or NULL. */
+	const struct posixtrace_enable_page *_Atomic enable;
+};
+
+/* NULL until ptk_local_get(); see there. */
+extern PTK_HIDDEN struct ptk_local *_Atomic ptk_local;
+struct ptk_local *ptk_local_get(void);
+size_t ptk_page_size(void);
+
 /* device.c */
 int ptk_device_fd(int *fd);
+int ptk_device_fd_throttled(int *fd);
 int ptk_ioctl(int fd, unsigned long cmd, void *arg);
 int ptk_ioctl_once(int fd, unsigned long cmd, void *arg);
 int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret);
@@ -105,5 +127,6 @@ void ptk_stream_wake(struct ptk_stream *s);
 /* stream.c */
 int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg);
 int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg);
+int ptk_trid_ioctl_once(trace_id_t trid, unsigned long cmd, void *arg);
 
 #endif /* _POSIXTRACE_K_INTERNAL_H */

@@ -5,6 +5,8 @@
  * POSIXTRACE_IOC_CREATE; trid.c maps trace_id_t to it.
  */
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,17 +17,22 @@
 #define PTK_BATCH_MIN	(64 * 1024)
 
 /*
- * A stream command on s. EBADF or ENOTTY means the descriptor is no stream
+ * EBADF or ENOTTY from a stream command means the descriptor is no stream
  * (it cannot be ours), which POSIX calls an invalid trid.
  */
-int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg)
+static int ptk_stream_err(int err)
 {
-	int err = ptk_ioctl(s->fd, cmd, arg);
-
 	return err == EBADF || err == ENOTTY ? EINVAL : err;
 }
 
-int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg)
+/* A stream command on s. */
+int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg)
+{
+	return ptk_stream_err(ptk_ioctl(s->fd, cmd, arg));
+}
+
+static int ptk_trid_do(trace_id_t trid, unsigned long cmd, void *arg,
+		       bool restart)
 {
 	struct ptk_stream *s = NULL;
 	int err;
@@ -33,9 +40,22 @@ int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg)
 	err = ptk_stream_get(trid, &s);
 	if (err)
 		return err;
-	err = ptk_stream_ioctl(s, cmd, arg);
+	err = restart ? ptk_ioctl(s->fd, cmd, arg)
+		      : ptk_ioctl_once(s->fd, cmd, arg);
 	ptk_stream_put(s);
-	return err;
+	return ptk_stream_err(err);
+}
+
+/* A stream command on trid's stream. */
+int ptk_trid_ioctl(trace_id_t trid, unsigned long cmd, void *arg)
+{
+	return ptk_trid_do(trid, cmd, arg, true);
+}
+
+/* The same, returning EINTR rather than restarting after a signal. */
+int ptk_trid_ioctl_once(trace_id_t trid, unsigned long cmd, void *arg)
+{
+	return ptk_trid_do(trid, cmd, arg, false);
 }
 
 static void ptk_stream_free(struct ptk_stream *s)
@@ -54,10 +74,11 @@ void ptk_stream_put(struct ptk_stream *s)
 
 /*
  * The batch buffer: at least PTK_BATCH_MIN, and at least one record of the
- * largest size the stream can hold, so that GETNEXT never says ENOSPC. After
- * a loss the module puts POSIX_TRACE_OVERFLOW and POSIX_TRACE_RESUME (bare
- * records) in front of the next record, in the same call: room for them
- * too. max-data-size as the module took it, not as we asked.
+ * largest size the stream can hold (a user event of max-data-size, or a
+ * system event), so that GETNEXT never says ENOSPC. After a loss the module
+ * puts POSIX_TRACE_OVERFLOW and POSIX_TRACE_RESUME (bare records) in front
+ * of the next record, in the same call: room for them too. max-data-size
+ * as the module took it, not as we asked.
  */
 static int ptk_batch_size(int fd, uint32_t *size)
 {
@@ -70,7 +91,10 @@ static int ptk_batch_size(int fd, uint32_t *size)
 		return err;
 	if (ua.max_data_size > PTK_MAX_DATA_SIZE)
 		return EINVAL;
-	need = 3 * PTK_RECORD_SIZE + PTK_ROUND8(ua.max_data_size);
+	need = PTK_RECORD_SIZE + PTK_ROUND8(ua.max_data_size);
+	if (need < PTK_SYSTEM_EVENT_SIZE)
+		need = PTK_SYSTEM_EVENT_SIZE;
+	need += 2 * PTK_RECORD_SIZE;
 	if (need > UINT32_MAX)
 		return EINVAL;
 	*size = need > PTK_BATCH_MIN ? (uint32_t)need : PTK_BATCH_MIN;
@@ -111,6 +135,33 @@ err_free_stream:
 	return err;
 }
 
+/*
+ * Tracing another process needs the right to ptrace-attach to it, which
+ * the kernel checks when /proc/<pid>/mem is opened (LSMs included): the
+ * module takes the open descriptor as the proof. Returns the descriptor,
+ * -1 for ourselves, or -2 and an error number.
+ */
+static int ptk_open_proof(pid_t pid, int *err)
+{
+	char path[32];
+	int fd;
+
+	if (pid == 0 || pid == getpid())
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	/* No such process, or no right to trace it; else let the module say. */
+	if (errno == ENOENT)
+		*err = ESRCH;
+	else if (errno == EACCES || errno == EPERM)
+		*err = EPERM;
+	else
+		return -1;
+	return -2;
+}
+
 PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
 				  trace_id_t *restrict trid)
 {
@@ -124,7 +175,7 @@ PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
 	};
 	struct ptk_stream *s = NULL;
 	trace_attr_t defaults;
-	int dev, fd, err;
+	int dev, fd, err, proof;
 
 	if (!trid)
 		return EINVAL;
@@ -139,7 +190,18 @@ PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
 	err = ptk_device_fd(&dev);
 	if (err)
 		return err;
+	if (pid < 0)
+		return ESRCH;
+	proof = ptk_open_proof(pid, &err);
+	if (proof == -2)
+		return err;
+	if (proof >= 0) {
+		req.flags |= POSIXTRACE_CREATE_MEM_FD;
+		req.mem_fd = proof;
+	}
 	err = ptk_ioctl_ret(dev, POSIXTRACE_IOC_CREATE, &req, &fd);
+	if (proof >= 0)
+		close(proof);
 	if (err)
 		return err;
 	err = ptk_stream_new(fd, &s);

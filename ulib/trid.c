@@ -14,8 +14,8 @@
  * The table is the creating process's only (POSIX: a trid used in a child
  * is EINVAL). fork() runs our child handler, which empties the child's
  * table. A child made without the handlers (_Fork()) finds out at its
- * first call: the table carries a mark in a page the kernel zero-fills in
- * every child (MADV_WIPEONFORK), checked under the table lock by every
+ * first call: the table carries a mark in the process-local page (local.c),
+ * which reads 0 in every child, checked under the table lock by every
  * lookup, at the cost of one load. If the kernel lacks MADV_WIPEONFORK
  * (before 4.14), the mark is the owner's pid, compared with getpid(): a
  * system call per lookup.
@@ -24,7 +24,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -128,27 +127,9 @@ static void ptk_atfork_child(void)
 	pthread_mutex_unlock(&ptk_table_lock);
 }
 
-/* The owner's mark: one word in a page of its own, wiped in children. */
-static void ptk_table_mark_init(void)
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	if (page <= 0)
-		page = 4096;
-	p = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (p == MAP_FAILED)
-		return;
-	if (madvise(p, (size_t)page, MADV_WIPEONFORK)) {
-		munmap(p, (size_t)page);
-		return;
-	}
-	ptk_owner_mark = p;
-}
-
 static void ptk_table_init(void)
 {
+	struct ptk_local *local = ptk_local_get();
 	uint32_t key;
 
 	if (getrandom(&key, sizeof(key), GRND_NONBLOCK) != sizeof(key)) {
@@ -159,7 +140,7 @@ static void ptk_table_init(void)
 		      (uint32_t)getpid() ^ (uint32_t)(uintptr_t)&key;
 	}
 	ptk_key = key & INT32_MAX;
-	ptk_table_mark_init();
+	ptk_owner_mark = local ? &local->table_owner : NULL;
 	pthread_mutex_lock(&ptk_table_lock);
 	ptk_table_mark();
 	pthread_mutex_unlock(&ptk_table_lock);
