@@ -8,6 +8,8 @@
 #   make check-quick     the same without DKMS and the debug kernel
 #   make check-debug     only the debug kernel
 #   make demo            boot a guest, load the module, show it working
+#   make bench           boot a guest, measure what posix_trace_event()
+#                        costs against a null system call (bench/run.sh)
 #   make install         library, headers, pkg-config file, tool
 #                        (DESTDIR, PREFIX, LIBDIR, INCLUDEDIR, BINDIR)
 #   make style           checkpatch --strict on the module
@@ -49,6 +51,9 @@ check-debug:
 demo:
 	$(VM)/demo.sh
 
+bench:
+	bench/run.sh
+
 style:
 	$(MAKE) -C kmod style
 
@@ -60,4 +65,4 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install check check-quick \
-	check-debug demo style clean
+	check-debug demo bench style clean

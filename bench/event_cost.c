@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * event_cost: what one posix_trace_event() costs, as a ratio to a null
+ * system call measured in the same run.
+ *
+ *   (a) no stream traces the process;
+ *   (b) a running stream traces it, but its filter (posix_trace_set_filter,
+ *       POSIX_TRACE_SET_EVENTSET) holds the event type, so no stream may
+ *       record it;
+ *   (c) a running POSIX_TRACE_LOOP stream records it (8 bytes of data).
+ *
+ * References: syscall(SYS_getppid), the null system call, and write(2) of
+ * the same 8 bytes to ftrace's trace_marker (tracefs is mounted if it is
+ * not; the row is skipped, with a note, if there is none).
+ *
+ * Method. Each measurement times a loop of N calls with
+ * clock_gettime(CLOCK_MONOTONIC). N is calibrated once per case so that a
+ * loop takes at least the target time (-t, 0.3 s by default: >= 0.2 s even
+ * under TCG). Then R rounds (-r, 5) measure every case once each, in turn,
+ * so that a drift of the host (or of the emulator) touches all cases alike.
+ * A case's ns/call is the median over the rounds; its ratio to getppid is
+ * the median of the per-round ratios (case / getppid of the same round).
+ *
+ * (c) and the LOOP stream: nobody reads the stream while it is timed. It
+ * is created for each round (1 MiB, the default size) and wraps after some
+ * ten thousand events, so the loop measures the steady state of a LOOP
+ * stream: each event stores one record and drops the oldest. A reader
+ * thread would add its own, variable, contention for the stream's lock and
+ * for the guest's two CPUs; it is left out on purpose. After each (b) and
+ * (c) loop the stream is stopped and read back, to check that (b) recorded
+ * none of the events and (c) recorded them with their 8 bytes.
+ *
+ * A benchmark, not a test: it never fails on speed. It exits non-zero only
+ * when it cannot run (no /dev/posixtrace, a stream cannot be created).
+ * Absolute times under emulation (QEMU TCG) mean little; the ratios are
+ * what to read, and even they are only indicative there.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <trace.h>
+
+#define NSEC_PER_SEC	1000000000.0
+#define MAX_ROUNDS	99
+#define DATA_LEN	8
+
+enum { C_GETPPID, C_MARKER, C_A, C_B, C_C, NR_CASES };
+
+struct bench_case {
+	const char *name;	/* table row */
+	const char *summary;	/* summary line, NULL for references */
+	int (*setup)(void);	/* 0, or an error number: case skipped */
+	void (*teardown)(void);
+	void (*loop)(uint64_t n);
+	uint64_t n;
+	double ns[MAX_ROUNDS];	/* per call, per round */
+	double secs_min;	/* shortest timed loop */
+	bool skipped;
+	char note[160];
+};
+
+static trace_event_id_t ev_id;
+static trace_id_t cur_trid;
+static bool have_trid;
+static int marker_fd = -1;
+static uint64_t marker_errors;
+static const char *marker_path;
+static char problems[8][200];
+static int nr_problems;
+
+/* Something that makes a number mean less than it says: printed at the end. */
+static void problem(const char *msg)
+{
+	for (int i = 0; i < nr_problems; i++)
+		if (!strcmp(problems[i], msg))
+			return;
+	if (nr_problems < (int)(sizeof(problems) / sizeof(problems[0])))
+		snprintf(problems[nr_problems++], sizeof(problems[0]), "%s",
+			 msg);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
+}
+
+/* The loops. Each call is to another object: nothing is optimised away. */
+
+static void loop_getppid(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+static void loop_marker(uint64_t n)
+{
+	static const char buf[DATA_LEN] = "pt-bench";
+
+	for (uint64_t i = 0; i < n; i++)
+		if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			marker_errors++;
+}
+
+static void loop_event(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t data = i;
+
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+}
+
+/* Setups and teardowns, run around every timed loop (outside the timing). */
+
+static int no_setup(void)
+{
+	return 0;
+}
+
+static void no_teardown(void)
+{
+}
+
+static int stream_create(const char *name, int policy)
+{
+	trace_attr_t attr;
+	int err;
+
+	err = posix_trace_attr_init(&attr);
+	if (err)
+		return err;
+	err = posix_trace_attr_setname(&attr, name);
+	if (!err)
+		err = posix_trace_attr_setstreamfullpolicy(&attr, policy);
+	if (!err)
+		err = posix_trace_attr_setmaxdatasize(&attr, DATA_LEN);
+	if (!err)
+		err = posix_trace_create(0, &attr, &cur_trid);
+	posix_trace_attr_destroy(&attr);
+	if (!err)
+		have_trid = true;
+	return err;
+}
+
+static void stream_shutdown(void)
+{
+	if (have_trid)
+		posix_trace_shutdown(cur_trid);
+	have_trid = false;
+}
+
+static int setup_filtered(void)
+{
+	trace_event_set_t set, got;
+	int err, member = 0;
+
+	err = stream_create("bench-filtered", POSIX_TRACE_LOOP);
+	if (err)
+		return err;
+	err = posix_trace_eventset_empty(&set);
+	if (!err)
+		err = posix_trace_eventset_add(ev_id, &set);
+	if (!err)
+		err = posix_trace_set_filter(cur_trid, &set,
+					     POSIX_TRACE_SET_EVENTSET);
+	if (!err)
+		err = posix_trace_get_filter(cur_trid, &got);
+	if (!err)
+		err = posix_trace_eventset_ismember(ev_id, &got, &member);
+	if (!err && !member)
+		problem("(b): the filter read back lacks the event type");
+	if (!err)
+		err = posix_trace_start(cur_trid);
+	if (err)
+		stream_shutdown();
+	return err;
+}
+
+static int setup_recorded(void)
+{
+	int err;
+
+	err = stream_create("bench-recorded", POSIX_TRACE_LOOP);
+	if (!err)
+		err = posix_trace_start(cur_trid);
+	if (err)
+		stream_shutdown();
+	return err;
+}
+
+/*
+ * Stop the stream and read it back: how many of our events it holds (up to
+ * max), and whether each had its 8 bytes.
+ */
+static uint64_t stream_count_ours(uint64_t max, bool *bad_len)
+{
+	struct posix_trace_event_info info;
+	char data[64];
+	size_t len;
+	int unavailable, err;
+	uint64_t ours = 0, seen = 0;
+
+	*bad_len = false;
+	posix_trace_stop(cur_trid);
+	/* A 1 MiB stream holds some 15000 events: reading them is quick. */
+	while (ours < max && seen < 1000000) {
+		err = posix_trace_trygetnext_event(cur_trid, &info, data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err)
+			problem("reading a stream back failed: (b) and (c) "
+				"were not checked");
+		if (err || unavailable)
+			break;
+		seen++;
+		if (info.posix_event_id == ev_id) {
+			ours++;
+			if (len != DATA_LEN)
+				*bad_len = true;
+		}
+	}
+	return ours;
+}
+
+static void teardown_filtered(void)
+{
+	bool bad_len;
+
+	if (stream_count_ours(1, &bad_len))
+		problem("(b): a filtered-out event was recorded");
+	stream_shutdown();
+}
+
+static void teardown_recorded(void)
+{
+	bool bad_len;
+
+	if (!stream_count_ours(1000, &bad_len))
+		problem("(c): the stream holds none of the events");
+	else if (bad_len)
+		problem("(c): an event came back without its 8 bytes");
+	stream_shutdown();
+}
+
+/* trace_marker: find it, mounting tracefs if need be. */
+static int setup_marker(void)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/trace_marker",
+		"/sys/kernel/debug/tracing/trace_marker",
+	};
+	static const char buf[DATA_LEN] = "pt-bench";
+	int err = ENOENT;
+
+	if (marker_fd >= 0)
+		return 0;
+	for (int pass = 0; pass < 2 && marker_fd < 0; pass++) {
+		if (pass == 1 &&
+		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+			break;
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			marker_fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+			if (marker_fd >= 0) {
+				marker_path = paths[i];
+				break;
+			}
+			if (errno != ENOENT)
+				err = errno;
+		}
+	}
+	if (marker_fd < 0)
+		return err;
+	/* Off (tracing_on 0) it fails at once, and would measure nothing. */
+	if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		err = errno ? errno : EIO;
+		close(marker_fd);
+		marker_fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+static struct bench_case cases[NR_CASES] = {
+	[C_GETPPID] = {
+		.name = "syscall(SYS_getppid)",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_getppid,
+	},
+	[C_MARKER] = {
+		.name = "write(trace_marker, 8 B)",
+		.summary = "write(2) of 8 bytes to ftrace's trace_marker",
+		.setup = setup_marker, .teardown = no_teardown,
+		.loop = loop_marker,
+	},
+	[C_A] = {
+		.name = "posix_trace_event (a)",
+		.summary = "posix_trace_event (a) no stream",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_event,
+	},
+	[C_B] = {
+		.name = "posix_trace_event (b)",
+		.summary = "posix_trace_event (b) filtered out",
+		.setup = setup_filtered, .teardown = teardown_filtered,
+		.loop = loop_event,
+	},
+	[C_C] = {
+		.name = "posix_trace_event (c)",
+		.summary = "posix_trace_event (c) recorded",
+		.setup = setup_recorded, .teardown = teardown_recorded,
+		.loop = loop_event,
+	},
+};
+
+/* One timed loop of c->n calls, between its setup and teardown. */
+static int measure(struct bench_case *c, double *secs)
+{
+	double t0, t1;
+	int err = c->setup();
+
+	if (err)
+		return err;
+	t0 = now();
+	c->loop(c->n);
+	t1 = now();
+	c->teardown();
+	*secs = t1 - t0;
+	return 0;
+}
+
+/* N such that a loop takes about target seconds (at least min_secs). */
+static int calibrate(struct bench_case *c, double target)
+{
+	double secs = 0;
+	int err;
+
+	c->n = 1000;
+	for (;;) {
+		err = measure(c, &secs);
+		if (err)
+			return err;
+		if (secs >= target / 2)
+			break;
+		c->n *= secs > 0 && target / 2 / secs < 16 ? 4 : 16;
+	}
+	c->n = (uint64_t)((double)c->n * target / secs) + 1;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+
+	memcpy(s, v, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Median over the rounds of c / ref, round by round. */
+static double ratio(const struct bench_case *c, const struct bench_case *ref,
+		    int rounds)
+{
+	double r[MAX_ROUNDS];
+
+	for (int i = 0; i < rounds; i++)
+		r[i] = c->ns[i] / ref->ns[i];
+	return median(r, rounds);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-r ROUNDS] [-t SECONDS]\n"
+		"  -r  rounds, each measuring every case once (5; 1..%d)\n"
+		"  -t  target time of one timed loop (0.3 s)\n",
+		prog, MAX_ROUNDS);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_case *ref = &cases[C_GETPPID], *mk = &cases[C_MARKER];
+	double target = 0.3, limit = 0.1;
+	int rounds = 5, opt, err;
+
+	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+		switch (opt) {
+		case 'r':
+			rounds = atoi(optarg);
+			if (rounds < 1 || rounds > MAX_ROUNDS)
+				usage(argv[0]);
+			break;
+		case 't':
+			target = atof(optarg);
+			if (!(target > 0))
+				usage(argv[0]);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+
+	err = posix_trace_eventid_open("bench.event", &ev_id);
+	if (err) {
+		fprintf(stderr, "posix_trace_eventid_open: %s\n",
+			strerror(err));
+		return 1;
+	}
+
+	printf("event_cost: %d rounds, each timed loop about %.2f s "
+	       "(N calibrated per case)\n", rounds, target);
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		err = calibrate(c, target);
+		if (err && k == C_MARKER) {
+			c->skipped = true;
+			snprintf(c->note, sizeof(c->note),
+				 "skipped: no usable trace_marker (%s)",
+				 strerror(err));
+			continue;
+		}
+		if (err) {
+			fprintf(stderr, "%s: setup: %s\n", c->name,
+				strerror(err));
+			return 1;
+		}
+		c->secs_min = 1e9;
+	}
+
+	for (int i = 0; i < rounds; i++) {
+		for (int k = 0; k < NR_CASES; k++) {
+			struct bench_case *c = &cases[k];
+			double secs;
+
+			if (c->skipped)
+				continue;
+			err = measure(c, &secs);
+			if (err) {
+				fprintf(stderr, "%s: setup: %s\n", c->name,
+					strerror(err));
+				return 1;
+			}
+			c->ns[i] = secs * NSEC_PER_SEC / (double)c->n;
+			if (secs < c->secs_min)
+				c->secs_min = secs;
+			if (secs < 0.2)
+				problem("a timed loop took under 0.2 s "
+					"(see min s): -t sets the target");
+		}
+	}
+	if (marker_errors)
+		snprintf(mk->note, sizeof(mk->note),
+			 "%llu writes failed: the row is not reliable",
+			 (unsigned long long)marker_errors);
+
+	printf("\n%-26s %10s %10s %8s %10s %10s\n", "case", "N", "ns/call",
+	       "min s", "x getppid", "x marker");
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (c->skipped) {
+			printf("%-26s %s\n", c->name, c->note);
+			continue;
+		}
+		printf("%-26s %10llu %10.1f %8.3f %10.3f", c->name,
+		       (unsigned long long)c->n, median(c->ns, rounds),
+		       c->secs_min, ratio(c, ref, rounds));
+		if (mk->skipped)
+			printf(" %10s\n", "-");
+		else
+			printf(" %10.3f\n", ratio(c, mk, rounds));
+	}
+	printf("\nns/call: median of %d rounds; x getppid, x marker: median "
+	       "of the per-round ratios.\n"
+	       "Absolute times under emulation (QEMU TCG) mean little: read "
+	       "the ratios.\n", rounds);
+	if (!mk->skipped)
+		printf("trace_marker: %s\n", marker_path);
+	printf("(c): running LOOP stream of 1 MiB, no reader while timed "
+	       "(steady state: each event drops the oldest record).\n\n");
+
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (!c->summary)
+			continue;
+		if (c->skipped) {
+			printf("%s: %s\n", c->summary, c->note);
+			continue;
+		}
+		printf("%s: %.3fx getppid", c->summary, ratio(c, ref, rounds));
+		if (k != C_MARKER && !mk->skipped)
+			printf(", %.3fx trace_marker", ratio(c, mk, rounds));
+		if (k == C_MARKER && c->note[0])
+			printf(" (%s)", c->note);
+		printf("\n");
+	}
+	printf("goal (issue): (a) and (b) at most %.1fx getppid: %s\n", limit,
+	       ratio(&cases[C_A], ref, rounds) <= limit &&
+	       ratio(&cases[C_B], ref, rounds) <= limit ? "met" : "NOT met");
+	for (int i = 0; i < nr_problems; i++)
+		printf("warning: %s\n", problems[i]);
+	return 0;
+}
