@@ -11,11 +11,17 @@
  * missing.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/ioctl.h>
+
 #include "trc_common.h"
 
 #define ROUND8(x)	(((x) + 7) & ~(size_t)7)
-/* Stream size limits this implementation chose. */
-#define STREAM_SIZE_MIN	72
+/*
+ * Stream size limits this implementation chose. The smallest stream holds
+ * the largest system event (FILTER, with TEF).
+ */
+#define STREAM_SIZE_MIN	352
 #define STREAM_SIZE_MAX	(64UL << 20)
 #define MAX_DATA_MAX	(64UL << 10)
 
@@ -243,6 +249,23 @@ TEST_F(attr, setstreamsize_then_get_returns_the_size)
 	ASSERT_EQ(STREAM_SIZE_MIN, size);
 }
 
+/*
+ * Minimum stream size: 352 bytes, the largest system event. Below: EINVAL,
+ * from setstreamsize ("may fail"; this implementation does), which keeps
+ * the size it had.
+ */
+TEST_F(attr, setstreamsize_below_352_is_einval)
+{
+	size_t size = 0;
+
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&self->attr, 4096));
+	ASSERT_EQ(EINVAL, posix_trace_attr_setstreamsize(&self->attr,
+							 STREAM_SIZE_MIN - 1));
+	ASSERT_EQ(EINVAL, posix_trace_attr_setstreamsize(&self->attr, 72));
+	ASSERT_EQ(0, posix_trace_attr_getstreamsize(&self->attr, &size));
+	ASSERT_EQ(4096, size);
+}
+
 TEST_F(attr, setmaxdatasize_then_get_returns_the_size)
 {
 	size_t size = 1;
@@ -264,14 +287,17 @@ TEST_F(attr, setlogsize_then_get_returns_the_size)
 	ASSERT_EQ(1 << 20, size);
 }
 
-/* The largest system event is POSIX_TRACE_STOP: a record and an int. */
-TEST_F(attr, maxsystemeventsize_is_record_plus_int)
+/*
+ * The largest system event is POSIX_TRACE_FILTER (TEF): a record and two
+ * trace_event_set_t, the old and the new filter.
+ */
+TEST_F(attr, maxsystemeventsize_is_record_plus_two_event_sets)
 {
 	size_t size = 0;
 
 	ASSERT_EQ(0, posix_trace_attr_getmaxsystemeventsize(&self->attr, &size));
-	ASSERT_EQ(RECORD_SIZE + 8, size);
-	ASSERT_EQ(72, size);
+	ASSERT_EQ(RECORD_SIZE + 2 * sizeof(trace_event_set_t), size);
+	ASSERT_EQ(352, size);
 }
 
 TEST_F(attr, maxusereventsize_is_record_plus_data_rounded_to_8)
@@ -553,25 +579,34 @@ TEST_F(stream_attr, name_of_trace_name_max_minus_one_chars_survives_create)
 	ASSERT_STREQ(name, got);
 }
 
-/* Minimum stream size: 72 bytes, one system event. Below: EINVAL. */
-TEST_F(stream_attr, create_with_stream_size_below_72_is_einval)
+/* The module refuses a stream below 352 bytes from any caller. */
+TEST_F(stream_attr, create_with_stream_size_below_352_is_einval)
 {
-	size_t size;
-	int ret;
+	struct posixtrace_attr ua = {
+		.size = sizeof(ua),
+		.stream_size = STREAM_SIZE_MIN - 1,
+		.max_data_size = 16,
+		.stream_full_policy = POSIXTRACE_LOOP,
+		.log_full_policy = POSIXTRACE_LOOP,
+		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
+	};
+	struct posixtrace_create req = {
+		.size = sizeof(req), .log_fd = -1, .attr = (uintptr_t)&ua,
+	};
+	int dev, fd;
 
-	/* setstreamsize may refuse it already ("may fail"); else create does. */
-	ret = posix_trace_attr_setstreamsize(&self->attr, STREAM_SIZE_MIN - 1);
-	if (ret == EINVAL) {
-		ASSERT_EQ(0, posix_trace_attr_getstreamsize(&self->attr, &size));
-		ASSERT_NE(STREAM_SIZE_MIN - 1, size);
-		return;
-	}
-	ASSERT_EQ(0, ret);
-	ret = create_stream(&self->attr, &self->trid, &self->created);
-	ASSERT_EQ(EINVAL, ret);
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(-1, ioctl(dev, POSIXTRACE_IOC_CREATE, &req));
+	ASSERT_EQ(EINVAL, errno);
+	ua.stream_size = STREAM_SIZE_MIN;
+	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &req);
+	ASSERT_LE(0, fd);
+	close(fd);
+	close(dev);
 }
 
-TEST_F(stream_attr, create_with_stream_size_72_succeeds)
+TEST_F(stream_attr, create_with_stream_size_352_succeeds)
 {
 	size_t size;
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the trc_*_test.c kselftests (POSIX Trace option, TRC) share: the
- * harness, the skip when the module is not loaded, reading the next event
- * of a stream into a struct rec and the assertions built on that, the
- * status check, creating a stream for a fixture's teardown to shut down,
- * and the state of a thread as /proc shows it.
+ * What the trc_*_test.c kselftests (POSIX Trace option, TRC, and Trace
+ * Event Filter option, TEF) share: the harness, the skip when the module is
+ * not loaded, the sizes events take in a stream, reading the next event of
+ * a stream into a struct rec and the assertions built on that, the status
+ * check, creating a stream for a fixture's teardown to shut down,
+ * the state of a thread as /proc shows it, and pipe I/O between processes.
  *
  * A test file defines _GNU_SOURCE before its first #include.
  */
@@ -41,10 +42,23 @@
 } while (0)
 
 /*
- * The record header every event takes in a stream (the module's choice):
- * all that START and the other system events without data take.
+ * What each event takes in a stream (the module's choice): a record header,
+ * then its data padded to 8 bytes. OVERFLOW and RESUME, built by readers,
+ * are bare headers. With the Trace Event Filter option, START carries the
+ * filter in force (one trace_event_set_t), STOP its int "auto", FILTER the
+ * old and the new filter: FILTER is the largest system event.
  */
-#define RECORD_SIZE	sizeof(struct posixtrace_record)
+#define RECORD_SIZE		sizeof(struct posixtrace_record)
+#define EVENTSET_SIZE		sizeof(trace_event_set_t)
+#define START_RECORD_SIZE	(RECORD_SIZE + EVENTSET_SIZE)
+#define STOP_RECORD_SIZE	(RECORD_SIZE + 8)
+#define FILTER_RECORD_SIZE	(RECORD_SIZE + 2 * EVENTSET_SIZE)
+
+_Static_assert(sizeof(trace_event_set_t) ==
+	       sizeof(struct posixtrace_eventset),
+	       "trace_event_set_t is the layout of struct posixtrace_eventset");
+_Static_assert(START_RECORD_SIZE == 208 && STOP_RECORD_SIZE == 72 &&
+	       FILTER_RECORD_SIZE == 352, "record sizes of the system events");
 
 /* Negative, 0 or positive as timestamp a is before, at or after b. */
 static inline int ts_cmp(const struct timespec *a, const struct timespec *b)
@@ -61,7 +75,7 @@ struct rec {
 	struct posix_trace_event_info info;
 	size_t len;
 	int unavailable;
-	unsigned char data[256];
+	unsigned char data[512];	/* FILTER's 288 bytes fit */
 };
 
 /*
@@ -110,6 +124,18 @@ static inline int try_next(trace_id_t trid, struct rec *r)
 	ASSERT_EQ((auto_value), _auto);					\
 } while (0)
 
+/*
+ * The next event must be a POSIX_TRACE_START whose data, the filter in
+ * force, is *set (a trace_event_set_t).
+ */
+#define ASSERT_NEXT_START(trid, r, set) do {				\
+	ASSERT_NEXT(trid, r, POSIX_TRACE_START);			\
+	ASSERT_EQ(EVENTSET_SIZE, (r)->len);				\
+	ASSERT_EQ(POSIX_TRACE_NOT_TRUNCATED,				\
+		  (r)->info.posix_truncation_status);			\
+	ASSERT_EQ(0, memcmp((set), (r)->data, EVENTSET_SIZE));		\
+} while (0)
+
 /* get_status must succeed and report these three statuses. */
 #define ASSERT_STATUS(trid, state, full, overrun) do {			\
 	struct posix_trace_status_info _st;				\
@@ -150,6 +176,50 @@ static inline char thread_state(pid_t tid)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/*
+ * Whole-buffer pipe I/O: write all of buf (out; buf is only read then) or
+ * read all of it; false on error or end of file.
+ */
+static inline bool transfer(int fd, void *buf, size_t len, bool out)
+{
+	char *p = buf;
+	ssize_t n;
+
+	while (len) {
+		n = out ? write(fd, p, len) : read(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return false;
+		p += n;
+		len -= n;
+	}
+	return true;
+}
+
+static inline bool put(int fd, const void *buf, size_t len)
+{
+	return transfer(fd, (void *)buf, len, true);
+}
+
+static inline bool get(int fd, void *buf, size_t len)
+{
+	return transfer(fd, buf, len, false);
+}
+
+static inline bool put_byte(int fd, char c)
+{
+	return put(fd, &c, 1);
+}
+
+/* Block until a byte or end of file arrives. */
+static inline void wait_byte(int fd)
+{
+	char c;
+
+	(void)get(fd, &c, 1);
 }
 
 #endif /* TRC_COMMON_H */

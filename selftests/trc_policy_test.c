@@ -3,11 +3,12 @@
  * The stream-full-policy (POSIX Trace option, TRC), with exact counts.
  *
  * This implementation's accounting: a stream of size S holds S bytes of
- * records (plus a hidden reserve for the system events that say it is
- * full); a user event takes posix_trace_attr_getmaxusereventsize() bytes,
- * R; START takes a bare record (64 bytes). So after START, exactly
- * floor((S - 64) / R) user events fit, and a looping stream keeps the last
- * floor(S / R) once START has been overwritten.
+ * records (plus a hidden reserve of 72 bytes that only a STOP may use, so
+ * that the one saying the stream is full always fits); a user event takes
+ * posix_trace_attr_getmaxusereventsize() bytes, R; START takes a record
+ * and the filter in force (TEF): 208 bytes. So after START, exactly
+ * floor((S - 208) / R) user events fit, and a looping stream keeps the
+ * last floor(S / R) once START has been overwritten.
  *
  * POSIX_TRACE_LOOP: the oldest events are overwritten, the stream is
  * RUNNING+FULL and OVERRUN, and the reader gets POSIX_TRACE_OVERFLOW (time
@@ -56,7 +57,7 @@ FIXTURE(policy) {
 };
 
 /*
- * fit user events fit after START, in S = 64 + fit * R + slack bytes. The
+ * fit user events fit after START, in S = 208 + fit * R + slack bytes. The
  * slack is always less than R, so that one more event never fits:
  * R - short_by bytes, or none when short_by is 0.
  */
@@ -93,7 +94,7 @@ FIXTURE_SETUP(policy)
 	ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&self->attr,
 				self->data_len, &self->rsize));
 	ASSERT_LT(RECORD_SIZE, self->rsize);
-	self->ssize = RECORD_SIZE + variant->fit * self->rsize;
+	self->ssize = START_RECORD_SIZE + variant->fit * self->rsize;
 	if (variant->short_by)
 		self->ssize += self->rsize - variant->short_by;
 	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&self->attr, self->ssize));
@@ -390,23 +391,32 @@ TEST_F(policy, loop_overflow_marker_follows_events_already_read)
 
 /* ---- the smallest stream --------------------------------------------- */
 
-/* 72 bytes: START fits, no user event does; STOP goes in the reserve. */
-TEST(until_full_stream_of_72_bytes_holds_start_and_auto_stop)
+/*
+ * 352 bytes, the smallest stream: START (208) fits, an event of 152 does
+ * not (144 bytes are left); STOP goes in the reserve.
+ */
+TEST(until_full_stream_of_352_bytes_holds_start_and_auto_stop)
 {
+	unsigned char data[88] = { 0 };
 	trace_event_id_t id;
 	trace_attr_t attr;
 	trace_id_t trid;
 	struct rec r;
+	size_t rsize;
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_attr_init(&attr));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 72));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 352));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(data)));
+	ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr, sizeof(data),
+							  &rsize));
+	ASSERT_EQ(152, rsize);
 	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
 							  POSIX_TRACE_UNTIL_FULL));
 	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
 	ASSERT_EQ(0, posix_trace_eventid_open("tiny", &id));
 	ASSERT_EQ(0, posix_trace_start(trid));
-	posix_trace_event(id, NULL, 0);
+	posix_trace_event(id, data, sizeof(data));
 	ASSERT_STATUS(trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_FULL,
 		      POSIX_TRACE_OVERRUN);
 	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
@@ -415,9 +425,10 @@ TEST(until_full_stream_of_72_bytes_holds_start_and_auto_stop)
 	posix_trace_attr_destroy(&attr);
 }
 
-/* 72 bytes looping with 72-byte events: each one replaces the last. */
-TEST(loop_stream_of_72_bytes_keeps_the_last_event)
+/* 352 bytes looping with 352-byte events: each one replaces the last. */
+TEST(loop_stream_of_352_bytes_keeps_the_last_event)
 {
+	unsigned char data[288] = { 0 };
 	trace_event_id_t id;
 	trace_attr_t attr;
 	trace_id_t trid;
@@ -427,18 +438,22 @@ TEST(loop_stream_of_72_bytes_keeps_the_last_event)
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_attr_init(&attr));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 72));
-	ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr, sizeof(n),
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 352));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(data)));
+	ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr, sizeof(data),
 							  &rsize));
-	ASSERT_EQ(72, rsize);
+	ASSERT_EQ(352, rsize);
 	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
 	ASSERT_EQ(0, posix_trace_eventid_open("tiny", &id));
 	ASSERT_EQ(0, posix_trace_start(trid));
-	for (n = 1; n <= 3; n++)
-		posix_trace_event(id, &n, sizeof(n));
+	for (n = 1; n <= 3; n++) {
+		memcpy(data, &n, sizeof(n));
+		posix_trace_event(id, data, sizeof(data));
+	}
 	ASSERT_NEXT(trid, &r, POSIX_TRACE_OVERFLOW);
 	ASSERT_NEXT(trid, &r, POSIX_TRACE_RESUME);
 	ASSERT_NEXT(trid, &r, id);
+	ASSERT_EQ(sizeof(data), r.len);
 	memcpy(&n, r.data, sizeof(n));
 	ASSERT_EQ(3, n);
 	ASSERT_EMPTY(trid, &r);
@@ -464,7 +479,7 @@ TEST(until_full_counts_truncated_events_at_truncated_size)
 							  &rsize));
 	ASSERT_EQ(RECORD_SIZE + 16, rsize);
 	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr,
-				RECORD_SIZE + fit * rsize));
+				START_RECORD_SIZE + fit * rsize));
 	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
 							  POSIX_TRACE_UNTIL_FULL));
 	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
@@ -503,12 +518,12 @@ static void until_full_stream(struct __test_metadata *_metadata,
 
 /*
  * "The ring holds exactly stream_size bytes of records", whatever the
- * size: S = 64 + 4 * 72 + 71 holds START and 4 events of 72 bytes, not 5;
+ * size: S = 208 + 4 * 72 + 71 holds START and 4 events of 72 bytes, not 5;
  * and get_attr reports S.
  */
 TEST(until_full_exact_count_with_stream_size_not_multiple_of_8)
 {
-	size_t rsize, size = 0, s = RECORD_SIZE + 4 * 72 + 71;
+	size_t rsize, size = 0, s = START_RECORD_SIZE + 4 * 72 + 71;
 	trace_event_id_t id;
 	trace_attr_t got;
 	trace_id_t trid;
@@ -547,7 +562,7 @@ TEST(until_full_start_after_stop_on_exactly_full_stream_runs_or_reports_full)
 	uint64_t n;
 
 	SKIP_WITHOUT_DEVICE();
-	until_full_stream(_metadata, RECORD_SIZE + 4 * 72, 8, &trid, &id);
+	until_full_stream(_metadata, START_RECORD_SIZE + 4 * 72, 8, &trid, &id);
 	ASSERT_EQ(0, posix_trace_start(trid));
 	for (n = 1; n <= 4; n++)
 		posix_trace_event(id, &n, sizeof(n));

@@ -21,50 +21,6 @@
 
 #define MAX_STREAMS_PARAM "/sys/module/posixtrace/parameters/max_streams"
 
-/*
- * Whole-buffer pipe I/O: write all of buf (out; buf is only read then) or
- * read all of it; false on error or end of file.
- */
-static bool transfer(int fd, void *buf, size_t len, bool out)
-{
-	char *p = buf;
-	ssize_t n;
-
-	while (len) {
-		n = out ? write(fd, p, len) : read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		p += n;
-		len -= n;
-	}
-	return true;
-}
-
-static bool put(int fd, const void *buf, size_t len)
-{
-	return transfer(fd, (void *)buf, len, true);
-}
-
-static bool get(int fd, void *buf, size_t len)
-{
-	return transfer(fd, buf, len, false);
-}
-
-static bool put_byte(int fd, char c)
-{
-	return put(fd, &c, 1);
-}
-
-/* Block until a byte or end of file arrives. */
-static void wait_byte(int fd)
-{
-	char c;
-
-	(void)get(fd, &c, 1);
-}
-
 /* {TRACE_SYS_MAX} as the module is configured (max_streams). */
 static int sys_max(void)
 {
@@ -709,14 +665,14 @@ enum {
 	F_START, F_STOP, F_CLEAR, F_GET_ATTR, F_GET_STATUS,
 	F_TRID_EVENTID_OPEN, F_EVENTID_GET_NAME, F_TYPELIST_GETNEXT,
 	F_TYPELIST_REWIND, F_TRYGETNEXT, F_TIMEDGETNEXT, F_GETNEXT,
-	F_SHUTDOWN, F_COUNT
+	F_GET_FILTER, F_SET_FILTER, F_SHUTDOWN, F_COUNT
 };
 
 static const char *const f_names[F_COUNT] = {
 	"start", "stop", "clear", "get_attr", "get_status",
 	"trid_eventid_open", "eventid_get_name", "eventtypelist_getnext_id",
 	"eventtypelist_rewind", "trygetnext_event", "timedgetnext_event",
-	"getnext_event", "shutdown",
+	"getnext_event", "get_filter", "set_filter", "shutdown",
 };
 
 /*
@@ -730,11 +686,13 @@ static void use_trid(trace_id_t trid, int fd)
 	char name[TRACE_EVENT_NAME_MAX + 1], data[16];
 	struct timespec abstime;
 	int res[F_COUNT], unavailable;
+	trace_event_set_t set;
 	trace_event_id_t id;
 	trace_attr_t attr;
 	size_t len;
 
 	posix_trace_attr_init(&attr);
+	posix_trace_eventset_fill(&set, POSIX_TRACE_ALL_EVENTS);
 	clock_gettime(CLOCK_REALTIME, &abstime);
 	abstime.tv_sec += 1;
 	res[F_START] = posix_trace_start(trid);
@@ -755,6 +713,10 @@ static void use_trid(trace_id_t trid, int fd)
 					&abstime);
 	res[F_GETNEXT] = posix_trace_getnext_event(trid, &info, data,
 					sizeof(data), &len, &unavailable);
+	/* TEF: the filter of the parent's stream is not the child's either. */
+	res[F_GET_FILTER] = posix_trace_get_filter(trid, &set);
+	res[F_SET_FILTER] = posix_trace_set_filter(trid, &set,
+						   POSIX_TRACE_SET_EVENTSET);
 	res[F_SHUTDOWN] = posix_trace_shutdown(trid);
 	put(fd, res, sizeof(res));
 }
@@ -765,6 +727,7 @@ static void check_child_results(struct __test_metadata *_metadata,
 {
 	struct posix_trace_status_info st;
 	int res[F_COUNT], status, i;
+	trace_event_set_t set;
 	struct rec r;
 
 	ASSERT_TRUE(get(fd, res, sizeof(res)));
@@ -778,6 +741,9 @@ static void check_child_results(struct __test_metadata *_metadata,
 	/* The child changed nothing: still running, both events unread. */
 	ASSERT_EQ(0, posix_trace_get_status(trid, &st));
 	ASSERT_EQ(POSIX_TRACE_RUNNING, st.posix_stream_status);
+	memset(&set, 0xff, sizeof(set));
+	ASSERT_EQ(0, posix_trace_get_filter(trid, &set));
+	ASSERT_EQ(0, memcmp(&(trace_event_set_t){ 0 }, &set, sizeof(set)));
 	ASSERT_NEXT(trid, &r, id);
 	ASSERT_EQ(0, memcmp("one", r.data, 3));
 	ASSERT_NEXT(trid, &r, id);

@@ -144,6 +144,7 @@ echo "TAP version 13"
 host_case build_ulib no_warnings make -C "$TOP_DIR/ulib" --no-print-directory
 host_case build_tools no_warnings make -C "$TOP_DIR/tools" --no-print-directory
 host_case build_examples no_warnings make -C "$TOP_DIR/examples" --no-print-directory
+host_case build_bench no_warnings make -C "$TOP_DIR/bench" --no-print-directory O="$BUILD_DIR/bench"
 host_case exported_symbols_match_map exported_symbols_match_map
 host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
