@@ -80,6 +80,19 @@ static bool before(uint64_t deadline)
 	return now_ns() < deadline;
 }
 
+/*
+ * For loops of costly iterations: is there time for one more before the
+ * deadline, if it takes as long as the last one (*start: when that began;
+ * updated to now)?
+ */
+static bool room_for_one_more(uint64_t deadline, uint64_t *start)
+{
+	uint64_t now = now_ns(), last = *start ? now - *start : 0;
+
+	*start = now;
+	return now + last < deadline;
+}
+
 /* CLOCK_REALTIME in us microseconds. */
 static struct timespec realtime_in(unsigned int us)
 {
@@ -477,7 +490,7 @@ static void __attribute__((constructor)) exit_at_start(void)
 #define T1_READERS	2
 #define T1_EVENTS	20000		/* per producer, at most */
 #define T1_DATA_MAX	40
-#define T1_EMIT_MS	700
+#define T1_EMIT_MS	500
 
 /* Producers vary their events' size, so records wrap at every offset. */
 static size_t t1_len(uint32_t seq)
@@ -1093,7 +1106,7 @@ TEST(until_full_stream_stops_and_restarts_counting_every_loss)
 /* ---- 2. shutdown racing everything else ------------------------------ */
 
 #define T2_ITERATIONS	60
-#define T2_MS		1300
+#define T2_MS		1000
 #define T2_PRODUCERS	2
 
 enum { RB_BLOCK, RB_TIMED, RB_TRY, RB_CTL, RB_CTL2, RB_SHUT, RB_NR };
@@ -1310,7 +1323,7 @@ TEST(shutdown_races_blocked_readers_controllers_and_producers)
 /* ---- 3. creators exiting under their streams ------------------------ */
 
 #define T3_ITERATIONS	16
-#define T3_MS		1400
+#define T3_MS		1200
 
 struct t3_shm {
 	atomic_int stop;	/* C and H: finish */
@@ -1540,7 +1553,7 @@ TEST(creator_exit_races_traced_child_and_descriptor_holder)
 	int max = sys_max(), n, up[2], status, it, ret;
 	struct t3_report rep;
 	struct t3_shm *shm;
-	uint64_t rng, end;
+	uint64_t rng, end, start = 0;
 	pid_t a;
 
 	SKIP_WITHOUT_DEVICE();
@@ -1551,7 +1564,8 @@ TEST(creator_exit_races_traced_child_and_descriptor_holder)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, shm);
 	end = deadline_ms(T3_MS);
-	for (it = 0; it < T3_ITERATIONS && before(end); it++) {
+	for (it = 0; it < T3_ITERATIONS && room_for_one_more(end, &start);
+	     it++) {
 		memset(shm, 0, sizeof(*shm));
 		ASSERT_EQ(0, pipe(up));
 		a = fork();
@@ -1596,7 +1610,7 @@ TEST(creator_exit_races_traced_child_and_descriptor_holder)
 /* ---- 4. a traced process exiting while the analyzer reads ----------- */
 
 #define T4_ITERATIONS	6
-#define T4_MS		1500
+#define T4_MS		900
 #define T4_T1_MAX	20000
 
 struct t4_shm {
@@ -1749,7 +1763,7 @@ TEST(traced_child_exits_while_analyzer_reads)
 	int in[2], out[2], it, i, dev, ret;
 	uint32_t threshold, count;
 	siginfo_t si;
-	uint64_t rng, end;
+	uint64_t rng, end, start = 0;
 	pthread_t thr;
 	bool joined;
 
@@ -1761,7 +1775,8 @@ TEST(traced_child_exits_while_analyzer_reads)
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
 	end = deadline_ms(T4_MS);
-	for (it = 0; it < T4_ITERATIONS && before(end); it++) {
+	for (it = 0; it < T4_ITERATIONS && room_for_one_more(end, &start);
+	     it++) {
 		memset(t4_shm, 0, sizeof(*t4_shm));
 		memset(&t, 0, sizeof(t));
 		threshold = 20 + rnd_below(&rng, 1500);
@@ -1831,7 +1846,7 @@ TEST(traced_child_exits_while_analyzer_reads)
 /* ---- 5. stream churn under producers: truncation ------------------- */
 
 #define T7_PRODUCERS	3
-#define T7_MS		1300
+#define T7_MS		1000
 #define T7_ITERATIONS	600
 #define T7_BUF		4096
 
@@ -2177,7 +2192,7 @@ TEST(event_names_beyond_the_limit_from_several_threads)
 /* ---- 7. random ioctls ----------------------------------------------- */
 
 #define FUZZ_ITERATIONS	40000
-#define FUZZ_MS		1300
+#define FUZZ_MS		1100
 #define FUZZ_SCRATCH	(128 * 1024)
 
 struct fuzz {
@@ -2933,7 +2948,7 @@ TEST(random_ioctls_fail_cleanly_and_leave_the_device_working)
 
 #define T9_PRODUCERS	3
 #define T9_EVENTS	60000		/* per producer, at most */
-#define T9_MS		900
+#define T9_MS		700
 
 /*
  * The controller's epoch, modulo 4: 0, recording of the producers' type
@@ -3186,7 +3201,7 @@ TEST(recording_switched_on_and_off_under_producers_is_exact)
 
 #define T10_THREADS	8
 #define T10_STREAMS	32
-#define T10_MS		800
+#define T10_MS		500
 #define T10_ITERATIONS	40
 
 static pthread_barrier_t t10_go;
