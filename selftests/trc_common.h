@@ -222,4 +222,20 @@ static inline void wait_byte(int fd)
 	(void)get(fd, &c, 1);
 }
 
+#define MAX_STREAMS_PARAM "/sys/module/posixtrace/parameters/max_streams"
+
+/* {TRACE_SYS_MAX} as the module is configured (max_streams). */
+static inline int sys_max(void)
+{
+	FILE *f = fopen(MAX_STREAMS_PARAM, "r");
+	int n = TRACE_SYS_MAX;
+
+	if (f) {
+		if (fscanf(f, "%d", &n) != 1)
+			n = TRACE_SYS_MAX;
+		fclose(f);
+	}
+	return n;
+}
+
 #endif /* TRC_COMMON_H */

@@ -1995,14 +1995,14 @@ TEST_F(page, bits_are_the_union_over_running_streams)
 }
 
 /*
- * A stream stopped because full (UNTIL_FULL) may still "record" (its
- * events count as lost): bits stay set. Read out, it restarts: still set.
+ * An UNTIL_FULL stream with room for START and 2 user events (USER_SIZE),
+ * started, and 3 events of a emitted: the third is lost and stops it.
  */
-TEST_F(page, stream_stopped_because_full_keeps_bits_set)
+static void fill_until_full(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(page) *self)
 {
 	trace_attr_t attr;
 	uint32_t n;
-	struct rec r;
 
 	ASSERT_EQ(0, posix_trace_attr_init(&attr));
 	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, 16));
@@ -2015,6 +2015,17 @@ TEST_F(page, stream_stopped_because_full_keeps_bits_set)
 	ASSERT_EQ(0, posix_trace_start(self->trid));
 	for (n = 0; n < 3; n++)
 		emit(self->a, n);
+}
+
+/*
+ * A stream stopped because full (UNTIL_FULL) may still "record" (its
+ * events count as lost): bits stay set. Read out, it restarts: still set.
+ */
+TEST_F(page, stream_stopped_because_full_keeps_bits_set)
+{
+	struct rec r;
+
+	fill_until_full(_metadata, self);
 	ASSERT_STATUS(self->trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_FULL,
 		      POSIX_TRACE_OVERRUN);
 	ASSERT_PAGE(self->ep, &self->empty);
@@ -2035,21 +2046,9 @@ TEST_F(page, stream_stopped_because_full_keeps_bits_set)
  */
 TEST_F(page, full_stream_stopped_then_read_out_clears_bits)
 {
-	trace_attr_t attr;
-	uint32_t n;
 	struct rec r;
 
-	ASSERT_EQ(0, posix_trace_attr_init(&attr));
-	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, 16));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr,
-				START_RECORD_SIZE + 2 * USER_SIZE));
-	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
-							  POSIX_TRACE_UNTIL_FULL));
-	ASSERT_EQ(0, create_stream(&attr, &self->trid, &self->created));
-	posix_trace_attr_destroy(&attr);
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	for (n = 0; n < 3; n++)
-		emit(self->a, n);
+	fill_until_full(_metadata, self);
 	ASSERT_EQ(0, posix_trace_stop(self->trid));
 	while (!try_next(self->trid, &r) && !r.unavailable)
 		;

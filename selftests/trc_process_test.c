@@ -19,21 +19,6 @@
 
 #include "trc_common.h"
 
-#define MAX_STREAMS_PARAM "/sys/module/posixtrace/parameters/max_streams"
-
-/* {TRACE_SYS_MAX} as the module is configured (max_streams). */
-static int sys_max(void)
-{
-	FILE *f = fopen(MAX_STREAMS_PARAM, "r");
-	int n = TRACE_SYS_MAX;
-
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = TRACE_SYS_MAX;
-		fclose(f);
-	}
-	return n;
-}
 
 /* Small streams, so that {TRACE_SYS_MAX} of them are cheap. */
 static void small_attr(trace_attr_t *attr)

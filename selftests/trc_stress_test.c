@@ -50,7 +50,6 @@
 
 #include "trc_common.h"
 
-#define MAX_STREAMS_PARAM "/sys/module/posixtrace/parameters/max_streams"
 /* What /proc/self/fd shows for a stream's descriptor. */
 #define STREAM_LINK	"anon_inode:[posixtrace]"
 /* Set in the environment of an exec'd creator: exit at once. */
@@ -398,20 +397,6 @@ static int create_with_fd(const trace_attr_t *attr, trace_id_t *trid, int *fd)
 
 /* ---- streams and their limit ---------------------------------------- */
 
-/* {TRACE_SYS_MAX} as the module is configured (max_streams). */
-static int sys_max(void)
-{
-	FILE *f = fopen(MAX_STREAMS_PARAM, "r");
-	int n = TRACE_SYS_MAX;
-
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = TRACE_SYS_MAX;
-		fclose(f);
-	}
-	return n;
-}
-
 static void make_attr(trace_attr_t *attr, size_t stream_size,
 		      size_t max_data, int policy)
 {
@@ -518,22 +503,32 @@ struct producer_arg {
 	uint32_t idx;
 };
 
+/*
+ * A producer's run: up to T1_EVENTS events of id, of varying lengths,
+ * until the deadline end. Returns how many it emitted.
+ */
+static uint32_t produce(trace_event_id_t id, uint64_t end, uint32_t idx)
+{
+	unsigned char buf[T1_DATA_MAX];
+	uint32_t seq;
+
+	for (seq = 0; seq < T1_EVENTS; seq++) {
+		if (!(seq & 31) && !before(end))
+			break;
+		payload_fill(buf, t1_len(seq), idx, seq);
+		posix_trace_event(id, buf, t1_len(seq));
+	}
+	return seq;
+}
+
 static void *t1_producer(void *arg)
 {
 	struct producer_arg *p = arg;
 	struct t1 *t = p->ctx;
-	unsigned char buf[T1_DATA_MAX];
-	uint32_t seq;
 
 	t->self[p->idx] = pthread_self();
 	pthread_barrier_wait(&t->go);
-	for (seq = 0; seq < T1_EVENTS; seq++) {
-		if (!(seq & 31) && !before(t->end))
-			break;
-		payload_fill(buf, t1_len(seq), p->idx, seq);
-		posix_trace_event(t->id, buf, t1_len(seq));
-	}
-	t->emitted[p->idx] = seq;
+	t->emitted[p->idx] = produce(t->id, t->end, p->idx);
 	return NULL;
 }
 
@@ -723,19 +718,11 @@ static void *traw_producer(void *arg)
 {
 	struct producer_arg *p = arg;
 	struct traw *t = p->ctx;
-	unsigned char buf[T1_DATA_MAX];
-	uint32_t seq;
 
 	t->self[p->idx] = pthread_self();
 	t->tid[p->idx] = gettid();
 	pthread_barrier_wait(&t->go);
-	for (seq = 0; seq < T1_EVENTS; seq++) {
-		if (!(seq & 31) && !before(t->end))
-			break;
-		payload_fill(buf, t1_len(seq), p->idx, seq);
-		posix_trace_event(t->id, buf, t1_len(seq));
-	}
-	t->emitted[p->idx] = seq;
+	t->emitted[p->idx] = produce(t->id, t->end, p->idx);
 	return NULL;
 }
 
