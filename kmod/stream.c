@@ -494,18 +494,17 @@ static void posixtrace_stream_wake(struct posixtrace_stream *stream)
 }
 
 /*
- * Stamp and store a user event; the caller holds the stream's lock, so that
- * the order of the records in the stream is the order of their times,
- * across CPUs.
+ * Stamp and store a user event with @len bytes of its data. The caller holds
+ * the stream's lock, so that the order of the records in the stream is the
+ * order of their times, across CPUs.
  */
 static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
-					 const struct posixtrace_emit *emit)
+					 const struct posixtrace_emit *emit,
+					 size_t len)
 {
 	struct posixtrace_record rec;
 	struct timespec64 ts;
-	size_t len;
 
-	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
 	ktime_get_real_ts64(&ts);
 	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
 			       len);
@@ -526,21 +525,22 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emit)
 {
+	/* The data this stream keeps: truncated to its max data size. */
+	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
 	bool stored = false;
 
 	/*
 	 * A stream that wants more data than the emitter copied appeared
 	 * after it looked: to this stream the event came before it existed.
 	 */
-	if (min_t(size_t, emit->data_len, stream->attr.max_data_size) >
-	    emit->copied)
+	if (len > emit->copied)
 		return;
 
 	spin_lock(&stream->lock);
 	if (test_bit(emit->event_id, stream->filter)) {
 		;	/* filtered out: neither recorded nor lost */
 	} else if (stream->running) {
-		stored = posixtrace_stream_store_user(stream, emit);
+		stored = posixtrace_stream_store_user(stream, emit, len);
 		/* Lost, but it stopped the stream: readers get the STOP. */
 		stored |= stream->auto_stopped;
 	} else if (stream->auto_stopped && stream->restart_pending) {
