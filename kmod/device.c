@@ -50,14 +50,15 @@ static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
 					  POSIXTRACE_CREATE_SIZE_VER0);
 	if (ret)
 		return ret;
-	/* Trace logs come later: no descriptor is accepted yet. */
-	if ((create.flags & ~POSIXTRACE_CREATE_MEM_FD) || create.log_fd != -1 ||
-	    create.__reserved)
+	if ((create.flags & ~POSIXTRACE_CREATE_MEM_FD) || create.__reserved)
 		return -EINVAL;
+	/* -1 is "no log"; any other negative number is no descriptor. */
+	if (create.log_fd < -1)
+		return -EBADF;
 	return posixtrace_stream_create(u64_to_user_ptr(create.attr),
 					create.pid,
 					create.flags & POSIXTRACE_CREATE_MEM_FD ?
-					create.mem_fd : -1);
+					create.mem_fd : -1, create.log_fd);
 }
 
 /* The calling process's entry, made on its first name. */

@@ -19,9 +19,12 @@ static int __init posixtrace_init(void)
 	int ret;
 
 	posixtrace_access_init();
-	ret = posixtrace_lifecycle_init();
+	ret = posixtrace_flush_init();
 	if (ret)
 		return ret;
+	ret = posixtrace_lifecycle_init();
+	if (ret)
+		goto err_flush_exit;
 	ret = posixtrace_device_init();
 	if (ret)
 		goto err_lifecycle_exit;
@@ -31,6 +34,8 @@ static int __init posixtrace_init(void)
 
 err_lifecycle_exit:
 	posixtrace_lifecycle_exit();
+err_flush_exit:
+	posixtrace_flush_exit();
 	return ret;
 }
 
@@ -40,6 +45,8 @@ static void __exit posixtrace_exit(void)
 	posixtrace_device_exit();
 	posixtrace_lifecycle_exit();
 	posixtrace_streams_exit();
+	/* Final flushes of streams already closed may still be writing. */
+	posixtrace_flush_exit();
 	posixtrace_proc_exit_all();
 }
 

@@ -112,7 +112,7 @@ static atomic_t posixtrace_nr_streams = ATOMIC_INIT(0);
 static void posixtrace_streams_reap(struct work_struct *work);
 static DECLARE_WORK(posixtrace_reap_work, posixtrace_streams_reap);
 
-static int posixtrace_attr_check(struct posixtrace_attr *attr)
+static int posixtrace_attr_check(struct posixtrace_attr *attr, bool log)
 {
 	if (attr->flags || attr->__reserved || attr->__reserved2)
 		return -EINVAL;
@@ -120,7 +120,8 @@ static int posixtrace_attr_check(struct posixtrace_attr *attr)
 		return -EINVAL;
 	/* POSIXTRACE_FLUSH needs a trace log. */
 	if (attr->stream_full_policy != POSIXTRACE_LOOP &&
-	    attr->stream_full_policy != POSIXTRACE_UNTIL_FULL)
+	    attr->stream_full_policy != POSIXTRACE_UNTIL_FULL &&
+	    (attr->stream_full_policy != POSIXTRACE_FLUSH || !log))
 		return -EINVAL;
 	if (attr->log_full_policy != POSIXTRACE_LOOP &&
 	    attr->log_full_policy != POSIXTRACE_UNTIL_FULL &&
@@ -190,6 +191,7 @@ static void posixtrace_stream_free(struct kref *ref)
 
 	kvfree(posixtrace_ring_detach(&stream->ring));
 	kvfree(stream->bounce);
+	posixtrace_flush_free(stream);
 	if (stream->proc)
 		posixtrace_proc_put(stream->proc);
 	put_pid_ns(stream->pid_ns);
@@ -200,9 +202,37 @@ static void posixtrace_stream_free(struct kref *ref)
 	kfree_rcu(stream, rcu);
 }
 
+void posixtrace_stream_get(struct posixtrace_stream *stream)
+{
+	kref_get(&stream->ref);
+}
+
 void posixtrace_stream_put(struct posixtrace_stream *stream)
 {
 	kref_put(&stream->ref, posixtrace_stream_free);
+}
+
+/*
+ * The room a record of type @id must leave free in the ring: the STOP an
+ * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
+ * with a log so do the FLUSH_START and FLUSH_STOP of the flush that
+ * empties it. Every other type leaves the whole reserve.
+ */
+static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
+				     u32 id)
+{
+	size_t flush = stream->log ? POSIXTRACE_FLUSH_RECORD_SIZE : 0;
+
+	switch (id) {
+	case POSIXTRACE_EVENT_STOP:
+		return 0;
+	case POSIXTRACE_EVENT_FLUSH_STOP:
+		return POSIXTRACE_STOP_RECORD_SIZE;
+	case POSIXTRACE_EVENT_FLUSH_START:
+		return POSIXTRACE_STOP_RECORD_SIZE + flush;
+	default:
+		return POSIXTRACE_STOP_RECORD_SIZE + 2 * flush;
+	}
 }
 
 /* Take one of the TRACE_SYS_MAX slots, or fail with EAGAIN. */
@@ -241,13 +271,15 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream)
  * posixtrace_stream_create - create a suspended trace stream
  * @uattr: its attributes
  * @pid: the process to trace, 0 for the caller
+ * @mem_fd: the caller's proof it may trace @pid (see access.c), or -1
+ * @log_fd: the caller's descriptor for the trace log, or -1 for none
  *
  * Return: the stream's new file descriptor (close-on-exec), or -EINVAL,
  * -EFAULT, -E2BIG (attributes), -ESRCH, -EPERM (target), -EAGAIN
- * (TRACE_SYS_MAX), -ENOMEM.
+ * (TRACE_SYS_MAX), -ENOMEM, or an error of posixtrace_log_open().
  */
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
-			     pid_t pid, int mem_fd)
+			     pid_t pid, int mem_fd, int log_fd)
 {
 	struct posixtrace_stream *stream;
 	struct task_struct *task;
@@ -269,7 +301,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 					  uattr, POSIXTRACE_ATTR_SIZE_VER0);
 	if (ret)
 		goto err_put_stream;
-	ret = posixtrace_attr_check(&stream->attr);
+	ret = posixtrace_attr_check(&stream->attr, log_fd >= 0);
 	if (ret)
 		goto err_put_stream;
 	stream->attr.size = sizeof(stream->attr);
@@ -277,8 +309,18 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	stream->attr.create_time_sec = now.tv_sec;
 	stream->attr.create_time_nsec = now.tv_nsec;
 
+	/*
+	 * Before the target is looked up. The header is written now, with
+	 * the caller's rights: ENOSPC and the like fail the create.
+	 */
+	if (log_fd >= 0) {
+		ret = posixtrace_flush_open(stream, log_fd);
+		if (ret)
+			goto err_put_stream;
+	}
 	ret = posixtrace_ring_alloc(&stream->ring, stream->attr.stream_size +
-				    POSIXTRACE_STOP_RECORD_SIZE);
+				    posixtrace_stream_keep(stream,
+							   POSIXTRACE_EVENT_ERROR));
 	if (ret)
 		goto err_put_stream;
 	stream->bounce_size = max(POSIXTRACE_BOUNCE_SIZE,
@@ -407,10 +449,8 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 				    const void *data, bool system)
 {
 	struct posixtrace_ring *ring = &stream->ring;
-	size_t keep = POSIXTRACE_STOP_RECORD_SIZE;
-
-	if (system && rec->event_id == POSIXTRACE_EVENT_STOP)
-		keep = 0;
+	size_t keep = posixtrace_stream_keep(stream, system ? rec->event_id :
+					     POSIXTRACE_EVENT_USER_BASE);
 
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
@@ -428,14 +468,18 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 
 		posixtrace_stream_lost(stream);
 		/* Full: a FILTER event that cannot be recorded stops it too. */
-		if (keep)
+		if (keep && stream->running)
 			posixtrace_stream_auto_stop(stream, &ts);
+		if (stream->log)
+			posixtrace_flush_maybe(stream);
 		return false;
 	}
 	rec->seq = stream->seq++;
 	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
 			      rec->size);
 	stream->events_recorded++;
+	if (stream->log)
+		posixtrace_flush_maybe(stream);
 	return true;
 }
 
@@ -443,10 +487,10 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
  * Record a system event generated by the stream itself, unless filtered.
  * Returns false only if it was lost for want of room.
  */
-static bool posixtrace_stream_store_system(struct posixtrace_stream *stream,
-					   u32 id, struct task_struct *task,
-					   const struct timespec64 *ts,
-					   const void *data, size_t len)
+bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
+				    struct task_struct *task,
+				    const struct timespec64 *ts,
+				    const void *data, size_t len)
 {
 	struct posixtrace_record rec;
 
@@ -579,11 +623,11 @@ void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 		 * took the kept room): the stream is full, and POSIX says
 		 * START is then not recorded and nothing changes.
 		 */
-		if (stream->attr.stream_full_policy == POSIXTRACE_UNTIL_FULL &&
+		if (stream->attr.stream_full_policy != POSIXTRACE_LOOP &&
 		    !test_bit(id, stream->filter) &&
 		    posixtrace_ring_free(&stream->ring) <
 		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
-		    POSIXTRACE_STOP_RECORD_SIZE) {
+		    posixtrace_stream_keep(stream, id)) {
 			stream->full_status = POSIXTRACE_FULL;
 		} else {
 			stored = posixtrace_stream_store_start(stream, current, &ts);
@@ -627,21 +671,34 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	}
 }
 
-/* posix_trace_clear(): drop every event; running or suspended stays so. */
-void posixtrace_stream_clear(struct posixtrace_stream *stream)
+/**
+ * posixtrace_stream_clear - posix_trace_clear()
+ * @stream: the stream; its ctl_lock is held
+ *
+ * Drops every event, and those already in the log; running or suspended
+ * stays so.
+ *
+ * Return: 0, or -EINTR if a fatal signal came while a flush was writing.
+ */
+int posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
+	if (stream->log && mutex_lock_killable(&stream->log_lock))
+		return -EINTR;
 	spin_lock(&stream->lock);
-	if (stream->shut_down) {
-		spin_unlock(&stream->lock);
-		return;
+	if (!stream->shut_down) {
+		posixtrace_ring_reset(&stream->ring);
+		stream->full_status = POSIXTRACE_NOT_FULL;
+		stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+		stream->gap_pending = false;
+		stream->auto_stopped = false;
+		stream->restart_pending = false;
 	}
-	posixtrace_ring_reset(&stream->ring);
-	stream->full_status = POSIXTRACE_NOT_FULL;
-	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
-	stream->gap_pending = false;
-	stream->auto_stopped = false;
-	stream->restart_pending = false;
 	spin_unlock(&stream->lock);
+	if (stream->log) {
+		posixtrace_flush_clear(stream);
+		mutex_unlock(&stream->log_lock);
+	}
+	return 0;
 }
 
 /**
@@ -712,10 +769,17 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 {
 	struct posixtrace_proc *proc = stream->proc;
 
+	struct timespec64 ts;
+
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
 		return;
+	}
+	/* As if by posix_trace_stop(): the log shows where tracing ended. */
+	if (stream->log && stream->running) {
+		ktime_get_real_ts64(&ts);
+		posixtrace_stream_store_stop(stream, NULL, &ts, 0);
 	}
 	stream->shut_down = true;
 	stream->running = false;
@@ -734,16 +798,26 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 /**
  * posixtrace_stream_shutdown - stop for good and free the event storage
  * @stream: the stream
+ * @wait: with a log, wait (killably) until it is flushed and closed
  *
  * Readers blocked on it return EINVAL; every later command is EINVAL. The
  * stream itself is freed when its file goes. Idempotent.
  */
-void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
+void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
 {
 	void *buf, *bounce;
 
 	mutex_lock(&stream->ctl_lock);
 	posixtrace_stream_kill(stream);
+	spin_lock(&posixtrace_streams_lock);
+	list_del_init(&stream->all_node);
+	spin_unlock(&posixtrace_streams_lock);
+	if (stream->log) {
+		/* The flush work frees the storage once it has written it. */
+		mutex_unlock(&stream->ctl_lock);
+		posixtrace_flush_final(stream, wait);
+		return;
+	}
 	spin_lock(&stream->lock);
 	buf = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
@@ -752,10 +826,6 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream)
 	bounce = stream->bounce;
 	stream->bounce = NULL;
 	mutex_unlock(&stream->read_lock);
-
-	spin_lock(&posixtrace_streams_lock);
-	list_del_init(&stream->all_node);
-	spin_unlock(&posixtrace_streams_lock);
 	mutex_unlock(&stream->ctl_lock);
 
 	/* Emitters take the lock and see shut_down: none reaches @buf now. */
@@ -780,7 +850,8 @@ static void posixtrace_streams_reap(struct work_struct *work)
 		}
 		spin_unlock(&posixtrace_streams_lock);
 		if (found) {
-			posixtrace_stream_shutdown(found);
+			/* One log stuck on a pipe must not hold up the others. */
+			posixtrace_stream_shutdown(found, false);
 			posixtrace_stream_put(found);
 		}
 	} while (found);

@@ -3,6 +3,7 @@
 #define _POSIXTRACE_STREAM_H
 
 #include <linux/bitmap.h>
+#include <linux/completion.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -11,6 +12,7 @@
 #include <linux/spinlock.h>
 #include <linux/time64.h>
 #include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "ring.h"
 
@@ -24,6 +26,8 @@ struct posixtrace_proc;
  * that the STOP a full UNTIL_FULL stream records always fits.
  */
 #define POSIXTRACE_STOP_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+/* FLUSH_START and FLUSH_STOP, which carry no data. */
+#define POSIXTRACE_FLUSH_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(0)
 /* The largest system event: FILTER, with the old and the new filter. */
 #define POSIXTRACE_SYSTEM_RECORD_MAX \
 	POSIXTRACE_RECORD_SIZE(2 * sizeof(struct posixtrace_eventset))
@@ -42,7 +46,9 @@ struct posixtrace_proc;
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
  *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
- *  Order: ctl_lock, then read_lock, then proc->lock, then lock.
+ *  - @log_lock (mutex) serialises writing the log: the flush work and
+ *    posix_trace_clear(); it protects @log.
+ *  Order: ctl_lock, then read_lock or log_lock, then proc->lock, then lock.
  */
 struct posixtrace_stream {
 	struct kref ref;
@@ -77,6 +83,20 @@ struct posixtrace_stream {
 	u64 events_lost;
 	u64 events_read;
 
+	/* TRL: the log, or NULL; see flush.c. Flags under @lock. */
+	struct posixtrace_log *log;
+	struct mutex log_lock;		/* see "Locks" above */
+	struct work_struct flush_work;
+	struct completion log_closed;	/* the final flush is done */
+	bool flush_requested;		/* a flush is due */
+	bool flushing;			/* ... or running: flush_status */
+	bool log_final;			/* shutting down: flush, then close */
+	bool log_full;			/* log_full_status */
+	bool log_overrun;		/* log_overrun_status */
+	int flush_error;		/* first flush error not yet read */
+	u64 events_flushed;
+	u64 events_discarded;		/* not written to the log */
+
 	wait_queue_head_t wq;		/* readers waiting for events */
 	void *bounce;			/* readers copy records out through it */
 	size_t bounce_size;
@@ -97,20 +117,39 @@ struct posixtrace_emit {
 };
 
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
-			     pid_t pid, int mem_fd);
+			     pid_t pid, int mem_fd, int log_fd);
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emit);
 void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id);
+bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
+				    struct task_struct *task,
+				    const struct timespec64 *ts,
+				    const void *data, size_t len);
+void posixtrace_stream_get(struct posixtrace_stream *stream);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
-void posixtrace_stream_clear(struct posixtrace_stream *stream);
+int posixtrace_stream_clear(struct posixtrace_stream *stream);
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 				 const unsigned long *set, u32 how);
 bool posixtrace_stream_may_record(struct posixtrace_stream *stream);
-void posixtrace_stream_shutdown(struct posixtrace_stream *stream);
+void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait);
 void posixtrace_stream_put(struct posixtrace_stream *stream);
 void posixtrace_streams_creator_gone(struct pid *tgid);
 void posixtrace_streams_target_exec(struct task_struct *task);
 void posixtrace_streams_exit(void);
+
+/* drain.c */
+int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
+			   size_t room, u64 seq_limit, size_t *bytes);
+
+/* flush.c */
+int posixtrace_flush_init(void);
+void posixtrace_flush_exit(void);
+int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);
+void posixtrace_flush_request(struct posixtrace_stream *stream);
+void posixtrace_flush_maybe(struct posixtrace_stream *stream);
+void posixtrace_flush_clear(struct posixtrace_stream *stream);
+void posixtrace_flush_final(struct posixtrace_stream *stream, bool wait);
+void posixtrace_flush_free(struct posixtrace_stream *stream);
 
 /* stream_ops.c */
 extern const struct file_operations posixtrace_stream_fops;

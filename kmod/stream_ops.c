@@ -21,90 +21,6 @@ static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
 	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
 }
 
-/*
- * A system event built by the reader (OVERFLOW, RESUME): it takes no ring
- * space. Returns the bytes written at @dst.
- */
-static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
-					     u32 nsec, u64 seq)
-{
-	struct posixtrace_record rec = {
-		.size = sizeof(rec), .header_size = sizeof(rec), .event_id = id,
-		.ts_sec = sec, .ts_nsec = nsec, .seq = seq,
-	};
-
-	memcpy(dst, &rec, sizeof(rec));
-	return sizeof(rec);
-}
-
-/*
- * Report a LOOP gap before @next, the first event after it: OVERFLOW with
- * the time of the first event lost, RESUME with @next's time.
- */
-static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
-				    u8 *dst, const struct posixtrace_record *next)
-{
-	size_t len = 0;
-
-	if (stream->gap_overflow)
-		len += posixtrace_reader_system_event(dst,
-						      POSIXTRACE_EVENT_OVERFLOW,
-						      stream->gap_ts_sec,
-						      stream->gap_ts_nsec,
-						      next->seq);
-	if (stream->gap_resume)
-		len += posixtrace_reader_system_event(dst + len,
-						      POSIXTRACE_EVENT_RESUME,
-						      next->ts_sec,
-						      next->ts_nsec, next->seq);
-	stream->gap_pending = false;
-	return len;
-}
-
-/*
- * Move as many whole records as fit in @room bytes from the ring to the
- * bounce buffer, oldest first. Returns how many, or -ENOSPC if the oldest
- * does not fit at all.
- */
-static int posixtrace_stream_fill(struct posixtrace_stream *stream,
-				  size_t room, size_t *bytes)
-{
-	struct posixtrace_ring *ring = &stream->ring;
-	struct posixtrace_record next;
-	u8 *dst = stream->bounce;
-	size_t used = 0, need;
-	int n = 0;
-
-	lockdep_assert_held(&stream->lock);
-	while (ring->count) {
-		posixtrace_ring_peek(ring, &next, sizeof(next));
-		need = next.size;
-		if (stream->gap_pending)
-			need += 2 * sizeof(struct posixtrace_record);
-		if (used + need > room) {
-			if (!n)
-				return -ENOSPC;
-			break;
-		}
-		if (stream->gap_pending) {
-			size_t gap = posixtrace_reader_gap(stream, dst + used,
-							   &next);
-
-			used += gap;
-			n += gap / sizeof(struct posixtrace_record);
-		}
-		posixtrace_ring_read(ring, dst + used, next.size);
-		used += next.size;
-		n++;
-		/* Events read: what was recorded, not what the reader made. */
-		stream->events_read++;
-	}
-	if (n)
-		posixtrace_stream_drained(stream);
-	*bytes = used;
-	return n;
-}
-
 /* Wait for posixtrace_stream_readable(), until @expires if given. */
 static int posixtrace_stream_wait(struct posixtrace_stream *stream,
 				  ktime_t *expires)
@@ -147,6 +63,9 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	u32 usize;
 	int n, ret;
 
+	/* Its events go to the log; the log is what one reads. */
+	if (stream->log)
+		return -EINVAL;
 	ret = posixtrace_struct_from_user(&gn, sizeof(gn), ugn,
 					  POSIXTRACE_GETNEXT_SIZE_VER0);
 	if (ret)
@@ -165,7 +84,8 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 		if (stream->shut_down)
 			n = -EINVAL;
 		else
-			n = posixtrace_stream_fill(stream, room, &bytes);
+			n = posixtrace_stream_fill(stream, stream->bounce, room,
+						   U64_MAX, &bytes);
 		stale = stream->enable_stale;
 		stream->enable_stale = false;
 		spin_unlock(&stream->lock);
@@ -226,16 +146,22 @@ static long posixtrace_stream_get_status(struct posixtrace_stream *stream,
 	st.state = stream->running ? POSIXTRACE_RUNNING : POSIXTRACE_SUSPENDED;
 	st.full_status = stream->full_status;
 	st.overrun_status = stream->overrun_status;
-	st.flush_status = POSIXTRACE_NOT_FLUSHING;
-	st.log_overrun_status = POSIXTRACE_NO_OVERRUN;
-	st.log_full_status = POSIXTRACE_NOT_FULL;
+	st.flush_status = stream->flushing ? POSIXTRACE_FLUSHING :
+					     POSIXTRACE_NOT_FLUSHING;
+	st.flush_error = stream->flush_error;
+	st.log_overrun_status = stream->log_overrun ? POSIXTRACE_OVERRUN :
+						      POSIXTRACE_NO_OVERRUN;
+	st.log_full_status = stream->log_full ? POSIXTRACE_FULL :
+						POSIXTRACE_NOT_FULL;
 	st.events_recorded = stream->events_recorded;
 	st.events_lost = stream->events_lost;
 	st.events_read = stream->events_read;
 	st.bytes_used = stream->ring.used;
 	st.bytes_total = stream->attr.stream_size;
-	/* POSIX: reading the overrun status resets it. */
+	/* POSIX: reading these resets them. */
 	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+	stream->flush_error = 0;
+	stream->log_overrun = false;
 	spin_unlock(&stream->lock);
 
 	return posixtrace_struct_to_user(ust, usize, &st, sizeof(st));
@@ -297,7 +223,8 @@ static long posixtrace_stream_control(struct posixtrace_stream *stream,
 	long ret = 0;
 
 	if (cmd == POSIXTRACE_IOC_SHUTDOWN) {
-		posixtrace_stream_shutdown(stream);
+		/* POSIX: not before the log is flushed and closed. */
+		posixtrace_stream_shutdown(stream, true);
 		return 0;
 	}
 	if (mutex_lock_interruptible(&stream->ctl_lock))
@@ -309,11 +236,27 @@ static long posixtrace_stream_control(struct posixtrace_stream *stream,
 	else if (cmd == POSIXTRACE_IOC_STOP)
 		posixtrace_stream_system_event(stream, POSIXTRACE_EVENT_STOP);
 	else
-		posixtrace_stream_clear(stream);
+		ret = posixtrace_stream_clear(stream);
 	/* Before returning: a producer must see recording enabled at once. */
 	if (!ret)
 		posixtrace_proc_update_locked(stream->proc);
 	mutex_unlock(&stream->ctl_lock);
+	return ret;
+}
+
+/* posix_trace_flush(): queue a flush and return; STATUS tells the end. */
+static long posixtrace_stream_flush(struct posixtrace_stream *stream)
+{
+	long ret = 0;
+
+	if (!stream->log)
+		return -EINVAL;
+	spin_lock(&stream->lock);
+	if (stream->shut_down)
+		ret = -EINVAL;
+	else
+		posixtrace_flush_request(stream);
+	spin_unlock(&stream->lock);
 	return ret;
 }
 
@@ -389,6 +332,8 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_CLEAR:
 	case POSIXTRACE_IOC_SHUTDOWN:
 		return arg ? -EINVAL : posixtrace_stream_control(stream, cmd);
+	case POSIXTRACE_IOC_FLUSH:
+		return arg ? -EINVAL : posixtrace_stream_flush(stream);
 	}
 
 	switch (POSIXTRACE_IOC_ID(cmd)) {
@@ -426,7 +371,8 @@ static int posixtrace_stream_release(struct inode *inode, struct file *file)
 {
 	struct posixtrace_stream *stream = file->private_data;
 
-	posixtrace_stream_shutdown(stream);
+	/* The creator's exit comes here too, before its parent can reap it. */
+	posixtrace_stream_shutdown(stream, true);
 	posixtrace_stream_put(stream);
 	return 0;
 }

@@ -42,7 +42,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	3
+#define POSIXTRACE_ABI_MINOR	4
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -141,9 +141,11 @@ struct posixtrace_eventset {
  * @max_data_size: Input: bytes of user data kept per event; longer data is
  *		truncated (POSIXTRACE_TRUNCATED_RECORD).
  * @log_size:	Input: bytes of the trace log (with a log; kept otherwise).
- * @stream_full_policy: Input: POSIXTRACE_LOOP or POSIXTRACE_UNTIL_FULL
- *		(POSIXTRACE_FLUSH with a log).
- * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND.
+ * @stream_full_policy: Input: POSIXTRACE_LOOP or POSIXTRACE_UNTIL_FULL;
+ *		POSIXTRACE_FLUSH too with a log.
+ * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND; with a
+ *		LOOP log, @log_size must hold two slots (see the log format
+ *		documentation), EINVAL otherwise.
  * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD or POSIXTRACE_INHERITED.
  * @__reserved:	Input: must be 0.
  * @create_time_sec: Output (GET_ATTR): CLOCK_REALTIME at creation.
@@ -176,7 +178,13 @@ struct posixtrace_attr {
  * @size:	Input: see the conventions above.
  * @flags:	Input: POSIXTRACE_CREATE_MEM_FD or 0.
  * @pid:	Input: the process to trace; 0 for the caller. ESRCH if none.
- * @log_fd:	Input: -1 (trace logs are not supported yet).
+ * @log_fd:	Input: -1, or a descriptor open for writing: the stream's trace
+ *		log (posix_trace_create_withlog()). The module takes its own
+ *		reference and writes the log (<linux/posixtrace_log.h>) from a
+ *		work queue. EBADF if it is not open for writing; EINVAL if it
+ *		cannot take the log-full-policy (LOOP needs a regular file
+ *		opened without O_APPEND) or cannot be written from the
+ *		kernel; ENOSPC, EFBIG, EIO if writing the log header fails.
  * @attr:	Input: pointer to a struct posixtrace_attr.
  * @mem_fd:	Input (POSIXTRACE_CREATE_MEM_FD): a descriptor of
  *		/proc/<pid>/mem opened for reading. Tracing another process
@@ -315,7 +323,8 @@ struct posixtrace_record {
  * @__reserved2: Input: must be 0.
  *
  * Copies as many whole records as fit, oldest first, and frees their space
- * in the stream. A stream shut down meanwhile is EINVAL.
+ * in the stream. A stream shut down meanwhile is EINVAL. A stream with a
+ * log is EINVAL: its events go to the log, and the log is read instead.
  */
 struct posixtrace_getnext {
 	__u32 size;
@@ -351,11 +360,15 @@ struct posixtrace_getnext {
  * @full_status: Output: POSIXTRACE_FULL or POSIXTRACE_NOT_FULL.
  * @overrun_status: Output: POSIXTRACE_OVERRUN or POSIXTRACE_NO_OVERRUN;
  *		reading it resets it to POSIXTRACE_NO_OVERRUN.
- * @flush_status: Output: POSIXTRACE_FLUSHING or POSIXTRACE_NOT_FLUSHING.
- * @flush_error: Output: error number of the last flush, 0 if none; reset
- *		when read.
- * @log_overrun_status: Output.
- * @log_full_status: Output.
+ * @flush_status: Output: POSIXTRACE_FLUSHING while a flush is queued or
+ *		running, else POSIXTRACE_NOT_FLUSHING.
+ * @flush_error: Output: the first error number a flush met since the
+ *		last STATUS (a positive errno), 0 if none; reset when read.
+ * @log_overrun_status: Output: POSIXTRACE_OVERRUN if events were
+ *		discarded from the log (UNTIL_FULL) or overwritten in it
+ *		(LOOP) since the last STATUS; reset when read.
+ * @log_full_status: Output: POSIXTRACE_FULL once an UNTIL_FULL log is
+ *		full, or a LOOP log has come round; else NOT_FULL.
  * @__reserved:	Input: must be 0.
  * @events_recorded: Output: events stored in the stream since creation.
  * @events_lost: Output: events lost (overwritten or not stored) since
@@ -363,6 +376,9 @@ struct posixtrace_getnext {
  * @events_read: Output: events read since creation.
  * @bytes_used:	Output: bytes of event storage in use.
  * @bytes_total: Output: bytes of event storage (the stream size).
+ *
+ * Without a log, the TRL members read NOT_FLUSHING, 0, NO_OVERRUN and
+ * NOT_FULL.
  */
 struct posixtrace_status {
 	__u32 size;
@@ -487,5 +503,10 @@ struct posixtrace_enable_page {
 	_IOW(POSIXTRACE_IOC_MAGIC, 0x1a, struct posixtrace_filter)
 #define POSIXTRACE_IOC_GET_FILTER \
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x1b, struct posixtrace_filter)
+/*
+ * posix_trace_flush(): queue a flush of the stream to its log and return;
+ * STATUS tells when it is done. EINVAL for a stream without a log.
+ */
+#define POSIXTRACE_IOC_FLUSH		_IO(POSIXTRACE_IOC_MAGIC, 0x1c)
 
 #endif /* _UAPI_LINUX_POSIXTRACE_H */

@@ -1,0 +1,710 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Writing trace logs: the file format of <linux/posixtrace_log.h> and the
+ * log-full-policies.
+ *
+ *  - POSIXTRACE_APPEND: EVENTS blocks one after another, without limit.
+ *  - POSIXTRACE_UNTIL_FULL: the same until the records written reach the
+ *    log size; the last record is then a STOP ("auto" 2) and every later
+ *    event is discarded (log overrun) until posix_trace_clear().
+ *  - POSIXTRACE_LOOP: a ring of fixed-size slots after the header. The
+ *    newest slot takes records until full; the next one is then reused,
+ *    and the events it held are discarded (log overrun, log full). The
+ *    log holds the most recent events, whole slots at a time.
+ *
+ * Crash safety: a sequential block is written in one go, so a log cut
+ * short ends with at most one partial block, whose whole records readers
+ * keep. A slot is first marked empty under its new sequence number, then
+ * its records are written, then its header says how many bytes are valid:
+ * a slot's header never covers bytes that are not yet written.
+ *
+ * Writes are made with the credentials of whoever opened the file, as the
+ * user's own write(2) would be.
+ */
+
+#include <linux/cred.h>
+#include <linux/falloc.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/minmax.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/utsname.h>
+
+#include "log.h"
+#include "proc.h"
+#include "stream.h"
+
+#define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
+#define POSIXTRACE_LOG_EVENTS_SIZE	sizeof(struct posixtrace_log_events)
+#define POSIXTRACE_LOG_ENTRY_HEADER	sizeof(struct posixtrace_log_record)
+/* A DEFINE entry naming a type whose name has @len characters. */
+#define POSIXTRACE_LOG_DEFINE_SIZE(len) \
+	(POSIXTRACE_LOG_ENTRY_HEADER + ALIGN(sizeof(__le32) + (len) + 1, 8))
+#define POSIXTRACE_LOG_DEFINE_MAX \
+	POSIXTRACE_LOG_DEFINE_SIZE(POSIXTRACE_EVENT_NAME_MAX)
+/* A block is built in memory up to this size, and then written. */
+#define POSIXTRACE_LOG_BUF_SIZE		((size_t)SZ_64K)
+/* A slot of a LOOP log is no bigger, so that its offsets fit a u32. */
+#define POSIXTRACE_LOG_SLOT_MAX		((u64)SZ_1G)
+
+/* The largest thing placed in a block at once: a record and its DEFINE. */
+static size_t posixtrace_log_unit_max(const struct posixtrace_attr *attr)
+{
+	return POSIXTRACE_LOG_DEFINE_MAX +
+	       max_t(size_t, POSIXTRACE_RECORD_SIZE(attr->max_data_size),
+		     POSIXTRACE_SYSTEM_RECORD_MAX);
+}
+
+static bool posixtrace_log_slotted(const struct posixtrace_log *log)
+{
+	return log->policy == POSIXTRACE_LOOP;
+}
+
+static loff_t posixtrace_log_slot_offset(const struct posixtrace_log *log,
+					 u32 slot)
+{
+	return POSIXTRACE_LOG_HEADER_SIZE + (loff_t)slot * log->slot_size;
+}
+
+/*
+ * LOOP: as many slots as fit, up to POSIXTRACE_LOG_SLOTS_MAX, each able to
+ * hold the largest record; the region never exceeds the log size. Fewer
+ * than two slots could not loop: EINVAL.
+ */
+static int posixtrace_log_slots(struct posixtrace_log *log,
+				const struct posixtrace_attr *attr)
+{
+	u64 min_slot = ALIGN(POSIXTRACE_LOG_EVENTS_SIZE +
+			     posixtrace_log_unit_max(attr), 8);
+	u64 count = div64_u64(attr->log_size, min_slot);
+	u64 size;
+
+	if (count < 2)
+		return -EINVAL;
+	count = min_t(u64, count, POSIXTRACE_LOG_SLOTS_MAX);
+	size = min(ALIGN_DOWN(div64_u64(attr->log_size, count), 8),
+		   POSIXTRACE_LOG_SLOT_MAX);
+	log->slot_count = count;
+	log->slot_size = size;
+	return 0;
+}
+
+/*
+ * Write @len bytes at @pos. Returns 0, or a negative errno; *@partial says
+ * whether some bytes went out before the error.
+ */
+static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
+				 size_t len, loff_t pos, bool *partial)
+{
+	const struct cred *old = override_creds(log->file->f_cred);
+	size_t done = 0;
+	ssize_t ret = 0;
+
+	while (done < len) {
+		ret = kernel_write(log->file, buf + done, len - done, &pos);
+		if (ret <= 0)
+			break;
+		done += ret;
+	}
+	revert_creds(old);
+	*partial = done && done < len;
+	if (done == len)
+		return 0;
+	return ret < 0 ? ret : -EIO;
+}
+
+/*
+ * A write failed: keep its error for posix_trace_get_status(), and stop
+ * writing a sequential log it left half a block in, which no reader could
+ * find its way past.
+ */
+static void posixtrace_log_failed(struct posixtrace_log *log, int err,
+				  bool partial)
+{
+	if (!log->error)
+		log->error = -err;
+	log->overrun = true;
+	if (partial && !posixtrace_log_slotted(log))
+		log->broken = true;
+}
+
+static int posixtrace_log_write_at(struct posixtrace_log *log,
+				   const void *buf, size_t len, loff_t pos)
+{
+	bool partial;
+	int ret;
+
+	ret = posixtrace_log_pwrite(log, buf, len, pos, &partial);
+	if (ret)
+		posixtrace_log_failed(log, ret, partial);
+	return ret;
+}
+
+/* Sequential: append a whole block. */
+static int posixtrace_log_append(struct posixtrace_log *log, const void *buf,
+				 size_t len)
+{
+	int ret;
+
+	if (log->broken)
+		return -EIO;
+	ret = posixtrace_log_write_at(log, buf, len, log->pos);
+	if (!ret)
+		log->pos += len;
+	return ret;
+}
+
+static void posixtrace_log_attr(struct posixtrace_log_attr *dst,
+				const struct posixtrace_attr *attr)
+{
+	memcpy(dst->name, attr->name, sizeof(dst->name));
+	dst->stream_size = cpu_to_le64(attr->stream_size);
+	dst->max_data_size = cpu_to_le64(attr->max_data_size);
+	dst->log_size = cpu_to_le64(attr->log_size);
+	dst->stream_full_policy = cpu_to_le32(attr->stream_full_policy);
+	dst->log_full_policy = cpu_to_le32(attr->log_full_policy);
+	dst->inheritance = cpu_to_le32(attr->inheritance);
+	dst->clock_res_nsec = cpu_to_le32(1);
+	dst->create_time_sec = cpu_to_le64(attr->create_time_sec);
+	dst->create_time_nsec = cpu_to_le32(attr->create_time_nsec);
+}
+
+static int posixtrace_log_write_header(struct posixtrace_log *log,
+				       const struct posixtrace_attr *attr)
+{
+	struct posixtrace_log_header *hdr;
+	bool partial;
+	int ret;
+
+	hdr = kzalloc(sizeof(*hdr), GFP_KERNEL);
+	if (!hdr)
+		return -ENOMEM;
+	memcpy(hdr->magic, POSIXTRACE_LOG_MAGIC, POSIXTRACE_LOG_MAGIC_LEN);
+	hdr->version_major = cpu_to_le16(POSIXTRACE_LOG_VERSION_MAJOR);
+	hdr->version_minor = cpu_to_le16(POSIXTRACE_LOG_VERSION_MINOR);
+	hdr->header_size = cpu_to_le32(sizeof(*hdr));
+	hdr->byte_order = cpu_to_le32(POSIXTRACE_LOG_BYTE_ORDER);
+	hdr->record_header_size = cpu_to_le32(POSIXTRACE_LOG_ENTRY_HEADER);
+	if (posixtrace_log_slotted(log)) {
+		hdr->layout = cpu_to_le32(POSIXTRACE_LOG_SLOTS);
+		hdr->slot_size = cpu_to_le32(log->slot_size);
+		hdr->slot_count = cpu_to_le32(log->slot_count);
+	} else {
+		hdr->layout = cpu_to_le32(POSIXTRACE_LOG_SEQUENTIAL);
+	}
+	snprintf(hdr->genversion, sizeof(hdr->genversion),
+		 "posixtrace %u.%u Linux %s", POSIXTRACE_ABI_MAJOR,
+		 POSIXTRACE_ABI_MINOR, init_utsname()->release);
+	posixtrace_log_attr(&hdr->attr, attr);
+	/* Errors are the caller's here: no half-created log to report on. */
+	ret = posixtrace_log_pwrite(log, hdr, sizeof(*hdr), 0, &partial);
+	kfree(hdr);
+	return ret;
+}
+
+/* Reserve the space up front, so that ENOSPC comes now, from create. */
+static int posixtrace_log_reserve(struct posixtrace_log *log)
+{
+	loff_t len;
+	int mode, ret;
+
+	if (!S_ISREG(file_inode(log->file)->i_mode) ||
+	    log->policy == POSIXTRACE_APPEND)
+		return 0;
+	if (posixtrace_log_slotted(log)) {
+		mode = 0;
+		len = posixtrace_log_slot_offset(log, log->slot_count);
+	} else {
+		mode = FALLOC_FL_KEEP_SIZE;
+		len = POSIXTRACE_LOG_HEADER_SIZE + log->size;
+	}
+	ret = vfs_fallocate(log->file, mode, 0, len);
+	/* Not every file system can: the writes will tell then. */
+	return ret == -EOPNOTSUPP || ret == -ENODEV ? 0 : ret;
+}
+
+/* An empty slot with the current epoch and sequence number. */
+static int posixtrace_log_slot_header(struct posixtrace_log *log)
+{
+	struct posixtrace_log_events hdr = {
+		.block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_EVENTS),
+		.block.size = cpu_to_le64(log->slot_size),
+		.block_seq = cpu_to_le64(log->block_seq),
+		.used = cpu_to_le64(log->slot_used),
+		.epoch = cpu_to_le32(log->epoch),
+		.count = cpu_to_le32(log->slot_records),
+	};
+
+	return posixtrace_log_write_at(log, &hdr, sizeof(hdr),
+				       posixtrace_log_slot_offset(log, log->slot));
+}
+
+/* Zero every slot header: a reused file's old bytes must not read as slots. */
+static int posixtrace_log_wipe_slots(struct posixtrace_log *log)
+{
+	static const struct posixtrace_log_events zero;
+	bool partial;
+	u32 i;
+	int ret;
+
+	for (i = 0; i < log->slot_count; i++) {
+		ret = posixtrace_log_pwrite(log, &zero, sizeof(zero),
+					    posixtrace_log_slot_offset(log, i),
+					    &partial);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/**
+ * posixtrace_log_open - take a descriptor as a stream's trace log
+ * @log: the log to set up
+ * @fd: the caller's descriptor
+ * @attr: the stream's attributes (log-full-policy, log size)
+ *
+ * Takes a reference on the file, checks it can hold the policy, reserves
+ * its space and writes the header.
+ *
+ * Return: 0, -EBADF (not open for writing), -EINVAL (a file the policy
+ * cannot use, or a LOOP log too small for two slots), -ENOMEM, or the
+ * error writing or reserving failed with (-ENOSPC, -EFBIG, -EIO...).
+ */
+int posixtrace_log_open(struct posixtrace_log *log, int fd,
+			const struct posixtrace_attr *attr)
+{
+	struct file *file;
+	int ret;
+
+	memset(log, 0, sizeof(*log));
+	log->policy = attr->log_full_policy;
+	log->size = attr->log_size;
+	file = fget(fd);
+	if (!file)
+		return -EBADF;
+	log->file = file;
+	if (!(file->f_mode & FMODE_WRITE))
+		return -EBADF;
+	/* kernel_write() needs write_iter: no log on /proc/PID/mem and such. */
+	if (!file->f_op->write_iter)
+		return -EINVAL;
+	if (posixtrace_log_slotted(log)) {
+		/* The slots are rewritten in place. */
+		if (!S_ISREG(file_inode(file)->i_mode) ||
+		    !(file->f_mode & FMODE_PWRITE) || (file->f_flags & O_APPEND))
+			return -EINVAL;
+		ret = posixtrace_log_slots(log, attr);
+		if (ret)
+			return ret;
+	} else if (log->policy == POSIXTRACE_UNTIL_FULL &&
+		   log->size < POSIXTRACE_STOP_RECORD_SIZE) {
+		/* Not even the STOP that ends a full log fits. */
+		return -EINVAL;
+	}
+
+	log->buf_size = max_t(size_t, POSIXTRACE_LOG_BUF_SIZE,
+			      POSIXTRACE_LOG_EVENTS_SIZE +
+			      posixtrace_log_unit_max(attr));
+	log->buf = kvmalloc(log->buf_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	if (!log->buf)
+		return -ENOMEM;
+	ret = posixtrace_log_reserve(log);
+	if (ret)
+		return ret;
+	ret = posixtrace_log_write_header(log, attr);
+	if (ret)
+		return ret;
+	log->pos = POSIXTRACE_LOG_HEADER_SIZE;
+	if (posixtrace_log_slotted(log)) {
+		ret = posixtrace_log_wipe_slots(log);
+		if (ret)
+			return ret;
+		/* Slot 0 exists from the start, empty, as the newest. */
+		ret = posixtrace_log_slot_header(log);
+		if (ret)
+			return ret;
+	} else {
+		log->buf_len = POSIXTRACE_LOG_EVENTS_SIZE;
+	}
+	return 0;
+}
+
+/* Drop the file and the buffer; the log may be half set up. */
+void posixtrace_log_release(struct posixtrace_log *log)
+{
+	if (log->file)
+		fput(log->file);
+	log->file = NULL;
+	kvfree(log->buf);
+	log->buf = NULL;
+}
+
+/*
+ * The data of a system event in the log's byte order: START and FILTER
+ * carry event sets (64-bit words), ERROR and STOP an int.
+ */
+static void posixtrace_log_put_system_data(void *dst, u32 id, const void *src,
+					   size_t len)
+{
+	size_t i;
+
+	/* Records and their data are 8-byte aligned, here and in the ring. */
+	if ((id == POSIXTRACE_EVENT_START || id == POSIXTRACE_EVENT_FILTER) &&
+	    IS_ALIGNED(len, 8)) {
+		for (i = 0; i < len / 8; i++)
+			((__le64 *)dst)[i] = cpu_to_le64(((const u64 *)src)[i]);
+	} else if ((id == POSIXTRACE_EVENT_STOP ||
+		    id == POSIXTRACE_EVENT_ERROR) && len == sizeof(u32)) {
+		*(__le32 *)dst = cpu_to_le32(*(const u32 *)src);
+	} else {
+		memcpy(dst, src, len);
+	}
+}
+
+/* Append a record (header @rec, data @data) to the block being built. */
+static void posixtrace_log_put_record(struct posixtrace_log *log,
+				      const struct posixtrace_record *rec,
+				      const void *data)
+{
+	struct posixtrace_log_record *e = (void *)(log->buf + log->buf_len);
+	size_t size = POSIXTRACE_RECORD_SIZE(rec->data_len);
+	u8 *payload = (u8 *)e + sizeof(*e);
+
+	e->size = cpu_to_le32(size);
+	e->event_id = cpu_to_le32(rec->event_id);
+	e->ts_sec = cpu_to_le64(rec->ts_sec);
+	e->ts_nsec = cpu_to_le32(rec->ts_nsec);
+	e->truncation = cpu_to_le32(rec->truncation);
+	e->pid = cpu_to_le32(rec->pid);
+	e->tid = cpu_to_le32(rec->tid);
+	e->prog_address = cpu_to_le64(rec->prog_address);
+	e->seq = cpu_to_le64(rec->seq);
+	e->data_len = cpu_to_le32(rec->data_len);
+	e->header_size = cpu_to_le32(sizeof(*e));
+	e->thread = cpu_to_le64(rec->thread);
+	if (rec->event_id < POSIXTRACE_EVENT_SYSTEM_MAX)
+		posixtrace_log_put_system_data(payload, rec->event_id, data,
+					       rec->data_len);
+	else
+		memcpy(payload, data, rec->data_len);
+	memset(payload + rec->data_len, 0,
+	       size - sizeof(*e) - rec->data_len);
+	log->buf_len += size;
+}
+
+/* Append a DEFINE entry naming @id, dated like @rec. */
+static void posixtrace_log_put_define(struct posixtrace_log *log, u32 id,
+				      const char *name,
+				      const struct posixtrace_record *rec)
+{
+	size_t len = strlen(name);
+	struct posixtrace_record def = {
+		.event_id = POSIXTRACE_LOG_DEFINE,
+		.ts_sec = rec->ts_sec,
+		.ts_nsec = rec->ts_nsec,
+		.data_len = sizeof(__le32) + len + 1,
+	};
+	struct {
+		__le32 id;
+		char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	} data;
+
+	data.id = cpu_to_le32(id);
+	memcpy(data.name, name, len + 1);
+	/* Not an event type: copied as bytes, the id already little-endian. */
+	posixtrace_log_put_record(log, &def, &data);
+}
+
+/* Write out the block being built (sequential) or the slot's new part. */
+static void posixtrace_log_commit(struct posixtrace_log *log)
+{
+	struct posixtrace_log_events *hdr = (void *)log->buf;
+	loff_t off;
+	int ret;
+
+	if (posixtrace_log_slotted(log)) {
+		if (!log->buf_len)
+			return;
+		off = posixtrace_log_slot_offset(log, log->slot) +
+		      POSIXTRACE_LOG_EVENTS_SIZE + log->slot_used;
+		ret = posixtrace_log_write_at(log, log->buf, log->buf_len, off);
+		if (!ret) {
+			log->slot_used += log->buf_len;
+			log->slot_records += log->buf_count;
+			/* If this fails, the next header covers them. */
+			posixtrace_log_slot_header(log);
+		}
+		log->buf_len = 0;
+	} else {
+		if (log->buf_len == POSIXTRACE_LOG_EVENTS_SIZE)
+			return;
+		memset(hdr, 0, sizeof(*hdr));
+		hdr->block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_EVENTS);
+		hdr->block.size = cpu_to_le64(log->buf_len);
+		hdr->block_seq = cpu_to_le64(log->block_seq);
+		hdr->used = cpu_to_le64(log->buf_len - sizeof(*hdr));
+		hdr->epoch = cpu_to_le32(log->epoch);
+		hdr->count = cpu_to_le32(log->buf_count);
+		ret = posixtrace_log_append(log, log->buf, log->buf_len);
+		log->block_seq++;
+		log->buf_len = POSIXTRACE_LOG_EVENTS_SIZE;
+		/* Every block can be read alone: it names what it uses. */
+		bitmap_zero(log->defined, POSIXTRACE_EVENT_ID_MAX);
+	}
+	if (ret)
+		log->events_discarded += log->buf_count;
+	else
+		log->events_flushed += log->buf_count;
+	log->buf_count = 0;
+}
+
+/* LOOP: move to the next slot, discarding the events it held. */
+static void posixtrace_log_next_slot(struct posixtrace_log *log)
+{
+	log->slot_events[log->slot] = log->slot_records;
+	log->slot = (log->slot + 1) % log->slot_count;
+	if (!log->slot)
+		log->full = true;	/* came round: it loops from now on */
+	if (log->slot_events[log->slot]) {
+		log->events_discarded += log->slot_events[log->slot];
+		log->slot_events[log->slot] = 0;
+		log->overrun = true;
+	}
+	log->block_seq++;
+	log->slot_used = 0;
+	log->slot_records = 0;
+	bitmap_zero(log->defined, POSIXTRACE_EVENT_ID_MAX);
+	/* Before any record goes in: the old header must not cover them. */
+	posixtrace_log_slot_header(log);
+}
+
+/* Is there room for @need more bytes in the block or slot being built? */
+static bool posixtrace_log_room(struct posixtrace_log *log, size_t need)
+{
+	if (!posixtrace_log_slotted(log))
+		return log->buf_len + need <= log->buf_size;
+	if (log->slot_used + log->buf_len + need >
+	    log->slot_size - POSIXTRACE_LOG_EVENTS_SIZE)
+		return false;
+	/* The slot has room but the buffer not: write what it holds. */
+	if (log->buf_len + need > log->buf_size)
+		posixtrace_log_commit(log);
+	return true;
+}
+
+/*
+ * The bytes of the DEFINE @rec's type needs before it in the block being
+ * built: 0 if the block named it already (or it has no name).
+ */
+static size_t posixtrace_log_define_need(struct posixtrace_log *log,
+					 struct posixtrace_proc *proc,
+					 u32 id, char *name)
+{
+	if (test_bit(id, log->defined) || posixtrace_event_name(proc, id, name))
+		return 0;
+	return POSIXTRACE_LOG_DEFINE_SIZE(strlen(name));
+}
+
+/* Place @rec in the log, after a DEFINE naming its type if the block needs one. */
+static void posixtrace_log_add(struct posixtrace_log *log,
+			       struct posixtrace_proc *proc,
+			       const struct posixtrace_record *rec,
+			       const void *data)
+{
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	size_t define;
+
+	define = posixtrace_log_define_need(log, proc, rec->event_id, name);
+	if (!posixtrace_log_room(log, define + rec->size)) {
+		posixtrace_log_commit(log);
+		if (posixtrace_log_slotted(log))
+			posixtrace_log_next_slot(log);
+		/* A new block: it names its types afresh. */
+		define = posixtrace_log_define_need(log, proc, rec->event_id,
+						    name);
+	}
+	if (define) {
+		posixtrace_log_put_define(log, rec->event_id, name, rec);
+		__set_bit(rec->event_id, log->defined);
+	}
+	posixtrace_log_put_record(log, rec, data);
+	log->buf_count++;
+}
+
+/*
+ * UNTIL_FULL: room for @rec and the STOP that ends a full log? If not, the
+ * log is full: that STOP is written, dated and numbered as @rec, which is
+ * discarded with everything after it.
+ */
+static bool posixtrace_log_take(struct posixtrace_log *log,
+				struct posixtrace_proc *proc,
+				const struct posixtrace_record *rec)
+{
+	struct posixtrace_record stop;
+	u32 automatic = 2;
+
+	if (log->policy != POSIXTRACE_UNTIL_FULL)
+		return true;
+	if (log->full)
+		return false;
+	if (log->bytes + rec->size + POSIXTRACE_STOP_RECORD_SIZE <= log->size) {
+		log->bytes += rec->size;
+		return true;
+	}
+	stop = (struct posixtrace_record) {
+		.size = POSIXTRACE_STOP_RECORD_SIZE,
+		.event_id = POSIXTRACE_EVENT_STOP,
+		.ts_sec = rec->ts_sec,
+		.ts_nsec = rec->ts_nsec,
+		.seq = rec->seq,
+		.data_len = sizeof(automatic),
+		.header_size = sizeof(stop),
+	};
+	posixtrace_log_add(log, proc, &stop, &automatic);
+	log->bytes += stop.size;
+	log->full = true;
+	return false;
+}
+
+/**
+ * posixtrace_log_write - write records taken from the stream
+ * @log: the log
+ * @proc: the traced process, for the names of the event types
+ * @recs: records as the ring holds them, back to back
+ * @bytes: their total size
+ *
+ * Errors are not returned: they are kept for posix_trace_get_status(), and
+ * the events they cost counted as discarded.
+ */
+void posixtrace_log_write(struct posixtrace_log *log,
+			  struct posixtrace_proc *proc, const u8 *recs,
+			  size_t bytes)
+{
+	const struct posixtrace_record *rec;
+	size_t off;
+
+	for (off = 0; off < bytes; off += rec->size) {
+		rec = (const void *)(recs + off);
+		if (log->broken || !posixtrace_log_take(log, proc, rec)) {
+			log->events_discarded++;
+			log->overrun = true;
+			continue;
+		}
+		posixtrace_log_add(log, proc, rec, (const u8 *)rec +
+				   rec->header_size);
+	}
+	posixtrace_log_commit(log);
+}
+
+/**
+ * posixtrace_log_clear - posix_trace_clear() for the log
+ * @log: the log
+ *
+ * Events already in the log are forgotten: a sequential log gets a CLEAR
+ * block, which readers honour; a LOOP log starts again at slot 0 in a new
+ * epoch. The space of an UNTIL_FULL log is all available again.
+ */
+void posixtrace_log_clear(struct posixtrace_log *log)
+{
+	struct posixtrace_log_block clear = {
+		.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_CLEAR),
+		.size = cpu_to_le64(sizeof(clear)),
+	};
+
+	log->epoch++;
+	log->block_seq++;
+	log->full = false;
+	log->bytes = 0;
+	log->buf_count = 0;
+	bitmap_zero(log->defined, POSIXTRACE_EVENT_ID_MAX);
+	if (posixtrace_log_slotted(log)) {
+		log->buf_len = 0;
+		log->slot = 0;
+		log->slot_used = 0;
+		log->slot_records = 0;
+		memset(log->slot_events, 0, sizeof(log->slot_events));
+		posixtrace_log_slot_header(log);
+	} else {
+		log->buf_len = POSIXTRACE_LOG_EVENTS_SIZE;
+		posixtrace_log_append(log, &clear, sizeof(clear));
+	}
+}
+
+/* The TYPES block: every event type of the stream, system ones included. */
+static void posixtrace_log_write_types(struct posixtrace_log *log,
+				       struct posixtrace_proc *proc,
+				       loff_t *pos)
+{
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	struct posixtrace_log_types *hdr;
+	size_t size = sizeof(*hdr), len, entry;
+	u32 id = 0, count = 0;
+	u8 *buf;
+
+	/* Names only grow: a type opened meanwhile finds no room and waits. */
+	while (posixtrace_event_next(proc, id, &id)) {
+		if (!posixtrace_event_name(proc, id, name))
+			size += ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
+		id++;
+	}
+	buf = kvzalloc(size, GFP_KERNEL);
+	if (!buf) {
+		posixtrace_log_failed(log, -ENOMEM, false);
+		return;
+	}
+	len = sizeof(*hdr);
+	for (id = 0; posixtrace_event_next(proc, id, &id); id++) {
+		if (posixtrace_event_name(proc, id, name))
+			continue;
+		entry = ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
+		if (len + entry > size)
+			break;
+		*(__le32 *)(buf + len) = cpu_to_le32(entry);
+		*(__le32 *)(buf + len + 4) = cpu_to_le32(id);
+		memcpy(buf + len + 8, name, strlen(name));
+		len += entry;
+		count++;
+	}
+	hdr = (void *)buf;
+	hdr->block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_TYPES);
+	hdr->block.size = cpu_to_le64(len);
+	hdr->count = cpu_to_le32(count);
+	if (!posixtrace_log_write_at(log, buf, len, *pos))
+		*pos += len;
+	kvfree(buf);
+}
+
+/**
+ * posixtrace_log_close - end the log: the type table and the final status
+ * @log: the log, every event already written
+ * @proc: the traced process, for the names
+ * @end: the END block, status filled in by the caller
+ *
+ * The caller then releases the log.
+ */
+void posixtrace_log_close(struct posixtrace_log *log,
+			  struct posixtrace_proc *proc,
+			  const struct posixtrace_log_end *end)
+{
+	struct posixtrace_log_end *tail;
+	loff_t pos;
+
+	posixtrace_log_commit(log);
+	if (log->broken)
+		return;
+	pos = posixtrace_log_slotted(log) ?
+	      posixtrace_log_slot_offset(log, log->slot_count) : log->pos;
+	posixtrace_log_write_types(log, proc, &pos);
+	tail = kmemdup(end, sizeof(*end), GFP_KERNEL);
+	if (!tail) {
+		posixtrace_log_failed(log, -ENOMEM, false);
+		return;
+	}
+	tail->block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_END);
+	tail->block.size = cpu_to_le64(sizeof(*tail));
+	if (!posixtrace_log_write_at(log, tail, sizeof(*tail), pos))
+		log->pos = pos + sizeof(*tail);
+	kfree(tail);
+}

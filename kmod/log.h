@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_LOG_H
+#define _POSIXTRACE_LOG_H
+
+#include <linux/bitmap.h>
+#include <linux/posixtrace.h>
+#include <linux/posixtrace_log.h>
+#include <linux/types.h>
+
+struct file;
+struct posixtrace_proc;
+
+/* How many slots a LOOP log has at most: see posixtrace_log_slots(). */
+#define POSIXTRACE_LOG_SLOTS_MAX	16
+
+/*
+ * The writing side of a trace log (<linux/posixtrace_log.h>).
+ *
+ * Only the stream's flush work writes, under the stream's log_lock, which
+ * serialises every member here; nothing here takes the stream's spinlock.
+ * Records arrive as the ring holds them (struct posixtrace_record, native
+ * byte order) and leave as entries of EVENTS blocks, little-endian, each
+ * block naming the event types it uses before it uses them.
+ */
+struct posixtrace_log {
+	struct file *file;		/* our own reference */
+	u32 policy;			/* the log-full-policy */
+	u64 size;			/* log-max-size */
+	loff_t pos;			/* sequential: where the next block goes */
+
+	/* The block being built, written out whole (or a slot's new part). */
+	u8 *buf;
+	size_t buf_size;
+	size_t buf_len;
+	u32 buf_count;			/* event records in buf */
+	DECLARE_BITMAP(defined, POSIXTRACE_EVENT_ID_MAX); /* in this block */
+
+	u64 block_seq;			/* of the block being built */
+	u32 epoch;			/* posix_trace_clear()s so far */
+
+	/* LOOP: a ring of slots in the file after the header. */
+	u32 slot_size;
+	u32 slot_count;
+	u32 slot;			/* the slot being filled */
+	u64 slot_used;			/* entry bytes already in that slot */
+	u32 slot_records;		/* event records already there */
+	u32 slot_events[POSIXTRACE_LOG_SLOTS_MAX]; /* records per slot */
+
+	u64 bytes;			/* UNTIL_FULL: record bytes since clear */
+	bool full;			/* log_full_status */
+	bool overrun;			/* log_overrun_status, reset when read */
+	bool broken;			/* a write failed half way: stop writing */
+	int error;			/* first error not reported yet */
+	u64 events_flushed;
+	u64 events_discarded;
+};
+
+int posixtrace_log_open(struct posixtrace_log *log, int fd,
+			const struct posixtrace_attr *attr);
+void posixtrace_log_write(struct posixtrace_log *log,
+			  struct posixtrace_proc *proc, const u8 *recs,
+			  size_t bytes);
+void posixtrace_log_clear(struct posixtrace_log *log);
+void posixtrace_log_close(struct posixtrace_log *log,
+			  struct posixtrace_proc *proc,
+			  const struct posixtrace_log_end *end);
+void posixtrace_log_release(struct posixtrace_log *log);
+
+#endif /* _POSIXTRACE_LOG_H */
