@@ -29,19 +29,11 @@ static DEFINE_SPINLOCK(posixtrace_proc_table_lock);
 static atomic_t posixtrace_nr_procs = ATOMIC_INIT(0);
 
 /* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */
-static const char *const posixtrace_system_event_names[] = {
-	[POSIXTRACE_EVENT_ERROR]	= "posix_trace_error",
-	[POSIXTRACE_EVENT_START]	= "posix_trace_start",
-	[POSIXTRACE_EVENT_STOP]		= "posix_trace_stop",
-	[POSIXTRACE_EVENT_OVERFLOW]	= "posix_trace_overflow",
-	[POSIXTRACE_EVENT_RESUME]	= "posix_trace_resume",
-	[POSIXTRACE_EVENT_FLUSH_START]	= "posix_trace_flush_start",
-	[POSIXTRACE_EVENT_FLUSH_STOP]	= "posix_trace_flush_stop",
-	[POSIXTRACE_EVENT_FILTER]	= "posix_trace_filter",
-};
+static const char *const posixtrace_system_event_names[] =
+	POSIXTRACE_SYSTEM_EVENT_NAMES;
 
 static const char posixtrace_unnamed_event_name[] =
-	"posix_trace_unnamed_userevent";
+	POSIXTRACE_UNNAMED_USER_NAME;
 
 static struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid)
 {

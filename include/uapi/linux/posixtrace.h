@@ -92,6 +92,21 @@ struct posixtrace_version {
 #define POSIXTRACE_EVENT_SYSTEM_MAX	64
 #define POSIXTRACE_EVENT_UNNAMED_USER	64	/* posix_trace_unnamed_userevent */
 #define POSIXTRACE_EVENT_USER_BASE	65
+/*
+ * Their names, fixed by POSIX (XSH 2.11.2): an initializer for an array of
+ * strings indexed by identifier (C99), and the unnamed user event's.
+ */
+#define POSIXTRACE_SYSTEM_EVENT_NAMES {					\
+	[POSIXTRACE_EVENT_ERROR]	= "posix_trace_error",		\
+	[POSIXTRACE_EVENT_START]	= "posix_trace_start",		\
+	[POSIXTRACE_EVENT_STOP]		= "posix_trace_stop",		\
+	[POSIXTRACE_EVENT_OVERFLOW]	= "posix_trace_overflow",	\
+	[POSIXTRACE_EVENT_RESUME]	= "posix_trace_resume",		\
+	[POSIXTRACE_EVENT_FLUSH_START]	= "posix_trace_flush_start",	\
+	[POSIXTRACE_EVENT_FLUSH_STOP]	= "posix_trace_flush_stop",	\
+	[POSIXTRACE_EVENT_FILTER]	= "posix_trace_filter",		\
+}
+#define POSIXTRACE_UNNAMED_USER_NAME	"posix_trace_unnamed_userevent"
 /* How many identifiers there are: every id is below this. */
 #define POSIXTRACE_EVENT_ID_MAX	\
 	(POSIXTRACE_EVENT_USER_BASE + POSIXTRACE_USER_EVENT_MAX)
