@@ -141,7 +141,8 @@ typedef struct {
 	int32_t __inheritance;
 	uint32_t __create_nsec;
 	int64_t __create_sec;
-	uint64_t __reserved[17];
+	uint64_t __clock_res_nsec;
+	uint64_t __reserved[16];
 } trace_attr_t;
 
 /*
@@ -222,6 +223,13 @@ int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr);
 int posix_trace_get_status(trace_id_t trid,
 			   struct posix_trace_status_info *statusinfo);
 
+/* Trace log (TRL): an active stream with a log. */
+int posix_trace_create_withlog(pid_t pid,
+			       const trace_attr_t *__ptk_restrict attr,
+			       int file_desc,
+			       trace_id_t *__ptk_restrict trid);
+int posix_trace_flush(trace_id_t trid);
+
 /* Trace event type identifiers. */
 int posix_trace_eventid_open(const char *__ptk_restrict event_name,
 			     trace_event_id_t *__ptk_restrict event_id);
@@ -269,6 +277,11 @@ int posix_trace_timedgetnext_event(trace_id_t trid,
 	void *__ptk_restrict data, size_t num_bytes,
 	size_t *__ptk_restrict data_len, int *__ptk_restrict unavailable,
 	const struct timespec *__ptk_restrict abstime);
+
+/* Trace log (TRL): a pre-recorded stream, read back from its log. */
+int posix_trace_open(int file_desc, trace_id_t *trid);
+int posix_trace_rewind(trace_id_t trid);
+int posix_trace_close(trace_id_t trid);
 
 #ifdef __cplusplus
 }

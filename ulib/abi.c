@@ -5,9 +5,12 @@
  * struct posixtrace_attr.
  */
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+
+#include <linux/posixtrace_log.h>
 
 #include "internal.h"
 
@@ -52,6 +55,8 @@ PTK_SAME(__PTK_EVENT_ID_MAX, POSIXTRACE_EVENT_ID_MAX);
 PTK_SAME(__PTK_NAME_SIZE, POSIXTRACE_NAME_MAX + 1);
 PTK_SAME(sizeof(((trace_attr_t *)0)->__name),
 	 sizeof(((struct posixtrace_attr *)0)->name));
+PTK_SAME(sizeof(((trace_attr_t *)0)->__name),
+	 sizeof(((struct posixtrace_log_attr *)0)->name));
 
 /* The fill values must not be mistaken for any shared one. */
 _Static_assert(POSIX_TRACE_WOPID_EVENTS > POSIXTRACE_INHERITED &&
@@ -129,4 +134,33 @@ void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr)
 	attr->__create_sec = u->create_time_sec;
 	attr->__create_nsec = u->create_time_nsec;
 	attr->__flags = PTK_ATTR_HAS_CREATE_TIME | PTK_ATTR_STREAM_POLICY_SET;
+}
+
+/*
+ * The attributes a log recorded (little-endian, as in the file). Like
+ * get_attr's, they carry the creation time and the stream-full-policy
+ * in force; and the clock resolution the writer had, when it said.
+ * The generation version stays the library's.
+ */
+void ptk_attr_from_log(const struct posixtrace_log_attr *a,
+		       trace_attr_t *attr)
+{
+	size_t len = strnlen(a->name, TRACE_NAME_MAX - 1);
+	uint32_t res = le32toh(a->clock_res_nsec);
+
+	ptk_attr_defaults(attr);
+	memcpy(attr->__name, a->name, len);
+	attr->__stream_size = ptk_clamp_size(le64toh(a->stream_size));
+	attr->__max_data_size = ptk_clamp_size(le64toh(a->max_data_size));
+	attr->__log_size = ptk_clamp_size(le64toh(a->log_size));
+	attr->__stream_full_policy = (int32_t)le32toh(a->stream_full_policy);
+	attr->__log_full_policy = (int32_t)le32toh(a->log_full_policy);
+	attr->__inheritance = (int32_t)le32toh(a->inheritance);
+	attr->__create_sec = (int64_t)le64toh(a->create_time_sec);
+	attr->__create_nsec = le32toh(a->create_time_nsec);
+	attr->__flags = PTK_ATTR_HAS_CREATE_TIME | PTK_ATTR_STREAM_POLICY_SET;
+	if (res) {
+		attr->__clock_res_nsec = res;
+		attr->__flags |= PTK_ATTR_HAS_CLOCK_RES;
+	}
 }

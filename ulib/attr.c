@@ -95,7 +95,10 @@ PTK_EXPORT int posix_trace_attr_getcreatetime(const trace_attr_t *attr,
 	return 0;
 }
 
-/* Timestamps are CLOCK_REALTIME, taken by the kernel. */
+/*
+ * Timestamps are CLOCK_REALTIME, taken by the kernel. The attributes of a
+ * pre-recorded stream (TRL) carry the resolution its writer had.
+ */
 PTK_EXPORT int posix_trace_attr_getclockres(const trace_attr_t *attr,
 					    struct timespec *resolution)
 {
@@ -103,6 +106,13 @@ PTK_EXPORT int posix_trace_attr_getclockres(const trace_attr_t *attr,
 
 	if (!ptk_attr_valid(attr) || !resolution)
 		return EINVAL;
+	if (attr->__flags & PTK_ATTR_HAS_CLOCK_RES) {
+		resolution->tv_sec = (time_t)(attr->__clock_res_nsec /
+					      1000000000u);
+		resolution->tv_nsec = (long)(attr->__clock_res_nsec %
+					     1000000000u);
+		return 0;
+	}
 	return clock_getres(CLOCK_REALTIME, resolution) ? errno : 0;
 }
 
@@ -244,8 +254,9 @@ PTK_EXPORT int posix_trace_attr_getlogsize(const trace_attr_t *restrict attr,
 }
 
 /*
- * Logs (TRL) are not implemented yet: the minimum stays what it was before
- * TEF, a record with an int of data, until the module has a log to judge.
+ * The least log worth asking for: a record with an int of data. Whether a
+ * log of this size can take the log-full-policy (a LOOP log needs two
+ * slots) is the module's to judge at posix_trace_create_withlog().
  */
 #define PTK_LOG_SIZE_MIN	(PTK_RECORD_SIZE + 8)
 

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
  * Event type identifiers as a stream sees them: the names the traced
- * process opened plus the system events.
+ * process opened plus the system events. A pre-recorded stream (a log
+ * trid) has the mapping its log recorded (log_learn.c), and no new names:
+ * trid_eventid_open is EINVAL there, as for any trid but an active
+ * stream's.
  */
 
 #include <stdint.h>
@@ -44,7 +47,8 @@ PTK_EXPORT int posix_trace_eventid_equal(trace_id_t trid,
 
 /*
  * The caller's buffer needs TRACE_EVENT_NAME_MAX + 1 bytes. The kernel
- * writes into ours, so that the caller's is untouched on error.
+ * (or the log) writes into ours, so that the caller's is untouched on
+ * error.
  */
 PTK_EXPORT int posix_trace_eventid_get_name(trace_id_t trid,
 					    trace_event_id_t event,
@@ -57,12 +61,23 @@ PTK_EXPORT int posix_trace_eventid_get_name(trace_id_t trid,
 		.event_id = (__u32)event,
 		.name = (uintptr_t)name,
 	};
+	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	size_t len;
 	int err;
 
 	if (!event_name)
 		return EINVAL;
-	err = ptk_trid_ioctl(trid, POSIXTRACE_IOC_EVENTID_NAME, &req);
+	err = ptk_trid_get(trid, &s, &l);
+	if (err)
+		return err;
+	if (l) {
+		err = ptk_log_get_name(l, event, name);
+		ptk_log_put(l);
+	} else {
+		err = ptk_stream_ioctl(s, POSIXTRACE_IOC_EVENTID_NAME, &req);
+		ptk_stream_put(s);
+	}
 	if (err)
 		return err;
 	len = strnlen(name, POSIXTRACE_EVENT_NAME_MAX);
@@ -87,13 +102,19 @@ PTK_EXPORT int posix_trace_eventtypelist_getnext_id(
 		.name = (uintptr_t)name,
 	};
 	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
 	if (!event || !unavailable)
 		return EINVAL;
-	err = ptk_stream_get(trid, &s);
+	err = ptk_trid_get(trid, &s, &l);
 	if (err)
 		return err;
+	if (l) {
+		err = ptk_log_type_next(l, event, unavailable);
+		ptk_log_put(l);
+		return err;
+	}
 	/* Held across the ioctl: two threads must not get the same id. */
 	pthread_mutex_lock(&s->lock);
 	req.event_id = s->type_cursor;
@@ -119,11 +140,17 @@ PTK_EXPORT int posix_trace_eventtypelist_rewind(trace_id_t trid)
 {
 	PTK_KEEP_ERRNO;
 	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
-	err = ptk_stream_get(trid, &s);
+	err = ptk_trid_get(trid, &s, &l);
 	if (err)
 		return err;
+	if (l) {
+		ptk_log_type_rewind(l);
+		ptk_log_put(l);
+		return 0;
+	}
 	pthread_mutex_lock(&s->lock);
 	s->type_cursor = 0;
 	pthread_mutex_unlock(&s->lock);

@@ -112,7 +112,11 @@ PTK_EXPORT int posix_trace_set_filter(trace_id_t trid,
 	return ptk_trid_ioctl_once(trid, POSIXTRACE_IOC_SET_FILTER, &req);
 }
 
-/* The module writes into ours, so that the caller's is untouched on error. */
+/*
+ * The module (or the log) writes into ours, so that the caller's is
+ * untouched on error. A log's filter is the one in force when its stream
+ * was shut down (log.c).
+ */
 PTK_EXPORT int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 {
 	PTK_KEEP_ERRNO;
@@ -121,11 +125,22 @@ PTK_EXPORT int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 		.size = sizeof(req),
 		.set = (uintptr_t)&cur,
 	};
+	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
 	if (!set)
 		return EINVAL;
-	err = ptk_trid_ioctl(trid, POSIXTRACE_IOC_GET_FILTER, &req);
+	err = ptk_trid_get(trid, &s, &l);
+	if (err)
+		return err;
+	if (l) {
+		err = ptk_log_get_filter(l, &cur);
+		ptk_log_put(l);
+	} else {
+		err = ptk_stream_ioctl(s, POSIXTRACE_IOC_GET_FILTER, &req);
+		ptk_stream_put(s);
+	}
 	if (err)
 		return err;
 	*set = cur;

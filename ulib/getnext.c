@@ -27,6 +27,17 @@
  * EINTR. The timed wait is an absolute CLOCK_REALTIME futex wait, which
  * the kernel does not restart after a handler: timedgetnext behind another
  * reader fails with EINTR after any handler, SA_RESTART or not.
+ *
+ * Trace logs (TRL):
+ *  - An active stream with a log (posix_trace_create_withlog()) is not
+ *    read here: its events go to the log, which posix_trace_open() reads.
+ *    POSIX leaves getnext and trygetnext on such a stream unspecified;
+ *    the three functions are EINVAL, as the module's GETNEXT is.
+ *  - On a pre-recorded stream (a log trid) getnext reports the log's
+ *    events in order (log.c) and never blocks: at the end it succeeds
+ *    with *unavailable != 0. timedgetnext, "unspecified" there, does the
+ *    same: it neither waits nor times out, and abstime is not looked at.
+ *    trygetnext is EINVAL, as POSIX says.
  */
 
 #include <limits.h>
@@ -37,6 +48,8 @@
 #include <unistd.h>
 
 #include <linux/futex.h>
+
+#include <posixtrace-k.h>
 
 #include "internal.h"
 
@@ -52,15 +65,6 @@ enum ptk_wait {
 	PTK_BLOCK,
 	PTK_TRY,
 	PTK_TIMED,
-};
-
-/* Where one call reports its event. */
-struct ptk_out {
-	struct posix_trace_event_info *event;
-	void *data;
-	size_t num_bytes;
-	size_t *data_len;
-	int *unavailable;
 };
 
 /* ptk_fetch()'s results besides an error number. */
@@ -101,6 +105,9 @@ static int ptk_report(struct ptk_stream *s, const struct ptk_out *o)
 	*o->data_len = n;
 	*o->unavailable = 0;
 	s->pos += rec.size;
+	s->seq = rec.seq;
+	s->tid = rec.tid;
+	s->seq_valid = true;
 	return 0;
 
 corrupt:
@@ -275,6 +282,9 @@ static int ptk_next(struct ptk_stream *s, const struct ptk_out *o,
 	bool timed_out = false;
 	int err;
 
+	/* Its events go to its log: see the top of the file. */
+	if (s->has_log)
+		return EINVAL;
 	for (;;) {
 		if (s->dead)
 			return EINVAL;
@@ -318,16 +328,26 @@ static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
 		       enum ptk_wait how, const struct timespec *abstime)
 {
 	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
 	if (!o->event || !o->data_len || !o->unavailable ||
 	    (!o->data && o->num_bytes))
 		return EINVAL;
-	if (how == PTK_TIMED && !abstime)
-		return EINVAL;
-	err = ptk_stream_get(trid, &s);
+	/* trygetnext is for active streams only (POSIX). */
+	err = how == PTK_TRY ? ptk_stream_get(trid, &s)
+			     : ptk_trid_get(trid, &s, &l);
 	if (err)
 		return err;
+	if (l) {
+		err = ptk_log_getnext(l, o);
+		ptk_log_put(l);
+		return err;
+	}
+	if (how == PTK_TIMED && !abstime) {
+		ptk_stream_put(s);
+		return EINVAL;
+	}
 	pthread_mutex_lock(&s->lock);
 	/* The waits are cancellation points: leave nothing held. */
 	pthread_cleanup_push(ptk_unlock_put, s);
@@ -367,4 +387,46 @@ PTK_EXPORT int posix_trace_timedgetnext_event(
 	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
 
 	return ptk_getnext(trid, &o, PTK_TIMED, abstime);
+}
+
+/* What the record of the last event getnext reported on trid says. */
+static int ptk_event_ids(trace_id_t trid, uint64_t *seq, pid_t *tid)
+{
+	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
+	int err;
+
+	err = ptk_trid_get(trid, &s, &l);
+	if (err)
+		return err;
+	if (l) {
+		err = ptk_log_event_seq(l, seq, tid);
+		ptk_log_put(l);
+		return err;
+	}
+	pthread_mutex_lock(&s->lock);
+	err = s->seq_valid ? 0 : EINVAL;
+	if (!err && seq)
+		*seq = s->seq;
+	if (!err && tid)
+		*tid = s->tid;
+	pthread_mutex_unlock(&s->lock);
+	ptk_stream_put(s);
+	return err;
+}
+
+/* See <posixtrace-k.h>. */
+PTK_EXPORT int posixtrace_k_event_seq(trace_id_t trid, uint64_t *seq)
+{
+	PTK_KEEP_ERRNO;
+
+	return seq ? ptk_event_ids(trid, seq, NULL) : EINVAL;
+}
+
+/* See <posixtrace-k.h>. */
+PTK_EXPORT int posixtrace_k_event_tid(trace_id_t trid, pid_t *tid)
+{
+	PTK_KEEP_ERRNO;
+
+	return tid ? ptk_event_ids(trid, NULL, tid) : EINVAL;
 }

@@ -72,11 +72,15 @@ int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret);
 /* __flags */
 #define PTK_ATTR_HAS_CREATE_TIME	(1u << 0)	/* from get_attr */
 #define PTK_ATTR_STREAM_POLICY_SET	(1u << 1)	/* see attr.c */
+#define PTK_ATTR_HAS_CLOCK_RES		(1u << 2)	/* from a log's get_attr */
 
 void ptk_attr_defaults(trace_attr_t *attr);
 bool ptk_attr_valid(const trace_attr_t *attr);
 void ptk_attr_to_uapi(const trace_attr_t *attr, struct posixtrace_attr *u);
 void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr);
+struct posixtrace_log_attr;
+void ptk_attr_from_log(const struct posixtrace_log_attr *a,
+		       trace_attr_t *attr);
 
 /*
  * A stream as this process sees it: what a trace_id_t stands for.
@@ -91,6 +95,12 @@ void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr);
 struct ptk_stream {
 	int fd;
 	atomic_uint refs;
+	/*
+	 * Made by posix_trace_create_withlog(): its events go to the log,
+	 * and the getnext functions are EINVAL (see getnext.c). Such a
+	 * stream has no batch buffer.
+	 */
+	bool has_log;
 
 	/*
 	 * A futex word, bumped under the lock whenever readers waiting for
@@ -113,16 +123,63 @@ struct ptk_stream {
 	uint32_t pos;		/* next record to report */
 	uint32_t len;		/* bytes of records in buf */
 	uint32_t type_cursor;	/* eventtypelist: next id to ask for */
+	/* posixtrace_k_event_seq(), _tid(): of the last event reported. */
+	bool seq_valid;
+	uint64_t seq;
+	pid_t tid;
 };
 
-/* trid.c */
+/*
+ * A pre-recorded stream: a trace log opened by posix_trace_open(). Its
+ * members are log.h's business; the same reference counting as a stream.
+ */
+struct ptk_log;
+
+/*
+ * trid.c: a trid names a slot holding either a stream or a log. The _get
+ * functions take a reference, or return EINVAL when trid names nothing of
+ * the kind asked for.
+ */
 int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid);
+int ptk_log_add(struct ptk_log *l, trace_id_t *trid);
 int ptk_stream_get(trace_id_t trid, struct ptk_stream **s);
+int ptk_log_get(trace_id_t trid, struct ptk_log **l);
+/* Either kind: exactly one of *s and *l is set on success. */
+int ptk_trid_get(trace_id_t trid, struct ptk_stream **s, struct ptk_log **l);
 void ptk_stream_put(struct ptk_stream *s);
 bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s);
+bool ptk_log_unlink(trace_id_t trid, struct ptk_log *l);
+
+/* Where one getnext call reports its event (getnext.c, log.c). */
+struct ptk_out {
+	struct posix_trace_event_info *event;
+	void *data;
+	size_t num_bytes;
+	size_t *data_len;
+	int *unavailable;
+};
 
 /* getnext.c */
 void ptk_stream_wake(struct ptk_stream *s);
+
+/*
+ * log.c: what the functions taking a trid do when it names a log. Each
+ * takes the log's lock itself.
+ */
+void ptk_log_hold(struct ptk_log *l);
+void ptk_log_put(struct ptk_log *l);
+int ptk_log_fd(const struct ptk_log *l);
+int ptk_log_getnext(struct ptk_log *l, const struct ptk_out *o);
+int ptk_log_event_seq(struct ptk_log *l, uint64_t *seq, pid_t *tid);
+void ptk_log_get_attr(struct ptk_log *l, trace_attr_t *attr);
+int ptk_log_get_status(struct ptk_log *l,
+		       struct posix_trace_status_info *statusinfo);
+int ptk_log_get_filter(struct ptk_log *l, trace_event_set_t *set);
+int ptk_log_get_name(struct ptk_log *l, trace_event_id_t event,
+		     char name[POSIXTRACE_EVENT_NAME_MAX + 1]);
+int ptk_log_type_next(struct ptk_log *l, trace_event_id_t *event,
+		      int *unavailable);
+void ptk_log_type_rewind(struct ptk_log *l);
 
 /* stream.c */
 int ptk_stream_ioctl(struct ptk_stream *s, unsigned long cmd, void *arg);

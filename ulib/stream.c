@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * The trace controller: create a stream, start, stop, clear, shut it down,
- * read its attributes and status. Each stream is a file descriptor from
- * POSIXTRACE_IOC_CREATE; trid.c maps trace_id_t to it.
+ * The trace controller: create a stream (with a log or not), start, stop,
+ * clear, flush, shut it down, read its attributes and status. Each stream
+ * is a file descriptor from POSIXTRACE_IOC_CREATE; trid.c maps trace_id_t
+ * to it. get_attr and get_status take the trid of a log too (log.c).
  */
 
 #include <fcntl.h>
@@ -101,27 +102,33 @@ static int ptk_batch_size(int fd, uint32_t *size)
 	return 0;
 }
 
-static int ptk_stream_new(int fd, struct ptk_stream **sp)
+/* A stream with a log is never read with getnext: no batch buffer. */
+static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 {
 	struct ptk_stream *s = NULL;
-	uint32_t size;
+	uint32_t size = 0;
 	int err;
 
-	err = ptk_batch_size(fd, &size);
-	if (err)
-		return err;
+	if (!has_log) {
+		err = ptk_batch_size(fd, &size);
+		if (err)
+			return err;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return ENOMEM;
-	s->buf = malloc(size);
-	if (!s->buf) {
-		err = ENOMEM;
-		goto err_free_stream;
+	if (size) {
+		s->buf = malloc(size);
+		if (!s->buf) {
+			err = ENOMEM;
+			goto err_free_stream;
+		}
 	}
 	err = pthread_mutex_init(&s->lock, NULL);
 	if (err)
 		goto err_free_buf;
 	s->fd = fd;
+	s->has_log = has_log;
 	s->buf_size = size;
 	atomic_init(&s->refs, 1);
 	atomic_init(&s->wake_seq, 0);
@@ -162,31 +169,24 @@ static int ptk_open_proof(pid_t pid, int *err)
 	return -2;
 }
 
-PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
-				  trace_id_t *restrict trid)
+/*
+ * Creates the stream for attr (valid, its policies resolved), with the log
+ * log_fd (-1: none).
+ */
+static int ptk_create(pid_t pid, const trace_attr_t *attr, int log_fd,
+		      trace_id_t *trid)
 {
-	PTK_KEEP_ERRNO;
 	struct posixtrace_attr ua;
 	struct posixtrace_create req = {
 		.size = sizeof(req),
 		.pid = pid,
-		.log_fd = -1,
+		.log_fd = log_fd,
 		.attr = (uintptr_t)&ua,
 	};
 	struct ptk_stream *s = NULL;
-	trace_attr_t defaults;
 	int dev, fd, err, proof;
 
-	if (!trid)
-		return EINVAL;
-	if (!attr) {
-		ptk_attr_defaults(&defaults);
-		attr = &defaults;
-	} else if (!ptk_attr_valid(attr)) {
-		return EINVAL;
-	}
 	ptk_attr_to_uapi(attr, &ua);
-
 	err = ptk_device_fd(&dev);
 	if (err)
 		return err;
@@ -204,7 +204,7 @@ PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
 		close(proof);
 	if (err)
 		return err;
-	err = ptk_stream_new(fd, &s);
+	err = ptk_stream_new(fd, log_fd >= 0, &s);
 	if (err)
 		goto err_close;
 	err = ptk_stream_add(s, trid);
@@ -219,6 +219,68 @@ err_free_stream:
 err_close:
 	close(fd);
 	return err;
+}
+
+/*
+ * POSIX: "Defining [the FLUSH] policy for an active trace stream without
+ * log shall be invalid": EINVAL, before asking the module.
+ */
+PTK_EXPORT int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
+				  trace_id_t *restrict trid)
+{
+	PTK_KEEP_ERRNO;
+	trace_attr_t defaults;
+
+	if (!trid)
+		return EINVAL;
+	if (!attr) {
+		ptk_attr_defaults(&defaults);
+		attr = &defaults;
+	} else if (!ptk_attr_valid(attr)) {
+		return EINVAL;
+	}
+	if (attr->__stream_full_policy == POSIX_TRACE_FLUSH)
+		return EINVAL;
+	return ptk_create(pid, attr, -1, trid);
+}
+
+/*
+ * The same with a trace log (TRL): the module writes the stream's events
+ * to file_desc (<linux/posixtrace_log.h>). POSIX: EBADF unless file_desc
+ * is open for writing, which we check first; whether the file's type
+ * suits the log-full-policy (EINVAL), and the errors of writing the log
+ * header (ENOSPC, EFBIG, EIO), are the module's to say. The module takes
+ * its own reference: the caller may close file_desc after the call, and
+ * should not write to it while the stream exists.
+ *
+ * The stream-full-policy defaults to FLUSH with a log (POSIX): with attr
+ * NULL, or an attr whose policy was never set (attr.c).
+ */
+PTK_EXPORT int posix_trace_create_withlog(pid_t pid,
+					  const trace_attr_t *restrict attr,
+					  int file_desc,
+					  trace_id_t *restrict trid)
+{
+	PTK_KEEP_ERRNO;
+	trace_attr_t resolved;
+	int flags;
+
+	if (!trid)
+		return EINVAL;
+	if (!attr)
+		ptk_attr_defaults(&resolved);
+	else if (ptk_attr_valid(attr))
+		resolved = *attr;
+	else
+		return EINVAL;
+	if (!(resolved.__flags & PTK_ATTR_STREAM_POLICY_SET))
+		resolved.__stream_full_policy = POSIX_TRACE_FLUSH;
+	if (file_desc < 0)
+		return EBADF;
+	flags = fcntl(file_desc, F_GETFL);
+	if (flags < 0 || (flags & O_ACCMODE) == O_RDONLY)
+		return EBADF;
+	return ptk_create(pid, &resolved, file_desc, trid);
 }
 
 PTK_EXPORT int posix_trace_start(trace_id_t trid)
@@ -262,10 +324,42 @@ PTK_EXPORT int posix_trace_clear(trace_id_t trid)
 }
 
 /*
+ * posix_trace_flush() (TRL): the module queues the flush and returns;
+ * posix_trace_get_status() says when it is done (flush status) and how it
+ * went (flush error). EINVAL for a stream without a log, as POSIX says.
+ */
+PTK_EXPORT int posix_trace_flush(trace_id_t trid)
+{
+	PTK_KEEP_ERRNO;
+	struct ptk_stream *s = NULL;
+	int err;
+
+	err = ptk_stream_get(trid, &s);
+	if (err)
+		return err;
+	err = s->has_log ? ptk_stream_ioctl(s, POSIXTRACE_IOC_FLUSH, NULL)
+			 : EINVAL;
+	ptk_stream_put(s);
+	return err;
+}
+
+/*
+ * Whether SHUTDOWN's answer err means the stream is gone. With a log, the
+ * module shuts the stream down even when the last flush fails, and says
+ * how it failed (ENOSPC, EFBIG, EIO...): POSIX frees the stream's
+ * resources regardless. EINVAL is a stream already shut down.
+ */
+static bool ptk_shut_down(const struct ptk_stream *s, int err)
+{
+	return !err || (s->has_log && err != EINVAL);
+}
+
+/*
  * The kernel frees the stream's storage and wakes its blocked readers with
  * EINVAL; we wake those waiting here for another reader's batch, and make
  * trid invalid. The descriptor is closed by the last reference, at once
- * unless a reader is still on its way out of the kernel.
+ * unless a reader is still on its way out of the kernel. With a log, the
+ * module flushes what is left and closes the log first.
  */
 PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 {
@@ -277,7 +371,7 @@ PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 	if (err)
 		return err;
 	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_SHUTDOWN, NULL);
-	if (!err) {
+	if (ptk_shut_down(s, err)) {
 		pthread_mutex_lock(&s->lock);
 		s->dead = true;
 		s->pos = s->len;
@@ -291,16 +385,30 @@ PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 	return err;
 }
 
-/* attr need not be initialised: it is filled in whole. */
+/*
+ * attr need not be initialised: it is filled in whole. For a log, from
+ * the attributes it recorded (log.c).
+ */
 PTK_EXPORT int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr)
 {
 	PTK_KEEP_ERRNO;
 	struct posixtrace_attr ua = { .size = sizeof(ua) };
+	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
 	if (!attr)
 		return EINVAL;
-	err = ptk_trid_ioctl(trid, POSIXTRACE_IOC_GET_ATTR, &ua);
+	err = ptk_trid_get(trid, &s, &l);
+	if (err)
+		return err;
+	if (l) {
+		ptk_log_get_attr(l, attr);
+		ptk_log_put(l);
+		return 0;
+	}
+	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_GET_ATTR, &ua);
+	ptk_stream_put(s);
 	if (err)
 		return err;
 	ptk_attr_from_uapi(&ua, attr);
@@ -313,17 +421,36 @@ static int ptk_or(__u32 v, int none)
 	return v ? (int)v : none;
 }
 
+/*
+ * A stream's status is the module's snapshot; the TRL members are its
+ * log's (NOT_FLUSHING, 0, NO_OVERRUN, NOT_FULL without one). A log's is
+ * the status its stream ended with (log.c), never reset by reading.
+ */
 PTK_EXPORT int posix_trace_get_status(trace_id_t trid,
 	struct posix_trace_status_info *statusinfo)
 {
 	PTK_KEEP_ERRNO;
 	struct posixtrace_status st = { .size = sizeof(st) };
+	struct ptk_stream *s = NULL;
+	struct ptk_log *l = NULL;
 	int err;
 
 	if (!statusinfo)
 		return EINVAL;
-	/* The kernel reads and resets the overrun and flush error at once. */
-	err = ptk_trid_ioctl(trid, POSIXTRACE_IOC_STATUS, &st);
+	err = ptk_trid_get(trid, &s, &l);
+	if (err)
+		return err;
+	if (l) {
+		err = ptk_log_get_status(l, statusinfo);
+		ptk_log_put(l);
+		return err;
+	}
+	/*
+	 * The kernel reads and resets the overrun statuses and the flush
+	 * error at once.
+	 */
+	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_STATUS, &st);
+	ptk_stream_put(s);
 	if (err)
 		return err;
 	statusinfo->posix_stream_status = (int)st.state;

@@ -2,6 +2,11 @@
 /*
  * The table behind trace_id_t.
  *
+ * A trace_id_t names either an active stream (posix_trace_create(),
+ * posix_trace_create_withlog()) or a pre-recorded one, a trace log opened
+ * by posix_trace_open(): a slot of this table holds one or the other, and
+ * each function finds EINVAL where the trid names the wrong kind.
+ *
  * A trace_id_t names a slot of this table and the generation of the slot
  * when the stream was put there, scrambled with a per-process key:
  *
@@ -12,7 +17,7 @@
  * another stream. Generations wrap after 2^19 streams in one slot.
  *
  * The table is the creating process's only (POSIX: a trid used in a child
- * is EINVAL). fork() runs our child handler, which empties the child's
+ * is EINVAL; we treat the trids of logs alike). fork() runs our child handler, which empties the child's
  * table. A child made without the handlers (_Fork()) finds out at its
  * first call: the table carries a mark in the process-local page (local.c),
  * which reads 0 in every child, checked under the table lock by every
@@ -29,6 +34,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "log.h"
 
 #define PTK_SLOT_BITS	12
 #define PTK_SLOT_MASK	((1u << PTK_SLOT_BITS) - 1)
@@ -36,8 +42,10 @@
 #define PTK_GEN_MAX	((1u << (31 - PTK_SLOT_BITS)) - 1)
 
 struct ptk_slot {
-	struct ptk_stream *stream;	/* NULL: free */
-	uint32_t gen;			/* of the last stream put here */
+	/* At most one is set; both NULL: the slot is free. */
+	struct ptk_stream *stream;
+	struct ptk_log *log;
+	uint32_t gen;			/* of the last one put here */
 };
 
 /* The lock protects ptk_slots, ptk_nslots and every slot. */
@@ -73,20 +81,23 @@ static bool ptk_table_marked(void)
 }
 
 /*
- * Forgets every stream of the table. Their memory is left as it is:
- * another thread of the parent may have held their locks at fork().
- * Their generations stay, so that no stale trid names a new stream.
+ * Forgets every stream and log of the table. Their memory is left as it
+ * is: another thread of the parent may have held their locks at fork().
+ * Their generations stay, so that no stale trid names a new one.
  */
 static void ptk_table_forget(bool close_fds)
 {
+	struct ptk_slot *slot;
 	uint32_t i;
 
 	for (i = 0; i < ptk_nslots; i++) {
-		if (ptk_slots[i].stream) {
-			if (close_fds)
-				close(ptk_slots[i].stream->fd);
-			ptk_slots[i].stream = NULL;
-		}
+		slot = &ptk_slots[i];
+		if (close_fds && slot->stream)
+			close(slot->stream->fd);
+		if (close_fds && slot->log)
+			close(ptk_log_fd(slot->log));
+		slot->stream = NULL;
+		slot->log = NULL;
 	}
 }
 
@@ -118,7 +129,8 @@ static void ptk_atfork_parent(void)
  * A trid is valid only in the process that created it (POSIX: EINVAL in a
  * child). The kernel refuses the child's stream commands, but events
  * already in a batch buffer would still be served, so the child forgets
- * every stream here, and closes its copies of their descriptors.
+ * every stream and log here, and closes its copies of their descriptors
+ * (a log's is the library's own duplicate: see log.c).
  */
 static void ptk_atfork_child(void)
 {
@@ -161,7 +173,7 @@ static int ptk_free_slot(uint32_t *slot)
 	uint32_t i, n;
 
 	for (i = 0; i < ptk_nslots; i++) {
-		if (!ptk_slots[i].stream) {
+		if (!ptk_slots[i].stream && !ptk_slots[i].log) {
 			*slot = i;
 			return 0;
 		}
@@ -180,8 +192,9 @@ static int ptk_free_slot(uint32_t *slot)
 	return 0;
 }
 
-/* Takes over the caller's reference to s as the table's. */
-int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid)
+/* Takes over the caller's reference to s or l as the table's. */
+static int ptk_slot_add(struct ptk_stream *s, struct ptk_log *l,
+			trace_id_t *trid)
 {
 	uint32_t slot, gen;
 	int err;
@@ -199,57 +212,110 @@ int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid)
 		gen = gen >= PTK_GEN_MAX ? 1 : gen + 1;
 	} while (ptk_encode(slot, gen) == 0);
 	ptk_slots[slot].stream = s;
+	ptk_slots[slot].log = l;
 	ptk_slots[slot].gen = gen;
 	*trid = ptk_encode(slot, gen);
 	pthread_mutex_unlock(&ptk_table_lock);
 	return 0;
 }
 
-/* Called with the table lock held. */
-static struct ptk_stream *ptk_lookup(trace_id_t trid)
+int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid)
 {
-	uint32_t raw, slot;
+	return ptk_slot_add(s, NULL, trid);
+}
+
+int ptk_log_add(struct ptk_log *l, trace_id_t *trid)
+{
+	return ptk_slot_add(NULL, l, trid);
+}
+
+/* Called with the table lock held: trid's slot, or NULL. */
+static struct ptk_slot *ptk_lookup(trace_id_t trid)
+{
+	struct ptk_slot *slot;
+	uint32_t raw, i;
 
 	if (trid <= 0 || !ptk_nslots)
 		return NULL;
 	ptk_table_own();
 	raw = (uint32_t)trid ^ ptk_key;
-	slot = raw & PTK_SLOT_MASK;
-	if (slot >= ptk_nslots || !ptk_slots[slot].stream ||
-	    ptk_slots[slot].gen != raw >> PTK_SLOT_BITS)
+	i = raw & PTK_SLOT_MASK;
+	if (i >= ptk_nslots)
 		return NULL;
-	return ptk_slots[slot].stream;
-}
-
-/* A reference to the stream trid names, for ptk_stream_put(); or EINVAL. */
-int ptk_stream_get(trace_id_t trid, struct ptk_stream **sp)
-{
-	struct ptk_stream *s;
-
-	pthread_mutex_lock(&ptk_table_lock);
-	s = ptk_lookup(trid);
-	if (s)
-		atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
-	pthread_mutex_unlock(&ptk_table_lock);
-	if (!s)
-		return EINVAL;
-	*sp = s;
-	return 0;
+	slot = &ptk_slots[i];
+	if ((!slot->stream && !slot->log) || slot->gen != raw >> PTK_SLOT_BITS)
+		return NULL;
+	return slot;
 }
 
 /*
- * Frees trid's slot if it still holds s. Returns true if it did: the
+ * A reference to what trid names, for ptk_stream_put() or ptk_log_put();
+ * or EINVAL. sp or lp may be NULL: that kind is then not wanted.
+ */
+int ptk_trid_get(trace_id_t trid, struct ptk_stream **sp, struct ptk_log **lp)
+{
+	struct ptk_slot *slot;
+	int err = EINVAL;
+
+	pthread_mutex_lock(&ptk_table_lock);
+	slot = ptk_lookup(trid);
+	if (slot && slot->stream && sp) {
+		atomic_fetch_add_explicit(&slot->stream->refs, 1,
+					  memory_order_relaxed);
+		*sp = slot->stream;
+		if (lp)
+			*lp = NULL;
+		err = 0;
+	} else if (slot && slot->log && lp) {
+		ptk_log_hold(slot->log);
+		*lp = slot->log;
+		if (sp)
+			*sp = NULL;
+		err = 0;
+	}
+	pthread_mutex_unlock(&ptk_table_lock);
+	return err;
+}
+
+/* A reference to the stream trid names; EINVAL for a log too. */
+int ptk_stream_get(trace_id_t trid, struct ptk_stream **sp)
+{
+	return ptk_trid_get(trid, sp, NULL);
+}
+
+/* A reference to the log trid names; EINVAL for a stream too. */
+int ptk_log_get(trace_id_t trid, struct ptk_log **lp)
+{
+	return ptk_trid_get(trid, NULL, lp);
+}
+
+/*
+ * Frees trid's slot if it still holds s or l. Returns true if it did: the
  * caller then owns the table's reference and must put it.
  */
-bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s)
+static bool ptk_slot_unlink(trace_id_t trid, struct ptk_stream *s,
+			    struct ptk_log *l)
 {
+	struct ptk_slot *slot;
 	bool found;
 
 	pthread_mutex_lock(&ptk_table_lock);
-	found = ptk_lookup(trid) == s;
-	if (found)
-		ptk_slots[((uint32_t)trid ^ ptk_key) & PTK_SLOT_MASK].stream =
-			NULL;
+	slot = ptk_lookup(trid);
+	found = slot && slot->stream == s && slot->log == l;
+	if (found) {
+		slot->stream = NULL;
+		slot->log = NULL;
+	}
 	pthread_mutex_unlock(&ptk_table_lock);
 	return found;
+}
+
+bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s)
+{
+	return ptk_slot_unlink(trid, s, NULL);
+}
+
+bool ptk_log_unlink(trace_id_t trid, struct ptk_log *l)
+{
+	return ptk_slot_unlink(trid, NULL, l);
 }
