@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace export LOG -o DIR: a trace log as a CTF 1.8 trace, which
+ * babeltrace2 and Trace Compass read. See ctf.h for what is written.
+ */
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "ctf.h"
+
+static const char export_usage[] =
+"usage: posixtrace export [--force] -o DIR LOG\n"
+"Convert the trace log LOG to a CTF 1.8 trace in the directory DIR (made if\n"
+"missing; it must be empty): DIR/metadata and DIR/stream. Event classes are\n"
+"the log's event types, named as 'posixtrace dump' names them; timestamps\n"
+"are CLOCK_REALTIME in nanoseconds; each event carries pid, tid, thread and\n"
+"seq (context) and truncation, prog_address, data_len and data (payload).\n"
+"Events missing from the log (gaps in sequence numbers) are CTF discarded\n"
+"events. Read it with: babeltrace2 DIR\n"
+"\n"
+"  -o, --output DIR  the trace directory to write\n"
+"  -f, --force       overwrite DIR if it holds a previous export only\n"
+"  -h, --help        print this help\n"
+"\n"
+"Exit status: 0 written, 1 not a trace log, a read or a write error, 2 usage.\n";
+
+/* What an export writes; --force overwrites these and nothing else. */
+static bool ours(const char *name)
+{
+	return !strcmp(name, CTF_METADATA_FILE) ||
+	       !strcmp(name, CTF_STREAM_FILE);
+}
+
+/*
+ * Opens dir, made if missing. A reader takes every file of the directory
+ * for part of the trace, so anything else there would corrupt it.
+ */
+static int open_dir(const char *dir, bool force, bool *made)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, err = 0;
+
+	*made = !mkdir(dir, 0777);
+	if (!*made && errno != EEXIST)
+		return -errno;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(dup(fd));
+	if (!d) {
+		err = errno;
+		close(fd);
+		return -err;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (!force || !ours(de->d_name)) {
+			err = ENOTEMPTY;
+			break;
+		}
+	}
+	closedir(d);
+	if (err) {
+		close(fd);
+		return -err;
+	}
+	return fd;
+}
+
+/* Leaves nothing half-written behind. */
+static void undo(int dirfd, const char *dir, bool made)
+{
+	unlinkat(dirfd, CTF_METADATA_FILE, 0);
+	unlinkat(dirfd, CTF_STREAM_FILE, 0);
+	if (made)
+		rmdir(dir);
+}
+
+static void warn_times(const char *prog, const struct ctf_stream *cs)
+{
+	if (cs->out_of_range)
+		fprintf(stderr, "%s: warning: %" PRIu64 " events have times "
+			"outside 1970-2262, which CTF readers refuse; the trace "
+			"gives them the time of the event before\n", prog,
+			cs->out_of_range);
+	if (cs->clamped)
+		fprintf(stderr, "%s: warning: %" PRIu64 " events are stamped "
+			"before the event preceding them (the clock was set "
+			"back?); the trace gives them that event's time\n",
+			prog, cs->clamped);
+}
+
+/*
+ * Writes the stream file: every event of the log. *nread counts the
+ * events read; *read_error tells a failure to read the log from one to
+ * write the trace.
+ */
+static int write_stream(struct log_reader *lr, int dirfd,
+			const uint8_t uuid[16], const char *prog,
+			uint64_t *nread, bool *read_error)
+{
+	struct timespec created = { 0, 0 };
+	struct ctf_stream cs;
+	struct log_event ev;
+	uint64_t empty_ts;
+	bool end = false;
+	int err, close_err;
+
+	err = ctf_stream_open(&cs, dirfd, uuid);
+	if (err)
+		return err;
+	while (!err) {
+		err = log_next(lr, &ev, &end);
+		if (err) {
+			*read_error = true;
+			break;
+		}
+		if (end)
+			break;
+		++*nread;
+		err = ctf_stream_event(&cs, &ev);
+	}
+	posix_trace_attr_getcreatetime(&lr->attr, &created);
+	ctf_time(&created, &empty_ts);
+	close_err = ctf_stream_close(&cs, empty_ts);
+	if (!err)
+		err = close_err;
+	if (!err)
+		warn_times(prog, &cs);
+	return err;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *prog = "posixtrace export", *dir = NULL, *what;
+	struct log_reader lr;
+	uint8_t uuid[16];
+	bool force = false, made, read_error = false;
+	uint64_t nread = 0;
+	int c, dirfd, err;
+
+	while ((c = getopt_long(argc, argv, "o:fh", options, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			dir = optarg;
+			break;
+		case 'f':
+			force = true;
+			break;
+		case 'h':
+			fputs(export_usage, stdout);
+			return 0;
+		default:
+			fputs(export_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1 || !dir) {
+		fputs(export_usage, stderr);
+		return EXIT_USAGE;
+	}
+	if (log_open(&lr, argv[optind], prog))
+		return 1;
+	dirfd = open_dir(dir, force, &made);
+	if (dirfd < 0) {
+		fprintf(stderr, "%s: %s: %s%s\n", prog, dir, strerror(-dirfd),
+			-dirfd != ENOTEMPTY ? "" : force ?
+			" (of more than a previous export)" :
+			" (--force overwrites a previous export)");
+		log_close(&lr);
+		return 1;
+	}
+	ctf_uuid(uuid, &lr.attr);
+	/* The metadata comes last: it names the types the events used. */
+	what = CTF_STREAM_FILE;
+	err = write_stream(&lr, dirfd, uuid, prog, &nread, &read_error);
+	if (!err) {
+		what = CTF_METADATA_FILE;
+		err = ctf_metadata_write(dirfd, &lr, uuid);
+	}
+	if (err) {
+		if (read_error)
+			fprintf(stderr, "%s: %s: reading event %" PRIu64
+				": %s\n", prog, lr.path, nread + 1,
+				strerror(err));
+		else
+			fprintf(stderr, "%s: %s/%s: %s\n", prog, dir, what,
+				strerror(err));
+		undo(dirfd, dir, made);
+	}
+	close(dirfd);
+	log_close(&lr);
+	return err ? 1 : 0;
+}

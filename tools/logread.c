@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "logread.h"
+#include "text.h"
+
+/*
+ * A log names the data size its writer kept, but a corrupt one could claim
+ * anything: past this we read what fits and report the rest truncated.
+ */
+#define DATA_BUF_MAX	(16u << 20)
+
+static int type_cmp(const void *key, const void *elem)
+{
+	trace_event_id_t id = *(const trace_event_id_t *)key;
+	const struct log_type *t = elem;
+
+	return id < t->id ? -1 : id > t->id;
+}
+
+/* The type of identifier id, added (with its name) if not known yet. */
+static struct log_type *type_get(struct log_reader *lr, trace_event_id_t id)
+{
+	char name[TRACE_EVENT_NAME_MAX + 1], fallback[24];
+	struct log_type *t;
+	size_t i;
+
+	t = lr->ntypes ? bsearch(&id, lr->types, lr->ntypes, sizeof(*t),
+				 type_cmp) : NULL;
+	if (t)
+		return t;
+	t = realloc(lr->types, (lr->ntypes + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	lr->types = t;
+	for (i = lr->ntypes; i > 0 && lr->types[i - 1].id > id; i--)
+		lr->types[i] = lr->types[i - 1];
+	t = &lr->types[i];
+	lr->ntypes++;
+	memset(t, 0, sizeof(*t));
+	t->id = id;
+	/*
+	 * A damaged log may lack the definition of a type its events use:
+	 * the identifier is then all we know, and we call the type ?ID.
+	 */
+	if (posix_trace_eventid_get_name(lr->trid, id, name)) {
+		snprintf(fallback, sizeof(fallback), "?%d", (int)id);
+		t->name = strdup(fallback);
+	} else {
+		t->name = malloc(ESCAPED_SIZE(strlen(name)));
+		if (t->name)
+			escape_name(t->name, name);
+	}
+	if (!t->name) {
+		memmove(t, t + 1, (lr->ntypes - i - 1) * sizeof(*t));
+		lr->ntypes--;
+		return NULL;
+	}
+	return t;
+}
+
+static int read_types(struct log_reader *lr)
+{
+	struct log_type *t;
+	trace_event_id_t id;
+	int unavailable, err;
+
+	err = posix_trace_eventtypelist_rewind(lr->trid);
+	while (!err) {
+		err = posix_trace_eventtypelist_getnext_id(lr->trid, &id,
+							   &unavailable);
+		if (err || unavailable)
+			break;
+		t = type_get(lr, id);
+		if (!t)
+			return ENOMEM;
+		t->listed = true;
+	}
+	return err;
+}
+
+int log_open(struct log_reader *lr, const char *path, const char *prog)
+{
+	size_t max_data = 0;
+	const char *what;
+	int fd, err;
+
+	memset(lr, 0, sizeof(*lr));
+	lr->path = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
+		return err;
+	}
+	err = posix_trace_open(fd, &lr->trid);
+	/* The library reads its own duplicate of the descriptor. */
+	close(fd);
+	if (err) {
+		fprintf(stderr, "%s: %s: not a readable trace log: %s\n", prog,
+			path, strerror(err));
+		return err;
+	}
+	lr->open = true;
+	what = "attributes";
+	err = posix_trace_get_attr(lr->trid, &lr->attr);
+	if (!err)
+		err = posix_trace_attr_getmaxdatasize(&lr->attr, &max_data);
+	if (!err) {
+		what = "event types";
+		err = read_types(lr);
+	}
+	if (!err) {
+		/* System events carry up to two event sets (FILTER). */
+		if (max_data < 2 * sizeof(trace_event_set_t))
+			max_data = 2 * sizeof(trace_event_set_t);
+		lr->buf_size = max_data < DATA_BUF_MAX ? max_data : DATA_BUF_MAX;
+		lr->buf = malloc(lr->buf_size);
+		if (!lr->buf) {
+			what = "buffer";
+			err = ENOMEM;
+		}
+	}
+	if (err) {
+		fprintf(stderr, "%s: %s: reading the %s: %s\n", prog, path,
+			what, strerror(err));
+		log_close(lr);
+	}
+	return err;
+}
+
+int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
+{
+	int unavailable, err;
+
+	memset(ev, 0, sizeof(*ev));
+	err = posix_trace_getnext_event(lr->trid, &ev->info, lr->buf,
+					lr->buf_size, &ev->data_len,
+					&unavailable);
+	if (err)
+		return err;
+	*end = unavailable;
+	if (unavailable)
+		return 0;
+	ev->data = lr->buf;
+	ev->type = type_get(lr, ev->info.posix_event_id);
+	if (!ev->type)
+		return ENOMEM;
+	ev->has_seq = !posixtrace_k_event_seq(lr->trid, &ev->seq);
+	if (ev->has_seq) {
+		if (lr->have_prev_seq && ev->seq > lr->prev_seq &&
+		    ev->seq - lr->prev_seq > 1)
+			ev->gap = ev->seq - lr->prev_seq - 1;
+		lr->have_prev_seq = true;
+		lr->prev_seq = ev->seq;
+	}
+	ev->has_tid = !posixtrace_k_event_tid(lr->trid, &ev->tid);
+	return 0;
+}
+
+void log_close(struct log_reader *lr)
+{
+	size_t i;
+
+	if (!lr->open)
+		return;
+	posix_trace_close(lr->trid);
+	lr->open = false;
+	for (i = 0; i < lr->ntypes; i++)
+		free(lr->types[i].name);
+	free(lr->types);
+	free(lr->buf);
+	lr->types = NULL;
+	lr->buf = NULL;
+	lr->ntypes = 0;
+}

@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <trace.h>
+
+#include "text.h"
+
+static void escape(char *out, const char *in, bool keep_space)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)in;
+
+	for (; *p; p++) {
+		if ((*p > ' ' || (keep_space && *p == ' ')) && *p < 0x7f &&
+		    *p != '%' && *p != '"' && *p != '\\') {
+			*out++ = (char)*p;
+		} else {
+			*out++ = '%';
+			*out++ = hex[*p >> 4];
+			*out++ = hex[*p & 15];
+		}
+	}
+	*out = '\0';
+}
+
+/*
+ * Event and trace names are any bytes but NUL. We print them with every
+ * byte outside the printable ASCII range, the space, '%', '"' and '\'
+ * written as %XX (upper-case hex). The result is one whitespace-free token
+ * for scripts; it stands in a TSDL string literal as is, so a CTF reader
+ * shows it the same whatever its handling of escapes and of bytes that are
+ * not UTF-8; "posixtrace dump" and the CTF trace spell every name alike;
+ * and it maps back to the original bytes, so two names never print alike.
+ */
+void escape_name(char *out, const char *name)
+{
+	escape(out, name, false);
+}
+
+/* The same, spaces kept: for free text, at the end of a line or quoted. */
+void escape_text(char *out, const char *text)
+{
+	escape(out, text, true);
+}
+
+void format_time(char *out, const struct timespec *ts)
+{
+	time_t sec = ts->tv_sec;
+	struct tm tm;
+
+	if (!gmtime_r(&sec, &tm)) {
+		snprintf(out, TIME_TEXT_SIZE, "@%" PRIdMAX ".%09ld",
+			 (intmax_t)ts->tv_sec, ts->tv_nsec);
+		return;
+	}
+	snprintf(out, TIME_TEXT_SIZE, "%04d-%02d-%02dT%02d:%02d:%02d.%09ldZ",
+		 tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		 tm.tm_min, tm.tm_sec, ts->tv_nsec);
+}
+
+/* 0 is also NO_OVERRUN: overrun statuses are the caller's to spell. */
+const char *policy_text(int value, char *buf, size_t size)
+{
+	static const struct {
+		int value;
+		const char *text;
+	} names[] = {
+		{ POSIX_TRACE_RUNNING, "RUNNING" },
+		{ POSIX_TRACE_SUSPENDED, "SUSPENDED" },
+		{ POSIX_TRACE_FULL, "FULL" },
+		{ POSIX_TRACE_NOT_FULL, "NOT_FULL" },
+		{ POSIX_TRACE_OVERRUN, "OVERRUN" },
+		{ POSIX_TRACE_FLUSHING, "FLUSHING" },
+		{ POSIX_TRACE_NOT_FLUSHING, "NOT_FLUSHING" },
+		{ POSIX_TRACE_LOOP, "LOOP" },
+		{ POSIX_TRACE_UNTIL_FULL, "UNTIL_FULL" },
+		{ POSIX_TRACE_FLUSH, "FLUSH" },
+		{ POSIX_TRACE_APPEND, "APPEND" },
+		{ POSIX_TRACE_CLOSE_FOR_CHILD, "CLOSE_FOR_CHILD" },
+		{ POSIX_TRACE_INHERITED, "INHERITED" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].value == value)
+			return names[i].text;
+	snprintf(buf, size, "%d", value);
+	return buf;
+}

@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-2.0
+/* posixtrace version: the ABI version of the loaded module. */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <posixtrace-k.h>
+
+#include "command.h"
+
+static const char version_usage[] =
+"usage: posixtrace version\n"
+"Print the ABI version of the loaded posixtrace module.\n"
+"\n"
+"Exit status: 0 printed, 1 the module is not loaded or not usable, 2 usage.\n";
+
+int cmd_version(int argc, char **argv)
+{
+	unsigned int major, minor;
+	int err;
+
+	if (argc > 1 && is_help(argv[1])) {
+		fputs(version_usage, stdout);
+		return 0;
+	}
+	if (argc > 1) {
+		fputs(version_usage, stderr);
+		return EXIT_USAGE;
+	}
+	err = posixtrace_k_abi_version(&major, &minor);
+	if (err) {
+		fprintf(stderr, "posixtrace: /dev/posixtrace: %s%s\n", strerror(err),
+			err == ENOENT ? " (is posixtrace.ko loaded?)" : "");
+		return 1;
+	}
+	printf("posixtrace module ABI %u.%u\n", major, minor);
+	return 0;
+}
