@@ -2196,6 +2196,11 @@ struct fuzz {
 	unsigned char *reserved;	/* a page no access may touch */
 	unsigned char *tmp;		/* where an argument is built */
 	int mem_self, mem_init;		/* /proc/{self,1}/mem, or -1 */
+	/*
+	 * Trace logs: /dev/null, and a memfd sealed against growing, so that
+	 * every write past its size fails (and space reservation with it).
+	 */
+	int log_null, log_sealed;
 	unsigned long calls, successes, created, recreated, interrupted;
 	unsigned long maps, mapped;
 	unsigned long by_errno[160];
@@ -2442,8 +2447,9 @@ static size_t fuzz_build(struct fuzz *f, unsigned long cmd)
 		struct posixtrace_create c = {
 			.flags = fuzz_flags(f),
 			.pid = fuzz_pid(f),
-			.log_fd = fuzz_keep(f) || rnd_below(&f->rng, 10) ? -1 :
-				  (int32_t)rnd_next(&f->rng),
+			.log_fd = fuzz_keep(f) || rnd_below(&f->rng, 3) ? -1 :
+				  PICK(f, f->log_null, f->log_sealed, f->dev,
+				       f->sfd, -2, (int32_t)rnd_next(&f->rng)),
 			.attr = fuzz_keep(f) || rnd_below(&f->rng, 3) ?
 				fuzz_attr(f) : fuzz_ptr(f),
 		};
@@ -2615,6 +2621,9 @@ static const unsigned long stream_cmds[] = {
 #ifdef POSIXTRACE_IOC_SET_FILTER
 	POSIXTRACE_IOC_SET_FILTER, POSIXTRACE_IOC_GET_FILTER,
 #endif
+#ifdef POSIXTRACE_IOC_FLUSH
+	POSIXTRACE_IOC_FLUSH,
+#endif
 };
 
 #define N_DEV_CMDS	(sizeof(dev_cmds) / sizeof(dev_cmds[0]))
@@ -2625,6 +2634,7 @@ static bool fuzz_errno_ok(int e, bool may_block)
 	switch (e) {
 	case EINVAL: case EFAULT: case E2BIG: case ENOTTY: case ENAMETOOLONG:
 	case ENOSPC: case ESRCH: case EPERM: case EAGAIN: case ENOMEM:
+	case EBADF: case EFBIG:
 		return true;
 	case EINTR: case ETIMEDOUT:
 		return may_block;
@@ -2696,7 +2706,8 @@ static bool fuzz_one(struct fuzz *f, int fd, bool on_stream, char *why,
 	id = IOC_ID(cmd);
 	/* Built for the command it most looks like. */
 	if (cmd == POSIXTRACE_IOC_START || cmd == POSIXTRACE_IOC_STOP ||
-	    cmd == POSIXTRACE_IOC_CLEAR || cmd == POSIXTRACE_IOC_SHUTDOWN) {
+	    cmd == POSIXTRACE_IOC_CLEAR || cmd == POSIXTRACE_IOC_SHUTDOWN ||
+	    cmd == POSIXTRACE_IOC_FLUSH) {
 		/* SHUTDOWN works only with 0: keep the stream alive longer. */
 		arg = rnd_below(&f->rng, cmd == POSIXTRACE_IOC_SHUTDOWN ?
 				20 : 2) ? fuzz_ptr(f) : 0;
@@ -2868,6 +2879,10 @@ TEST(random_ioctls_fail_cleanly_and_leave_the_device_working)
 	ASSERT_LE(0, f.dev);
 	f.mem_self = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
 	f.mem_init = open("/proc/1/mem", O_RDONLY | O_CLOEXEC);
+	f.log_null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	f.log_sealed = memfd_create("fuzz-log", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (f.log_sealed >= 0)
+		fcntl(f.log_sealed, F_ADD_SEALS, F_SEAL_GROW);
 	f.sfd = raw_create(f.dev, 0, 65536, 1024, POSIXTRACE_LOOP);
 	ASSERT_LE(0, f.sfd);
 	ASSERT_EQ(0, raw_control(f.sfd, POSIXTRACE_IOC_START));

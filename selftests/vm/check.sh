@@ -124,10 +124,15 @@ sparse_clean() {
 }
 
 # run_vm LABEL BZIMAGE MODULE: boot and add the guest's counts to ours.
+# Each guest reads the logs the one before it wrote (another kernel), and
+# the host exports each guest's logs as CTF and checks babeltrace2 reads
+# them as the library does.
+IMPORT=
 run_vm() {
-	local label=$1 out=$BUILD_DIR/vm-$1 line p f s
+	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
 	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" \
-		--tests "$BUILD_DIR/selftests" --out "$out" | tee "$LOGS/vm.$label.log"
+		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} |
+		tee "$LOGS/vm.$label.log"
 	line=$(tail -n 1 "$LOGS/vm.$label.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
 		p=${BASH_REMATCH[1]} f=${BASH_REMATCH[2]} s=${BASH_REMATCH[3]}
@@ -135,6 +140,13 @@ run_vm() {
 		p=0 f=1 s=0
 	fi
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+	host_case "logs_exported.$label" compgen -G "$out/export/*.ptlog"
+	for log in "$out"/export/*.ptlog; do
+		[ -f "$log" ] || continue
+		host_case "bt2_compare.$label.$(basename "$log" .ptlog)" \
+			"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
+	done
+	IMPORT=$out/export
 }
 
 "$VM_DIR/deps.sh" || die "installing dependencies failed"
@@ -151,6 +163,11 @@ host_case uapi_header_is_c90 uapi_header_is_c90
 host_case public_headers_compile public_headers_compile
 host_case install_and_build_against_it install_and_build_against_it
 host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/selftests"
+# Trace logs are read without the module: the reader's own tests, then a
+# short libFuzzer run over it (seeds in fuzz/corpus).
+host_case log_reader_tests make -C "$TOP_DIR/ulib" --no-print-directory test
+host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
+	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 
 if [ $MODE != debug ]; then
 	host_case checkpatch_strict checkpatch_strict

@@ -13,6 +13,7 @@ PKGS=(
 	linux-headers-6.12-amd64
 	dkms sparse
 	flex bison bc libelf-dev libssl-dev
+	babeltrace2 clang libclang-rt-14-dev
 )
 
 missing() {

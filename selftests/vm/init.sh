@@ -22,6 +22,11 @@ for arg in $(cat /proc/cmdline); do
 	case $arg in posixtrace.mode=*) MODE=${arg#posixtrace.mode=} ;; esac
 done
 
+# Logs the tests write for the host (ttyS2, base64) and read from it.
+mkdir -p /export
+export POSIXTRACE_LOG_EXPORT=/export
+[ -d /import ] && export POSIXTRACE_LOG_IMPORT=/import
+
 n=0
 ok() { n=$((n + 1)); echo "ok $n vm.$1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n vm.$1${2:+ # $2}"; }
@@ -76,6 +81,13 @@ fi
 taint=$(cat /proc/sys/kernel/tainted)
 if [ $((taint & (32 | 128 | 512 | 16384))) = 0 ]; then ok not_tainted_by_splat
 else not_ok not_tainted_by_splat "tainted=$taint"; fi
+
+# Hand the exported logs to the host: "begin NAME", base64, "end".
+stty -F /dev/ttyS2 raw -echo 2>/dev/null
+for f in /export/*; do
+	[ -f "$f" ] || continue
+	{ echo "begin ${f##*/}"; base64 "$f"; echo "end"; } >/dev/ttyS2
+done
 
 echo "1..$n"
 echo "# dmesg begin"

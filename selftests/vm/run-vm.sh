@@ -16,11 +16,14 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
+          [--import DIR]
+Logs the tests export land in OUT/export; --import DIR hands the *.ptlog
+files in DIR to the tests (POSIXTRACE_LOG_IMPORT).
 USAGE
 	exit 2
 }
 
-KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=()
+KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -31,6 +34,7 @@ while [ $# -gt 0 ]; do
 	--bin) BINS+=("$2"); shift 2 ;;
 	--label) LABEL=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
+	--import) IMPORT=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -65,6 +69,10 @@ if [ -n "$TESTS" ]; then
 	done
 fi
 for b in "${BINS[@]}"; do add_elf "bin/${b##*/}" "$b"; done
+if [ -n "$IMPORT" ] && compgen -G "$IMPORT/*.ptlog" >/dev/null; then
+	mkdir -p "$ROOT/import"
+	cp "$IMPORT"/*.ptlog "$ROOT/import/"
+fi
 # tsc=reliable: under TCG load the clocksource watchdog can find the TSC
 # skewed and mark sched_clock unstable mid-run; the static-key patching that
 # follows (int3-based) has oopsed the 6.12 guest in update_rq_clock().
@@ -82,11 +90,22 @@ timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 \
 	-nographic -no-reboot -monitor none \
 	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" -append "$APPEND" \
 	-serial "file:$OUT/console.log" -serial "file:$OUT/ktap.log" \
+	-serial "file:$OUT/export.txt" \
 	</dev/null >"$OUT/qemu.log" 2>&1
 qrc=$?
 set -e
 secs=$(($(date +%s) - start))
 tr -d '\r' <"$OUT/ktap.log" >"$OUT/ktap.txt" 2>/dev/null || : >"$OUT/ktap.txt"
+# The logs the guest exported, one "begin NAME" ... "end" section each.
+mkdir -p "$OUT/export"
+tr -d '\r' <"$OUT/export.txt" 2>/dev/null | awk -v dir="$OUT/export" '
+	/^begin / { name = dir "/" substr($0, 7) ".b64"; printf "" > name; next }
+	/^end$/ { close(name); name = ""; next }
+	name != "" { print >> name }' || true
+for f in "$OUT"/export/*.b64; do
+	[ -f "$f" ] || continue
+	base64 -d "$f" >"${f%.b64}" && rm -f "$f"
+done
 
 { grep -v '^# dmesg: ' "$OUT/ktap.txt" || true; } | sed "s/^/[$LABEL] /"
 
