@@ -216,20 +216,23 @@ void posixtrace_stream_put(struct posixtrace_stream *stream)
  * The room a record of type @id must leave free in the ring: the STOP an
  * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
  * with a log so do the FLUSH_START and FLUSH_STOP of the flush that
- * empties it. Every other type leaves the whole reserve.
+ * empties it. A stopped stream records no STOP any more: the flush
+ * markers need not leave room for one then. Every other type leaves the
+ * whole reserve.
  */
 static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 				     u32 id)
 {
 	size_t flush = stream->log ? POSIXTRACE_FLUSH_RECORD_SIZE : 0;
+	size_t stop = stream->running ? POSIXTRACE_STOP_RECORD_SIZE : 0;
 
 	switch (id) {
 	case POSIXTRACE_EVENT_STOP:
 		return 0;
 	case POSIXTRACE_EVENT_FLUSH_STOP:
-		return POSIXTRACE_STOP_RECORD_SIZE;
+		return stop;
 	case POSIXTRACE_EVENT_FLUSH_START:
-		return POSIXTRACE_STOP_RECORD_SIZE + flush;
+		return stop + flush;
 	default:
 		return POSIXTRACE_STOP_RECORD_SIZE + 2 * flush;
 	}

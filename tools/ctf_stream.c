@@ -200,6 +200,18 @@ int ctf_stream_event(struct ctf_stream *cs, const struct log_event *ev)
 		if (err)
 			return err;
 	}
+	if (ev->gap && !cs->packets) {
+		/*
+		 * Events lost before the first one: readers report a loss
+		 * between two packets, so an empty first packet, counting
+		 * none, goes before the one that counts them.
+		 */
+		cs->ts_begin = ts;
+		cs->ts_end = ts;
+		err = write_packet(cs);
+		if (err)
+			return err;
+	}
 	if (ev->gap) {
 		/*
 		 * An empty packet from the event before the gap to the one

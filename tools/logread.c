@@ -153,8 +153,15 @@ int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
 		return ENOMEM;
 	ev->has_seq = !posixtrace_k_event_seq(lr->trid, &ev->seq);
 	if (ev->has_seq) {
-		if (lr->have_prev_seq && ev->seq > lr->prev_seq &&
-		    ev->seq - lr->prev_seq > 1)
+		/*
+		 * A stream numbers its events from 0: a log whose first
+		 * event is numbered n lost the n before it (overwritten,
+		 * or cleared, which POSIX calls lost too).
+		 */
+		if (!lr->have_prev_seq)
+			ev->gap = ev->seq;
+		else if (ev->seq > lr->prev_seq &&
+			 ev->seq - lr->prev_seq > 1)
 			ev->gap = ev->seq - lr->prev_seq - 1;
 		lr->have_prev_seq = true;
 		lr->prev_seq = ev->seq;
