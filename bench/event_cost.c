@@ -595,11 +595,13 @@ int main(int argc, char **argv)
 	       ratio(&cases[C_A], ref, rounds) <= limit &&
 	       ratio(&cases[C_B], ref, rounds) <= limit ? "met" : "NOT met");
 	if (log_events)
-		printf("(d): the logs hold %llu of the %llu events timed; %llu "
-		       "lost (the flush fell behind and the stream filled)\n",
+		printf("(d): the logs hold %llu of the %llu events timed; "
+		       "%llu lost%s\n",
 		       (unsigned long long)(log_events - log_lost),
 		       (unsigned long long)log_events,
-		       (unsigned long long)log_lost);
+		       (unsigned long long)log_lost,
+		       log_lost ? " (the flush fell behind, the stream filled)"
+				: "");
 	for (int i = 0; i < nr_problems; i++)
 		printf("warning: %s\n", problems[i]);
 	return 0;
