@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "device.h"
+#include "family.h"
 #include "proc.h"
 #include "stream.h"
 #include "ustruct.h"
@@ -81,7 +82,7 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
 static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 {
 	u8 stack_data[POSIXTRACE_EVENT_STACK_DATA];
-	struct posixtrace_stream *stream;
+	struct posixtrace_link *link;
 	struct posixtrace_emit emit = { };
 	struct posixtrace_proc *proc;
 	struct posixtrace_event ev;
@@ -103,7 +104,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	}
 	/* Copy what the most generous stream tracing us keeps, no more. */
 	emit.copied = min_t(size_t, ev.data_len, READ_ONCE(proc->max_data_size));
-	if (list_empty(&proc->streams))
+	if (list_empty(&proc->links))
 		goto out_put_proc;
 	if (emit.copied > sizeof(stack_data)) {
 		data = kvmalloc(emit.copied, GFP_KERNEL);
@@ -124,8 +125,8 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	emit.data_len = ev.data_len;
 
 	rcu_read_lock();
-	list_for_each_entry_rcu(stream, &proc->streams, proc_node)
-		posixtrace_stream_emit(stream, &emit);
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		posixtrace_stream_emit(link->stream, &emit);
 	rcu_read_unlock();
 out_free_data:
 	if (data != stack_data)

@@ -33,6 +33,7 @@
 #include <linux/timekeeping.h>
 
 #include "log.h"
+#include "family.h"
 #include "proc.h"
 #include "stream.h"
 
@@ -163,7 +164,7 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 		spin_unlock(&stream->lock);
 		/* Restarted or not, after a drain: redo the enable bits. */
 		if (stale)
-			posixtrace_proc_update_locked(stream->proc);
+			posixtrace_links_update(stream);
 		if (n > 0)
 			posixtrace_log_write(stream->log, stream->proc,
 					     stream->bounce, bytes);

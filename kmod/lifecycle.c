@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Following processes: exit and exec, through the scheduler's tracepoints.
+ * Following processes: fork, exit and exec, through the scheduler's
+ * tracepoints.
  *
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
@@ -14,19 +15,30 @@
 #include <trace/events/sched.h>
 
 #include "compat.h"
+#include "family.h"
 #include "lifecycle.h"
 #include "proc.h"
 #include "stream.h"
 
+static struct tracepoint *posixtrace_tp_fork;
 static struct tracepoint *posixtrace_tp_exit;
 static struct tracepoint *posixtrace_tp_exec;
 
 static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sched_process_exit"))
+	if (!strcmp(tp->name, "sched_process_fork"))
+		posixtrace_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_exit"))
 		posixtrace_tp_exit = tp;
 	else if (!strcmp(tp->name, "sched_process_exec"))
 		posixtrace_tp_exec = tp;
+}
+
+/* Runs in the parent, before the child first runs (TRI). */
+static void posixtrace_on_fork(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	posixtrace_family_fork(parent, child);
 }
 
 /* Runs for every exiting thread; acts once the thread group is dead. */
@@ -50,11 +62,12 @@ int posixtrace_lifecycle_init(void)
 	int ret;
 
 	/* The probes' prototypes must be the tracepoints': checked here. */
+	check_trace_callback_type_sched_process_fork(posixtrace_on_fork);
 	check_trace_callback_type_sched_process_exit(posixtrace_on_exit);
 	check_trace_callback_type_sched_process_exec(posixtrace_on_exec);
 
 	for_each_kernel_tracepoint(posixtrace_find_tracepoint, NULL);
-	if (!posixtrace_tp_exit || !posixtrace_tp_exec) {
+	if (!posixtrace_tp_fork || !posixtrace_tp_exit || !posixtrace_tp_exec) {
 		pr_err("scheduler tracepoints not found\n");
 		return -ENOENT;
 	}
@@ -66,8 +79,16 @@ int posixtrace_lifecycle_init(void)
 					(void *)posixtrace_on_exec, NULL);
 	if (ret)
 		goto err_unregister_exit;
+	/* Last: a child it links is then sure to be followed to its exit. */
+	ret = tracepoint_probe_register(posixtrace_tp_fork,
+					(void *)posixtrace_on_fork, NULL);
+	if (ret)
+		goto err_unregister_exec;
 	return 0;
 
+err_unregister_exec:
+	tracepoint_probe_unregister(posixtrace_tp_exec,
+				    (void *)posixtrace_on_exec, NULL);
 err_unregister_exit:
 	tracepoint_probe_unregister(posixtrace_tp_exit,
 				    (void *)posixtrace_on_exit, NULL);
@@ -77,6 +98,8 @@ err_unregister_exit:
 
 void posixtrace_lifecycle_exit(void)
 {
+	tracepoint_probe_unregister(posixtrace_tp_fork,
+				    (void *)posixtrace_on_fork, NULL);
 	tracepoint_probe_unregister(posixtrace_tp_exec,
 				    (void *)posixtrace_on_exec, NULL);
 	tracepoint_probe_unregister(posixtrace_tp_exit,

@@ -17,6 +17,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "family.h"
 #include "proc.h"
 #include "stream.h"
 #include "ustruct.h"
@@ -46,18 +47,50 @@ static struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid)
 	return NULL;
 }
 
-static struct posixtrace_proc *posixtrace_proc_alloc(struct pid *tgid)
+static void posixtrace_names_free(struct kref *ref)
+{
+	struct posixtrace_names *names =
+		container_of(ref, struct posixtrace_names, ref);
+	unsigned int i;
+
+	for (i = 0; i < names->nr; i++)
+		kfree(names->names[i]);
+	kfree(names->names);
+	mutex_destroy(&names->lock);
+	kfree(names);
+}
+
+/*
+ * A process entry; @names shared (a reference taken), or a new table.
+ * @gfp: GFP_ATOMIC from the fork hook.
+ */
+static struct posixtrace_proc *posixtrace_proc_insert(struct posixtrace_proc *new);
+
+static struct posixtrace_proc *posixtrace_proc_alloc(struct pid *tgid,
+						     struct posixtrace_names *names,
+						     gfp_t gfp)
 {
 	struct posixtrace_proc *proc;
 
-	proc = kzalloc(sizeof(*proc), GFP_KERNEL_ACCOUNT);
+	proc = kzalloc(sizeof(*proc), gfp | __GFP_ACCOUNT);
 	if (!proc)
 		return NULL;
+	if (names) {
+		kref_get(&names->ref);
+	} else {
+		names = kzalloc(sizeof(*names), gfp | __GFP_ACCOUNT);
+		if (!names) {
+			kfree(proc);
+			return NULL;
+		}
+		kref_init(&names->ref);
+		mutex_init(&names->lock);
+	}
+	proc->names = names;
 	proc->tgid = get_pid(tgid);
 	kref_init(&proc->ref);
 	spin_lock_init(&proc->lock);
-	INIT_LIST_HEAD(&proc->streams);
-	mutex_init(&proc->names_lock);
+	INIT_LIST_HEAD(&proc->links);
 	return proc;
 }
 
@@ -65,15 +98,11 @@ static void posixtrace_proc_free_rcu(struct rcu_head *rcu)
 {
 	struct posixtrace_proc *proc =
 		container_of(rcu, struct posixtrace_proc, rcu);
-	unsigned int i;
 
-	for (i = 0; i < proc->nr_names; i++)
-		kfree(proc->names[i]);
-	kfree(proc->names);
+	kref_put(&proc->names->ref, posixtrace_names_free);
 	if (proc->enable_page)
 		put_page(proc->enable_page);
 	put_pid(proc->tgid);
-	mutex_destroy(&proc->names_lock);
 	kfree(proc);
 }
 
@@ -125,9 +154,21 @@ struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create)
 	if (proc || !create)
 		return proc;
 
-	new = posixtrace_proc_alloc(tgid);
+	new = posixtrace_proc_alloc(tgid, NULL, GFP_KERNEL);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
+	return posixtrace_proc_insert(new);
+}
+
+/*
+ * Put @new in the table, unless its process has an entry already (which
+ * is returned instead) or is exiting (-ESRCH). Consumes @new's reference;
+ * returns a new one.
+ */
+static struct posixtrace_proc *posixtrace_proc_insert(struct posixtrace_proc *new)
+{
+	struct pid *tgid = new->tgid;
+	struct posixtrace_proc *proc;
 
 	/*
 	 * The exit hook removes entries under the table lock after the last
@@ -165,6 +206,28 @@ unlock:
 	return proc;
 }
 
+/**
+ * posixtrace_proc_fork - the entry of a child a traced process forked
+ * @parent: the parent's entry
+ * @tgid: the child's pid; the child has not run yet
+ *
+ * The child shares the parent's event names (TRI). Called from the fork
+ * hook, where nothing may sleep.
+ *
+ * Return: a new reference, or an ERR_PTR (-ENOMEM, -ESRCH).
+ */
+struct posixtrace_proc *posixtrace_proc_fork(struct posixtrace_proc *parent,
+					     struct pid *tgid)
+{
+	struct posixtrace_proc *new;
+
+	new = posixtrace_proc_alloc(tgid, parent->names,
+				    GFP_ATOMIC | __GFP_NOWARN);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	return posixtrace_proc_insert(new);
+}
+
 /* The process exited: forget it. Called from the exit hook (atomic). */
 void posixtrace_proc_exited(struct pid *tgid)
 {
@@ -180,8 +243,11 @@ void posixtrace_proc_exited(struct pid *tgid)
 		atomic_dec(&posixtrace_nr_procs);
 	}
 	spin_unlock(&posixtrace_proc_table_lock);
-	if (proc)
+	if (proc) {
+		/* No stream traces it any more: their slots are free. */
+		posixtrace_links_drop_proc(proc);
 		posixtrace_proc_put(proc);
+	}
 }
 
 /* Module exit: no stream is left, drop every entry. */
@@ -213,14 +279,15 @@ void posixtrace_proc_exit_all(void)
 int posixtrace_proc_eventid_open(struct posixtrace_proc *proc,
 				 const char *name, u32 *id)
 {
+	struct posixtrace_names *tab = proc->names;
 	unsigned int i, nr;
 	char **names;
 	int ret = 0;
 
-	mutex_lock(&proc->names_lock);
-	nr = proc->nr_names;
+	mutex_lock(&tab->lock);
+	nr = tab->nr;
 	for (i = 0; i < nr; i++) {
-		if (!strcmp(proc->names[i], name)) {
+		if (!strcmp(tab->names[i], name)) {
 			*id = POSIXTRACE_EVENT_USER_BASE + i;
 			goto out;
 		}
@@ -229,26 +296,26 @@ int posixtrace_proc_eventid_open(struct posixtrace_proc *proc,
 		*id = POSIXTRACE_EVENT_UNNAMED_USER;
 		goto out;
 	}
-	/* Grow by doubling; the array is only read under names_lock. */
+	/* Grow by doubling; the array is only read under the lock. */
 	if (!(nr & (nr - 1))) {
-		names = krealloc_array(proc->names, nr ? 2 * nr : 8,
+		names = krealloc_array(tab->names, nr ? 2 * nr : 8,
 				       sizeof(*names), GFP_KERNEL_ACCOUNT);
 		if (!names) {
 			ret = -ENOMEM;
 			goto out;
 		}
-		proc->names = names;
+		tab->names = names;
 	}
-	proc->names[nr] = kstrdup(name, GFP_KERNEL_ACCOUNT);
-	if (!proc->names[nr]) {
+	tab->names[nr] = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	if (!tab->names[nr]) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	/* Pairs with smp_load_acquire() in the readers of nr_names. */
-	smp_store_release(&proc->nr_names, nr + 1);
+	/* Pairs with smp_load_acquire() in the readers of nr. */
+	smp_store_release(&tab->nr, nr + 1);
 	*id = POSIXTRACE_EVENT_USER_BASE + nr;
 out:
-	mutex_unlock(&proc->names_lock);
+	mutex_unlock(&tab->lock);
 	return ret;
 }
 
@@ -256,7 +323,7 @@ out:
 bool posixtrace_proc_event_valid(struct posixtrace_proc *proc, u32 id)
 {
 	/* Pairs with smp_store_release() in posixtrace_proc_eventid_open(). */
-	unsigned int nr = smp_load_acquire(&proc->nr_names);
+	unsigned int nr = smp_load_acquire(&proc->names->nr);
 
 	if (id == POSIXTRACE_EVENT_UNNAMED_USER)
 		return true;
@@ -287,10 +354,10 @@ int posixtrace_event_name(struct posixtrace_proc *proc, u32 id,
 	}
 	if (!posixtrace_proc_event_valid(proc, id))
 		return -EINVAL;
-	mutex_lock(&proc->names_lock);
-	strscpy(name, proc->names[id - POSIXTRACE_EVENT_USER_BASE],
+	mutex_lock(&proc->names->lock);
+	strscpy(name, proc->names->names[id - POSIXTRACE_EVENT_USER_BASE],
 		POSIXTRACE_EVENT_NAME_MAX + 1);
-	mutex_unlock(&proc->names_lock);
+	mutex_unlock(&proc->names->lock);
 	return 0;
 }
 
@@ -305,7 +372,7 @@ int posixtrace_event_name(struct posixtrace_proc *proc, u32 id,
 bool posixtrace_event_next(struct posixtrace_proc *proc, u32 from, u32 *id)
 {
 	/* Pairs with smp_store_release() in posixtrace_proc_eventid_open(). */
-	u32 end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&proc->nr_names);
+	u32 end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&proc->names->nr);
 
 	if (from < ARRAY_SIZE(posixtrace_system_event_names)) {
 		*id = from;
@@ -336,12 +403,14 @@ void posixtrace_proc_update(struct posixtrace_proc *proc)
 	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
 	DECLARE_BITMAP(admitted, POSIXTRACE_EVENT_ID_MAX);
 	struct posixtrace_stream *stream;
+	struct posixtrace_link *link;
 	size_t max = 0;
 	int i;
 
 	lockdep_assert_held(&proc->lock);
 	bitmap_zero(enabled, POSIXTRACE_EVENT_ID_MAX);
-	list_for_each_entry(stream, &proc->streams, proc_node) {
+	list_for_each_entry(link, &proc->links, proc_node) {
+		stream = link->stream;
 		max = max_t(size_t, max, stream->attr.max_data_size);
 		spin_lock(&stream->lock);
 		if (posixtrace_stream_may_record(stream)) {

@@ -11,13 +11,32 @@
 #include <linux/spinlock.h>
 
 /*
+ * User event names and their identifiers. A process has its own, unless it
+ * was forked by a process traced with inheritance (TRI): the family then
+ * shares one table, so that a name has the same identifier in every
+ * process a stream traces, as POSIX requires.
+ *
+ * @lock serialises registration. @nr only grows and is published with
+ * release semantics after the name it counts, so that emitters may check
+ * an identifier against it without the lock; the array itself moves, and
+ * is read under @lock.
+ */
+struct posixtrace_names {
+	struct kref ref;
+	struct mutex lock;		/* see above */
+	unsigned int nr;
+	char **names;
+};
+
+/*
  * A process (thread group) that is traced, or that opened event names: its
  * user event names and the streams tracing it.
  *
  * References: one while it is in the process table (dropped when the
- * process exits), one per stream tracing it, and short-lived ones taken by
- * lookups. Freed after an RCU grace period, since emitters walk @streams
- * under rcu_read_lock().
+ * process exits), one per stream tracing it (its link) and one by the
+ * stream that was created for it, and short-lived ones taken by lookups.
+ * Freed after an RCU grace period, since emitters walk @links under
+ * rcu_read_lock().
  */
 struct posixtrace_proc {
 	struct hlist_node node;		/* in the process table */
@@ -25,10 +44,14 @@ struct posixtrace_proc {
 	struct kref ref;
 	struct rcu_head rcu;
 
-	/* @lock protects writers of @streams; readers use RCU. */
+	/*
+	 * @links: the streams tracing the process (struct posixtrace_link,
+	 * family.c). Changed under the links lock and @lock; read under
+	 * @lock or RCU.
+	 */
 	spinlock_t lock;
-	struct list_head streams;
-	/* The largest max_data_size of @streams: what an emitter copies in. */
+	struct list_head links;
+	/* The largest max_data_size of those streams: what emitters copy. */
 	size_t max_data_size;
 	/*
 	 * The enable page the process maps read-only (see the uapi header),
@@ -38,17 +61,12 @@ struct posixtrace_proc {
 	struct page *enable_page;
 	struct posixtrace_enable_page *enable;
 
-	/*
-	 * @names_lock serialises name registration. @nr_names only grows and
-	 * is published with release semantics after the name it counts, so
-	 * that emitters and readers may use names[0..nr_names) without it.
-	 */
-	struct mutex names_lock;
-	unsigned int nr_names;
-	char **names;
+	struct posixtrace_names *names;	/* reference held */
 };
 
 struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create);
+struct posixtrace_proc *posixtrace_proc_fork(struct posixtrace_proc *parent,
+					     struct pid *tgid);
 void posixtrace_proc_put(struct posixtrace_proc *proc);
 void posixtrace_proc_exited(struct pid *tgid);
 void posixtrace_proc_exit_all(void);

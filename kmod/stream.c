@@ -44,6 +44,7 @@
 #include <linux/timekeeping.h>
 
 #include "access.h"
+#include "family.h"
 #include "proc.h"
 #include "stream.h"
 #include "ustruct.h"
@@ -127,8 +128,8 @@ static int posixtrace_attr_check(struct posixtrace_attr *attr, bool log)
 	    attr->log_full_policy != POSIXTRACE_UNTIL_FULL &&
 	    attr->log_full_policy != POSIXTRACE_APPEND)
 		return -EINVAL;
-	/* Inheritance is not implemented yet: refuse rather than ignore it. */
-	if (attr->inheritance != POSIXTRACE_CLOSE_FOR_CHILD)
+	if (attr->inheritance != POSIXTRACE_CLOSE_FOR_CHILD &&
+	    attr->inheritance != POSIXTRACE_INHERITED)
 		return -EINVAL;
 	if (attr->max_data_size > READ_ONCE(max_data_size))
 		return -EINVAL;
@@ -175,7 +176,7 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
 	mutex_init(&stream->read_lock);
 	spin_lock_init(&stream->lock);
 	init_waitqueue_head(&stream->wq);
-	INIT_LIST_HEAD(&stream->proc_node);
+	INIT_LIST_HEAD(&stream->links);
 	INIT_LIST_HEAD(&stream->all_node);
 	stream->full_status = POSIXTRACE_NOT_FULL;
 	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
@@ -256,18 +257,13 @@ static void posixtrace_stream_slot_put(void)
 }
 
 /* Make the stream visible to emitters and to the stream list. */
-static void posixtrace_stream_publish(struct posixtrace_stream *stream)
+static void posixtrace_stream_publish(struct posixtrace_stream *stream,
+				      struct posixtrace_link *link)
 {
-	struct posixtrace_proc *proc = stream->proc;
-
 	spin_lock(&posixtrace_streams_lock);
 	list_add_tail(&stream->all_node, &posixtrace_streams);
 	spin_unlock(&posixtrace_streams_lock);
-
-	spin_lock(&proc->lock);
-	list_add_tail_rcu(&stream->proc_node, &proc->streams);
-	posixtrace_proc_update(proc);
-	spin_unlock(&proc->lock);
+	posixtrace_link_attach(link, stream, stream->proc);
 }
 
 /**
@@ -284,6 +280,7 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream)
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 			     pid_t pid, int mem_fd, int log_fd)
 {
+	struct posixtrace_link *link = NULL;
 	struct posixtrace_stream *stream;
 	struct task_struct *task;
 	struct timespec64 now;
@@ -335,6 +332,11 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		ret = -ENOMEM;
 		goto err_put_stream;
 	}
+	link = posixtrace_link_new();
+	if (!link) {
+		ret = -ENOMEM;
+		goto err_put_stream;
+	}
 
 	task = posixtrace_target(pid, &tgid);
 	if (IS_ERR(task)) {
@@ -370,7 +372,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		goto err_put_fd;
 	}
 	/* Nothing fails from here on: the file owns the reference. */
-	posixtrace_stream_publish(stream);
+	posixtrace_stream_publish(stream, link);
 	up_read(&task->signal->exec_update_lock);
 	put_task_struct(task);
 	put_pid(tgid);
@@ -385,6 +387,7 @@ err_put_task:
 	put_task_struct(task);
 	put_pid(tgid);
 err_put_stream:
+	kfree(link);
 	posixtrace_stream_put(stream);
 err_put_slot:
 	posixtrace_stream_slot_put();
@@ -770,8 +773,6 @@ bool posixtrace_stream_may_record(struct posixtrace_stream *stream)
  */
 static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 {
-	struct posixtrace_proc *proc = stream->proc;
-
 	struct timespec64 ts;
 
 	spin_lock(&stream->lock);
@@ -789,11 +790,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 	stream->auto_stopped = false;
 	spin_unlock(&stream->lock);
 
-	spin_lock(&proc->lock);
-	list_del_rcu(&stream->proc_node);
-	posixtrace_proc_update(proc);
-	spin_unlock(&proc->lock);
-
+	posixtrace_links_drop_stream(stream);
 	wake_up_all(&stream->wq);
 	posixtrace_stream_slot_put();
 }
@@ -897,21 +894,16 @@ void posixtrace_streams_creator_gone(struct pid *tgid)
  *
  * Streams of other processes stop tracing it when ptrace could no longer
  * attach: a set-id or otherwise privileged exec, or an image that is not
- * dumpable. Called from the exec hook, which cannot sleep.
+ * dumpable. The streams go on (their events so far stay readable, and
+ * they may trace others of the family). Called from the exec hook, which
+ * cannot sleep.
  */
 void posixtrace_streams_target_exec(struct task_struct *task)
 {
-	struct pid *tgid = task_tgid(task);
-	struct posixtrace_stream *stream;
-
 	if (!atomic_read(&posixtrace_nr_streams) ||
 	    posixtrace_may_keep_tracing(task))
 		return;
-	spin_lock(&posixtrace_streams_lock);
-	list_for_each_entry(stream, &posixtrace_streams, all_node)
-		if (stream->proc->tgid == tgid && stream->creator != tgid)
-			posixtrace_stream_kill(stream);
-	spin_unlock(&posixtrace_streams_lock);
+	posixtrace_links_drop_exec(task);
 }
 
 /* Module exit: the hooks are gone; let a pending reap finish. */

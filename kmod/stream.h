@@ -55,7 +55,8 @@ struct posixtrace_stream {
 	struct rcu_head rcu;
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
-	struct posixtrace_proc *proc;	/* the traced process; reference held */
+	/* The process it was created for (its names); reference held. */
+	struct posixtrace_proc *proc;
 	struct posixtrace_attr attr;	/* as created; never changes */
 
 	struct mutex ctl_lock;		/* see "Locks" above */
@@ -101,7 +102,7 @@ struct posixtrace_stream {
 	void *bounce;			/* readers copy records out through it */
 	size_t bounce_size;
 
-	struct list_head proc_node;	/* in proc->streams (RCU) */
+	struct list_head links;		/* the processes traced: family.c */
 	struct list_head all_node;	/* in the stream list */
 };
 

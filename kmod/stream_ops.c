@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "family.h"
 #include "proc.h"
 #include "stream.h"
 #include "ustruct.h"
@@ -91,7 +92,7 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 		spin_unlock(&stream->lock);
 		/* The process's lock comes before the stream's: redo it here. */
 		if (stale)
-			posixtrace_proc_update_locked(stream->proc);
+			posixtrace_links_update(stream);
 		if (n > 0 && copy_to_user(u64_to_user_ptr(gn.buf),
 					  stream->bounce, bytes))
 			n = -EFAULT;
@@ -239,7 +240,7 @@ static long posixtrace_stream_control(struct posixtrace_stream *stream,
 		ret = posixtrace_stream_clear(stream);
 	/* Before returning: a producer must see recording enabled at once. */
 	if (!ret)
-		posixtrace_proc_update_locked(stream->proc);
+		posixtrace_links_update(stream);
 	mutex_unlock(&stream->ctl_lock);
 	return ret;
 }
@@ -307,7 +308,7 @@ static long posixtrace_stream_filter(struct posixtrace_stream *stream,
 	else
 		ret = posixtrace_stream_set_filter(stream, set, filter.how);
 	if (!ret)
-		posixtrace_proc_update_locked(stream->proc);
+		posixtrace_links_update(stream);
 	mutex_unlock(&stream->ctl_lock);
 	return ret;
 }

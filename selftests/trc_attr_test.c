@@ -669,15 +669,19 @@ TEST_F(stream_attr, create_with_flush_policy_is_einval)
 	ASSERT_EQ(EINVAL, ret);
 }
 
-/* Inheritance is stored, but not implemented yet: create refuses it. */
-TEST_F(stream_attr, create_with_inherited_is_einval)
+/* Inheritance (TRI) is the stream's: get_attr gives it back. */
+TEST_F(stream_attr, create_with_inherited_keeps_it)
 {
-	int ret;
+	trace_attr_t got;
+	int inherit = -1;
 
 	ASSERT_EQ(0, posix_trace_attr_setinherited(&self->attr,
 						   POSIX_TRACE_INHERITED));
-	ret = create_stream(&self->attr, &self->trid, &self->created);
-	ASSERT_EQ(EINVAL, ret);
+	ASSERT_EQ(0, create_stream(&self->attr, &self->trid, &self->created));
+	ASSERT_EQ(0, posix_trace_attr_init(&got));
+	ASSERT_EQ(0, posix_trace_get_attr(self->trid, &got));
+	ASSERT_EQ(0, posix_trace_attr_getinherited(&got, &inherit));
+	ASSERT_EQ(POSIX_TRACE_INHERITED, inherit);
 }
 
 TEST_F(stream_attr, create_with_uninitialized_attr_is_einval)

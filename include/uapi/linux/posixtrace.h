@@ -161,7 +161,9 @@ struct posixtrace_eventset {
  * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND; with a
  *		LOOP log, @log_size must hold two slots (see the log format
  *		documentation), EINVAL otherwise.
- * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD or POSIXTRACE_INHERITED.
+ * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD, or POSIXTRACE_INHERITED:
+ *		the processes the traced process forks from then on are
+ *		traced too, and theirs, sharing its event names.
  * @__reserved:	Input: must be 0.
  * @create_time_sec: Output (GET_ATTR): CLOCK_REALTIME at creation.
  * @create_time_nsec: Output (GET_ATTR).
@@ -231,7 +233,8 @@ struct posixtrace_create {
  * @name:	Input: pointer to the NUL-terminated name; ENAMETOOLONG past
  *		POSIXTRACE_EVENT_NAME_MAX characters, EINVAL if empty.
  * @event_id:	Output: the identifier, the same for the same name in the
- *		same traced process; POSIXTRACE_EVENT_UNNAMED_USER once the
+ *		same traced process (and in the processes it forked while
+ *		traced with inheritance); POSIXTRACE_EVENT_UNNAMED_USER once the
  *		process has opened POSIXTRACE_USER_EVENT_MAX names (the unnamed
  *		event is predefined and not counted).
  * @__reserved:	Input: must be 0.

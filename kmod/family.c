@@ -1,0 +1,223 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Which processes a stream traces: the process it was created for and,
+ * with the Trace Inherit option (TRI, POSIXTRACE_INHERITED), every process
+ * that one forks or spawns, and theirs, while the stream lives.
+ *
+ * A link joins a stream and a process it traces. Emitters walk their
+ * process's links under RCU; everything else takes locks:
+ *  - posixtrace_links_lock serialises every change to links: a stream's
+ *    creation and shutdown, fork, exit and exec. It comes before any
+ *    process's or stream's lock, and protects stream->links;
+ *  - a change to proc->links is made under proc->lock too, which is what
+ *    posixtrace_proc_update() holds while it walks them.
+ * Order: posixtrace_links_lock, then proc->lock, then stream->lock.
+ *
+ * Fork: the hook runs in the parent after copy_process(), before the child
+ * first runs, so a child traced with inheritance is traced from its first
+ * instruction, and shares its parent's event names (so that a name has
+ * one identifier in every process of the stream). The hook cannot sleep:
+ * it allocates atomically, and if that fails the child is not traced and
+ * every stream that should have traced it records POSIX_TRACE_ERROR with
+ * ENOMEM as data, so that the loss is not silent. Threads share their
+ * process's entry, and so its links.
+ *
+ * Exit: once the whole thread group is dead, its links go: it stops being
+ * traced, and its slot is free. A process that later gets the same pid
+ * number has another struct pid, which no link names.
+ */
+
+#include <linux/errno.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/timekeeping.h>
+
+#include "family.h"
+#include "proc.h"
+#include "stream.h"
+
+static DEFINE_SPINLOCK(posixtrace_links_lock);
+
+/* Under the links lock: join @stream and @proc with @link. */
+static void posixtrace_link_insert(struct posixtrace_link *link,
+				   struct posixtrace_stream *stream,
+				   struct posixtrace_proc *proc)
+{
+	lockdep_assert_held(&posixtrace_links_lock);
+	kref_get(&proc->ref);
+	link->stream = stream;
+	link->proc = proc;
+	list_add_tail(&link->stream_node, &stream->links);
+	spin_lock(&proc->lock);
+	list_add_tail_rcu(&link->proc_node, &proc->links);
+	posixtrace_proc_update(proc);
+	spin_unlock(&proc->lock);
+}
+
+/* Under the links lock: undo posixtrace_link_insert(), free @link. */
+static void posixtrace_link_remove(struct posixtrace_link *link)
+{
+	struct posixtrace_proc *proc = link->proc;
+
+	lockdep_assert_held(&posixtrace_links_lock);
+	spin_lock(&proc->lock);
+	list_del_rcu(&link->proc_node);
+	posixtrace_proc_update(proc);
+	spin_unlock(&proc->lock);
+	list_del(&link->stream_node);
+	/* Emitters may still be walking past it. */
+	kfree_rcu(link, rcu);
+	posixtrace_proc_put(proc);
+}
+
+/**
+ * posixtrace_link_new - allocate a link, for a stream about to be published
+ *
+ * Return: the link, or NULL.
+ */
+struct posixtrace_link *posixtrace_link_new(void)
+{
+	return kzalloc(sizeof(struct posixtrace_link), GFP_KERNEL_ACCOUNT);
+}
+
+/**
+ * posixtrace_link_attach - start tracing @proc in @stream
+ * @link: from posixtrace_link_new(), consumed
+ * @stream: the stream
+ * @proc: the process
+ */
+void posixtrace_link_attach(struct posixtrace_link *link,
+			    struct posixtrace_stream *stream,
+			    struct posixtrace_proc *proc)
+{
+	spin_lock(&posixtrace_links_lock);
+	posixtrace_link_insert(link, stream, proc);
+	spin_unlock(&posixtrace_links_lock);
+}
+
+/* The stream is shut down: it traces nothing any more. */
+void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
+{
+	struct posixtrace_link *link, *tmp;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry_safe(link, tmp, &stream->links, stream_node)
+		posixtrace_link_remove(link);
+	spin_unlock(&posixtrace_links_lock);
+}
+
+/* The process exited: no stream traces it any more. */
+void posixtrace_links_drop_proc(struct posixtrace_proc *proc)
+{
+	struct posixtrace_link *link, *tmp;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
+		posixtrace_link_remove(link);
+	spin_unlock(&posixtrace_links_lock);
+}
+
+/*
+ * The process @task belongs to exec'd an image ptrace could not attach to
+ * (set-id, or not dumpable): streams of other processes stop tracing it.
+ * The exec hook cannot sleep.
+ */
+void posixtrace_links_drop_exec(struct task_struct *task)
+{
+	struct pid *tgid = task_tgid(task);
+	struct posixtrace_link *link, *tmp;
+	struct posixtrace_proc *proc;
+
+	proc = posixtrace_proc_get(tgid, false);
+	if (!proc)
+		return;
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
+		if (link->stream->creator != tgid)
+			posixtrace_link_remove(link);
+	spin_unlock(&posixtrace_links_lock);
+	posixtrace_proc_put(proc);
+}
+
+/* Recompute the enable bits of every process @stream traces. */
+void posixtrace_links_update(struct posixtrace_stream *stream)
+{
+	struct posixtrace_link *link;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry(link, &stream->links, stream_node)
+		posixtrace_proc_update_locked(link->proc);
+	spin_unlock(&posixtrace_links_lock);
+}
+
+/* Is @proc traced by a stream that traces its children too? */
+static bool posixtrace_family_inherits(struct posixtrace_proc *proc)
+{
+	struct posixtrace_link *link;
+	bool inherits = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		if (link->stream->attr.inheritance == POSIXTRACE_INHERITED)
+			inherits = true;
+	rcu_read_unlock();
+	return inherits;
+}
+
+/* A child escaped a stream for want of memory: say so in the stream. */
+static void posixtrace_family_lost_child(struct posixtrace_stream *stream)
+{
+	struct timespec64 ts;
+	int error = ENOMEM;
+
+	spin_lock(&stream->lock);
+	ktime_get_real_ts64(&ts);
+	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR, NULL,
+				       &ts, &error, sizeof(error));
+	spin_unlock(&stream->lock);
+}
+
+/**
+ * posixtrace_family_fork - a process forked: trace the child if inherited
+ * @parent: the forking task
+ * @child: the new task, not yet run
+ *
+ * Called from the fork hook for every fork on the system: cheap unless the
+ * parent is traced.
+ */
+void posixtrace_family_fork(struct task_struct *parent,
+			    struct task_struct *child)
+{
+	struct posixtrace_proc *from, *proc;
+	struct posixtrace_link *link, *new;
+
+	/* A thread is traced as its process is. */
+	if (!thread_group_leader(child))
+		return;
+	from = posixtrace_proc_get(task_tgid(parent), false);
+	if (!from)
+		return;
+	if (!posixtrace_family_inherits(from))
+		goto out;
+	proc = posixtrace_proc_fork(from, task_tgid(child));
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry(link, &from->links, proc_node) {
+		if (link->stream->attr.inheritance != POSIXTRACE_INHERITED)
+			continue;
+		new = IS_ERR(proc) ? NULL :
+		      kzalloc(sizeof(*new), GFP_ATOMIC | __GFP_NOWARN |
+			      __GFP_ACCOUNT);
+		if (!new) {
+			posixtrace_family_lost_child(link->stream);
+			continue;
+		}
+		posixtrace_link_insert(new, link->stream, proc);
+	}
+	spin_unlock(&posixtrace_links_lock);
+	if (!IS_ERR(proc))
+		posixtrace_proc_put(proc);
+out:
+	posixtrace_proc_put(from);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_FAMILY_H
+#define _POSIXTRACE_FAMILY_H
+
+#include <linux/list.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+
+struct posixtrace_proc;
+struct posixtrace_stream;
+struct task_struct;
+
+/*
+ * A stream tracing a process. A stream traces the process it was created
+ * for and, with inheritance (TRI), every process that one forks, and so
+ * on: one link each. See family.c for the locking.
+ */
+struct posixtrace_link {
+	struct list_head proc_node;	/* in proc->links (RCU) */
+	struct list_head stream_node;	/* in stream->links */
+	struct posixtrace_stream *stream;
+	struct posixtrace_proc *proc;	/* reference held */
+	struct rcu_head rcu;
+};
+
+struct posixtrace_link *posixtrace_link_new(void);
+void posixtrace_link_attach(struct posixtrace_link *link,
+			    struct posixtrace_stream *stream,
+			    struct posixtrace_proc *proc);
+void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
+void posixtrace_links_drop_proc(struct posixtrace_proc *proc);
+void posixtrace_links_drop_exec(struct task_struct *task);
+void posixtrace_links_update(struct posixtrace_stream *stream);
+void posixtrace_family_fork(struct task_struct *parent,
+			    struct task_struct *child);
+
+#endif /* _POSIXTRACE_FAMILY_H */
