@@ -11,6 +11,7 @@
 
 #define EXIT_USAGE	2
 
+int cmd_record(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_export(int argc, char **argv);

@@ -68,8 +68,12 @@ soname_is_versioned() {
 }
 
 uapi_header_is_c90() {
-	gcc -std=c90 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
-		-x c "$TOP_DIR/include/uapi/linux/posixtrace.h"
+	local h
+	for h in "$TOP_DIR"/include/uapi/linux/posixtrace*.h; do
+		echo "$h"
+		gcc -std=c90 -pedantic-errors -Wall -Wextra -Werror -fsyntax-only \
+			-I"$TOP_DIR/include/uapi" -x c "$h" || return 1
+	done
 }
 
 public_headers_compile() {
@@ -131,7 +135,8 @@ IMPORT=
 run_vm() {
 	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
 	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" \
-		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} |
+		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} \
+		--bin "$TOP_DIR/tools/posixtrace" |
 		tee "$LOGS/vm.$label.log"
 	line=$(tail -n 1 "$LOGS/vm.$label.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace record: runs a command (or attaches to a process), traces it
+ * and its descendants into a log, stops when the command exits or on
+ * SIGINT, and prints a one-line summary. The command is looked for in
+ * $POSIXTRACE_TOOL, then /bin/posixtrace (the test guest puts it there).
+ *
+ * The traced program is this binary again (see worker()): it records
+ * "rec.work" events, forking a child that records its own.
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include "trl_common.h"
+
+#define WORK_EVENTS	100
+
+/*
+ * The traced program: TRI_RECORD_WORKER=fork records WORK_EVENTS events
+ * and has a child record as many; =loop records until SIGTERM.
+ */
+static void __attribute__((constructor)) worker(void)
+{
+	const char *mode = getenv("TRI_RECORD_WORKER");
+	trace_event_id_t id;
+	uint64_t i;
+	pid_t child;
+	int status;
+
+	if (!mode)
+		return;
+	if (posix_trace_eventid_open("rec.work", &id))
+		_exit(10);
+	if (!strcmp(mode, "loop")) {
+		for (i = 0;; i++) {
+			posix_trace_event(id, &i, sizeof(i));
+			usleep(1000);
+		}
+	}
+	emit_numbered(id, 0, WORK_EVENTS);
+	child = fork();
+	if (!child) {
+		emit_numbered(id, 1000, WORK_EVENTS);
+		_exit(0);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child || status)
+		_exit(11);
+	_exit(7);	/* record passes the command's status on */
+}
+
+/* This binary's path: "/proc/self/exe" would name record in its child. */
+static const char *self_exe(void)
+{
+	static char path[4096];
+	ssize_t n;
+
+	if (!path[0]) {
+		n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+	}
+	return path;
+}
+
+static const char *tool(void)
+{
+	const char *t = getenv("POSIXTRACE_TOOL");
+
+	if (t && !access(t, X_OK))
+		return t;
+	return access("/bin/posixtrace", X_OK) ? NULL : "/bin/posixtrace";
+}
+
+/*
+ * Run posixtrace record with argv (after "record"), the worker in the
+ * given mode; *pid is the record process. Its stderr goes to errfd.
+ */
+static pid_t start_record(const char *const *args, const char *mode,
+			  int errfd)
+{
+	const char *argv[16] = { tool(), "record" };
+	pid_t pid;
+	int i;
+
+	for (i = 0; args[i] && i < 13; i++)
+		argv[i + 2] = args[i];
+	argv[i + 2] = NULL;
+	pid = fork();
+	if (!pid) {
+		if (mode)
+			setenv("TRI_RECORD_WORKER", mode, 1);
+		dup2(errfd, 2);
+		execv(argv[0], (char **)argv);
+		_exit(126);
+	}
+	return pid;
+}
+
+/* All of fd's contents from the start, as a string. */
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+#define SKIP_WITHOUT_TOOL() do {					\
+	SKIP_WITHOUT_DEVICE();						\
+	if (!tool())							\
+		SKIP(return, "posixtrace command not found");		\
+} while (0)
+
+/*
+ * record -- COMMAND: the command and its child are traced from their first
+ * event; record exits with the command's status and prints its summary.
+ */
+TEST(record_traces_a_command_and_its_children)
+{
+	const char *args[] = { "-o", "/tmp/rec-cmd.ptlog", "--", self_exe(),
+			       NULL };
+	char err[4096], want[64];
+	int errfd, status, i, n[2] = { 0 };
+	pid_t pids[2] = { 0 }, rec;
+	struct logbuf lb;
+	int fd;
+
+	SKIP_WITHOUT_TOOL();
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	rec = start_record(args, "fork", errfd);
+	ASSERT_LT(0, rec);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(7, WEXITSTATUS(status));
+	slurp(errfd, err, sizeof(err));
+	TH_LOG("record said: %s", err);
+
+	fd = open("/tmp/rec-cmd.ptlog", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_TRUE(log_closed(fd));
+	ASSERT_EQ(0, read_log(fd, &lb));
+	/* The summary counts every event of the log, system ones too. */
+	snprintf(want, sizeof(want), "%d events (2 processes), 0 lost",
+		 lb.n);
+	ASSERT_NE(NULL, strstr(err, want));
+	for (i = 0; i < lb.n; i++) {
+		int k;
+
+		if (strcmp(lb.ev[i].name, "rec.work"))
+			continue;
+		k = ev_num(&lb.ev[i]) >= 1000;
+		if (!pids[k])
+			pids[k] = lb.ev[i].info.posix_pid;
+		ASSERT_EQ(pids[k], lb.ev[i].info.posix_pid);
+		ASSERT_EQ((uint64_t)(k * 1000 + n[k]), ev_num(&lb.ev[i]));
+		n[k]++;
+	}
+	ASSERT_EQ(WORK_EVENTS, n[0]);
+	ASSERT_EQ(WORK_EVENTS, n[1]);
+	ASSERT_NE(pids[0], pids[1]);
+	free_log(&lb);
+	close(fd);
+	close(errfd);
+	unlink("/tmp/rec-cmd.ptlog");
+}
+
+/* --no-inherit: the child is not traced. */
+TEST(record_no_inherit_traces_the_command_only)
+{
+	const char *args[] = { "--no-inherit", "-o", "/tmp/rec-ni.ptlog",
+			       "--", self_exe(), NULL };
+	char err[4096];
+	int errfd, status, fd, i, n = 0;
+	struct logbuf lb;
+	pid_t rec;
+
+	SKIP_WITHOUT_TOOL();
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	rec = start_record(args, "fork", errfd);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	ASSERT_EQ(7, WEXITSTATUS(status));
+	slurp(errfd, err, sizeof(err));
+	ASSERT_NE(NULL, strstr(err, " events (1 process), 0 lost")) {
+		TH_LOG("record said: %s", err);
+	}
+	fd = open("/tmp/rec-ni.ptlog", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, read_log(fd, &lb));
+	for (i = 0; i < lb.n; i++)
+		n += !strcmp(lb.ev[i].name, "rec.work");
+	/* The child's events are not there. */
+	ASSERT_EQ(WORK_EVENTS, n);
+	free_log(&lb);
+	close(fd);
+	close(errfd);
+	unlink("/tmp/rec-ni.ptlog");
+}
+
+/* record -p PID, stopped by SIGINT: the log holds what PID recorded. */
+TEST(record_attaches_to_a_pid_and_stops_on_sigint)
+{
+	const char *args[] = { "-o", "/tmp/rec-pid.ptlog", "-p", NULL, NULL };
+	char pidstr[16], err[4096];
+	struct logbuf lb;
+	int errfd, status, fd, i, n = 0;
+	pid_t worker_pid, rec;
+
+	SKIP_WITHOUT_TOOL();
+	worker_pid = fork();
+	ASSERT_LE(0, worker_pid);
+	if (!worker_pid) {
+		setenv("TRI_RECORD_WORKER", "loop", 1);
+		execl("/proc/self/exe", "worker", (char *)NULL);
+		_exit(126);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", worker_pid);
+	args[3] = pidstr;
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	usleep(100000);
+	rec = start_record(args, NULL, errfd);
+	usleep(300000);
+	ASSERT_EQ(0, kill(rec, SIGINT));
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	kill(worker_pid, SIGTERM);
+	waitpid(worker_pid, NULL, 0);
+	slurp(errfd, err, sizeof(err));
+	TH_LOG("record said: %s", err);
+	ASSERT_NE(NULL, strstr(err, " events (1 process"));
+
+	fd = open("/tmp/rec-pid.ptlog", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_TRUE(log_closed(fd));
+	ASSERT_EQ(0, read_log(fd, &lb));
+	for (i = 0; i < lb.n; i++)
+		if (!strcmp(lb.ev[i].name, "rec.work")) {
+			ASSERT_EQ(worker_pid, lb.ev[i].info.posix_pid);
+			n++;
+		}
+	ASSERT_LT(0, n);
+	free_log(&lb);
+	close(fd);
+	close(errfd);
+	unlink("/tmp/rec-pid.ptlog");
+}
+
+/* A command that cannot run: 127, and a message. */
+TEST(record_of_a_missing_command_exits_127)
+{
+	const char *args[] = { "-o", "/tmp/rec-none.ptlog", "--",
+			       "/nonexistent/command", NULL };
+	char err[4096];
+	int errfd, status;
+	pid_t rec;
+
+	SKIP_WITHOUT_TOOL();
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	rec = start_record(args, NULL, errfd);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(127, WEXITSTATUS(status));
+	slurp(errfd, err, sizeof(err));
+	ASSERT_NE(NULL, strstr(err, "cannot run")) {
+		TH_LOG("record said: %s", err);
+	}
+	close(errfd);
+	unlink("/tmp/rec-none.ptlog");
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,876 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace record -o LOG [options] -- COMMAND [ARGS...]
+ * posixtrace record -o LOG [options] -p PID
+ *
+ * Runs COMMAND (or attaches to PID) with a stream that has a trace log,
+ * stops when it exits or on SIGINT/SIGTERM, and reads the log back for a
+ * one-line summary. The kernel writes the log; this process only starts,
+ * flushes and shuts the stream down.
+ */
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "logread.h"
+
+#define PROG		"posixtrace record"
+/* How often the log on disk is brought up to date while tracing. */
+#define FLUSH_INTERVAL_NS	1000000000L
+/* The exit status of a command that could not be run, as the shell's. */
+#define EXIT_CANNOT_RUN	127
+
+struct record_opts {
+	const char *output;		/* "-": standard output */
+	pid_t pid;			/* attach to it; 0: run argv */
+	char **argv;			/* the command, NULL-terminated */
+	const char *name;		/* NULL: the command's basename */
+	size_t stream_size, max_data_size, log_size;
+	bool has_stream_size, has_max_data_size, has_log_size;
+	int log_policy;
+	bool inherit;
+};
+
+struct record_run {
+	const struct record_opts *opts;
+	int log_fd;
+	bool log_on_stdout;
+	pid_t child;			/* our command, 0 with -p */
+	int pidfd;			/* the traced process's */
+	trace_id_t trid;
+	struct timespec started, stopped;
+	sigset_t run_mask;		/* the mask to wait with */
+	bool flush_failed;
+	bool trace_error;		/* the log may be incomplete */
+};
+
+struct record_summary {
+	uint64_t events;
+	uint64_t lost;
+	size_t nprocesses;
+	pid_t *pids;			/* sorted, distinct */
+	bool log_full;
+	int log_policy;
+	int flush_error;
+	off_t bytes;
+};
+
+static const char record_usage[] =
+"usage: posixtrace record -o LOG [OPTIONS] [--] COMMAND [ARGS...]\n"
+"       posixtrace record -o LOG [OPTIONS] -p PID\n"
+"Run COMMAND, or attach to the running process PID, and record the events\n"
+"it and the processes it creates (POSIX_TRACE_INHERITED) generate into the\n"
+"trace log LOG. Tracing stops when COMMAND or PID exits, or on SIGINT or\n"
+"SIGTERM; then one summary line goes to standard error.\n"
+"\n"
+"  -o, --output LOG         the trace log to write, truncated if it exists;\n"
+"                           '-' writes it to standard output (a pipe or a\n"
+"                           file, never a terminal; COMMAND's standard output\n"
+"                           then goes to standard error)\n"
+"  -p, --pid PID            trace PID rather than run a command\n"
+"  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
+"  -m, --max-data-size SIZE the largest event payload kept (default 1024)\n"
+"      --log-policy POLICY  append (default, no size limit), until-full\n"
+"                           (stop logging once LOG reaches --log-size) or\n"
+"                           loop (keep the last --log-size of events)\n"
+"      --log-size SIZE      the log's size for until-full and loop (default 4M)\n"
+"      --name NAME          the trace name (default: COMMAND's basename, or\n"
+"                           PID's command name)\n"
+"      --no-inherit         trace only COMMAND or PID, not the processes it\n"
+"                           creates (POSIX_TRACE_CLOSE_FOR_CHILD)\n"
+"  -h, --help               print this help\n"
+"SIZE is in bytes, or with a suffix K, M or G (powers of 1024).\n"
+"A SIGINT or SIGTERM sent to posixtrace with kill stops tracing and sends\n"
+"COMMAND a SIGTERM; Ctrl-C on the terminal reaches COMMAND by itself.\n"
+"\n"
+"Exit status: COMMAND's (128+N if signal N killed it), 0 with -p; 127\n"
+"COMMAND could not be run; 1 a trace error; 2 usage.\n";
+
+/* The signal that asked us to stop; 0 while none did. */
+static volatile sig_atomic_t stop_signal;
+/* Our command, told to terminate when a signal was sent to us alone. */
+static volatile pid_t forward_pid;
+/* SIGINT's and SIGTERM's dispositions as we found them, for COMMAND. */
+static struct sigaction saved_int, saved_term;
+
+/* The synopsis only: the whole help would bury the message above it. */
+static int short_usage(void)
+{
+	fprintf(stderr, "%.*s'posixtrace record --help' lists the options.\n",
+		(int)(strstr(record_usage, "Run COMMAND") - record_usage),
+		record_usage);
+	return EXIT_USAGE;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, PROG ": ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\n");
+	return short_usage();
+}
+
+/* "64K", "4M", "1G" or bytes: the sizes users think in (powers of 1024). */
+static int parse_size(const char *text, size_t *size)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	/* strtoull() would take "-1" and " 1". */
+	if (!isdigit((unsigned char)text[0]))
+		return EINVAL;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		return errno;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		end++;
+	if (*end)
+		return EINVAL;
+	if (v > (SIZE_MAX >> shift))
+		return ERANGE;
+	*size = (size_t)v << shift;
+	return 0;
+}
+
+static int parse_log_policy(const char *text, int *policy)
+{
+	if (!strcmp(text, "append"))
+		*policy = POSIX_TRACE_APPEND;
+	else if (!strcmp(text, "until-full"))
+		*policy = POSIX_TRACE_UNTIL_FULL;
+	else if (!strcmp(text, "loop"))
+		*policy = POSIX_TRACE_LOOP;
+	else
+		return EINVAL;
+	return 0;
+}
+
+static int parse_pid(const char *text, pid_t *pid)
+{
+	long v;
+	char *end;
+
+	if (!isdigit((unsigned char)text[0]))
+		return EINVAL;
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || *end || v <= 0 || v > INT_MAX)
+		return EINVAL;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+enum {
+	OPT_LOG_POLICY = 256,
+	OPT_LOG_SIZE,
+	OPT_NAME,
+	OPT_NO_INHERIT,
+};
+
+/* Sets the option c; returns 0, or the exit status of a usage error. */
+static int set_option(struct record_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'p':
+		return parse_pid(arg, &o->pid) ?
+			usage_error("bad PID '%s'", arg) : 0;
+	case 's':
+		o->has_stream_size = true;
+		return parse_size(arg, &o->stream_size) ?
+			usage_error("bad --stream-size '%s'", arg) : 0;
+	case 'm':
+		o->has_max_data_size = true;
+		return parse_size(arg, &o->max_data_size) ?
+			usage_error("bad --max-data-size '%s'", arg) : 0;
+	case OPT_LOG_SIZE:
+		o->has_log_size = true;
+		return parse_size(arg, &o->log_size) ?
+			usage_error("bad --log-size '%s'", arg) : 0;
+	case OPT_LOG_POLICY:
+		return parse_log_policy(arg, &o->log_policy) ?
+			usage_error("bad --log-policy '%s' (append, until-full "
+				    "or loop)", arg) : 0;
+	case OPT_NAME:
+		o->name = arg;
+		return 0;
+	case OPT_NO_INHERIT:
+		o->inherit = false;
+		return 0;
+	}
+	return short_usage();	/* getopt_long() said what was wrong */
+}
+
+/* The combinations getopt cannot refuse. */
+static int check_options(const struct record_opts *o)
+{
+	if (!o->output)
+		return usage_error("%s", "no trace log: -o LOG is required");
+	if (o->pid && o->argv[0])
+		return usage_error("%s", "-p PID and a COMMAND: give one");
+	if (!o->pid && !o->argv[0])
+		return usage_error("%s", "nothing to trace: give a COMMAND or "
+				   "-p PID");
+	if (o->has_log_size && o->log_policy == POSIX_TRACE_APPEND)
+		return usage_error("%s", "--log-size needs --log-policy "
+				   "until-full or loop (append has no limit)");
+	/* A pipe has no offsets: only an appended log can go there. */
+	if (!strcmp(o->output, "-") && o->log_policy != POSIX_TRACE_APPEND)
+		return usage_error("%s", "-o - writes an append log only");
+	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO))
+		return usage_error("%s", "-o -: standard output is a terminal, "
+				   "not a place for a binary trace log");
+	return 0;
+}
+
+/* Returns 0, -1 for --help, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option options[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "stream-size", required_argument, NULL, 's' },
+		{ "max-data-size", required_argument, NULL, 'm' },
+		{ "log-policy", required_argument, NULL, OPT_LOG_POLICY },
+		{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
+		{ "name", required_argument, NULL, OPT_NAME },
+		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, status;
+
+	memset(o, 0, sizeof(*o));
+	o->log_policy = POSIX_TRACE_APPEND;
+	o->inherit = true;
+	/* '+': the first non-option is COMMAND, whose options are its own. */
+	while ((c = getopt_long(argc, argv, "+o:p:s:m:h", options,
+				NULL)) != -1) {
+		if (c == 'h') {
+			fputs(record_usage, stdout);
+			return -1;
+		}
+		status = set_option(o, c, optarg);
+		if (status)
+			return status;
+	}
+	o->argv = argv + optind;
+	return check_options(o);
+}
+
+/* The trace name: COMMAND's basename, or the name the kernel gives PID. */
+static void default_name(const struct record_opts *o, char *name,
+			 size_t size)
+{
+	const char *slash;
+	char path[32];
+	FILE *f;
+
+	name[0] = '\0';
+	if (!o->pid) {
+		slash = strrchr(o->argv[0], '/');
+		snprintf(name, size, "%s", slash ? slash + 1 : o->argv[0]);
+		return;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)o->pid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(name, (int)size, f))
+		name[strcspn(name, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Returns 0, or the option whose value the library refused. */
+static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
+{
+	char name[TRACE_NAME_MAX + 1];
+
+	if (posix_trace_attr_init(attr))
+		return "attributes";
+	if (!o->name)
+		default_name(o, name, sizeof(name));
+	if (posix_trace_attr_setname(attr, o->name ? o->name : name))
+		return "--name";
+	/* Set, not left to the default, so that a dump says it. */
+	if (posix_trace_attr_setstreamfullpolicy(attr, POSIX_TRACE_FLUSH))
+		return "stream policy";
+	if (posix_trace_attr_setlogfullpolicy(attr, o->log_policy))
+		return "--log-policy";
+	if (posix_trace_attr_setinherited(attr, o->inherit ?
+			POSIX_TRACE_INHERITED : POSIX_TRACE_CLOSE_FOR_CHILD))
+		return "inheritance";
+	if (o->has_stream_size &&
+	    posix_trace_attr_setstreamsize(attr, o->stream_size))
+		return "--stream-size";
+	if (o->has_max_data_size &&
+	    posix_trace_attr_setmaxdatasize(attr, o->max_data_size))
+		return "--max-data-size";
+	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
+		return "--log-size";
+	return NULL;
+}
+
+static int open_log(struct record_run *run)
+{
+	const char *path = run->opts->output;
+
+	if (!strcmp(path, "-")) {
+		run->log_fd = STDOUT_FILENO;
+		run->log_on_stdout = true;
+		return 0;
+	}
+	/* Truncated like strace -o: a log starts at offset 0 of its file. */
+	run->log_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			   0644);
+	if (run->log_fd < 0) {
+		fprintf(stderr, PROG ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+/* The module holds its own reference on the log file once it has it. */
+static void close_log(struct record_run *run)
+{
+	if (run->log_fd >= 0 && !run->log_on_stdout)
+		close(run->log_fd);
+	run->log_fd = -1;
+}
+
+static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
+{
+	pid_t pid = forward_pid;
+
+	(void)ucontext;
+	stop_signal = sig;
+	/*
+	 * si_code <= 0: kill() or sigqueue() sent it to us, likely alone,
+	 * so the command has not had it; a terminal's (SI_KERNEL) went to
+	 * the whole foreground process group, command included. SIGTERM,
+	 * not sig: a background job of a script runs with SIGINT ignored,
+	 * and "record ... & kill -INT $!" must still end the command.
+	 */
+	if (pid > 0 && info->si_code <= 0)
+		kill(pid, SIGTERM);
+}
+
+/*
+ * SIGINT and SIGTERM stay blocked except while we wait (ppoll), so that
+ * one arriving between two checks of stop_signal is not missed.
+ */
+static int setup_signals(struct record_run *run, sigset_t *saved)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: wake ppoll */
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	/*
+	 * Caught even if ignored on entry (a script's background job), as
+	 * perf record does: stopping a recording with kill -INT is common.
+	 */
+	if (sigprocmask(SIG_BLOCK, &block, saved) ||
+	    sigaction(SIGINT, &sa, &saved_int) ||
+	    sigaction(SIGTERM, &sa, &saved_term)) {
+		fprintf(stderr, PROG ": signals: %s\n", strerror(errno));
+		return 1;
+	}
+	run->run_mask = *saved;
+	sigdelset(&run->run_mask, SIGINT);
+	sigdelset(&run->run_mask, SIGTERM);
+	return 0;
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+/*
+ * The command's side of the fork: wait for "go" (the stream is running on
+ * our pid), then exec. An exec error goes back through the close-on-exec
+ * pipe, whose closing by a successful exec says "running".
+ */
+static void __attribute__((noreturn))
+child_exec(struct record_run *run, const int go[2], const int errp[2],
+	   const sigset_t *saved)
+{
+	char c;
+	int err;
+	ssize_t n;
+
+	/* Our copy of the write end would keep "go" from ever seeing EOF. */
+	close(go[1]);
+	close(errp[0]);
+
+	/* COMMAND gets the signals as we got them: ignored stays ignored. */
+	sigaction(SIGINT, &saved_int, NULL);
+	sigaction(SIGTERM, &saved_term, NULL);
+	sigprocmask(SIG_SETMASK, saved, NULL);
+	/* Standard output carries the log: keep the command's text apart. */
+	if (run->log_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+		_exit(EXIT_CANNOT_RUN);
+	do
+		n = read(go[0], &c, 1);
+	while (n < 0 && errno == EINTR);
+	/* No "go": the parent could not trace us and says why. */
+	if (n != 1)
+		_exit(EXIT_CANNOT_RUN);
+	execvp(run->opts->argv[0], run->opts->argv);
+	err = errno;
+	n = write(errp[1], &err, sizeof(err));
+	(void)n;
+	_exit(EXIT_CANNOT_RUN);
+}
+
+static void print_trace_error(const struct record_run *run, int err)
+{
+	const struct record_opts *o = run->opts;
+	char who[32];
+
+	if (o->pid)
+		snprintf(who, sizeof(who), "PID %d", (int)o->pid);
+	fprintf(stderr, PROG ": cannot trace %s: %s", o->pid ? who : o->argv[0],
+		strerror(err));
+	/* EINVAL is the module refusing the attributes: say which may be. */
+	if (err == EINVAL && o->inherit)
+		fprintf(stderr, " (a module without trace inheritance refuses "
+			"it: try --no-inherit)");
+	else if (err == EINVAL)
+		fprintf(stderr, " (check the sizes and the log policy)");
+	else if (err == ENOMEM && o->has_stream_size)
+		fprintf(stderr, " (is --stream-size above the module's "
+			"max_stream_size?)");
+	fputc('\n', stderr);
+}
+
+/* Creates and starts the stream on pid; the log then belongs to it. */
+static int start_trace(struct record_run *run, pid_t pid)
+{
+	trace_attr_t attr;
+	const char *bad;
+	int err;
+
+	bad = make_attr(run->opts, &attr);
+	if (bad) {
+		/* cmd_record() checked them before anything ran. */
+		fprintf(stderr, PROG ": %s: %s\n", bad, strerror(EINVAL));
+		return 1;
+	}
+	err = posix_trace_create_withlog(pid, &attr, run->log_fd, &run->trid);
+	posix_trace_attr_destroy(&attr);
+	close_log(run);
+	if (!err) {
+		err = posix_trace_start(run->trid);
+		if (err)
+			posix_trace_shutdown(run->trid);
+	}
+	if (err) {
+		print_trace_error(run, err);
+		return 1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &run->started);
+	return 0;
+}
+
+/* waitpid() status as a shell reports it. */
+static int exit_status(int wstatus)
+{
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	if (WIFSIGNALED(wstatus))
+		return 128 + WTERMSIG(wstatus);
+	return 1;
+}
+
+static int reap(pid_t pid)
+{
+	int wstatus;
+
+	while (waitpid(pid, &wstatus, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	return exit_status(wstatus);
+}
+
+/* Waits for the exec; 0 when COMMAND runs, else its exit status. */
+static int wait_exec(struct record_run *run, int err_fd)
+{
+	int err;
+	ssize_t n;
+
+	do
+		n = read(err_fd, &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(err))
+		return 0;
+	fprintf(stderr, PROG ": cannot run %s: %s\n", run->opts->argv[0],
+		strerror(err));
+	posix_trace_shutdown(run->trid);
+	reap(run->child);
+	return EXIT_CANNOT_RUN;
+}
+
+/* Forks COMMAND, held until its stream runs. Returns 0 or exit status. */
+static int run_command(struct record_run *run, const sigset_t *saved)
+{
+	int go[2], errp[2], status;
+
+	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+		return 1;
+	}
+	run->child = fork();
+	if (run->child < 0) {
+		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (run->child == 0)
+		child_exec(run, go, errp, saved);
+	close(go[0]);
+	close(errp[1]);
+	forward_pid = run->child;
+	run->pidfd = pidfd_open_(run->child);
+	if (run->pidfd < 0) {
+		fprintf(stderr, PROG ": pidfd_open: %s\n", strerror(errno));
+		status = 1;
+	} else {
+		status = start_trace(run, run->child);
+	}
+	/* Closing "go" unwritten tells the child to give up. */
+	if (!status && write(go[1], "g", 1) != 1)
+		status = 1;
+	close(go[1]);
+	if (!status)
+		status = wait_exec(run, errp[0]);
+	else
+		reap(run->child);
+	close(errp[0]);
+	return status;
+}
+
+/* Before LOG is truncated: a mistyped PID must not cost the old log. */
+static int open_pidfd(struct record_run *run)
+{
+	run->pidfd = pidfd_open_(run->opts->pid);
+	if (run->pidfd < 0) {
+		print_trace_error(run, errno);
+		return 1;
+	}
+	return 0;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Keeps the log on disk fresh: the kernel only flushes a half-full stream. */
+static void flush(struct record_run *run)
+{
+	int err;
+
+	if (run->flush_failed)
+		return;
+	err = posix_trace_flush(run->trid);
+	if (err) {
+		fprintf(stderr, PROG ": flushing the log: %s\n",
+			strerror(err));
+		run->flush_failed = true;
+	}
+}
+
+/*
+ * Until the traced process exits or a signal asks us to stop, flushing
+ * every FLUSH_INTERVAL_NS. Returns 0, or 1 on a wait error.
+ */
+static int trace_loop(struct record_run *run)
+{
+	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+	int64_t next = now_ns() + FLUSH_INTERVAL_NS, left;
+	struct timespec timeout;
+	int n;
+
+	while (!stop_signal) {
+		left = next - now_ns();
+		if (left <= 0) {
+			flush(run);
+			next += FLUSH_INTERVAL_NS;
+			continue;
+		}
+		timeout.tv_sec = left / 1000000000;
+		timeout.tv_nsec = left % 1000000000;
+		n = ppoll(&pfd, 1, &timeout, &run->run_mask);
+		if (n > 0)
+			return 0;	/* exited */
+		if (n < 0 && errno != EINTR) {
+			fprintf(stderr, PROG ": poll: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Stops tracing; the log is complete when shutdown returns. */
+static void stop_trace(struct record_run *run)
+{
+	int err;
+
+	clock_gettime(CLOCK_MONOTONIC, &run->stopped);
+	err = posix_trace_shutdown(run->trid);
+	if (err) {
+		fprintf(stderr, PROG ": finishing the log: %s\n",
+			strerror(err));
+		run->trace_error = true;
+	}
+}
+
+/* Waits for COMMAND, passing on signals sent to us alone meanwhile. */
+static int wait_command(struct record_run *run)
+{
+	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+
+	while (ppoll(&pfd, 1, NULL, &run->run_mask) < 0 && errno == EINTR)
+		;
+	return reap(run->child);
+}
+
+/* Adds pid to the sorted set s->pids, unless there already. */
+static int add_pid(struct record_summary *s, pid_t pid)
+{
+	size_t lo = 0, hi = s->nprocesses, mid;
+	pid_t *p;
+
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		if (s->pids[mid] == pid)
+			return 0;
+		if (s->pids[mid] < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	p = realloc(s->pids, (s->nprocesses + 1) * sizeof(*p));
+	if (!p)
+		return ENOMEM;
+	s->pids = p;
+	memmove(p + lo + 1, p + lo, (s->nprocesses - lo) * sizeof(*p));
+	p[lo] = pid;
+	s->nprocesses++;
+	return 0;
+}
+
+static int count_events(struct log_reader *lr, struct record_summary *s)
+{
+	struct log_event ev;
+	bool end = false;
+	int err;
+
+	while (!(err = log_next(lr, &ev, &end)) && !end) {
+		s->events++;
+		s->lost += ev.gap;
+		/* System events carry the controller's pid, or 0. */
+		if (ev.info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT)
+			err = add_pid(s, ev.info.posix_pid);
+		if (err)
+			break;
+	}
+	return err;
+}
+
+/* Reads the finished log back; its status says what the events cannot. */
+static int summarize(const char *path, struct record_summary *s)
+{
+	struct posix_trace_status_info st;
+	struct log_reader lr;
+	struct stat sb;
+	int err;
+
+	if (stat(path, &sb) == 0)
+		s->bytes = sb.st_size;
+	if (log_open(&lr, path, PROG))
+		return 1;
+	err = count_events(&lr, s);
+	if (err)
+		fprintf(stderr, PROG ": %s: reading event %" PRIu64 ": %s\n",
+			path, s->events + 1, strerror(err));
+	if (!posix_trace_get_status(lr.trid, &st)) {
+		s->log_full = st.posix_log_full_status == POSIX_TRACE_FULL;
+		posix_trace_attr_getlogfullpolicy(&lr.attr, &s->log_policy);
+		s->flush_error = st.posix_stream_flush_error;
+	}
+	log_close(&lr);
+	return err ? 1 : 0;
+}
+
+static void format_bytes(char *buf, size_t size, off_t bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)bytes;
+	size_t u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%lld B", (long long)bytes);
+		return;
+	}
+	v /= 1024;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, "%.1f %s", v, units[u]);
+}
+
+/* Why a full log lost events: the count alone would not say. */
+static const char *full_note(const struct record_summary *s)
+{
+	if (!s->log_full)
+		return "";
+	if (s->log_policy == POSIX_TRACE_LOOP)
+		return " (log looped: the oldest events were overwritten)";
+	return " (log full: later events were not logged)";
+}
+
+static double elapsed(const struct record_run *run)
+{
+	return (double)(run->stopped.tv_sec - run->started.tv_sec) +
+	       (double)(run->stopped.tv_nsec - run->started.tv_nsec) / 1e9;
+}
+
+/*
+ * A log on a pipe cannot be read back; one on a file through standard
+ * output can, by the name the kernel gives our descriptor.
+ */
+static const char *readable_path(const struct record_run *run)
+{
+	struct stat sb;
+
+	if (!run->log_on_stdout)
+		return run->opts->output;
+	if (fstat(STDOUT_FILENO, &sb) == 0 && S_ISREG(sb.st_mode))
+		return "/proc/self/fd/1";
+	return NULL;
+}
+
+/* The one line on stderr. Returns 1 if the log is not what it should be. */
+static int print_summary(struct record_run *run)
+{
+	const char *path = readable_path(run);
+	const char *shown = run->log_on_stdout ? "standard output" :
+			    run->opts->output;
+	struct record_summary s = { 0 };
+	char size[32];
+	int bad = 0;
+
+	if (!path) {
+		fprintf(stderr, PROG ": trace log written to %s, %.2f s\n",
+			shown, elapsed(run));
+		return 0;
+	}
+	bad = summarize(path, &s);
+	if (s.flush_error) {
+		fprintf(stderr, PROG ": writing %s: %s\n", shown,
+			strerror(s.flush_error));
+		bad = 1;
+	}
+	format_bytes(size, sizeof(size), s.bytes);
+	fprintf(stderr, PROG ": %" PRIu64 " event%s (%zu process%s), %" PRIu64
+		" lost, %s in %s, %.2f s%s\n", s.events, s.events == 1 ? "" : "s",
+		s.nprocesses, s.nprocesses == 1 ? "" : "es", s.lost, size,
+		shown, elapsed(run), full_note(&s));
+	free(s.pids);
+	return bad;
+}
+
+/* Everything after the options: trace, stop, summarize. */
+static int record(const struct record_opts *o)
+{
+	struct record_run run = { .opts = o, .log_fd = -1, .pidfd = -1 };
+	unsigned int major, minor;
+	sigset_t saved;
+	int status, err;
+
+	/* Before LOG is truncated or COMMAND started: is there a module? */
+	err = posixtrace_k_abi_version(&major, &minor);
+	if (err) {
+		fprintf(stderr, PROG ": /dev/posixtrace: %s%s\n", strerror(err),
+			err == ENOENT ? " (is posixtrace.ko loaded?)" : "");
+		return 1;
+	}
+	if ((o->pid && open_pidfd(&run)) || open_log(&run) ||
+	    setup_signals(&run, &saved))
+		return 1;
+	status = o->pid ? start_trace(&run, o->pid) :
+			  run_command(&run, &saved);
+	if (status) {
+		close_log(&run);
+		return status;
+	}
+	if (trace_loop(&run))
+		run.trace_error = true;
+	stop_trace(&run);
+	status = o->pid ? 0 : wait_command(&run);
+	if (print_summary(&run))
+		run.trace_error = true;
+	close(run.pidfd);
+	return run.trace_error ? 1 : status;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts opts;
+	trace_attr_t attr;
+	const char *bad;
+	int status;
+
+	status = parse_args(argc, argv, &opts);
+	if (status)
+		return status < 0 ? 0 : status;
+	/* The library checks sizes too: refuse them before COMMAND runs. */
+	bad = make_attr(&opts, &attr);
+	if (bad)
+		return usage_error("%s: value not accepted (too small or "
+				   "too large)", bad);
+	posix_trace_attr_destroy(&attr);
+	return record(&opts);
+}
