@@ -151,6 +151,37 @@ void posixtrace_links_update(struct posixtrace_stream *stream)
 	spin_unlock(&posixtrace_links_lock);
 }
 
+/**
+ * posixtrace_links_pids - some of the processes a stream traces
+ * @stream: the stream
+ * @skip: how many to pass over first
+ * @pids: where to store a reference on the pid of each
+ * @max: how many @pids has room for
+ *
+ * Return: how many were stored; fewer than @max at the end. The caller
+ * puts the references.
+ */
+unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
+				   unsigned int skip, struct pid **pids,
+				   unsigned int max)
+{
+	struct posixtrace_link *link;
+	unsigned int n = 0;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry(link, &stream->links, stream_node) {
+		if (skip) {
+			skip--;
+			continue;
+		}
+		if (n == max)
+			break;
+		pids[n++] = get_pid(link->proc->tgid);
+	}
+	spin_unlock(&posixtrace_links_lock);
+	return n;
+}
+
 /* Is @proc traced by a stream that traces its children too? */
 static bool posixtrace_family_inherits(struct posixtrace_proc *proc)
 {

@@ -6,6 +6,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
+struct pid;
 struct posixtrace_proc;
 struct posixtrace_stream;
 struct task_struct;
@@ -31,6 +32,9 @@ void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
 void posixtrace_links_drop_proc(struct posixtrace_proc *proc);
 void posixtrace_links_drop_exec(struct task_struct *task);
 void posixtrace_links_update(struct posixtrace_stream *stream);
+unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
+				   unsigned int skip, struct pid **pids,
+				   unsigned int max);
 void posixtrace_family_fork(struct task_struct *parent,
 			    struct task_struct *child);
 

@@ -27,6 +27,8 @@
  * for the file.
  */
 
+#include <linux/dcache.h>
+#include <linux/fs.h>
 #include <linux/module.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -103,6 +105,7 @@ void posixtrace_flush_maybe(struct posixtrace_stream *stream)
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 {
 	struct posixtrace_log *log;
+	char *buf, *path;
 	int ret;
 
 	log = kzalloc(sizeof(*log), GFP_KERNEL_ACCOUNT);
@@ -116,6 +119,14 @@ int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 	ret = posixtrace_log_open(log, fd, &stream->attr);
 	if (ret)
 		return ret;
+	/* For monitoring: where the log went, as it was named then. */
+	buf = kmalloc(PATH_MAX, GFP_KERNEL);
+	if (buf) {
+		path = d_path(&log->file->f_path, buf, PATH_MAX);
+		if (!IS_ERR(path))
+			stream->log_path = kstrdup(path, GFP_KERNEL_ACCOUNT);
+		kfree(buf);
+	}
 	return 0;
 }
 
@@ -266,6 +277,9 @@ static void posixtrace_flush_work(struct work_struct *work)
 		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 		posixtrace_flush_records(stream, limit);
 		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);
+		spin_lock(&stream->lock);
+		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FLUSH_DONE);
+		spin_unlock(&stream->lock);
 		if (final) {
 			/* Stopped for good: what is left ends with FLUSH_STOP. */
 			posixtrace_flush_records(stream, limit);

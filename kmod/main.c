@@ -11,6 +11,7 @@
 #include "access.h"
 #include "device.h"
 #include "lifecycle.h"
+#include "netlink.h"
 #include "proc.h"
 #include "stream.h"
 
@@ -25,13 +26,18 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_lifecycle_init();
 	if (ret)
 		goto err_flush_exit;
-	ret = posixtrace_device_init();
+	ret = posixtrace_nl_init();
 	if (ret)
 		goto err_lifecycle_exit;
+	ret = posixtrace_device_init();
+	if (ret)
+		goto err_nl_exit;
 
 	pr_debug("ABI %u.%u loaded\n", POSIXTRACE_ABI_MAJOR, POSIXTRACE_ABI_MINOR);
 	return 0;
 
+err_nl_exit:
+	posixtrace_nl_exit();
 err_lifecycle_exit:
 	posixtrace_lifecycle_exit();
 err_flush_exit:
@@ -47,6 +53,8 @@ static void __exit posixtrace_exit(void)
 	posixtrace_streams_exit();
 	/* Final flushes of streams already closed may still be writing. */
 	posixtrace_flush_exit();
+	/* Last of the work queues: the others' works may notify. */
+	posixtrace_nl_exit();
 	posixtrace_proc_exit_all();
 }
 

@@ -34,6 +34,7 @@
  */
 
 #include <linux/anon_inodes.h>
+#include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/moduleparam.h>
@@ -109,6 +110,8 @@ static LIST_HEAD(posixtrace_streams);
 static DEFINE_SPINLOCK(posixtrace_streams_lock);
 /* Streams not shut down: TRACE_SYS_MAX counts these. */
 static atomic_t posixtrace_nr_streams = ATOMIC_INIT(0);
+/* The last stream id given out, under the lock: ids grow along the list. */
+static u64 posixtrace_stream_last_id;
 
 static void posixtrace_streams_reap(struct work_struct *work);
 static DECLARE_WORK(posixtrace_reap_work, posixtrace_streams_reap);
@@ -182,6 +185,8 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
 	stream->overrun_status = POSIXTRACE_NO_OVERRUN;
 	stream->creator = get_pid(task_tgid(current));
 	stream->pid_ns = get_pid_ns(task_active_pid_ns(current));
+	stream->owner = current_euid();
+	posixtrace_nl_stream_init(stream);
 	return stream;
 }
 
@@ -193,6 +198,7 @@ static void posixtrace_stream_free(struct kref *ref)
 	kvfree(posixtrace_ring_detach(&stream->ring));
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
+	kfree(stream->log_path);
 	if (stream->proc)
 		posixtrace_proc_put(stream->proc);
 	put_pid_ns(stream->pid_ns);
@@ -261,9 +267,13 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream,
 				      struct posixtrace_link *link)
 {
 	spin_lock(&posixtrace_streams_lock);
+	stream->id = ++posixtrace_stream_last_id;
 	list_add_tail(&stream->all_node, &posixtrace_streams);
 	spin_unlock(&posixtrace_streams_lock);
 	posixtrace_link_attach(link, stream, stream->proc);
+	spin_lock(&stream->lock);
+	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_CREATED);
+	spin_unlock(&stream->lock);
 }
 
 /**
@@ -419,7 +429,10 @@ static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
 	struct posixtrace_record oldest;
 
 	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
+	if (stream->full_status != POSIXTRACE_FULL)
+		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FULL);
 	if (!stream->gap_pending) {
+		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_OVERFLOW);
 		/* The markers are generated now: filtered as of now. */
 		stream->gap_pending = true;
 		stream->gap_overflow =
@@ -534,6 +547,8 @@ static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 	stream->restart_pending = true;
 	stream->full_status = POSIXTRACE_FULL;
 	posixtrace_stream_store_stop(stream, NULL, ts, 1);
+	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STOPPED);
+	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FULL);
 }
 
 static void posixtrace_stream_wake(struct posixtrace_stream *stream)
@@ -638,11 +653,15 @@ void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
 		} else {
 			stored = posixtrace_stream_store_start(stream, current, &ts);
 			stream->running = stored;
+			if (stored)
+				posixtrace_nl_notify(stream,
+						     POSIXTRACE_NL_EV_STARTED);
 		}
 	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
 		posixtrace_stream_store_stop(stream, current, &ts, 0);
 		stream->running = false;
 		stored = true;
+		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STOPPED);
 	}
 	spin_unlock(&stream->lock);
 	if (stored)
@@ -674,6 +693,8 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 		ktime_get_real_ts64(&ts);
 		stream->running = posixtrace_stream_store_start(stream, NULL,
 								&ts);
+		if (stream->running)
+			posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STARTED);
 	}
 }
 
@@ -788,6 +809,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 	stream->shut_down = true;
 	stream->running = false;
 	stream->auto_stopped = false;
+	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
 
 	posixtrace_links_drop_stream(stream);
@@ -831,6 +853,56 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
 	/* Emitters take the lock and see shut_down: none reaches @buf now. */
 	kvfree(buf);
 	kvfree(bounce);
+}
+
+/* What monitoring reports of @stream (netlink.c). */
+void posixtrace_stream_snapshot(struct posixtrace_stream *stream,
+				struct posixtrace_stream_snapshot *snap)
+{
+	spin_lock(&stream->lock);
+	if (stream->shut_down)
+		snap->state = POSIXTRACE_NL_SHUT_DOWN;
+	else
+		snap->state = stream->running ? POSIXTRACE_RUNNING :
+						POSIXTRACE_SUSPENDED;
+	snap->full_status = stream->full_status;
+	snap->overrun_status = stream->overrun_status;
+	snap->bytes_used = stream->ring.used;
+	snap->events_recorded = stream->events_recorded;
+	snap->events_lost = stream->events_lost;
+	spin_unlock(&stream->lock);
+}
+
+/*
+ * The first stream not shut down whose id is above @after, with a
+ * reference, or NULL. Ids grow in the order of the list.
+ */
+struct posixtrace_stream *posixtrace_stream_next(u64 after)
+{
+	struct posixtrace_stream *stream, *found = NULL;
+
+	spin_lock(&posixtrace_streams_lock);
+	list_for_each_entry(stream, &posixtrace_streams, all_node) {
+		if (stream->id > after && kref_get_unless_zero(&stream->ref)) {
+			found = stream;
+			break;
+		}
+	}
+	spin_unlock(&posixtrace_streams_lock);
+	return found;
+}
+
+/* The stream @id, not shut down, with a reference, or NULL. */
+struct posixtrace_stream *posixtrace_stream_find(u64 id)
+{
+	struct posixtrace_stream *stream = id ? posixtrace_stream_next(id - 1) :
+						NULL;
+
+	if (stream && stream->id != id) {
+		posixtrace_stream_put(stream);
+		stream = NULL;
+	}
+	return stream;
 }
 
 /* Shut down the streams whose creator exited or exec'd (process context). */

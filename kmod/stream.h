@@ -11,9 +11,11 @@
 #include <linux/posixtrace.h>
 #include <linux/spinlock.h>
 #include <linux/time64.h>
+#include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
+#include "netlink.h"
 #include "ring.h"
 
 struct posixtrace_proc;
@@ -53,6 +55,9 @@ struct posixtrace_proc;
 struct posixtrace_stream {
 	struct kref ref;
 	struct rcu_head rcu;
+	u64 id;				/* for monitoring: never reused */
+	kuid_t owner;			/* the creator's euid: who may see it */
+	char *log_path;			/* the log's path at creation, or NULL */
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
 	/* The process it was created for (its names); reference held. */
@@ -98,6 +103,10 @@ struct posixtrace_stream {
 	u64 events_flushed;
 	u64 events_discarded;		/* not written to the log */
 
+	/* Monitoring (netlink.c): news for listeners, under @lock. */
+	struct posixtrace_nl_queue notify;
+	struct work_struct notify_work;
+
 	wait_queue_head_t wq;		/* readers waiting for events */
 	void *bounce;			/* readers copy records out through it */
 	size_t bounce_size;
@@ -116,6 +125,21 @@ struct posixtrace_emit {
 	size_t data_len;		/* as the producer gave it */
 	size_t copied;			/* bytes at @data: at most the largest max */
 };
+
+/* What monitoring reports of a stream, read at once under its lock. */
+struct posixtrace_stream_snapshot {
+	u32 state;	/* POSIXTRACE_RUNNING, _SUSPENDED, or POSIXTRACE_NL_SHUT_DOWN */
+	u32 full_status;
+	u32 overrun_status;
+	u64 bytes_used;
+	u64 events_recorded;
+	u64 events_lost;
+};
+
+void posixtrace_stream_snapshot(struct posixtrace_stream *stream,
+				struct posixtrace_stream_snapshot *snap);
+struct posixtrace_stream *posixtrace_stream_find(u64 id);
+struct posixtrace_stream *posixtrace_stream_next(u64 after);
 
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 			     pid_t pid, int mem_fd, int log_fd);

@@ -14,6 +14,7 @@ PKGS=(
 	dkms sparse
 	flex bison bc libelf-dev libssl-dev
 	babeltrace2 clang libclang-rt-14-dev
+	libnl-genl-3-dev libnl-utils
 )
 
 missing() {

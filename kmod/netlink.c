@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Monitoring over generic netlink: the family POSIXTRACE_GENL_NAME, its GET
+ * command (one stream, or a dump of every stream the caller may see), and
+ * NOTIFY messages to the multicast group POSIXTRACE_GENL_MCGRP_NOTIFY as
+ * streams change. <linux/posixtrace_netlink.h> is the interface.
+ *
+ * Notifications. Streams note what happened in a small per-stream queue
+ * under their spinlock, from wherever it happens (an emitter, the exit
+ * hook), and only when someone listens; a work item sends them in order,
+ * from process context, each with the stream as it then is. A queue that
+ * fills drops the oldest news and says so (POSIXTRACE_NL_EV_LOST).
+ *
+ * The family is not per network namespace: streams are not.
+ */
+
+#include <linux/cred.h>
+#include <linux/module.h>
+#include <linux/pid_namespace.h>
+#include <linux/posixtrace_netlink.h>
+#include <linux/sched.h>
+#include <linux/uidgid.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+
+#include "family.h"
+#include "netlink.h"
+#include "stream.h"
+
+static struct workqueue_struct *posixtrace_nl_wq;
+
+static const struct nla_policy posixtrace_nl_policy[POSIXTRACE_NL_A_MAX + 1] = {
+	[POSIXTRACE_NL_A_STREAM_ID] = { .type = NLA_U64 },
+#define POSIXTRACE_NL_OUTPUT \
+	{ .type = NLA_REJECT, .reject_message = "output-only attribute" }
+	[POSIXTRACE_NL_A_PAD] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_CREATOR_PID] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_CREATOR_UID] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_TRACED] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_PID] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_NAME] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_STATE] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_FULL_POLICY] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_LOG_POLICY] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_INHERITANCE] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_STREAM_SIZE] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_BYTES_USED] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_EVENTS_RECORDED] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_EVENTS_LOST] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_OVERRUN_STATUS] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_FULL_STATUS] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_LOG_PATH] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_CREATE_TIME] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_EVENT] = POSIXTRACE_NL_OUTPUT,
+#undef POSIXTRACE_NL_OUTPUT
+};
+
+static int posixtrace_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb);
+
+static const struct genl_ops posixtrace_nl_ops[] = {
+	{
+		.cmd = POSIXTRACE_NL_CMD_GET,
+		.doit = posixtrace_nl_get_doit,
+		.dumpit = posixtrace_nl_get_dumpit,
+	},
+};
+
+/* Notifications are about every stream: for those who may see them all. */
+static const struct genl_multicast_group posixtrace_nl_mcgrps[] = {
+	{
+		.name = POSIXTRACE_GENL_MCGRP_NOTIFY,
+		.flags = GENL_MCAST_CAP_SYS_ADMIN,
+	},
+};
+
+static struct genl_family posixtrace_nl_family __ro_after_init = {
+	.name = POSIXTRACE_GENL_NAME,
+	.version = POSIXTRACE_GENL_VERSION,
+	.maxattr = POSIXTRACE_NL_A_MAX,
+	.policy = posixtrace_nl_policy,
+	.module = THIS_MODULE,
+	.ops = posixtrace_nl_ops,
+	.n_ops = ARRAY_SIZE(posixtrace_nl_ops),
+	.resv_start_op = POSIXTRACE_NL_CMD_MAX + 1,
+	.mcgrps = posixtrace_nl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(posixtrace_nl_mcgrps),
+};
+
+/*
+ * Who asks: the credentials the requesting socket was opened with, and
+ * the current task's too (netlink_capable() wants both), so that a
+ * privileged process made to write a request into someone else's socket
+ * shows that socket's owner nothing more than it may see.
+ */
+static bool posixtrace_nl_sees_all(const struct sk_buff *skb)
+{
+	return netlink_capable(skb, CAP_SYS_ADMIN) ||
+	       netlink_capable(skb, CAP_PERFMON);
+}
+
+/* Root sees every stream; others, their own (by effective uid). */
+static bool posixtrace_nl_may_see(const struct sk_buff *skb,
+				  const struct posixtrace_stream *stream,
+				  bool all)
+{
+	const struct sock *sk = NETLINK_CB(skb).sk;
+	const struct file *file = sk && sk->sk_socket ? sk->sk_socket->file :
+							NULL;
+
+	if (all)
+		return true;
+	return file && uid_eq(stream->owner, file->f_cred->euid) &&
+	       uid_eq(stream->owner, current_euid());
+}
+
+/* Pids are fetched this many at a time, references held, no lock. */
+#define POSIXTRACE_NL_PIDS_BATCH	32
+
+/* The TRACED nest: a PID for each process the stream traces. */
+static int posixtrace_nl_put_traced(struct sk_buff *skb,
+				    struct posixtrace_stream *stream,
+				    struct pid_namespace *ns)
+{
+	struct pid *pids[POSIXTRACE_NL_PIDS_BATCH];
+	unsigned int i, n, done = 0;
+	struct nlattr *nest;
+	int ret = 0;
+
+	nest = nla_nest_start(skb, POSIXTRACE_NL_A_TRACED);
+	if (!nest)
+		return -EMSGSIZE;
+	do {
+		n = posixtrace_links_pids(stream, done, pids, ARRAY_SIZE(pids));
+		for (i = 0; i < n; i++) {
+			if (!ret)
+				ret = nla_put_u32(skb, POSIXTRACE_NL_A_PID,
+						  pid_nr_ns(pids[i], ns));
+			put_pid(pids[i]);
+		}
+		done += n;
+	} while (!ret && n == ARRAY_SIZE(pids));
+	if (ret) {
+		nla_nest_cancel(skb, nest);
+		return ret;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+/* The stream's attributes, pids and uids as @pid_ns and @user_ns see them. */
+static int posixtrace_nl_fill(struct sk_buff *skb,
+			      struct posixtrace_stream *stream,
+			      struct pid_namespace *pid_ns,
+			      struct user_namespace *user_ns)
+{
+	const struct posixtrace_attr *attr = &stream->attr;
+	struct posixtrace_stream_snapshot snap;
+
+	posixtrace_stream_snapshot(stream, &snap);
+	if (nla_put_u64_64bit(skb, POSIXTRACE_NL_A_STREAM_ID, stream->id,
+			      POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_CREATOR_PID,
+			pid_nr_ns(stream->creator, pid_ns)) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_CREATOR_UID,
+			from_kuid_munged(user_ns, stream->owner)) ||
+	    nla_put_string(skb, POSIXTRACE_NL_A_NAME, attr->name) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_STATE, snap.state) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_POLICY,
+			attr->stream_full_policy) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_INHERITANCE, attr->inheritance) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_STREAM_SIZE,
+			      attr->stream_size, POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_BYTES_USED, snap.bytes_used,
+			      POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_RECORDED,
+			      snap.events_recorded, POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_LOST,
+			      snap.events_lost, POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_OVERRUN_STATUS,
+			snap.overrun_status) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_STATUS, snap.full_status) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_CREATE_TIME,
+			      (u64)attr->create_time_sec * NSEC_PER_SEC +
+			      attr->create_time_nsec, POSIXTRACE_NL_A_PAD))
+		return -EMSGSIZE;
+	if (stream->log_path &&
+	    (nla_put_u32(skb, POSIXTRACE_NL_A_LOG_POLICY,
+			 attr->log_full_policy) ||
+	     nla_put_string(skb, POSIXTRACE_NL_A_LOG_PATH, stream->log_path)))
+		return -EMSGSIZE;
+	return posixtrace_nl_put_traced(skb, stream, pid_ns);
+}
+
+/* One message of @cmd about @stream. */
+static int posixtrace_nl_msg(struct sk_buff *skb, u32 portid, u32 seq,
+			     int flags, u8 cmd, u32 event,
+			     struct posixtrace_stream *stream,
+			     struct pid_namespace *pid_ns,
+			     struct user_namespace *user_ns)
+{
+	void *hdr;
+
+	hdr = genlmsg_put(skb, portid, seq, &posixtrace_nl_family, flags, cmd);
+	if (!hdr)
+		return -EMSGSIZE;
+	if ((event && nla_put_u32(skb, POSIXTRACE_NL_A_EVENT, event)) ||
+	    posixtrace_nl_fill(skb, stream, pid_ns, user_ns)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(skb, hdr);
+	return 0;
+}
+
+static int posixtrace_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct posixtrace_stream *stream;
+	struct sk_buff *msg;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, POSIXTRACE_NL_A_STREAM_ID)) {
+		NL_SET_ERR_MSG(info->extack, "STREAM_ID is required");
+		return -EINVAL;
+	}
+	stream = posixtrace_stream_find(nla_get_u64(info->attrs[POSIXTRACE_NL_A_STREAM_ID]));
+	if (!stream ||
+	    !posixtrace_nl_may_see(skb, stream, posixtrace_nl_sees_all(skb))) {
+		NL_SET_ERR_MSG_ATTR(info->extack,
+				    info->attrs[POSIXTRACE_NL_A_STREAM_ID],
+				    "no such stream");
+		ret = -ENOENT;
+		goto out;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = posixtrace_nl_msg(msg, info->snd_portid, info->snd_seq, 0,
+				POSIXTRACE_NL_CMD_GET, 0, stream,
+				task_active_pid_ns(current), current_user_ns());
+	if (ret) {
+		nlmsg_free(msg);
+		goto out;
+	}
+	ret = genlmsg_reply(msg, info);
+out:
+	if (stream)
+		posixtrace_stream_put(stream);
+	return ret;
+}
+
+/* cb->args[0]: the id of the last stream sent. */
+static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
+				    struct netlink_callback *cb)
+{
+	bool all = posixtrace_nl_sees_all(cb->skb);
+	struct posixtrace_stream *stream;
+	int ret;
+
+	while ((stream = posixtrace_stream_next(cb->args[0]))) {
+		ret = 0;
+		if (posixtrace_nl_may_see(cb->skb, stream, all))
+			ret = posixtrace_nl_msg(skb, NETLINK_CB(cb->skb).portid,
+						cb->nlh->nlmsg_seq, NLM_F_MULTI,
+						POSIXTRACE_NL_CMD_GET, 0, stream,
+						task_active_pid_ns(current),
+						current_user_ns());
+		if (!ret)
+			cb->args[0] = stream->id;
+		posixtrace_stream_put(stream);
+		/* Full: the next call goes on from there. */
+		if (ret)
+			break;
+	}
+	return skb->len;
+}
+
+/**
+ * posixtrace_nl_notify - note a change of @stream for the listeners
+ * @stream: the stream, its lock held
+ * @event: a POSIXTRACE_NL_EV_*
+ *
+ * Cheap when nobody listens; never sleeps.
+ */
+void posixtrace_nl_notify(struct posixtrace_stream *stream, u32 event)
+{
+	struct posixtrace_nl_queue *q = &stream->notify;
+
+	lockdep_assert_held(&stream->lock);
+	if (!genl_has_listeners(&posixtrace_nl_family, &init_net, 0))
+		return;
+	if (q->len == ARRAY_SIZE(q->events)) {
+		/* Keep the newest: drop the oldest, and say so later. */
+		q->head = (q->head + 1) % ARRAY_SIZE(q->events);
+		q->len--;
+		q->lost = true;
+	}
+	q->events[(q->head + q->len) % ARRAY_SIZE(q->events)] = event;
+	q->len++;
+	if (queue_work(posixtrace_nl_wq, &stream->notify_work)) {
+		posixtrace_stream_get(stream);
+		__module_get(THIS_MODULE);
+	}
+}
+
+static void posixtrace_nl_send(struct posixtrace_stream *stream, u32 event)
+{
+	struct sk_buff *msg;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	if (posixtrace_nl_msg(msg, 0, 0, 0, POSIXTRACE_NL_CMD_NOTIFY, event,
+			      stream, &init_pid_ns, &init_user_ns)) {
+		nlmsg_free(msg);
+		return;
+	}
+	genlmsg_multicast(&posixtrace_nl_family, msg, 0, 0, GFP_KERNEL);
+}
+
+static void posixtrace_nl_notify_work(struct work_struct *work)
+{
+	struct posixtrace_stream *stream =
+		container_of(work, struct posixtrace_stream, notify_work);
+	struct posixtrace_nl_queue *q = &stream->notify;
+	u32 events[ARRAY_SIZE(q->events)];
+	unsigned int i, n;
+	bool lost;
+
+	spin_lock(&stream->lock);
+	n = q->len;
+	for (i = 0; i < n; i++)
+		events[i] = q->events[(q->head + i) % ARRAY_SIZE(q->events)];
+	q->head = 0;
+	q->len = 0;
+	lost = q->lost;
+	q->lost = false;
+	spin_unlock(&stream->lock);
+
+	if (lost)
+		posixtrace_nl_send(stream, POSIXTRACE_NL_EV_LOST);
+	for (i = 0; i < n; i++)
+		posixtrace_nl_send(stream, events[i]);
+	posixtrace_stream_put(stream);
+	/* posixtrace_nl_exit() waits for us to return. */
+	module_put(THIS_MODULE);
+}
+
+/* A new stream: its notification work. */
+void posixtrace_nl_stream_init(struct posixtrace_stream *stream)
+{
+	INIT_WORK(&stream->notify_work, posixtrace_nl_notify_work);
+}
+
+int posixtrace_nl_init(void)
+{
+	int ret;
+
+	/* Ordered: one stream's notifications go out in order. */
+	posixtrace_nl_wq = alloc_ordered_workqueue("posixtrace_notify", 0);
+	if (!posixtrace_nl_wq)
+		return -ENOMEM;
+	ret = genl_register_family(&posixtrace_nl_family);
+	if (ret)
+		destroy_workqueue(posixtrace_nl_wq);
+	return ret;
+}
+
+void posixtrace_nl_exit(void)
+{
+	genl_unregister_family(&posixtrace_nl_family);
+	destroy_workqueue(posixtrace_nl_wq);
+}
