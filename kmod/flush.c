@@ -277,9 +277,6 @@ static void posixtrace_flush_work(struct work_struct *work)
 		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 		posixtrace_flush_records(stream, limit);
 		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);
-		spin_lock(&stream->lock);
-		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FLUSH_DONE);
-		spin_unlock(&stream->lock);
 		if (final) {
 			/* Stopped for good: what is left ends with FLUSH_STOP. */
 			posixtrace_flush_records(stream, limit);
@@ -288,8 +285,12 @@ static void posixtrace_flush_work(struct work_struct *work)
 			stream->flushing = false;
 			spin_unlock(&stream->lock);
 			complete_all(&stream->log_closed);
+			/* No FLUSH_DONE: SHUTDOWN was its last notification. */
 			break;
 		}
+		spin_lock(&stream->lock);
+		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FLUSH_DONE);
+		spin_unlock(&stream->lock);
 		cond_resched();
 	}
 	mutex_unlock(&stream->log_lock);

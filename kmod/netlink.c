@@ -52,6 +52,7 @@ static const struct nla_policy posixtrace_nl_policy[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_LOG_PATH] = POSIXTRACE_NL_OUTPUT,
 	[POSIXTRACE_NL_A_CREATE_TIME] = POSIXTRACE_NL_OUTPUT,
 	[POSIXTRACE_NL_A_EVENT] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_TRACED_COUNT] = POSIXTRACE_NL_OUTPUT,
 #undef POSIXTRACE_NL_OUTPUT
 };
 
@@ -118,7 +119,11 @@ static bool posixtrace_nl_may_see(const struct sk_buff *skb,
 /* Pids are fetched this many at a time, references held, no lock. */
 #define POSIXTRACE_NL_PIDS_BATCH	32
 
-/* The TRACED nest: a PID for each process the stream traces. */
+/*
+ * The TRACED nest, a PID for each of the first POSIXTRACE_NL_TRACED_MAX
+ * processes the stream traces, and TRACED_COUNT: a family may be large,
+ * a message is not.
+ */
 static int posixtrace_nl_put_traced(struct sk_buff *skb,
 				    struct posixtrace_stream *stream,
 				    struct pid_namespace *ns)
@@ -134,19 +139,35 @@ static int posixtrace_nl_put_traced(struct sk_buff *skb,
 	do {
 		n = posixtrace_links_pids(stream, done, pids, ARRAY_SIZE(pids));
 		for (i = 0; i < n; i++) {
-			if (!ret)
+			if (!ret && done + i < POSIXTRACE_NL_TRACED_MAX)
 				ret = nla_put_u32(skb, POSIXTRACE_NL_A_PID,
 						  pid_nr_ns(pids[i], ns));
 			put_pid(pids[i]);
 		}
 		done += n;
-	} while (!ret && n == ARRAY_SIZE(pids));
+	} while (n == ARRAY_SIZE(pids));
 	if (ret) {
 		nla_nest_cancel(skb, nest);
 		return ret;
 	}
 	nla_nest_end(skb, nest);
-	return 0;
+	return nla_put_u32(skb, POSIXTRACE_NL_A_TRACED_COUNT, done);
+}
+
+/* The size of a message about @stream, at most. */
+static size_t posixtrace_nl_msg_size(const struct posixtrace_stream *stream)
+{
+	size_t size = GENL_HDRLEN;
+
+	/* u32 attributes, then u64 ones (with room for padding). */
+	size += 10 * nla_total_size(sizeof(u32));
+	size += 7 * nla_total_size_64bit(sizeof(u64));
+	size += nla_total_size(strlen(stream->attr.name) + 1);
+	if (stream->log_path)
+		size += nla_total_size(strlen(stream->log_path) + 1);
+	size += nla_total_size(0) +
+		POSIXTRACE_NL_TRACED_MAX * nla_total_size(sizeof(u32));
+	return nlmsg_total_size(size);
 }
 
 /* The stream's attributes, pids and uids as @pid_ns and @user_ns see them. */
@@ -233,7 +254,7 @@ static int posixtrace_nl_get_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOENT;
 		goto out;
 	}
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = nlmsg_new(posixtrace_nl_msg_size(stream), GFP_KERNEL);
 	if (!msg) {
 		ret = -ENOMEM;
 		goto out;
@@ -271,9 +292,13 @@ static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
 		if (!ret)
 			cb->args[0] = stream->id;
 		posixtrace_stream_put(stream);
-		/* Full: the next call goes on from there. */
-		if (ret)
+		if (ret) {
+			/* Not even one fits: say so, rather than end early. */
+			if (!skb->len)
+				return ret;
+			/* Full: the next call goes on from there. */
 			break;
+		}
 	}
 	return skb->len;
 }
@@ -310,7 +335,7 @@ static void posixtrace_nl_send(struct posixtrace_stream *stream, u32 event)
 {
 	struct sk_buff *msg;
 
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = nlmsg_new(posixtrace_nl_msg_size(stream), GFP_KERNEL);
 	if (!msg)
 		return;
 	if (posixtrace_nl_msg(msg, 0, 0, 0, POSIXTRACE_NL_CMD_NOTIFY, event,

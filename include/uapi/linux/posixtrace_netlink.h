@@ -74,9 +74,15 @@ enum posixtrace_nl_attr {
 	POSIXTRACE_NL_A_LOG_PATH,	/* string: the log's path, with a log */
 	POSIXTRACE_NL_A_CREATE_TIME,	/* u64: ns since the epoch (realtime) */
 	POSIXTRACE_NL_A_EVENT,		/* u32: POSIXTRACE_NL_EV_*, in NOTIFY */
+	POSIXTRACE_NL_A_TRACED_COUNT,	/* u32: how many processes it traces;
+					 * TRACED lists the first
+					 * POSIXTRACE_NL_TRACED_MAX */
 	__POSIXTRACE_NL_A_MAX
 };
 #define POSIXTRACE_NL_A_MAX	(__POSIXTRACE_NL_A_MAX - 1)
+
+/* TRACED holds at most this many pids; TRACED_COUNT says how many. */
+#define POSIXTRACE_NL_TRACED_MAX	128
 
 /* POSIXTRACE_NL_A_STATE of a stream shut down (notifications only). */
 #define POSIXTRACE_NL_SHUT_DOWN		0x100
