@@ -15,6 +15,8 @@ int cmd_record(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_monitor(int argc, char **argv);
 
 /* True if argv[i] is -h or --help. */
 bool is_help(const char *arg);

@@ -22,6 +22,9 @@ static const struct command commands[] = {
 	{ "dump", "print a trace log as text", cmd_dump },
 	{ "export", "convert a trace log to a CTF trace (babeltrace2)",
 	  cmd_export },
+	{ "list", "list the trace streams of the loaded module", cmd_list },
+	{ "monitor", "print trace streams' changes as they happen (root)",
+	  cmd_monitor },
 };
 
 #define NCOMMANDS	(sizeof(commands) / sizeof(commands[0]))

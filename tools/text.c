@@ -90,3 +90,27 @@ const char *policy_text(int value, char *buf, size_t size)
 	snprintf(buf, size, "%d", value);
 	return buf;
 }
+
+const char *human_size(uint64_t bytes, char *buf, size_t size)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t unit = 1024;
+	int u = 0;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%" PRIu64 "B", bytes);
+		return buf;
+	}
+	while (u < 5 && bytes / unit >= 1024) {
+		unit *= 1024;
+		u++;
+	}
+	/* One decimal below 10 units, where it says something. */
+	if (bytes % unit && bytes / unit < 10)
+		snprintf(buf, size, "%.1f%c", (double)bytes / (double)unit,
+			 units[u]);
+	else
+		snprintf(buf, size, "%.0f%c", (double)bytes / (double)unit,
+			 units[u]);
+	return buf;
+}

@@ -7,6 +7,7 @@
 #define POSIXTRACE_TOOL_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 /* The longest escaped form of a NUL-terminated string of n characters. */
@@ -21,5 +22,12 @@ void format_time(char *out, const struct timespec *ts);
 
 /* The <trace.h> constant's name without POSIX_TRACE_, or its number. */
 const char *policy_text(int value, char *buf, size_t size);
+
+/*
+ * A size for people, in powers of 1024 with the suffixes SIZE options
+ * take: "352B", "64K", "1.5M", "12G".
+ */
+#define HUMAN_SIZE_SIZE		16
+const char *human_size(uint64_t bytes, char *buf, size_t size);
 
 #endif /* POSIXTRACE_TOOL_TEXT_H */
