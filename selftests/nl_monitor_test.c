@@ -79,6 +79,7 @@ struct stream_info {
 	uint32_t creator_pid, creator_uid, state, full_policy, log_policy;
 	uint32_t inheritance, overrun, full_status, event;
 	int ntraced;
+	uint32_t traced_count;
 	uint32_t traced[16];
 	char name[POSIXTRACE_NAME_MAX + 1];
 	char log_path[PATH_MAX];
@@ -445,6 +446,7 @@ static const unsigned char attr_kind[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_LOG_PATH] = K_STR,
 	[POSIXTRACE_NL_A_CREATE_TIME] = K_U64,
 	[POSIXTRACE_NL_A_EVENT] = K_U32,
+	[POSIXTRACE_NL_A_TRACED_COUNT] = K_U32,
 };
 
 /*
@@ -556,6 +558,7 @@ static int parse_stream(const struct nlmsghdr *nlh, uint16_t family,
 			break;
 		case POSIXTRACE_NL_A_CREATE_TIME: s->create_time = u64; break;
 		case POSIXTRACE_NL_A_EVENT: s->event = u32; break;
+		case POSIXTRACE_NL_A_TRACED_COUNT: s->traced_count = u32; break;
 		}
 		rem -= NLA_ALIGN(nla->nla_len);
 		nla = (const struct nlattr *)((const char *)nla +
@@ -563,6 +566,12 @@ static int parse_stream(const struct nlmsghdr *nlh, uint16_t family,
 	}
 	if (!HAS(s, POSIXTRACE_NL_A_STREAM_ID))
 		return bad(s, "no STREAM_ID");
+	/* TRACED lists the first POSIXTRACE_NL_TRACED_MAX of them. */
+	if (HAS(s, POSIXTRACE_NL_A_TRACED_COUNT) &&
+	    s->ntraced != (int)(s->traced_count < POSIXTRACE_NL_TRACED_MAX ?
+				s->traced_count : POSIXTRACE_NL_TRACED_MAX))
+		return bad(s, "TRACED lists %d of %u", s->ntraced,
+			   s->traced_count);
 	return 0;
 }
 
@@ -575,7 +584,7 @@ static const int always[] = {
 	POSIXTRACE_NL_A_STREAM_SIZE, POSIXTRACE_NL_A_BYTES_USED,
 	POSIXTRACE_NL_A_EVENTS_RECORDED, POSIXTRACE_NL_A_EVENTS_LOST,
 	POSIXTRACE_NL_A_OVERRUN_STATUS, POSIXTRACE_NL_A_FULL_STATUS,
-	POSIXTRACE_NL_A_CREATE_TIME,
+	POSIXTRACE_NL_A_CREATE_TIME, POSIXTRACE_NL_A_TRACED_COUNT,
 };
 
 /* The first attribute of always[] missing from s, or 0. */
@@ -809,6 +818,7 @@ TEST(dump_as_root_describes_stream_exactly)
 	ASSERT_EQ(getpid(), s->creator_pid);
 	ASSERT_EQ(0, s->creator_uid);
 	ASSERT_EQ(1, s->ntraced);
+	ASSERT_EQ(1, s->traced_count);
 	ASSERT_EQ(getpid(), s->traced[0]);
 	ASSERT_EQ(POSIX_TRACE_UNTIL_FULL, s->full_policy);
 	ASSERT_EQ(POSIX_TRACE_INHERITED, s->inheritance);

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace list and posixtrace monitor, the commands on top of the
+ * netlink family: what they print for streams made here. The command is
+ * looked for in $POSIXTRACE_TOOL, then /bin/posixtrace (the test guest
+ * puts it there).
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include "trl_common.h"
+
+static const char *tool(void)
+{
+	const char *t = getenv("POSIXTRACE_TOOL");
+
+	if (t && !access(t, X_OK))
+		return t;
+	return access("/bin/posixtrace", X_OK) ? NULL : "/bin/posixtrace";
+}
+
+#define SKIP_WITHOUT_TOOL() do {					\
+	SKIP_WITHOUT_DEVICE();						\
+	if (!tool())							\
+		SKIP(return, "posixtrace command not found");		\
+} while (0)
+
+/*
+ * Run "posixtrace ARGS..." with stdout to outfd and stderr to errfd, as
+ * uid (if not 0). Returns its pid.
+ */
+static pid_t run_tool(const char *const *args, int outfd, int errfd,
+		      uid_t uid)
+{
+	const char *argv[8] = { tool() };
+	pid_t pid;
+	int i;
+
+	for (i = 0; args[i] && i < 6; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = fork();
+	if (!pid) {
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(125);
+		dup2(outfd, 1);
+		dup2(errfd, 2);
+		execv(argv[0], (char **)argv);
+		_exit(126);
+	}
+	return pid;
+}
+
+/* The whole of a scratch file, as a string. */
+static void slurp(int fd, char *buf, size_t size)
+{
+	ssize_t n = pread(fd, buf, size - 1, 0);
+
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+static int wait_status(pid_t pid)
+{
+	int status = -1;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static int create_named(const char *name, trace_id_t *trid)
+{
+	trace_attr_t attr;
+	int ret = posix_trace_attr_init(&attr);
+
+	if (!ret)
+		ret = posix_trace_attr_setname(&attr, name);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, trid);
+	return ret;
+}
+
+TEST(list_json_shows_a_stream_with_its_creator)
+{
+	const char *args[] = { "list", "--json", NULL };
+	char out[65536], want[96];
+	int outfd, errfd;
+	trace_id_t trid;
+
+	SKIP_WITHOUT_TOOL();
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_LE(0, outfd);
+	ASSERT_LE(0, errfd);
+	ASSERT_EQ(0, create_named("nltool-list", &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(0, wait_status(run_tool(args, outfd, errfd, 0)));
+	slurp(outfd, out, sizeof(out));
+	TH_LOG("%s", out);
+	ASSERT_NE(NULL, strstr(out, "\"name\": \"nltool-list\""));
+	snprintf(want, sizeof(want), "\"creator_pid\": %d", getpid());
+	ASSERT_NE(NULL, strstr(out, want));
+	ASSERT_NE(NULL, strstr(out, "\"state\": \"RUNNING\""));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	close(outfd);
+	close(errfd);
+}
+
+TEST(list_of_an_unknown_id_fails)
+{
+	const char *args[] = { "list", "-i", "999999999", NULL };
+	char err[4096];
+	int outfd, errfd;
+
+	SKIP_WITHOUT_TOOL();
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_EQ(1, wait_status(run_tool(args, outfd, errfd, 0)));
+	slurp(errfd, err, sizeof(err));
+	ASSERT_NE(NULL, strstr(err, "no such stream"));
+	close(outfd);
+	close(errfd);
+}
+
+/* The life of a stream, as monitor prints it, in order. */
+TEST(monitor_prints_a_stream_life_in_order)
+{
+	static const char *const seq[] = {
+		"\"event\": \"created\"", "\"event\": \"started\"",
+		"\"event\": \"stopped\"", "\"event\": \"shutdown\"",
+	};
+	const char *args[] = { "monitor", "--json", NULL };
+	char out[65536], *line, *p;
+	int outfd, errfd, i = 0;
+	trace_id_t trid;
+	pid_t mon;
+
+	SKIP_WITHOUT_TOOL();
+	outfd = tmp_log();
+	errfd = tmp_log();
+	mon = run_tool(args, outfd, errfd, 0);
+	ASSERT_LT(0, mon);
+	/* Time to join the group: events before that are not seen. */
+	usleep(500000);
+	ASSERT_EQ(0, create_named("nltool-mon", &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	usleep(500000);
+	ASSERT_EQ(0, kill(mon, SIGINT));
+	ASSERT_EQ(0, wait_status(mon));
+	slurp(outfd, out, sizeof(out));
+	TH_LOG("%s", out);
+	for (line = strtok_r(out, "\n", &p); line;
+	     line = strtok_r(NULL, "\n", &p)) {
+		if (!strstr(line, "\"name\": \"nltool-mon\""))
+			continue;
+		ASSERT_LT(i, 4);
+		ASSERT_NE(NULL, strstr(line, seq[i]));
+		i++;
+	}
+	ASSERT_EQ(4, i);
+	close(outfd);
+	close(errfd);
+}
+
+TEST(monitor_as_an_unprivileged_user_explains_why_not)
+{
+	const char *args[] = { "monitor", NULL };
+	char err[4096];
+	int outfd, errfd;
+
+	SKIP_WITHOUT_TOOL();
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_EQ(1, wait_status(run_tool(args, outfd, errfd, 65534)));
+	slurp(errfd, err, sizeof(err));
+	ASSERT_NE(NULL, strstr(err, "CAP_SYS_ADMIN")) {
+		TH_LOG("monitor said: %s", err);
+	}
+	close(outfd);
+	close(errfd);
+}
+
+TEST_HARNESS_MAIN
