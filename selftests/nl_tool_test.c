@@ -10,22 +10,8 @@
 #include <stdlib.h>
 #include <sys/wait.h>
 
+#include "tool_common.h"
 #include "trl_common.h"
-
-static const char *tool(void)
-{
-	const char *t = getenv("POSIXTRACE_TOOL");
-
-	if (t && !access(t, X_OK))
-		return t;
-	return access("/bin/posixtrace", X_OK) ? NULL : "/bin/posixtrace";
-}
-
-#define SKIP_WITHOUT_TOOL() do {					\
-	SKIP_WITHOUT_DEVICE();						\
-	if (!tool())							\
-		SKIP(return, "posixtrace command not found");		\
-} while (0)
 
 /*
  * Run "posixtrace ARGS..." with stdout to outfd and stderr to errfd, as
@@ -51,14 +37,6 @@ static pid_t run_tool(const char *const *args, int outfd, int errfd,
 		_exit(126);
 	}
 	return pid;
-}
-
-/* The whole of a scratch file, as a string. */
-static void slurp(int fd, char *buf, size_t size)
-{
-	ssize_t n = pread(fd, buf, size - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
 }
 
 static int wait_status(pid_t pid)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "tool_common.h"
 #include "trl_common.h"
 
 #define WORK_EVENTS	100
@@ -64,15 +65,6 @@ static const char *self_exe(void)
 	return path;
 }
 
-static const char *tool(void)
-{
-	const char *t = getenv("POSIXTRACE_TOOL");
-
-	if (t && !access(t, X_OK))
-		return t;
-	return access("/bin/posixtrace", X_OK) ? NULL : "/bin/posixtrace";
-}
-
 /*
  * Run posixtrace record with argv (after "record"), the worker in the
  * given mode; *pid is the record process. Its stderr goes to errfd.
@@ -97,20 +89,6 @@ static pid_t start_record(const char *const *args, const char *mode,
 	}
 	return pid;
 }
-
-/* All of fd's contents from the start, as a string. */
-static void slurp(int fd, char *buf, size_t size)
-{
-	ssize_t n = pread(fd, buf, size - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-}
-
-#define SKIP_WITHOUT_TOOL() do {					\
-	SKIP_WITHOUT_DEVICE();						\
-	if (!tool())							\
-		SKIP(return, "posixtrace command not found");		\
-} while (0)
 
 /*
  * record -- COMMAND: the command and its child are traced from their first

@@ -71,6 +71,20 @@ static int shutdown_log(FIXTURE_DATA(log) *self)
 	return posix_trace_shutdown(self->trid);
 }
 
+/*
+ * Create the stream with self->attr, record events 0 to n - 1 while it
+ * runs, shut it down (which flushes), and read the log into self->lb.
+ */
+static void record_and_read(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(log) *self, uint64_t n)
+{
+	ASSERT_EQ(0, create_log(self));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	emit_numbered(self->a, 0, n);
+	ASSERT_EQ(0, shutdown_log(self));
+	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+}
+
 /* Event i of the log must be of type id. */
 #define ASSERT_EV(lb, i, id) do {					\
 	ASSERT_LT((i), (lb)->n);					\
@@ -107,12 +121,7 @@ TEST_F(log, append_log_holds_every_event_with_names_and_pid)
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND,
 			      0, 0));
 	ASSERT_EQ(0, posix_trace_attr_setname(&self->attr, "trl-append"));
-	ASSERT_EQ(0, create_log(self));
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	emit_numbered(self->a, 0, 10);
-	ASSERT_EQ(0, shutdown_log(self));
-
-	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	record_and_read(_metadata, self, 10);
 	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
 	ASSERT_STREQ("posix_trace_start", self->lb.ev[i].name);
 	i++;
@@ -217,12 +226,7 @@ static void until_full_keeps(struct __test_metadata *_metadata,
 
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
 			      POSIX_TRACE_UNTIL_FULL, 0, log_size));
-	ASSERT_EQ(0, create_log(self));
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	emit_numbered(self->a, 0, 20);
-	ASSERT_EQ(0, shutdown_log(self));
-
-	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	record_and_read(_metadata, self, 20);
 	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
 	i++;
 	ASSERT_RUN(&self->lb, i, self->a, 0, last);
@@ -255,12 +259,7 @@ TEST_F(log, until_full_log_not_filled_is_not_full)
 
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
 			      POSIX_TRACE_UNTIL_FULL, 0, 100000));
-	ASSERT_EQ(0, create_log(self));
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	emit_numbered(self->a, 0, 20);
-	ASSERT_EQ(0, shutdown_log(self));
-
-	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	record_and_read(_metadata, self, 20);
 	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
 	i++;
 	ASSERT_RUN(&self->lb, i, self->a, 0, 19);
@@ -284,12 +283,7 @@ TEST_F(log, loop_log_keeps_the_most_recent_events)
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP, POSIX_TRACE_LOOP,
 			      0, 4 * LOOP_SLOT_64));
 	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&self->attr, 64));
-	ASSERT_EQ(0, create_log(self));
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	emit_numbered(self->a, 0, 200);
-	ASSERT_EQ(0, shutdown_log(self));
-
-	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	record_and_read(_metadata, self, 200);
 	ASSERT_LT(3, self->lb.n);
 	ASSERT_EV(&self->lb, 0, self->a);
 	first = (int)ev_num(&self->lb.ev[0]);
@@ -316,12 +310,7 @@ TEST_F(log, loop_log_not_come_round_holds_everything)
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP, POSIX_TRACE_LOOP,
 			      0, 16 * LOOP_SLOT_64));
 	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&self->attr, 64));
-	ASSERT_EQ(0, create_log(self));
-	ASSERT_EQ(0, posix_trace_start(self->trid));
-	emit_numbered(self->a, 0, 30);
-	ASSERT_EQ(0, shutdown_log(self));
-
-	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	record_and_read(_metadata, self, 30);
 	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
 	i++;
 	ASSERT_RUN(&self->lb, i, self->a, 0, 29);
