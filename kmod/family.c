@@ -31,7 +31,6 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/timekeeping.h>
 
 #include "family.h"
 #include "proc.h"
@@ -49,6 +48,7 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 	link->stream = stream;
 	link->proc = proc;
 	list_add_tail(&link->stream_node, &stream->links);
+	stream->nr_links++;
 	spin_lock(&proc->lock);
 	list_add_tail_rcu(&link->proc_node, &proc->links);
 	posixtrace_proc_update(proc);
@@ -66,6 +66,7 @@ static void posixtrace_link_remove(struct posixtrace_link *link)
 	posixtrace_proc_update(proc);
 	spin_unlock(&proc->lock);
 	list_del(&link->stream_node);
+	link->stream->nr_links--;
 	/* Emitters may still be walking past it. */
 	kfree_rcu(link, rcu);
 	posixtrace_proc_put(proc);
@@ -92,7 +93,11 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_proc *proc)
 {
 	spin_lock(&posixtrace_links_lock);
-	posixtrace_link_insert(link, stream, proc);
+	/* It exited since it was looked up: nothing to trace. */
+	if (proc->exited)
+		kfree(link);
+	else
+		posixtrace_link_insert(link, stream, proc);
 	spin_unlock(&posixtrace_links_lock);
 }
 
@@ -107,12 +112,13 @@ void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
 	spin_unlock(&posixtrace_links_lock);
 }
 
-/* The process exited: no stream traces it any more. */
+/* The process exited: no stream traces it any more, nor will. */
 void posixtrace_links_drop_proc(struct posixtrace_proc *proc)
 {
 	struct posixtrace_link *link, *tmp;
 
 	spin_lock(&posixtrace_links_lock);
+	proc->exited = true;
 	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
 		posixtrace_link_remove(link);
 	spin_unlock(&posixtrace_links_lock);
@@ -152,32 +158,28 @@ void posixtrace_links_update(struct posixtrace_stream *stream)
 }
 
 /**
- * posixtrace_links_pids - some of the processes a stream traces
+ * posixtrace_links_pids - the first processes a stream traces
  * @stream: the stream
- * @skip: how many to pass over first
  * @pids: where to store a reference on the pid of each
  * @max: how many @pids has room for
+ * @count: how many processes the stream traces in all
  *
- * Return: how many were stored; fewer than @max at the end. The caller
- * puts the references.
+ * Return: how many were stored. The caller puts the references.
  */
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
-				   unsigned int skip, struct pid **pids,
-				   unsigned int max)
+				   struct pid **pids, unsigned int max,
+				   unsigned int *count)
 {
 	struct posixtrace_link *link;
 	unsigned int n = 0;
 
 	spin_lock(&posixtrace_links_lock);
 	list_for_each_entry(link, &stream->links, stream_node) {
-		if (skip) {
-			skip--;
-			continue;
-		}
 		if (n == max)
 			break;
 		pids[n++] = get_pid(link->proc->tgid);
 	}
+	*count = stream->nr_links;
 	spin_unlock(&posixtrace_links_lock);
 	return n;
 }
@@ -194,19 +196,6 @@ static bool posixtrace_family_inherits(struct posixtrace_proc *proc)
 			inherits = true;
 	rcu_read_unlock();
 	return inherits;
-}
-
-/* A child escaped a stream for want of memory: say so in the stream. */
-static void posixtrace_family_lost_child(struct posixtrace_stream *stream)
-{
-	struct timespec64 ts;
-	int error = ENOMEM;
-
-	spin_lock(&stream->lock);
-	ktime_get_real_ts64(&ts);
-	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR, NULL,
-				       &ts, &error, sizeof(error));
-	spin_unlock(&stream->lock);
 }
 
 /**
@@ -232,6 +221,15 @@ void posixtrace_family_fork(struct task_struct *parent,
 	if (!posixtrace_family_inherits(from))
 		goto out;
 	proc = posixtrace_proc_fork(from, task_tgid(child));
+	/*
+	 * Someone made an entry for the child between its pid becoming
+	 * visible and this hook: it has names of its own, which the
+	 * family's identifiers would misname. It is not followed.
+	 */
+	if (!IS_ERR(proc) && proc->names != from->names) {
+		posixtrace_proc_put(proc);
+		proc = ERR_PTR(-EEXIST);
+	}
 
 	spin_lock(&posixtrace_links_lock);
 	list_for_each_entry(link, &from->links, proc_node) {
@@ -241,7 +239,10 @@ void posixtrace_family_fork(struct task_struct *parent,
 		      kzalloc(sizeof(*new), GFP_ATOMIC | __GFP_NOWARN |
 			      __GFP_ACCOUNT);
 		if (!new) {
-			posixtrace_family_lost_child(link->stream);
+			/* It escapes the stream: say so there. */
+			posixtrace_stream_error(link->stream,
+						IS_ERR(proc) ? -PTR_ERR(proc) :
+						ENOMEM);
 			continue;
 		}
 		posixtrace_link_insert(new, link->stream, proc);

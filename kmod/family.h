@@ -33,8 +33,8 @@ void posixtrace_links_drop_proc(struct posixtrace_proc *proc);
 void posixtrace_links_drop_exec(struct task_struct *task);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
-				   unsigned int skip, struct pid **pids,
-				   unsigned int max);
+				   struct pid **pids, unsigned int max,
+				   unsigned int *count);
 void posixtrace_family_fork(struct task_struct *parent,
 			    struct task_struct *child);
 

@@ -284,12 +284,19 @@ static void posixtrace_flush_work(struct work_struct *work)
 			spin_lock(&stream->lock);
 			stream->flushing = false;
 			spin_unlock(&stream->lock);
+			/*
+			 * Its memory is freed: the slot may serve another,
+			 * by the time whoever waits for the close returns.
+			 */
+			posixtrace_stream_slot_put();
 			complete_all(&stream->log_closed);
-			/* No FLUSH_DONE: SHUTDOWN was its last notification. */
 			break;
 		}
+		/* After SHUTDOWN, which is the last notification, no more. */
 		spin_lock(&stream->lock);
-		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FLUSH_DONE);
+		if (!stream->shut_down)
+			posixtrace_nl_notify(stream,
+					     POSIXTRACE_NL_EV_FLUSH_DONE);
 		spin_unlock(&stream->lock);
 		cond_resched();
 	}
@@ -316,10 +323,18 @@ void posixtrace_flush_clear(struct posixtrace_stream *stream)
 	spin_unlock(&stream->lock);
 }
 
+/*
+ * How long an exiting creator waits for its log. A fatal signal cannot cut
+ * that wait short (do_exit() has consumed it, and takes no more), and the
+ * log may be a pipe the same process would have drained: bounded, then.
+ */
+#define POSIXTRACE_FLUSH_EXIT_WAIT	(10 * HZ)
+
 /**
  * posixtrace_flush_final - flush everything and close the log
  * @stream: a stream with a log, already stopped for good (shut_down)
- * @wait: wait until the log is closed (killably)
+ * @wait: wait until the log is closed: killably, or for at most
+ *	  POSIXTRACE_FLUSH_EXIT_WAIT in a task that is exiting
  *
  * Safe to call more than once: the work runs once.
  */
@@ -332,7 +347,12 @@ void posixtrace_flush_final(struct posixtrace_stream *stream, bool wait)
 		posixtrace_flush_queue(stream);
 	}
 	spin_unlock(&stream->lock);
-	if (wait)
+	if (!wait)
+		return;
+	if (current->flags & PF_EXITING)
+		wait_for_completion_timeout(&stream->log_closed,
+					    POSIXTRACE_FLUSH_EXIT_WAIT);
+	else
 		wait_for_completion_killable(&stream->log_closed);
 }
 

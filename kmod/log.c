@@ -19,7 +19,8 @@
  * a slot's header never covers bytes that are not yet written.
  *
  * Writes are made with the credentials of whoever opened the file, as the
- * user's own write(2) would be.
+ * user's own write(2) would be; but from a kernel worker, whose
+ * RLIMIT_FSIZE (none) and memory cgroup are not the user's.
  */
 
 #include <linux/cred.h>

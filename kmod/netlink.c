@@ -19,6 +19,7 @@
 #include <linux/pid_namespace.h>
 #include <linux/posixtrace_netlink.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <linux/uidgid.h>
 #include <net/genetlink.h>
 #include <net/sock.h>
@@ -57,6 +58,7 @@ static const struct nla_policy posixtrace_nl_policy[POSIXTRACE_NL_A_MAX + 1] = {
 };
 
 static int posixtrace_nl_get_doit(struct sk_buff *skb, struct genl_info *info);
+static int posixtrace_nl_dump_start(struct netlink_callback *cb);
 static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
 				    struct netlink_callback *cb);
 
@@ -64,6 +66,7 @@ static const struct genl_ops posixtrace_nl_ops[] = {
 	{
 		.cmd = POSIXTRACE_NL_CMD_GET,
 		.doit = posixtrace_nl_get_doit,
+		.start = posixtrace_nl_dump_start,
 		.dumpit = posixtrace_nl_get_dumpit,
 	},
 };
@@ -116,9 +119,6 @@ static bool posixtrace_nl_may_see(const struct sk_buff *skb,
 	       uid_eq(stream->owner, current_euid());
 }
 
-/* Pids are fetched this many at a time, references held, no lock. */
-#define POSIXTRACE_NL_PIDS_BATCH	32
-
 /*
  * The TRACED nest, a PID for each of the first POSIXTRACE_NL_TRACED_MAX
  * processes the stream traces, and TRACED_COUNT: a family may be large,
@@ -128,33 +128,38 @@ static int posixtrace_nl_put_traced(struct sk_buff *skb,
 				    struct posixtrace_stream *stream,
 				    struct pid_namespace *ns)
 {
-	struct pid *pids[POSIXTRACE_NL_PIDS_BATCH];
-	unsigned int i, n, done = 0;
+	unsigned int i, n, count;
 	struct nlattr *nest;
+	struct pid **pids;
 	int ret = 0;
 
+	pids = kmalloc_array(POSIXTRACE_NL_TRACED_MAX, sizeof(*pids),
+			     GFP_KERNEL);
+	if (!pids)
+		return -ENOMEM;
+	/* References taken under the links lock, numbers got without it. */
+	n = posixtrace_links_pids(stream, pids, POSIXTRACE_NL_TRACED_MAX,
+				  &count);
 	nest = nla_nest_start(skb, POSIXTRACE_NL_A_TRACED);
 	if (!nest)
-		return -EMSGSIZE;
-	do {
-		n = posixtrace_links_pids(stream, done, pids, ARRAY_SIZE(pids));
-		for (i = 0; i < n; i++) {
-			if (!ret && done + i < POSIXTRACE_NL_TRACED_MAX)
-				ret = nla_put_u32(skb, POSIXTRACE_NL_A_PID,
-						  pid_nr_ns(pids[i], ns));
-			put_pid(pids[i]);
-		}
-		done += n;
-	} while (n == ARRAY_SIZE(pids));
+		ret = -EMSGSIZE;
+	for (i = 0; i < n; i++) {
+		if (!ret)
+			ret = nla_put_u32(skb, POSIXTRACE_NL_A_PID,
+					  pid_nr_ns(pids[i], ns));
+		put_pid(pids[i]);
+	}
+	kfree(pids);
 	if (ret) {
-		nla_nest_cancel(skb, nest);
+		if (nest)
+			nla_nest_cancel(skb, nest);
 		return ret;
 	}
 	nla_nest_end(skb, nest);
-	return nla_put_u32(skb, POSIXTRACE_NL_A_TRACED_COUNT, done);
+	return nla_put_u32(skb, POSIXTRACE_NL_A_TRACED_COUNT, count);
 }
 
-/* The size of a message about @stream, at most. */
+/* The size of a message about @stream, at most; of any, for NULL. */
 static size_t posixtrace_nl_msg_size(const struct posixtrace_stream *stream)
 {
 	size_t size = GENL_HDRLEN;
@@ -162,9 +167,11 @@ static size_t posixtrace_nl_msg_size(const struct posixtrace_stream *stream)
 	/* u32 attributes, then u64 ones (with room for padding). */
 	size += 10 * nla_total_size(sizeof(u32));
 	size += 7 * nla_total_size_64bit(sizeof(u64));
-	size += nla_total_size(strlen(stream->attr.name) + 1);
-	if (stream->log_path)
-		size += nla_total_size(strlen(stream->log_path) + 1);
+	size += nla_total_size(stream ? strlen(stream->attr.name) + 1 :
+				POSIXTRACE_NAME_MAX + 1);
+	if (!stream || stream->log_path)
+		size += nla_total_size(stream ? strlen(stream->log_path) + 1 :
+					PATH_MAX);
 	size += nla_total_size(0) +
 		POSIXTRACE_NL_TRACED_MAX * nla_total_size(sizeof(u32));
 	return nlmsg_total_size(size);
@@ -271,6 +278,16 @@ out:
 	if (stream)
 		posixtrace_stream_put(stream);
 	return ret;
+}
+
+/*
+ * Every dump buffer holds the largest stream message, whatever the
+ * reader's buffer: no stream may make a dump fail.
+ */
+static int posixtrace_nl_dump_start(struct netlink_callback *cb)
+{
+	cb->min_dump_alloc = posixtrace_nl_msg_size(NULL);
+	return 0;
 }
 
 /* cb->args[0]: the id of the last stream sent. */

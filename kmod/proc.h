@@ -51,6 +51,7 @@ struct posixtrace_proc {
 	 */
 	spinlock_t lock;
 	struct list_head links;
+	bool exited;			/* under the links lock: link no more */
 	/* The largest max_data_size of those streams: what emitters copy. */
 	size_t max_data_size;
 	/*

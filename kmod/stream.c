@@ -257,7 +257,7 @@ static int posixtrace_stream_slot_get(void)
 	return 0;
 }
 
-static void posixtrace_stream_slot_put(void)
+void posixtrace_stream_slot_put(void)
 {
 	atomic_dec(&posixtrace_nr_streams);
 }
@@ -551,7 +551,7 @@ static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FULL);
 }
 
-static void posixtrace_stream_wake(struct posixtrace_stream *stream)
+void posixtrace_stream_wake(struct posixtrace_stream *stream)
 {
 	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
 	if (wq_has_sleeper(&stream->wq))
@@ -814,7 +814,12 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 
 	posixtrace_links_drop_stream(stream);
 	wake_up_all(&stream->wq);
-	posixtrace_stream_slot_put();
+	/*
+	 * A stream with a log keeps its TRACE_SYS_MAX slot until the log is
+	 * closed: a final flush stuck on a pipe still holds its memory.
+	 */
+	if (!stream->log)
+		posixtrace_stream_slot_put();
 }
 
 /**
@@ -853,6 +858,30 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
 	/* Emitters take the lock and see shut_down: none reaches @buf now. */
 	kvfree(buf);
 	kvfree(bounce);
+}
+
+/**
+ * posixtrace_stream_error - record POSIX_TRACE_ERROR with @error as data
+ * @stream: the stream
+ * @error: a positive error number
+ *
+ * For what goes wrong away from any caller (a fork that could not be
+ * followed, a failed write to the log): never sleeps.
+ */
+void posixtrace_stream_error(struct posixtrace_stream *stream, int error)
+{
+	struct timespec64 ts;
+	bool stored;
+
+	spin_lock(&stream->lock);
+	ktime_get_real_ts64(&ts);
+	stored = !stream->shut_down &&
+		 posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR,
+						NULL, &ts, &error,
+						sizeof(error));
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
 }
 
 /* What monitoring reports of @stream (netlink.c). */

@@ -112,6 +112,7 @@ struct posixtrace_stream {
 	size_t bounce_size;
 
 	struct list_head links;		/* the processes traced: family.c */
+	unsigned int nr_links;		/* under the links lock */
 	struct list_head all_node;	/* in the stream list */
 };
 
@@ -151,6 +152,9 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const struct timespec64 *ts,
 				    const void *data, size_t len);
 void posixtrace_stream_get(struct posixtrace_stream *stream);
+void posixtrace_stream_wake(struct posixtrace_stream *stream);
+void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
+void posixtrace_stream_slot_put(void);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
 int posixtrace_stream_clear(struct posixtrace_stream *stream);
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,

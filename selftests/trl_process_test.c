@@ -73,6 +73,58 @@ static char get_byte_within(int fd)
 	return c;
 }
 
+/*
+ * A creator whose log is a pipe it holds itself, full, exits: the final
+ * flush cannot be written before the pipe's read end goes, which happens
+ * after the stream's release in the same exit. The exit waits a bounded
+ * time (10 s), then goes on: the process is reaped, not left hanging.
+ */
+TEST(creator_exit_with_its_own_full_pipe_as_log_does_not_hang)
+{
+	int status = 0, i;
+	pid_t pid, got = 0;
+
+	SKIP_WITHOUT_DEVICE();
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		trace_event_id_t a;
+		trace_attr_t attr;
+		trace_id_t trid;
+		char fill[4096] = { 0 };
+		int p[2];
+
+		if (pipe(p) ||
+		    log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 0, 0) ||
+		    posix_trace_eventid_open("trl.stuck", &a) ||
+		    posix_trace_create_withlog(0, &attr, p[1], &trid) ||
+		    posix_trace_start(trid))
+			_exit(1);
+		/*
+		 * Fill the pipe without blocking here, then make it blocking
+		 * again: the module's writes will wait for room.
+		 */
+		if (fcntl(p[1], F_SETFL, O_NONBLOCK))
+			_exit(2);
+		while (write(p[1], fill, sizeof(fill)) > 0)
+			;
+		if (fcntl(p[1], F_SETFL, 0))
+			_exit(3);
+		emit_numbered(a, 0, 100);
+		_exit(0);
+	}
+	for (i = 0; i < 300 && !got; i++) {
+		got = waitpid(pid, &status, WNOHANG);
+		if (!got)
+			usleep(100000);
+	}
+	if (!got)
+		kill(pid, SIGKILL);
+	ASSERT_EQ(pid, got);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 /* The traced process: numbered events as fast as it can, until killed. */
 static void traced_loop(int ready)
 {

@@ -260,7 +260,9 @@ struct posixtrace_log_types {
  * @events_recorded:	events stored in the stream over its life.
  * @events_lost:	events lost in the stream.
  * @events_flushed:	events written to the log.
- * @events_discarded:	events not written (log full, or write errors).
+ * @events_discarded:	events not written (log full, write errors), or
+ *			written and then overwritten (LOOP), which count
+ *			as flushed too.
  * @filter:		the filter in force at shutdown.
  * @end_time_sec:	when the log was closed, CLOCK_REALTIME.
  * @end_time_nsec:	its nanoseconds.
