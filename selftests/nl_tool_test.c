@@ -111,7 +111,7 @@ TEST(monitor_prints_a_stream_life_in_order)
 	};
 	const char *args[] = { "monitor", "--json", NULL };
 	char out[65536], *line, *p;
-	int outfd, errfd, i = 0;
+	int outfd, errfd, i, k;
 	trace_id_t trid;
 	pid_t mon;
 
@@ -120,13 +120,33 @@ TEST(monitor_prints_a_stream_life_in_order)
 	errfd = tmp_log();
 	mon = run_tool(args, outfd, errfd, 0);
 	ASSERT_LT(0, mon);
-	/* Time to join the group: events before that are not seen. */
-	usleep(500000);
+	/*
+	 * Events before monitor joins the group are not seen: make probe
+	 * streams until it prints one (up to 20 s on a slow machine).
+	 */
+	for (i = 0; i < 200; i++) {
+		ASSERT_EQ(0, create_named("nltool-probe", &trid));
+		ASSERT_EQ(0, posix_trace_shutdown(trid));
+		usleep(100000);
+		slurp(outfd, out, sizeof(out));
+		if (strstr(out, "nltool-probe"))
+			break;
+	}
+	ASSERT_NE(NULL, strstr(out, "nltool-probe"));
+	i = 0;
 	ASSERT_EQ(0, create_named("nltool-mon", &trid));
 	ASSERT_EQ(0, posix_trace_start(trid));
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
-	usleep(500000);
+	/* Until the last one is printed (or 20 s have passed). */
+	for (k = 0; k < 200; k++) {
+		slurp(outfd, out, sizeof(out));
+		if (strstr(out, "\"name\": \"nltool-mon\"") &&
+		    strstr(strstr(out, "\"name\": \"nltool-mon\""),
+			   "\"event\": \"shutdown\""))
+			break;
+		usleep(100000);
+	}
 	ASSERT_EQ(0, kill(mon, SIGINT));
 	ASSERT_EQ(0, wait_status(mon));
 	slurp(outfd, out, sizeof(out));

@@ -69,7 +69,7 @@ static int fork_tree(int depth, pid_t *pids)
 {
 	struct level lv = { 0, getpid() };
 	trace_event_id_t id;
-	int p[2], status;
+	int p[2], status, i;
 	pid_t child;
 
 	if (pipe(p))
@@ -85,8 +85,10 @@ static int fork_tree(int depth, pid_t *pids)
 		if (child < 0)
 			_exit(3);
 		if (child) {
-			/* Tell the top process who the child is. */
-			put(p[1], &child, sizeof(child));
+			/* Tell the top process who the child is, and where. */
+			struct level who = { lv.depth + 1, child };
+
+			put(p[1], &who, sizeof(who));
 			if (waitpid(child, &status, 0) != child ||
 			    !WIFEXITED(status) || WEXITSTATUS(status))
 				status = 4;
@@ -99,9 +101,13 @@ static int fork_tree(int depth, pid_t *pids)
 		lv.depth++;
 		lv.pid = getpid();
 	}
-	for (lv.depth = 1; lv.depth <= depth; lv.depth++)
-		if (!get(p[0], &pids[lv.depth], sizeof(pid_t)))
+	/* The levels write concurrently: each says which it is. */
+	for (i = 0; i < depth; i++) {
+		if (!get(p[0], &lv, sizeof(lv)) || lv.depth < 1 ||
+		    lv.depth > depth)
 			return EIO;
+		pids[lv.depth] = lv.pid;
+	}
 	close(p[0]);
 	close(p[1]);
 	return status ? ECHILD : 0;
