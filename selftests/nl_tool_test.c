@@ -182,4 +182,32 @@ TEST(monitor_as_an_unprivileged_user_explains_why_not)
 	close(errfd);
 }
 
+/* libnl's own tool (libnl-utils) lists the family. */
+TEST(genl_ctrl_list_shows_the_family)
+{
+	const char *argv[] = { "/bin/genl-ctrl-list", NULL };
+	char out[65536];
+	int outfd;
+	pid_t pid;
+
+	SKIP_WITHOUT_DEVICE();
+	if (access(argv[0], X_OK))
+		SKIP(return, "genl-ctrl-list not found");
+	outfd = tmp_log();
+	ASSERT_LE(0, outfd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		dup2(outfd, 1);
+		execv(argv[0], (char **)argv);
+		_exit(126);
+	}
+	ASSERT_EQ(0, wait_status(pid));
+	slurp(outfd, out, sizeof(out));
+	ASSERT_NE(NULL, strstr(out, " posixtrace version 1")) {
+		TH_LOG("genl-ctrl-list said: %s", out);
+	}
+	close(outfd);
+}
+
 TEST_HARNESS_MAIN

@@ -97,7 +97,13 @@ install_and_build_against_it() {
 	PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root \
 		sh -c 'cc -std=c11 -Wall -Werror -o "$1" "$2" $(pkg-config --cflags --libs posixtrace-k)' \
 		sh "$root/selftrace" "$TOP_DIR/examples/selftrace.c" || return 1
-	LD_LIBRARY_PATH=$root/usr/lib ldd "$root/selftrace" | grep -q "$root/usr/lib/libposixtrace-k.so.1"
+	LD_LIBRARY_PATH=$root/usr/lib ldd "$root/selftrace" | grep -q "$root/usr/lib/libposixtrace-k.so.1" || return 1
+	# The command, its man page, and a --help for every subcommand.
+	[ -x "$root/usr/bin/posixtrace" ] && [ -f "$root/usr/share/man/man1/posixtrace.1" ] || return 1
+	local c
+	for c in version record dump export list monitor; do
+		"$root/usr/bin/posixtrace" "$c" --help | grep -q "usage: posixtrace $c" || return 1
+	done
 }
 
 checkpatch_strict() {
@@ -136,7 +142,7 @@ run_vm() {
 	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
 	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" \
 		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} \
-		--bin "$TOP_DIR/tools/posixtrace" |
+		--bin "$TOP_DIR/tools/posixtrace" --bin "$(command -v genl-ctrl-list)" |
 		tee "$LOGS/vm.$label.log"
 	line=$(tail -n 1 "$LOGS/vm.$label.log")
 	if [[ $line =~ :\ ([0-9]+)\ passed,\ ([0-9]+)\ failed,\ ([0-9]+)\ skipped ]]; then
