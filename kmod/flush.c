@@ -288,7 +288,7 @@ static void posixtrace_flush_work(struct work_struct *work)
 			 * Its memory is freed: the slot may serve another,
 			 * by the time whoever waits for the close returns.
 			 */
-			posixtrace_stream_slot_put();
+			posixtrace_stream_slot_put(stream->owner);
 			complete_all(&stream->log_closed);
 			break;
 		}

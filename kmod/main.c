@@ -13,6 +13,7 @@
 #include "lifecycle.h"
 #include "netlink.h"
 #include "proc.h"
+#include "quota.h"
 #include "stream.h"
 
 static int __init posixtrace_init(void)
@@ -56,6 +57,7 @@ static void __exit posixtrace_exit(void)
 	/* Last of the work queues: the others' works may notify. */
 	posixtrace_nl_exit();
 	posixtrace_proc_exit_all();
+	posixtrace_quota_exit();
 }
 
 module_init(posixtrace_init);

@@ -34,6 +34,7 @@
  */
 
 #include <linux/anon_inodes.h>
+#include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
@@ -47,6 +48,7 @@
 #include "access.h"
 #include "family.h"
 #include "proc.h"
+#include "quota.h"
 #include "stream.h"
 #include "ustruct.h"
 
@@ -245,20 +247,31 @@ static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 	}
 }
 
-/* Take one of the TRACE_SYS_MAX slots, or fail with EAGAIN. */
-static int posixtrace_stream_slot_get(void)
+/*
+ * Take one of the TRACE_SYS_MAX slots, and one of @owner's (quota.c), or
+ * fail with EAGAIN.
+ */
+static int posixtrace_stream_slot_get(kuid_t owner)
 {
 	int nr = atomic_read(&posixtrace_nr_streams);
+	int ret;
 
 	do {
 		if (nr >= (int)READ_ONCE(max_streams))
 			return -EAGAIN;
 	} while (!atomic_try_cmpxchg(&posixtrace_nr_streams, &nr, nr + 1));
-	return 0;
+	/* Asked quietly: a user under the limit is no security event. */
+	ret = posixtrace_quota_get(owner,
+				   ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN));
+	if (ret)
+		atomic_dec(&posixtrace_nr_streams);
+	return ret;
 }
 
-void posixtrace_stream_slot_put(void)
+/* Give back what posixtrace_stream_slot_get() took. Never sleeps. */
+void posixtrace_stream_slot_put(kuid_t owner)
 {
+	posixtrace_quota_put(owner);
 	atomic_dec(&posixtrace_nr_streams);
 }
 
@@ -291,6 +304,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 			     pid_t pid, int mem_fd, int log_fd)
 {
 	struct posixtrace_link *link = NULL;
+	kuid_t owner = current_euid();
 	struct posixtrace_stream *stream;
 	struct task_struct *task;
 	struct timespec64 now;
@@ -299,7 +313,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	int fd, ret;
 
 	/* The slot first: a refused create allocates nothing. */
-	ret = posixtrace_stream_slot_get();
+	ret = posixtrace_stream_slot_get(owner);
 	if (ret)
 		return ret;
 	stream = posixtrace_stream_alloc();
@@ -400,7 +414,7 @@ err_put_stream:
 	kfree(link);
 	posixtrace_stream_put(stream);
 err_put_slot:
-	posixtrace_stream_slot_put();
+	posixtrace_stream_slot_put(owner);
 	return ret;
 }
 
@@ -819,7 +833,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 	 * closed: a final flush stuck on a pipe still holds its memory.
 	 */
 	if (!stream->log)
-		posixtrace_stream_slot_put();
+		posixtrace_stream_slot_put(stream->owner);
 }
 
 /**

@@ -154,7 +154,7 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 void posixtrace_stream_get(struct posixtrace_stream *stream);
 void posixtrace_stream_wake(struct posixtrace_stream *stream);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
-void posixtrace_stream_slot_put(void);
+void posixtrace_stream_slot_put(kuid_t owner);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
 int posixtrace_stream_clear(struct posixtrace_stream *stream);
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,

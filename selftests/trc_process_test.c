@@ -862,6 +862,63 @@ TEST(create_beyond_trace_sys_max_is_eagain)
 	ASSERT_EQ(EAGAIN, ret);
 }
 
+#define PER_USER_PARAM "/sys/module/posixtrace/parameters/max_streams_per_user"
+
+static bool write_param(const char *path, int value)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%d", value) > 0;
+	return !fclose(f) && ok;
+}
+
+/*
+ * One user may hold max_streams_per_user streams (root is not limited):
+ * beyond, EAGAIN, as for TRACE_SYS_MAX; a shutdown gives the place back.
+ */
+TEST(streams_beyond_the_per_user_limit_are_eagain)
+{
+	trace_id_t trids[4];
+	int old = 32, status, n;
+	pid_t pid;
+	FILE *f;
+
+	SKIP_WITHOUT_DEVICE();
+	f = fopen(PER_USER_PARAM, "r");
+	if (!f || geteuid())
+		SKIP(return, "needs root and " PER_USER_PARAM);
+	ASSERT_EQ(1, fscanf(f, "%d", &old));
+	fclose(f);
+	ASSERT_TRUE(write_param(PER_USER_PARAM, 2));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		int r[5];
+
+		if (setgid(65534) || setuid(65534))
+			_exit(100);
+		r[0] = posix_trace_create(0, NULL, &trids[0]);
+		r[1] = posix_trace_create(0, NULL, &trids[1]);
+		r[2] = posix_trace_create(0, NULL, &trids[2]);
+		r[3] = posix_trace_shutdown(trids[1]);
+		r[4] = posix_trace_create(0, NULL, &trids[1]);
+		_exit(r[0] || r[1] || r[2] != EAGAIN || r[3] || r[4] ? 1 : 0);
+	}
+	/* Root, meanwhile, is not limited. */
+	for (n = 0; n < 3; n++)
+		if (posix_trace_create(0, NULL, &trids[n]))
+			break;
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	shutdown_all(trids, n);
+	ASSERT_TRUE(write_param(PER_USER_PARAM, old));
+	ASSERT_EQ(3, n);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST(shutdown_releases_trace_sys_max_places)
 {
 	int max = sys_max(), i, ret;
