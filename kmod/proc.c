@@ -36,7 +36,11 @@ static const char *const posixtrace_system_event_names[] =
 static const char posixtrace_unnamed_event_name[] =
 	POSIXTRACE_UNNAMED_USER_NAME;
 
-static struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid)
+/*
+ * The entry of @tgid, or NULL; under rcu_read_lock() (or the table lock),
+ * and valid only until it is released.
+ */
+struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid)
 {
 	struct posixtrace_proc *proc;
 

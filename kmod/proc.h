@@ -65,6 +65,7 @@ struct posixtrace_proc {
 	struct posixtrace_names *names;	/* reference held */
 };
 
+struct posixtrace_proc *posixtrace_proc_lookup(struct pid *tgid);
 struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create);
 struct posixtrace_proc *posixtrace_proc_fork(struct posixtrace_proc *parent,
 					     struct pid *tgid);
