@@ -130,28 +130,23 @@ int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 	return 0;
 }
 
-/* The log's news, under the stream's lock: counters and status. */
+/* The log's news, under the stream's lock: its status and errors. */
 static void posixtrace_flush_account(struct posixtrace_stream *stream)
 {
 	struct posixtrace_log *log = stream->log;
-	struct timespec64 ts;
 	int error = log->error;
 
 	lockdep_assert_held(&stream->lock);
 	stream->log_full = log->full;
 	stream->log_overrun |= log->overrun;
 	log->overrun = false;
-	stream->events_flushed = log->events_flushed;
-	stream->events_discarded = log->events_discarded;
 	if (!error)
 		return;
 	log->error = 0;
 	/* POSIX keeps the first error until it is read. */
 	if (!stream->flush_error)
 		stream->flush_error = error;
-	ktime_get_real_ts64(&ts);
-	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR, NULL,
-				       &ts, &error, sizeof(error));
+	posixtrace_stream_store_error(stream, error);
 }
 
 /*

@@ -874,25 +874,32 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
 	kvfree(bounce);
 }
 
+/* Record POSIX_TRACE_ERROR with @error as data; the lock is held. */
+bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error)
+{
+	struct timespec64 ts;
+
+	lockdep_assert_held(&stream->lock);
+	ktime_get_real_ts64(&ts);
+	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR,
+					      NULL, &ts, &error, sizeof(error));
+}
+
 /**
  * posixtrace_stream_error - record POSIX_TRACE_ERROR with @error as data
  * @stream: the stream
  * @error: a positive error number
  *
  * For what goes wrong away from any caller (a fork that could not be
- * followed, a failed write to the log): never sleeps.
+ * followed): never sleeps, and wakes the readers.
  */
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error)
 {
-	struct timespec64 ts;
 	bool stored;
 
 	spin_lock(&stream->lock);
-	ktime_get_real_ts64(&ts);
 	stored = !stream->shut_down &&
-		 posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR,
-						NULL, &ts, &error,
-						sizeof(error));
+		 posixtrace_stream_store_error(stream, error);
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);

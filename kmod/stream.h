@@ -100,8 +100,6 @@ struct posixtrace_stream {
 	bool log_full;			/* log_full_status */
 	bool log_overrun;		/* log_overrun_status */
 	int flush_error;		/* first flush error not yet read */
-	u64 events_flushed;
-	u64 events_discarded;		/* not written to the log */
 
 	/* Monitoring (netlink.c): news for listeners, under @lock. */
 	struct posixtrace_nl_queue notify;
@@ -153,6 +151,7 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const void *data, size_t len);
 void posixtrace_stream_get(struct posixtrace_stream *stream);
 void posixtrace_stream_wake(struct posixtrace_stream *stream);
+bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 void posixtrace_stream_slot_put(kuid_t owner);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
