@@ -95,17 +95,19 @@ static unsigned int set_count(const unsigned char *p)
 	return n;
 }
 
-/* A little-endian int, whatever the host's byte order. */
-static int le_int(const unsigned char *p)
+/* The int a system event carries, in this machine's byte order. */
+static int data_int(const unsigned char *p)
 {
-	return (int)((uint32_t)p[0] | (uint32_t)p[1] << 8 |
-		     (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24);
+	int v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
 }
 
 /*
  * What the system events' data means, when it has the expected size. A
- * log keeps it little-endian (<linux/posixtrace_log.h>), and the library
- * hands it over as the log has it.
+ * log keeps it little-endian (<linux/posixtrace_log.h>), but the library
+ * hands it over in this machine's order, as a stream's would be.
  */
 static void print_decoded(const struct log_event *ev)
 {
@@ -119,13 +121,13 @@ static void print_decoded(const struct log_event *ev)
 	case POSIX_TRACE_ERROR:
 		if (ev->data_len != 4)
 			return;
-		v = le_int(ev->data);
+		v = data_int(ev->data);
 		printf(" (error: %d, %s)", v, strerror(v));
 		return;
 	case POSIX_TRACE_STOP:
 		if (ev->data_len != 4)
 			return;
-		v = le_int(ev->data);
+		v = data_int(ev->data);
 		printf(" (stop: %d, %s)", v, v >= 0 && v <= 2 ? stop_why[v] :
 		       "unknown reason");
 		return;
