@@ -18,6 +18,7 @@
  * becomes a call to ptrace_may_access(task, PTRACE_MODE_ATTACH_REALCREDS).
  */
 
+#include <linux/binfmts.h>
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/file.h>
@@ -123,11 +124,18 @@ int posixtrace_may_trace(struct task_struct *task, int mem_fd)
 }
 
 /*
- * After @task exec'd: may streams of other processes keep tracing it? Not
- * across a set-id or otherwise privileged exec, nor into an image that is
- * not dumpable, as ptrace would not let them attach any more.
+ * After @task exec'd @bprm: may streams of other processes keep tracing
+ * it? Not across a set-id or otherwise privileged exec, nor into an image
+ * that is not dumpable, as ptrace would not let them attach any more.
+ * secureexec (AT_SECURE) is the kernel's own word for "this exec gained
+ * privilege": set-id and file capabilities (commoncap), and LSM
+ * transitions (an SELinux domain change without noatsecure, an AppArmor
+ * profile change), which can leave the uids and the dumpable flag as
+ * they were.
  */
-bool posixtrace_may_keep_tracing(struct task_struct *task)
+bool posixtrace_may_keep_tracing(struct task_struct *task,
+				 const struct linux_binprm *bprm)
 {
-	return task->mm && get_dumpable(task->mm) == SUID_DUMP_USER;
+	return !bprm->secureexec && task->mm &&
+	       get_dumpable(task->mm) == SUID_DUMP_USER;
 }

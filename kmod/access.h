@@ -4,8 +4,11 @@
 
 #include <linux/sched.h>
 
+struct linux_binprm;
+
 void posixtrace_access_init(void);
 int posixtrace_may_trace(struct task_struct *task, int mem_fd);
-bool posixtrace_may_keep_tracing(struct task_struct *task);
+bool posixtrace_may_keep_tracing(struct task_struct *task,
+				 const struct linux_binprm *bprm);
 
 #endif /* _POSIXTRACE_ACCESS_H */

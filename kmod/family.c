@@ -25,6 +25,9 @@
  * Exit: once the whole thread group is dead, its links go: it stops being
  * traced, and its slot is free. A process that later gets the same pid
  * number has another struct pid, which no link names.
+ *
+ * Privileged exec: the process's entry is forgotten as at exit, links and
+ * names: see posixtrace_proc_forget().
  */
 
 #include <linux/errno.h>
@@ -93,8 +96,8 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_proc *proc)
 {
 	spin_lock(&posixtrace_links_lock);
-	/* It exited since it was looked up: nothing to trace. */
-	if (proc->exited)
+	/* Forgotten since it was looked up: nothing to trace. */
+	if (proc->forgotten)
 		kfree(link);
 	else
 		posixtrace_link_insert(link, stream, proc);
@@ -112,38 +115,16 @@ void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
 	spin_unlock(&posixtrace_links_lock);
 }
 
-/* The process exited: no stream traces it any more, nor will. */
+/* The entry is forgotten: no stream traces it any more, nor will. */
 void posixtrace_links_drop_proc(struct posixtrace_proc *proc)
 {
 	struct posixtrace_link *link, *tmp;
 
 	spin_lock(&posixtrace_links_lock);
-	proc->exited = true;
+	proc->forgotten = true;
 	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
 		posixtrace_link_remove(link);
 	spin_unlock(&posixtrace_links_lock);
-}
-
-/*
- * The process @task belongs to exec'd an image ptrace could not attach to
- * (set-id, or not dumpable): streams of other processes stop tracing it.
- * The exec hook cannot sleep.
- */
-void posixtrace_links_drop_exec(struct task_struct *task)
-{
-	struct pid *tgid = task_tgid(task);
-	struct posixtrace_link *link, *tmp;
-	struct posixtrace_proc *proc;
-
-	proc = posixtrace_proc_get(tgid, false);
-	if (!proc)
-		return;
-	spin_lock(&posixtrace_links_lock);
-	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
-		if (link->stream->creator != tgid)
-			posixtrace_link_remove(link);
-	spin_unlock(&posixtrace_links_lock);
-	posixtrace_proc_put(proc);
 }
 
 /* Recompute the enable bits of every process @stream traces. */

@@ -30,7 +30,6 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_proc *proc);
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
 void posixtrace_links_drop_proc(struct posixtrace_proc *proc);
-void posixtrace_links_drop_exec(struct task_struct *task);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,

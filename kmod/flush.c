@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Flushing a stream to its trace log (TRL), from a work queue.
+ * Flushing a stream to its trace log (TRL), from a thread of its own.
  *
  * A flush (posix_trace_flush(), the FLUSH policy, or shutdown) records
  * FLUSH_START, takes every record stored up to and including it out of the
@@ -16,21 +16,37 @@
  * when it fills (it then stops, as UNTIL_FULL does, until the flush has
  * emptied it).
  *
- * Shutdown: the stream is stopped, then the work flushes everything left,
- * writes the type table and the final status, drops the file and frees
- * the ring. Whoever shuts down waits for that, killably: a log on a pipe
- * nobody reads must not hold a process forever. A queued work holds a
- * reference on the stream and on the module.
+ * Shutdown: the stream is stopped, then the thread flushes everything
+ * left, writes the type table and the final status, drops the file, frees
+ * the ring and exits. Whoever shuts down may wait for that (see
+ * posixtrace_flush_final()).
  *
- * The work writes the log under @log_lock, and takes the stream's spinlock
- * only to move records and status; posix_trace_get_status() never waits
- * for the file.
+ * Why a thread of its own, not a work queue: a log is a file the user
+ * chose, and a write to it can wait on the user (a pipe nobody reads, a
+ * FUSE server, a stopped reader) for ever. A kernel worker cannot be
+ * interrupted; this thread takes SIGKILL. Once the stream is shut down, a
+ * watchdog checks that the writes make progress: when none was made for
+ * log_stall_timeout seconds, the log is abandoned (the thread is sent
+ * SIGKILL, which ends a write waiting on a pipe; nothing more is written;
+ * what was not written is counted discarded, and the kernel log says so),
+ * so that the stream's memory, its places and the module are always given
+ * back in bounded time. The thread holds a reference on the stream and on
+ * the module from its start to its exit.
+ *
+ * The thread writes the log under @log_lock, and takes the stream's
+ * spinlock only to move records and status; posix_trace_get_status()
+ * never waits for the file.
  */
 
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/memcontrol.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
@@ -39,34 +55,35 @@
 #include "proc.h"
 #include "stream.h"
 
-static struct workqueue_struct *posixtrace_flush_wq;
+/* Seconds a shut-down stream's log may go without progress. */
+static unsigned int log_stall_timeout = 10;
 
-static void posixtrace_flush_work(struct work_struct *work);
-
-int posixtrace_flush_init(void)
+static int posixtrace_param_set_stall(const char *val,
+				      const struct kernel_param *kp)
 {
-	/* Unbound: a write may sleep long, and must not hold up a CPU's work. */
-	posixtrace_flush_wq = alloc_workqueue("posixtrace_flush", WQ_UNBOUND, 0);
-	return posixtrace_flush_wq ? 0 : -ENOMEM;
+	return param_set_uint_minmax(val, kp, 1, 3600);
 }
 
-/* Module exit: every stream is gone, but final flushes may still run. */
-void posixtrace_flush_exit(void)
-{
-	destroy_workqueue(posixtrace_flush_wq);
-}
+static const struct kernel_param_ops posixtrace_stall_ops = {
+	.set = posixtrace_param_set_stall,
+	.get = param_get_uint,
+};
+
+module_param_cb(log_stall_timeout, &posixtrace_stall_ops, &log_stall_timeout,
+		0644);
+MODULE_PARM_DESC(log_stall_timeout, "Seconds without progress after which a shut-down stream's log is abandoned (1-3600)");
+
+static int posixtrace_flush_thread(void *data);
+static void posixtrace_flush_stalled(struct timer_list *timer);
 
 /*
- * Queue the work, with the references it holds while queued. Under the
- * stream's lock, which the work takes before it can drop them.
+ * Wake the thread: a flush is due. Under the stream's lock, which the
+ * thread takes to read what is due.
  */
 static void posixtrace_flush_queue(struct posixtrace_stream *stream)
 {
 	lockdep_assert_held(&stream->lock);
-	if (queue_work(posixtrace_flush_wq, &stream->flush_work)) {
-		posixtrace_stream_get(stream);
-		__module_get(THIS_MODULE);
-	}
+	wake_up(&stream->flush_wq);
 }
 
 /**
@@ -114,11 +131,21 @@ int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 	/* Freed with the stream, even half set up. */
 	stream->log = log;
 	mutex_init(&stream->log_lock);
-	INIT_WORK(&stream->flush_work, posixtrace_flush_work);
+	init_waitqueue_head(&stream->flush_wq);
 	init_completion(&stream->log_closed);
+	timer_setup(&stream->stall_timer, posixtrace_flush_stalled, 0);
 	ret = posixtrace_log_open(log, fd, &stream->attr);
 	if (ret)
 		return ret;
+	/* Started once the stream is published: posixtrace_flush_start(). */
+	stream->flusher = kthread_create(posixtrace_flush_thread, stream,
+					 "posixtrace-log/%d",
+					 task_tgid_nr(current));
+	if (IS_ERR(stream->flusher)) {
+		ret = PTR_ERR(stream->flusher);
+		stream->flusher = NULL;
+		return ret;
+	}
 	/* For monitoring: where the log went, as it was named then. */
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (buf) {
@@ -246,59 +273,148 @@ static void posixtrace_flush_close(struct posixtrace_stream *stream)
 	kvfree(bounce);
 }
 
-static void posixtrace_flush_work(struct work_struct *work)
+/*
+ * The thread's RLIMIT_FSIZE is the creator's, read again before every
+ * flush (the creator may change it), so that file systems apply it to our
+ * writes exactly as to the creator's own. The thread is a process of its
+ * own: the limit is nobody else's.
+ */
+static void posixtrace_flush_take_fsize_limit(struct posixtrace_stream *stream)
 {
-	struct posixtrace_stream *stream =
-		container_of(work, struct posixtrace_stream, flush_work);
+	struct posixtrace_log *log = stream->log;
+	struct task_struct *creator;
+
+	rcu_read_lock();
+	creator = pid_task(stream->creator, PIDTYPE_TGID);
+	if (creator)
+		log->fsize_limit = task_rlimit(creator, RLIMIT_FSIZE);
+	rcu_read_unlock();
+	task_lock(current->group_leader);
+	current->signal->rlim[RLIMIT_FSIZE].rlim_cur = log->fsize_limit;
+	task_unlock(current->group_leader);
+}
+
+/*
+ * The final flush: what is left ends with FLUSH_STOP (at @limit), then the
+ * type table and the final status close the log.
+ */
+static void posixtrace_flush_finish(struct posixtrace_stream *stream, u64 limit)
+{
+	posixtrace_flush_records(stream, limit);
+	posixtrace_flush_close(stream);
+	/* Nothing is written now: the watchdog has nothing to watch. */
+	del_timer_sync(&stream->stall_timer);
+	if (READ_ONCE(stream->log->abandoned))
+		pr_warn_ratelimited("stream %llu (creator %d): log abandoned after %us without progress, %llu events not written\n",
+				    stream->id, pid_nr(stream->creator),
+				    READ_ONCE(log_stall_timeout),
+				    stream->log->events_discarded);
+	spin_lock(&stream->lock);
+	stream->flushing = false;
+	spin_unlock(&stream->lock);
+	/* Its memory is freed: the slot may serve another. */
+	posixtrace_stream_slot_put(stream->quota_user);
+	complete_all(&stream->log_closed);
+}
+
+/* One flush, or the final one; returns true when the log is closed. */
+static bool posixtrace_flush_round(struct posixtrace_stream *stream)
+{
 	bool final;
 	u64 limit;
 
-	mutex_lock(&stream->log_lock);
-	for (;;) {
-		spin_lock(&stream->lock);
-		final = stream->log_final;
-		if (!stream->flush_requested && !final) {
-			stream->flushing = false;
-			spin_unlock(&stream->lock);
-			break;
-		}
-		stream->flush_requested = false;
-		stream->flushing = true;
-		spin_unlock(&stream->lock);
-		/* A log closed by an earlier run of the work has no file. */
-		if (!stream->log->file)
-			break;
+	spin_lock(&stream->lock);
+	final = stream->log_final;
+	stream->flush_requested = false;
+	stream->flushing = true;
+	spin_unlock(&stream->lock);
 
-		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
-		posixtrace_flush_records(stream, limit);
-		limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);
-		if (final) {
-			/* Stopped for good: what is left ends with FLUSH_STOP. */
-			posixtrace_flush_records(stream, limit);
-			posixtrace_flush_close(stream);
-			spin_lock(&stream->lock);
-			stream->flushing = false;
-			spin_unlock(&stream->lock);
-			/*
-			 * Its memory is freed: the slot may serve another,
-			 * by the time whoever waits for the close returns.
-			 */
-			posixtrace_stream_slot_put(stream->owner);
-			complete_all(&stream->log_closed);
-			break;
-		}
-		/* After SHUTDOWN, which is the last notification, no more. */
+	mutex_lock(&stream->log_lock);
+	/* Only the watchdog's SIGKILL may cut a write short. */
+	if (!READ_ONCE(stream->log->abandoned))
+		flush_signals(current);
+	posixtrace_flush_take_fsize_limit(stream);
+	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
+	posixtrace_flush_records(stream, limit);
+	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);
+	if (final) {
+		posixtrace_flush_finish(stream, limit);
+	} else {
 		spin_lock(&stream->lock);
+		/* After SHUTDOWN, which is the last notification, no more. */
 		if (!stream->shut_down)
 			posixtrace_nl_notify(stream,
 					     POSIXTRACE_NL_EV_FLUSH_DONE);
+		/* FLUSHING until no flush is due any more. */
+		if (!stream->flush_requested && !stream->log_final)
+			stream->flushing = false;
 		spin_unlock(&stream->lock);
-		cond_resched();
 	}
 	mutex_unlock(&stream->log_lock);
+	return final;
+}
+
+static bool posixtrace_flush_due(struct posixtrace_stream *stream)
+{
+	return READ_ONCE(stream->flush_requested) ||
+	       READ_ONCE(stream->log_final);
+}
+
+static int posixtrace_flush_thread(void *data)
+{
+	struct posixtrace_stream *stream = data;
+	struct mem_cgroup *old_memcg;
+	bool closed = false;
+
+	/* The watchdog's way to end a write stuck on a pipe or the like. */
+	allow_signal(SIGKILL);
+	/* Page cache and buffers the writes allocate: the creator's. */
+	old_memcg = set_active_memcg(stream->log->memcg);
+	while (!closed) {
+		/* Idle, not interruptible: a stray signal must not spin us. */
+		wait_event_idle(stream->flush_wq, posixtrace_flush_due(stream));
+		closed = posixtrace_flush_round(stream);
+		cond_resched();
+	}
+	set_active_memcg(old_memcg);
 	posixtrace_stream_put(stream);
-	/* destroy_workqueue() in module exit waits for us to return. */
-	module_put(THIS_MODULE);
+	/* Drops the module in core code, which outlives our text. */
+	module_put_and_kthread_exit(0);
+}
+
+/*
+ * The watchdog of a shut-down stream's log: if the thread made no progress
+ * since the last tick, give up on the log and end the write it waits in.
+ */
+static void posixtrace_flush_stalled(struct timer_list *timer)
+{
+	struct posixtrace_stream *stream =
+		from_timer(stream, timer, stall_timer);
+	u64 progress = READ_ONCE(stream->log->progress);
+
+	if (progress != stream->stall_progress) {
+		stream->stall_progress = progress;
+		mod_timer(timer, jiffies + READ_ONCE(log_stall_timeout) * HZ);
+		return;
+	}
+	/* Read by the thread once its write returns. */
+	WRITE_ONCE(stream->log->abandoned, true);
+	send_sig(SIGKILL, stream->flusher, 1);
+}
+
+/**
+ * posixtrace_flush_start - start the log's thread
+ * @stream: a stream with a log, just published
+ *
+ * Nothing fails from here on: the thread now owns the rest of the log's
+ * life, with a reference on the stream and on the module.
+ */
+void posixtrace_flush_start(struct posixtrace_stream *stream)
+{
+	posixtrace_stream_get(stream);
+	__module_get(THIS_MODULE);
+	stream->flusher_started = true;
+	wake_up_process(stream->flusher);
 }
 
 /**
@@ -331,7 +447,9 @@ void posixtrace_flush_clear(struct posixtrace_stream *stream)
  * @wait: wait until the log is closed: killably, or for at most
  *	  POSIXTRACE_FLUSH_EXIT_WAIT in a task that is exiting
  *
- * Safe to call more than once: the work runs once.
+ * Arms the watchdog: from now on the log is abandoned if it makes no
+ * progress for log_stall_timeout seconds, so that even an unkillable
+ * wait here would end. Safe to call more than once.
  */
 void posixtrace_flush_final(struct posixtrace_stream *stream, bool wait)
 {
@@ -339,6 +457,9 @@ void posixtrace_flush_final(struct posixtrace_stream *stream, bool wait)
 	if (!stream->log_final) {
 		stream->log_final = true;
 		stream->flushing = true;
+		stream->stall_progress = READ_ONCE(stream->log->progress);
+		mod_timer(&stream->stall_timer,
+			  jiffies + READ_ONCE(log_stall_timeout) * HZ);
 		posixtrace_flush_queue(stream);
 	}
 	spin_unlock(&stream->lock);
@@ -356,6 +477,9 @@ void posixtrace_flush_free(struct posixtrace_stream *stream)
 {
 	if (!stream->log)
 		return;
+	/* Created but never started: it ends without running. */
+	if (stream->flusher && !stream->flusher_started)
+		kthread_stop(stream->flusher);
 	posixtrace_log_release(stream->log);
 	kfree(stream->log);
 	mutex_destroy(&stream->log_lock);

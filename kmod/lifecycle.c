@@ -14,6 +14,7 @@
 #include <linux/tracepoint.h>
 #include <trace/events/sched.h>
 
+#include "access.h"
 #include "compat.h"
 #include "family.h"
 #include "lifecycle.h"
@@ -46,15 +47,21 @@ static void posixtrace_on_exit(void *data, struct task_struct *task)
 {
 	if (atomic_read(&task->signal->live))
 		return;
-	posixtrace_proc_exited(task_tgid(task));
+	posixtrace_proc_forget(task_tgid(task));
 	posixtrace_streams_creator_gone(task_tgid(task));
 }
 
+/*
+ * Runs in the new image, before it first runs. Its own streams die
+ * (POSIX); after a privileged exec, other streams stop tracing it and its
+ * names start afresh, in an entry no earlier stream can reach.
+ */
 static void posixtrace_on_exec(void *data, struct task_struct *task,
 			       pid_t old_pid, struct linux_binprm *bprm)
 {
 	posixtrace_streams_creator_gone(task_tgid(task));
-	posixtrace_streams_target_exec(task);
+	if (!posixtrace_may_keep_tracing(task, bprm))
+		posixtrace_proc_forget(task_tgid(task));
 }
 
 int posixtrace_lifecycle_init(void)

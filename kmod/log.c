@@ -18,16 +18,20 @@
  * its records are written, then its header says how many bytes are valid:
  * a slot's header never covers bytes that are not yet written.
  *
- * Writes are made with the credentials of whoever opened the file, as the
- * user's own write(2) would be; but from a kernel worker, whose
- * RLIMIT_FSIZE (none) and memory cgroup are not the user's.
+ * Writes stand in for the creator's own write(2): they are made with its
+ * credentials (so LSMs judge the creator, not whoever opened the file),
+ * within its RLIMIT_FSIZE, and charged to its memory cgroup. The creator
+ * gets no SIGXFSZ: the write is not its own call; EFBIG is reported as
+ * any other write error is.
  */
 
 #include <linux/cred.h>
 #include <linux/falloc.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/memcontrol.h>
 #include <linux/minmax.h>
+#include <linux/sched/signal.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -93,26 +97,62 @@ static int posixtrace_log_slots(struct posixtrace_log *log,
 }
 
 /*
- * Write @len bytes at @pos. Returns 0, or a negative errno; *@partial says
- * whether some bytes went out before the error.
+ * RLIMIT_FSIZE, as generic_write_checks() applies it to a write(2), but to
+ * whole writes: a block that would cross the limit is not begun, so that a
+ * log never ends with half a block the limit cut. The limit is current's:
+ * the creator's in posix_trace_create_withlog(), and the flush thread's,
+ * which mirrors the creator's, after that (flush.c).
+ */
+static int posixtrace_log_fsize_check(const struct posixtrace_log *log,
+				      size_t len, loff_t pos)
+{
+	struct inode *inode = file_inode(log->file);
+	unsigned long limit = rlimit(RLIMIT_FSIZE);
+
+	if (!S_ISREG(inode->i_mode) || limit == RLIM_INFINITY)
+		return 0;
+	if (log->file->f_flags & O_APPEND)
+		pos = i_size_read(inode);
+	return pos + len > limit ? -EFBIG : 0;
+}
+
+/*
+ * Write @len bytes at @pos, as the creator's write(2) would. Returns 0, or
+ * a negative errno; *@partial says whether some bytes went out before the
+ * error. Once the watchdog gave up on the log (it made no progress, say
+ * on a pipe nobody reads), nothing is written: -ETIMEDOUT.
  */
 static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 				 size_t len, loff_t pos, bool *partial)
 {
-	const struct cred *old = override_creds(log->file->f_cred);
+	const struct cred *old;
 	size_t done = 0;
-	ssize_t ret = 0;
+	ssize_t ret;
 
+	*partial = false;
+	if (READ_ONCE(log->abandoned))
+		return -ETIMEDOUT;
+	ret = posixtrace_log_fsize_check(log, len, pos);
+	if (ret)
+		return ret;
+	old = override_creds(log->cred);
 	while (done < len) {
 		ret = kernel_write(log->file, buf + done, len - done, &pos);
 		if (ret <= 0)
 			break;
 		done += ret;
+		/* Pairs with READ_ONCE() in the watchdog. */
+		WRITE_ONCE(log->progress, log->progress + 1);
 	}
 	revert_creds(old);
 	*partial = done && done < len;
 	if (done == len)
 		return 0;
+	/* The watchdog's SIGKILL cut it short: say why. */
+	if (READ_ONCE(log->abandoned))
+		return -ETIMEDOUT;
+	if (ret == -ERESTARTSYS)
+		return -EINTR;
 	return ret < 0 ? ret : -EIO;
 }
 
@@ -282,6 +322,9 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 	memset(log, 0, sizeof(*log));
 	log->policy = attr->log_full_policy;
 	log->size = attr->log_size;
+	log->cred = get_current_cred();
+	log->memcg = get_mem_cgroup_from_mm(current->mm);
+	log->fsize_limit = rlimit(RLIMIT_FSIZE);
 	file = fget(fd);
 	if (!file)
 		return -EBADF;
@@ -332,7 +375,7 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 	return 0;
 }
 
-/* Drop the file and the buffer; the log may be half set up. */
+/* Drop the file, the buffer and the creator's context; maybe half set up. */
 void posixtrace_log_release(struct posixtrace_log *log)
 {
 	if (log->file)
@@ -340,6 +383,11 @@ void posixtrace_log_release(struct posixtrace_log *log)
 	log->file = NULL;
 	kvfree(log->buf);
 	log->buf = NULL;
+	if (log->cred)
+		put_cred(log->cred);
+	log->cred = NULL;
+	mem_cgroup_put(log->memcg);
+	log->memcg = NULL;
 }
 
 /*
@@ -588,7 +636,8 @@ void posixtrace_log_write(struct posixtrace_log *log,
 
 	for (off = 0; off < bytes; off += rec->size) {
 		rec = (const void *)(recs + off);
-		if (log->broken || !posixtrace_log_take(log, proc, rec)) {
+		if (log->broken || READ_ONCE(log->abandoned) ||
+		    !posixtrace_log_take(log, proc, rec)) {
 			log->events_discarded++;
 			log->overrun = true;
 			continue;
@@ -597,6 +646,7 @@ void posixtrace_log_write(struct posixtrace_log *log,
 				   rec->header_size);
 	}
 	posixtrace_log_commit(log);
+	WRITE_ONCE(log->progress, log->progress + 1);
 }
 
 /**
@@ -693,7 +743,7 @@ void posixtrace_log_close(struct posixtrace_log *log,
 	loff_t pos;
 
 	posixtrace_log_commit(log);
-	if (log->broken)
+	if (log->broken || READ_ONCE(log->abandoned))
 		return;
 	pos = posixtrace_log_slotted(log) ?
 	      posixtrace_log_slot_offset(log, log->slot_count) : log->pos;

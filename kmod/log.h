@@ -7,7 +7,9 @@
 #include <linux/posixtrace_log.h>
 #include <linux/types.h>
 
+struct cred;
 struct file;
+struct mem_cgroup;
 struct posixtrace_proc;
 
 /* How many slots a LOOP log has at most: see posixtrace_log_slots(). */
@@ -24,6 +26,15 @@ struct posixtrace_proc;
  */
 struct posixtrace_log {
 	struct file *file;		/* our own reference */
+	/*
+	 * Whose write(2) ours stand in for: the creator's credentials (LSM
+	 * checks are made against them, as for the creator's own write) and
+	 * memory cgroup (the page cache the log fills is charged there). The
+	 * creator's RLIMIT_FSIZE is the writer's: see posixtrace_log_pwrite().
+	 */
+	const struct cred *cred;
+	struct mem_cgroup *memcg;
+	unsigned long fsize_limit;	/* the creator's, as last seen */
 	u32 policy;			/* the log-full-policy */
 	u64 size;			/* log-max-size */
 	loff_t pos;			/* sequential: where the next block goes */
@@ -53,6 +64,12 @@ struct posixtrace_log {
 	int error;			/* first error not reported yet */
 	u64 events_flushed;
 	u64 events_discarded;
+	/*
+	 * The flush's watchdog (flush.c) reads @progress without a lock, and
+	 * sets @abandoned when it stopped moving: nothing is written after.
+	 */
+	u64 progress;
+	bool abandoned;
 };
 
 int posixtrace_log_open(struct posixtrace_log *log, int fd,

@@ -21,12 +21,9 @@ static int __init posixtrace_init(void)
 	int ret;
 
 	posixtrace_access_init();
-	ret = posixtrace_flush_init();
-	if (ret)
-		return ret;
 	ret = posixtrace_lifecycle_init();
 	if (ret)
-		goto err_flush_exit;
+		return ret;
 	ret = posixtrace_nl_init();
 	if (ret)
 		goto err_lifecycle_exit;
@@ -41,8 +38,6 @@ err_nl_exit:
 	posixtrace_nl_exit();
 err_lifecycle_exit:
 	posixtrace_lifecycle_exit();
-err_flush_exit:
-	posixtrace_flush_exit();
 	return ret;
 }
 
@@ -52,9 +47,7 @@ static void __exit posixtrace_exit(void)
 	posixtrace_device_exit();
 	posixtrace_lifecycle_exit();
 	posixtrace_streams_exit();
-	/* Final flushes of streams already closed may still be writing. */
-	posixtrace_flush_exit();
-	/* Last of the work queues: the others' works may notify. */
+	/* After the reap work, which may notify. */
 	posixtrace_nl_exit();
 	posixtrace_proc_exit_all();
 	posixtrace_quota_exit();

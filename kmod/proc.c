@@ -5,9 +5,9 @@
  * The table maps a thread group's struct pid (never a number: pids are
  * reused) to its struct posixtrace_proc. Lookups are RCU; insertions and
  * removals take posixtrace_proc_table_lock. An entry leaves the table when
- * its process exits (posixtrace_proc_exited(), from the exit hook), and
- * lives on while streams still refer to it, so that events already recorded
- * keep their names.
+ * its process exits or execs a privileged image (posixtrace_proc_forget()),
+ * and lives on while streams still refer to it, so that events already
+ * recorded keep their names.
  */
 
 #include <linux/hash.h>
@@ -232,8 +232,19 @@ struct posixtrace_proc *posixtrace_proc_fork(struct posixtrace_proc *parent,
 	return posixtrace_proc_insert(new);
 }
 
-/* The process exited: forget it. Called from the exit hook (atomic). */
-void posixtrace_proc_exited(struct pid *tgid)
+/**
+ * posixtrace_proc_forget - the process exited, or exec'd a privileged image
+ * @tgid: its pid
+ *
+ * Its entry leaves the table and every stream: no stream traces it any
+ * more. Streams keep the entry (and so the names of the events they
+ * recorded); the process, if it lives on, gets a new entry, with a new
+ * table of names, when it next needs one. After a privileged exec that is
+ * what keeps the new image's names from its former tracers: they can
+ * neither read them nor add to them. Called from the exit and exec hooks,
+ * where nothing may sleep.
+ */
+void posixtrace_proc_forget(struct pid *tgid)
 {
 	struct posixtrace_proc *proc;
 

@@ -51,7 +51,7 @@ struct posixtrace_proc {
 	 */
 	spinlock_t lock;
 	struct list_head links;
-	bool exited;			/* under the links lock: link no more */
+	bool forgotten;			/* under the links lock: link no more */
 	/* The largest max_data_size of those streams: what emitters copy. */
 	size_t max_data_size;
 	/*
@@ -70,7 +70,7 @@ struct posixtrace_proc *posixtrace_proc_get(struct pid *tgid, bool create);
 struct posixtrace_proc *posixtrace_proc_fork(struct posixtrace_proc *parent,
 					     struct pid *tgid);
 void posixtrace_proc_put(struct posixtrace_proc *proc);
-void posixtrace_proc_exited(struct pid *tgid);
+void posixtrace_proc_forget(struct pid *tgid);
 void posixtrace_proc_exit_all(void);
 
 int posixtrace_proc_eventid_open(struct posixtrace_proc *proc,

@@ -4,12 +4,20 @@
  * it one user could take every one of the max_streams (TRACE_SYS_MAX)
  * places and leave none to the others. A stream is counted from its
  * creation until its place is given back (at shutdown, or once its log is
- * closed), against the effective uid that created it. Those with
- * CAP_SYS_ADMIN are not limited.
+ * closed). Those with CAP_SYS_ADMIN are not limited.
+ *
+ * Who is "one user": a process in a user namespace is charged to the user
+ * that owns the namespace (and so on up to the initial one), as the
+ * kernel charges namespaced resources (ucounts, inc_ucount()): otherwise a
+ * user with subordinate uids would map several of them in a namespace of
+ * its own and take one quota for each. A user and every namespace it
+ * owns share one count.
  */
 
+#include <linux/cred.h>
 #include <linux/hashtable.h>
 #include <linux/moduleparam.h>
+#include <linux/user_namespace.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
@@ -53,8 +61,25 @@ static struct posixtrace_quota *posixtrace_quota_find(kuid_t uid)
 }
 
 /**
+ * posixtrace_quota_user - the user a creator's streams are charged to
+ * @cred: the creator's credentials
+ *
+ * Return: the euid in the initial user namespace, or there the owner of
+ * the outermost namespace @cred's own descends from.
+ */
+kuid_t posixtrace_quota_user(const struct cred *cred)
+{
+	const struct user_namespace *ns = cred->user_ns;
+	kuid_t uid = cred->euid;
+
+	for (; ns != &init_user_ns; ns = ns->parent)
+		uid = ns->owner;
+	return uid;
+}
+
+/**
  * posixtrace_quota_get - count one more stream for @uid
- * @uid: the creator's effective uid
+ * @uid: posixtrace_quota_user() of the creator
  * @exempt: the creator has CAP_SYS_ADMIN: count, but do not limit
  *
  * Return: 0, -EAGAIN at the limit, -ENOMEM.

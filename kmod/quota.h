@@ -5,6 +5,9 @@
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
+struct cred;
+
+kuid_t posixtrace_quota_user(const struct cred *cred);
 int posixtrace_quota_get(kuid_t uid, bool exempt);
 void posixtrace_quota_put(kuid_t uid);
 void posixtrace_quota_exit(void);

@@ -248,10 +248,10 @@ static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 }
 
 /*
- * Take one of the TRACE_SYS_MAX slots, and one of @owner's (quota.c), or
+ * Take one of the TRACE_SYS_MAX slots, and one of @user's (quota.c), or
  * fail with EAGAIN.
  */
-static int posixtrace_stream_slot_get(kuid_t owner)
+static int posixtrace_stream_slot_get(kuid_t user)
 {
 	int nr = atomic_read(&posixtrace_nr_streams);
 	int ret;
@@ -261,7 +261,7 @@ static int posixtrace_stream_slot_get(kuid_t owner)
 			return -EAGAIN;
 	} while (!atomic_try_cmpxchg(&posixtrace_nr_streams, &nr, nr + 1));
 	/* Asked quietly: a user under the limit is no security event. */
-	ret = posixtrace_quota_get(owner,
+	ret = posixtrace_quota_get(user,
 				   ns_capable_noaudit(&init_user_ns, CAP_SYS_ADMIN));
 	if (ret)
 		atomic_dec(&posixtrace_nr_streams);
@@ -269,9 +269,9 @@ static int posixtrace_stream_slot_get(kuid_t owner)
 }
 
 /* Give back what posixtrace_stream_slot_get() took. Never sleeps. */
-void posixtrace_stream_slot_put(kuid_t owner)
+void posixtrace_stream_slot_put(kuid_t user)
 {
-	posixtrace_quota_put(owner);
+	posixtrace_quota_put(user);
 	atomic_dec(&posixtrace_nr_streams);
 }
 
@@ -304,7 +304,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 			     pid_t pid, int mem_fd, int log_fd)
 {
 	struct posixtrace_link *link = NULL;
-	kuid_t owner = current_euid();
+	kuid_t user = posixtrace_quota_user(current_cred());
 	struct posixtrace_stream *stream;
 	struct task_struct *task;
 	struct timespec64 now;
@@ -313,7 +313,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	int fd, ret;
 
 	/* The slot first: a refused create allocates nothing. */
-	ret = posixtrace_stream_slot_get(owner);
+	ret = posixtrace_stream_slot_get(user);
 	if (ret)
 		return ret;
 	stream = posixtrace_stream_alloc();
@@ -321,6 +321,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		ret = -ENOMEM;
 		goto err_put_slot;
 	}
+	stream->quota_user = user;
 	ret = posixtrace_struct_from_user(&stream->attr, sizeof(stream->attr),
 					  uattr, POSIXTRACE_ATTR_SIZE_VER0);
 	if (ret)
@@ -397,6 +398,8 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	}
 	/* Nothing fails from here on: the file owns the reference. */
 	posixtrace_stream_publish(stream, link);
+	if (stream->log)
+		posixtrace_flush_start(stream);
 	up_read(&task->signal->exec_update_lock);
 	put_task_struct(task);
 	put_pid(tgid);
@@ -414,7 +417,7 @@ err_put_stream:
 	kfree(link);
 	posixtrace_stream_put(stream);
 err_put_slot:
-	posixtrace_stream_slot_put(owner);
+	posixtrace_stream_slot_put(user);
 	return ret;
 }
 
@@ -833,7 +836,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 	 * closed: a final flush stuck on a pipe still holds its memory.
 	 */
 	if (!stream->log)
-		posixtrace_stream_slot_put(stream->owner);
+		posixtrace_stream_slot_put(stream->quota_user);
 }
 
 /**
@@ -1008,24 +1011,6 @@ void posixtrace_streams_creator_gone(struct pid *tgid)
 	spin_unlock(&posixtrace_streams_lock);
 	if (found)
 		schedule_work(&posixtrace_reap_work);
-}
-
-/**
- * posixtrace_streams_target_exec - a traced process exec'd
- * @task: the thread that exec'd, in the new image
- *
- * Streams of other processes stop tracing it when ptrace could no longer
- * attach: a set-id or otherwise privileged exec, or an image that is not
- * dumpable. The streams go on (their events so far stay readable, and
- * they may trace others of the family). Called from the exec hook, which
- * cannot sleep.
- */
-void posixtrace_streams_target_exec(struct task_struct *task)
-{
-	if (!atomic_read(&posixtrace_nr_streams) ||
-	    posixtrace_may_keep_tracing(task))
-		return;
-	posixtrace_links_drop_exec(task);
 }
 
 /* Module exit: the hooks are gone; let a pending reap finish. */

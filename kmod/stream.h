@@ -11,6 +11,7 @@
 #include <linux/posixtrace.h>
 #include <linux/spinlock.h>
 #include <linux/time64.h>
+#include <linux/timer.h>
 #include <linux/uidgid.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -37,10 +38,12 @@ struct posixtrace_proc;
 /*
  * A trace stream.
  *
- * References: one held by its file (the anon inode fd the creator got), and
- * short-lived ones taken by the reap work. Emitters find the stream on its
- * process's RCU list and never take a reference: the stream is freed after
- * a grace period.
+ * References: one held by its file (the anon inode fd the creator got), one
+ * by its log's thread while it runs (flush.c), one by its notification
+ * work while queued (netlink.c), and short-lived ones taken by the reap
+ * work and netlink lookups. Emitters find the stream on its process's RCU
+ * list and never take a reference: the stream is freed after a grace
+ * period.
  *
  * Locks:
  *  - @ctl_lock (mutex) serialises start, stop, clear and shutdown.
@@ -57,6 +60,7 @@ struct posixtrace_stream {
 	struct rcu_head rcu;
 	u64 id;				/* for monitoring: never reused */
 	kuid_t owner;			/* the creator's euid: who may see it */
+	kuid_t quota_user;		/* whose quota it counts in (quota.c) */
 	char *log_path;			/* the log's path at creation, or NULL */
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
@@ -92,7 +96,11 @@ struct posixtrace_stream {
 	/* TRL: the log, or NULL; see flush.c. Flags under @lock. */
 	struct posixtrace_log *log;
 	struct mutex log_lock;		/* see "Locks" above */
-	struct work_struct flush_work;
+	struct task_struct *flusher;	/* the thread that writes the log */
+	bool flusher_started;		/* ... and owns the log's end */
+	wait_queue_head_t flush_wq;	/* it waits there for a flush */
+	struct timer_list stall_timer;	/* the watchdog of the final flush */
+	u64 stall_progress;		/* the log's progress at its last tick */
 	struct completion log_closed;	/* the final flush is done */
 	bool flush_requested;		/* a flush is due */
 	bool flushing;			/* ... or running: flush_status */
@@ -153,7 +161,7 @@ void posixtrace_stream_get(struct posixtrace_stream *stream);
 void posixtrace_stream_wake(struct posixtrace_stream *stream);
 bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
-void posixtrace_stream_slot_put(kuid_t owner);
+void posixtrace_stream_slot_put(kuid_t user);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
 int posixtrace_stream_clear(struct posixtrace_stream *stream);
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
@@ -162,7 +170,6 @@ bool posixtrace_stream_may_record(struct posixtrace_stream *stream);
 void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait);
 void posixtrace_stream_put(struct posixtrace_stream *stream);
 void posixtrace_streams_creator_gone(struct pid *tgid);
-void posixtrace_streams_target_exec(struct task_struct *task);
 void posixtrace_streams_exit(void);
 
 /* drain.c */
@@ -170,9 +177,8 @@ int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes);
 
 /* flush.c */
-int posixtrace_flush_init(void);
-void posixtrace_flush_exit(void);
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);
+void posixtrace_flush_start(struct posixtrace_stream *stream);
 void posixtrace_flush_request(struct posixtrace_stream *stream);
 void posixtrace_flush_maybe(struct posixtrace_stream *stream);
 void posixtrace_flush_clear(struct posixtrace_stream *stream);

@@ -372,8 +372,16 @@ static int posixtrace_stream_release(struct inode *inode, struct file *file)
 {
 	struct posixtrace_stream *stream = file->private_data;
 
-	/* The creator's exit comes here too, before its parent can reap it. */
-	posixtrace_stream_shutdown(stream, true);
+	/*
+	 * The creator's close, or its exit (before its parent can reap it),
+	 * waits for the log, as posix_trace_shutdown() does. The last fput
+	 * of anyone else does not: a kernel thread's deferred fput (after
+	 * io_uring or aio held the file) would otherwise hold up every
+	 * deferred close on the machine, and a process the descriptor was
+	 * passed to has no business waiting for another's log.
+	 */
+	posixtrace_stream_shutdown(stream,
+				   task_tgid(current) == stream->creator);
 	posixtrace_stream_put(stream);
 	return 0;
 }
