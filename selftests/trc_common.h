@@ -222,20 +222,42 @@ static inline void wait_byte(int fd)
 	(void)get(fd, &c, 1);
 }
 
-#define MAX_STREAMS_PARAM "/sys/module/posixtrace/parameters/max_streams"
+#define PARAM_DIR		"/sys/module/posixtrace/parameters/"
+#define MAX_STREAMS_PARAM	PARAM_DIR "max_streams"
+#define PER_USER_PARAM		PARAM_DIR "max_streams_per_user"
+#define STALL_PARAM		PARAM_DIR "log_stall_timeout"
+
+/* The integer in a sysfs file (a module parameter); false if unreadable. */
+static inline bool param_read(const char *path, int *value)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fscanf(f, "%d", value) == 1;
+	fclose(f);
+	return ok;
+}
+
+/* Write a module parameter (root); false if refused. */
+static inline bool param_write(const char *path, int value)
+{
+	FILE *f = fopen(path, "w");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fprintf(f, "%d", value) > 0;
+	return !fclose(f) && ok;
+}
 
 /* {TRACE_SYS_MAX} as the module is configured (max_streams). */
 static inline int sys_max(void)
 {
-	FILE *f = fopen(MAX_STREAMS_PARAM, "r");
-	int n = TRACE_SYS_MAX;
+	int n;
 
-	if (f) {
-		if (fscanf(f, "%d", &n) != 1)
-			n = TRACE_SYS_MAX;
-		fclose(f);
-	}
-	return n;
+	return param_read(MAX_STREAMS_PARAM, &n) ? n : TRACE_SYS_MAX;
 }
 
 #endif /* TRC_COMMON_H */

@@ -862,19 +862,6 @@ TEST(create_beyond_trace_sys_max_is_eagain)
 	ASSERT_EQ(EAGAIN, ret);
 }
 
-#define PER_USER_PARAM "/sys/module/posixtrace/parameters/max_streams_per_user"
-
-static bool write_param(const char *path, int value)
-{
-	FILE *f = fopen(path, "w");
-	bool ok;
-
-	if (!f)
-		return false;
-	ok = fprintf(f, "%d", value) > 0;
-	return !fclose(f) && ok;
-}
-
 /*
  * One user may hold max_streams_per_user streams (root is not limited):
  * beyond, EAGAIN, as for TRACE_SYS_MAX; a shutdown gives the place back.
@@ -884,15 +871,11 @@ TEST(streams_beyond_the_per_user_limit_are_eagain)
 	trace_id_t trids[4];
 	int old = 32, status, n;
 	pid_t pid;
-	FILE *f;
 
 	SKIP_WITHOUT_DEVICE();
-	f = fopen(PER_USER_PARAM, "r");
-	if (!f || geteuid())
+	if (geteuid() || !param_read(PER_USER_PARAM, &old))
 		SKIP(return, "needs root and " PER_USER_PARAM);
-	ASSERT_EQ(1, fscanf(f, "%d", &old));
-	fclose(f);
-	ASSERT_TRUE(write_param(PER_USER_PARAM, 2));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, 2));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
@@ -913,7 +896,7 @@ TEST(streams_beyond_the_per_user_limit_are_eagain)
 			break;
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	shutdown_all(trids, n);
-	ASSERT_TRUE(write_param(PER_USER_PARAM, old));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, old));
 	ASSERT_EQ(3, n);
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));

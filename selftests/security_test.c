@@ -1,0 +1,765 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The module's security boundaries, each as an unprivileged user would
+ * attack it:
+ *  - a stream's last close from a kernel thread (io_uring's ring exit)
+ *    never waits for its log, and a log nobody reads is abandoned in
+ *    bounded time once its stream is shut down: no deferred close on the
+ *    machine is held up, and every place and module reference comes back;
+ *  - after a set-id exec, the old tracer neither sees nor touches the new
+ *    image's event names;
+ *  - log writes obey the creator's RLIMIT_FSIZE and are charged to its
+ *    memory cgroup;
+ *  - the per-user stream limit is shared by a user and the user
+ *    namespaces it owns.
+ * The test runs as root and does each attack in a child that switched to
+ * an ordinary user.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/file.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <linux/io_uring.h>
+
+#include "trl_common.h"
+
+/* An ordinary user, as Debian's useradd makes the first one. */
+#define USER_UID	1000
+#define REFCNT_PATH	"/sys/module/posixtrace/refcnt"
+/* A child's exit status for "cannot test that here". */
+#define CHILD_SKIP	99
+
+#define NEEDS_ROOT() do {						\
+	SKIP_WITHOUT_DEVICE();						\
+	if (geteuid())							\
+		SKIP(return, "needs root to act as another user");	\
+} while (0)
+
+/*
+ * Become uid, groups and all, dumpable again as a user's own process is
+ * (changing uid made us not); false on failure.
+ */
+static bool become_user(uid_t uid)
+{
+	return !setgroups(0, NULL) && !setresgid(uid, uid, uid) &&
+	       !setresuid(uid, uid, uid) && !prctl(PR_SET_DUMPABLE, 1);
+}
+
+/* The module's reference count; -1 if unreadable. */
+static int module_refcnt(void)
+{
+	int n;
+
+	return param_read(REFCNT_PATH, &n) ? n : -1;
+}
+
+/*
+ * Make log_stall_timeout 1 s for a test; *old gets what to restore, or -1
+ * if the module has no such parameter (then the test runs all the same).
+ */
+static void stall_short(int *old)
+{
+	if (!param_read(STALL_PARAM, old) || !param_write(STALL_PARAM, 1))
+		*old = -1;
+}
+
+static void stall_restore(int old)
+{
+	if (old > 0)
+		param_write(STALL_PARAM, old);
+}
+
+/* Wait up to secs seconds for the module's reference count to be want. */
+static bool wait_refcnt(int want, int secs)
+{
+	int i;
+
+	for (i = 0; i < secs * 10; i++) {
+		if (module_refcnt() == want)
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* Run fn in a child and return its exit status (CHILD_SKIP, 0, or not). */
+static int in_child(int (*fn)(void *), void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (!pid)
+		_exit(fn(arg));
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+#define ASSERT_CHILD_OK(status) do {					\
+	int _st = (status);						\
+	if (_st == CHILD_SKIP)						\
+		SKIP(return, "not available in this kernel");		\
+	ASSERT_EQ(0, _st);						\
+} while (0)
+
+/* ---- io_uring, by raw system calls ---------------------------------- */
+
+/* A ring of the given files (registered as fixed files); -1 on error. */
+static int ring_holding(const int *fds, unsigned int n)
+{
+	struct io_uring_params params;
+	int ring;
+
+	memset(&params, 0, sizeof(params));
+	ring = syscall(__NR_io_uring_setup, 4, &params);
+	if (ring < 0)
+		return -1;
+	if (syscall(__NR_io_uring_register, ring, IORING_REGISTER_FILES,
+		    fds, n)) {
+		close(ring);
+		return -1;
+	}
+	return ring;
+}
+
+/* This process's descriptor of its (only) trace stream; -1 if none. */
+static int stream_fd(void)
+{
+	char path[300], target[64];
+	struct dirent *d;
+	int fd = -1;
+	ssize_t n;
+	DIR *dir;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -1;
+	while (fd < 0 && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, "anon_inode:[posixtrace]"))
+			fd = atoi(d->d_name);
+	}
+	closedir(dir);
+	return fd;
+}
+
+/*
+ * A stream whose APPEND log is the write end of a 4 KiB pipe, running,
+ * with 64 events of 1000 bytes recorded: far more than the pipe holds.
+ */
+static int stream_on_small_pipe(int p[2], trace_id_t *trid)
+{
+	static char data[1000];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	int i;
+
+	if (pipe(p) || fcntl(p[1], F_SETPIPE_SZ, 4096) < 0 ||
+	    log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 0, 0) ||
+	    posix_trace_attr_setmaxdatasize(&attr, sizeof(data)) ||
+	    posix_trace_eventid_open("sec.big", &id) ||
+	    posix_trace_create_withlog(0, &attr, p[1], trid) ||
+	    posix_trace_start(*trid))
+		return -1;
+	for (i = 0; i < 64; i++)
+		posix_trace_event(id, data, sizeof(data));
+	return 0;
+}
+
+/*
+ * The recipe of the report: the stream's descriptor ends up in an io_uring
+ * ring only, which is closed, so that its last fput comes from a kernel
+ * worker (the deferred fput) while the pipe's reader, this process, never
+ * reads. Then the pipe's read end goes the same way, and the process
+ * exits: before the fix, behind a deferred fput stuck for good.
+ */
+static int release_from_kernel_thread(void *arg)
+{
+	trace_id_t trid;
+	int p[2], fd, ring;
+
+	if (!become_user(USER_UID) || stream_on_small_pipe(p, &trid))
+		return 1;
+	fd = stream_fd();
+	ring = ring_holding(&fd, 1);
+	if (ring < 0)
+		return CHILD_SKIP;
+	close(fd);
+	close(p[1]);
+	close(ring);
+	/* Time for the worker to reach the stream's release. */
+	sleep(1);
+	ring = ring_holding(&p[0], 1);
+	if (ring < 0)
+		return 2;
+	close(p[0]);
+	close(ring);
+	return 0;
+}
+
+/*
+ * Whether the deferred fput still runs: a file locked, held only by an
+ * io_uring ring that is then closed, is unlocked within 10 s.
+ */
+static bool deferred_close_goes_through(void)
+{
+	char path[] = "/tmp/sec-lockXXXXXX";
+	int fd, again, ring, i;
+	bool unlocked = false;
+
+	fd = mkstemp(path);
+	if (fd < 0 || flock(fd, LOCK_EX))
+		return false;
+	ring = ring_holding(&fd, 1);
+	close(fd);
+	if (ring < 0)
+		return false;
+	close(ring);
+	again = open(path, O_RDONLY);
+	for (i = 0; again >= 0 && i < 100 && !unlocked; i++) {
+		unlocked = !flock(again, LOCK_EX | LOCK_NB);
+		if (!unlocked)
+			usleep(100000);
+	}
+	if (again >= 0)
+		close(again);
+	unlink(path);
+	return unlocked;
+}
+
+/*
+ * A stream released by a kernel thread does not wait for its log: the
+ * machine's deferred closes go on, and the stream goes, its module
+ * reference with it.
+ */
+TEST(stream_released_by_a_kernel_thread_holds_up_no_deferred_close)
+{
+	int base, stall;
+
+	NEEDS_ROOT();
+	stall_short(&stall);
+	base = module_refcnt();
+	ASSERT_LE(0, base);
+	ASSERT_CHILD_OK(in_child(release_from_kernel_thread, NULL));
+	EXPECT_TRUE(deferred_close_goes_through());
+	EXPECT_TRUE(wait_refcnt(base, 30));
+	stall_restore(stall);
+}
+
+/*
+ * The log's pipe has a reader that never reads (a process of the same
+ * user, stopped). posix_trace_shutdown() returns once the log is
+ * abandoned, log_stall_timeout seconds after it stopped moving.
+ */
+static int shutdown_with_stuck_reader(void *arg)
+{
+	struct timespec t0, t1;
+	trace_id_t trid;
+	int p[2], ret;
+	pid_t reader;
+
+	if (!become_user(USER_UID) || stream_on_small_pipe(p, &trid))
+		return 1;
+	reader = fork();
+	if (reader < 0)
+		return 1;
+	if (!reader) {
+		close(p[1]);
+		raise(SIGSTOP);
+		pause();
+		_exit(0);
+	}
+	close(p[0]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = posix_trace_shutdown(trid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	kill(reader, SIGKILL);
+	waitpid(reader, NULL, 0);
+	/* log_stall_timeout is 1: abandoned after 1 to 2 s. */
+	return ret || t1.tv_sec - t0.tv_sec > 8 ? 1 : 0;
+}
+
+TEST(shutdown_with_a_log_nobody_reads_returns_in_bounded_time)
+{
+	int base, stall;
+
+	NEEDS_ROOT();
+	stall_short(&stall);
+	base = module_refcnt();
+	ASSERT_CHILD_OK(in_child(shutdown_with_stuck_reader, NULL));
+	EXPECT_TRUE(wait_refcnt(base, 30));
+	stall_restore(stall);
+}
+
+TEST(log_stall_timeout_outside_its_range_is_refused)
+{
+	int stall;
+
+	NEEDS_ROOT();
+	ASSERT_TRUE(param_read(STALL_PARAM, &stall));
+	EXPECT_FALSE(param_write(STALL_PARAM, 0));
+	EXPECT_FALSE(param_write(STALL_PARAM, 3601));
+	EXPECT_TRUE(param_write(STALL_PARAM, 3600));
+	ASSERT_TRUE(param_write(STALL_PARAM, stall));
+}
+
+/* ---- set-id exec ----------------------------------------------------- */
+
+#define PRIV_HELPER_ENV	"SEC_PRIV_HELPER"
+
+/*
+ * The set-id root program (this binary, copied and made 4755): it opens
+ * a name in its new image, says which identifier it got on stdout, and
+ * waits for a byte on stdin before it exits.
+ */
+static void __attribute__((constructor)) priv_helper(void)
+{
+	trace_event_id_t id;
+
+	if (!getenv(PRIV_HELPER_ENV))
+		return;
+	if (geteuid() || posix_trace_eventid_open("privileged_secret", &id))
+		_exit(1);
+	if (!put(1, &id, sizeof(id)))
+		_exit(2);
+	wait_byte(0);
+	_exit(0);
+}
+
+/* A set-id root copy of this binary; false on error. */
+static bool make_setuid_copy(const char *path)
+{
+	char buf[65536];
+	int in, out;
+	ssize_t n;
+	bool ok = true;
+
+	in = open("/proc/self/exe", O_RDONLY);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0700);
+	if (in < 0 || out < 0)
+		return false;
+	while (ok && (n = read(in, buf, sizeof(buf))) > 0)
+		ok = put(out, buf, n);
+	close(in);
+	return !close(out) && ok && !chown(path, 0, 0) && !chmod(path, 04755);
+}
+
+/* What the unprivileged tracer found, for the test to judge. */
+struct exec_report {
+	int step;		/* 0 when every step worked */
+	trace_event_id_t before;	/* the child's first name, before exec */
+	trace_event_id_t helper;	/* the set-id image's first name */
+	trace_event_id_t probe;		/* a sibling's name opened after */
+	bool secret_listed;	/* the tracer saw the new image's name */
+};
+
+#define STEP(n, cond) do { if (!(cond)) { rep->step = (n); goto out; } } while (0)
+
+/*
+ * The tracer (an ordinary user) traces its child X with inheritance. X
+ * opens a name, forks a sibling S (in the family: it shares X's names),
+ * then execs the set-id program, which opens "privileged_secret".
+ */
+static void trace_setid_exec(const char *helper, struct exec_report *rep)
+{
+	int up[2] = { -1, -1 }, go[2] = { -1, -1 }, done[2] = { -1, -1 };
+	int sgo[2] = { -1, -1 }, sup[2] = { -1, -1 };
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	pid_t x, s = -1;
+	int unavailable;
+
+	/* Close-on-exec: the set-id image keeps only its stdin and stdout. */
+	STEP(1, !pipe2(up, O_CLOEXEC) && !pipe2(go, O_CLOEXEC) &&
+		!pipe2(done, O_CLOEXEC) && !pipe2(sgo, O_CLOEXEC) &&
+		!pipe2(sup, O_CLOEXEC));
+	x = fork();
+	STEP(2, x >= 0);
+	if (!x) {
+		char *argv[] = { (char *)helper, NULL };
+
+		close(up[0]);
+		close(go[1]);
+		close(done[1]);
+		close(sgo[1]);
+		close(sup[0]);
+
+		if (posix_trace_eventid_open("before_exec", &id) ||
+		    !put(up[1], &id, sizeof(id)))
+			_exit(1);
+		wait_byte(go[0]);
+		s = fork();
+		if (!s) {
+			wait_byte(sgo[0]);
+			if (posix_trace_eventid_open("probe", &id))
+				_exit(1);
+			_exit(put(sup[1], &id, sizeof(id)) ? 0 : 1);
+		}
+		if (put(up[1], &s, sizeof(s)) && dup2(up[1], 1) == 1 &&
+		    dup2(done[0], 0) == 0 && !setenv(PRIV_HELPER_ENV, "1", 1))
+			execv(helper, argv);
+		_exit(1);
+	}
+	/* Their ends: a child that dies shows as end of file, not a hang. */
+	close(up[1]);
+	close(go[0]);
+	close(done[0]);
+	close(sgo[0]);
+	close(sup[1]);
+	STEP(3, get(up[0], &rep->before, sizeof(rep->before)));
+	STEP(4, !posix_trace_attr_init(&attr) &&
+		!posix_trace_attr_setinherited(&attr, POSIX_TRACE_INHERITED) &&
+		!posix_trace_create(x, &attr, &trid) &&
+		!posix_trace_start(trid));
+	STEP(5, put_byte(go[1], 'g'));
+	STEP(6, get(up[0], &s, sizeof(s)));
+	STEP(7, get(up[0], &rep->helper, sizeof(rep->helper)));
+	/* Every name the stream can list: none of the new image's. */
+	STEP(8, !posix_trace_eventtypelist_rewind(trid));
+	for (;;) {
+		STEP(9, !posix_trace_eventtypelist_getnext_id(trid, &id,
+							      &unavailable));
+		if (unavailable)
+			break;
+		STEP(10, !posix_trace_eventid_get_name(trid, id, name));
+		if (!strcmp(name, "privileged_secret"))
+			rep->secret_listed = true;
+	}
+	/* The sibling's next name shows whether the family's table grew. */
+	STEP(11, put_byte(sgo[1], 'p'));
+	STEP(12, get(sup[0], &rep->probe, sizeof(rep->probe)));
+	posix_trace_shutdown(trid);
+out:
+	close(go[1]);
+	close(sgo[1]);
+	close(done[1]);
+	while (wait(NULL) > 0)
+		;
+}
+
+TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
+{
+	char helper[] = "/tmp/sec-setidXXXXXX";
+	struct exec_report *rep;
+	int status, fd;
+	pid_t pid;
+
+	NEEDS_ROOT();
+	fd = mkstemp(helper);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_TRUE(make_setuid_copy(helper));
+	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, rep);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		if (!become_user(USER_UID))
+			_exit(1);
+		trace_setid_exec(helper, rep);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	unlink(helper);
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, rep->step);
+	/* The set-id image got a table of its own: its first name is first. */
+	EXPECT_EQ(rep->before, rep->helper);
+	EXPECT_FALSE(rep->secret_listed);
+	/* The family's table did not grow by the secret name. */
+	EXPECT_EQ(rep->before + 1, rep->probe);
+	munmap(rep, sizeof(*rep));
+}
+
+/* ---- what log writes are charged to ----------------------------------- */
+
+#define FSIZE_LIMIT	200000
+#define BIG_EVENTS	400
+
+static volatile sig_atomic_t sigxfsz_seen;
+
+static void on_sigxfsz(int sig)
+{
+	sigxfsz_seen = 1;
+}
+
+/*
+ * With RLIMIT_FSIZE below what the log would take: the log stays within
+ * the limit, in whole blocks; the flush reports EFBIG and the log overrun;
+ * the creator gets no SIGXFSZ (the write was not its own call).
+ */
+static int log_past_fsize_limit(void *arg)
+{
+	struct rlimit lim = { FSIZE_LIMIT, FSIZE_LIMIT };
+	struct posix_trace_status_info st;
+	static char data[1000];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	struct logbuf lb;
+	trace_id_t trid;
+	int fd, i, num, last = -1, kept = 0;
+	bool efbig = false;
+	struct stat sb;
+
+	if (!become_user(USER_UID) || signal(SIGXFSZ, on_sigxfsz) == SIG_ERR ||
+	    setrlimit(RLIMIT_FSIZE, &lim))
+		return 1;
+	fd = tmp_log();
+	if (fd < 0 ||
+	    log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 1 << 20, 0) ||
+	    posix_trace_attr_setmaxdatasize(&attr, sizeof(data)) ||
+	    posix_trace_eventid_open("sec.fsize", &id) ||
+	    posix_trace_create_withlog(0, &attr, fd, &trid) ||
+	    posix_trace_start(trid))
+		return 2;
+	for (i = 0; i < BIG_EVENTS; i++) {
+		memcpy(data, &i, sizeof(i));
+		posix_trace_event(id, data, sizeof(data));
+	}
+	if (posix_trace_flush(trid) || wait_flushed_seen(trid, &st))
+		return 3;
+	if (st.posix_stream_flush_error != EFBIG ||
+	    st.posix_log_overrun_status != POSIX_TRACE_OVERRUN)
+		return 4;
+	if (posix_trace_shutdown(trid) || fstat(fd, &sb) ||
+	    sb.st_size > FSIZE_LIMIT || sigxfsz_seen)
+		return 5;
+	/*
+	 * What the log holds reads back: events in order, some missing, and
+	 * where they went missing an ERROR carrying EFBIG (a later, smaller
+	 * block may fit under the limit again, as after a full disk).
+	 */
+	if (read_log(fd, &lb))
+		return 6;
+	for (i = 0; i < lb.n; i++) {
+		if (lb.ev[i].info.posix_event_id == id) {
+			memcpy(&num, lb.ev[i].data, sizeof(num));
+			if (num <= last)
+				return 7;
+			last = num;
+			kept++;
+		} else if (lb.ev[i].info.posix_event_id == POSIX_TRACE_ERROR &&
+			   ev_int(&lb.ev[i]) == EFBIG) {
+			efbig = true;
+		}
+	}
+	if (!efbig || !kept || kept >= BIG_EVENTS)
+		return 8;
+	free_log(&lb);
+	return 0;
+}
+
+TEST(log_writes_obey_the_creators_file_size_limit)
+{
+	NEEDS_ROOT();
+	ASSERT_CHILD_OK(in_child(log_past_fsize_limit, NULL));
+}
+
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_TEST	CGROUP_ROOT "/posixtrace-sec"
+
+/* The "file" line of a cgroup's memory.stat, in bytes; -1 if none. */
+static long long cgroup_file_bytes(const char *dir)
+{
+	char path[256], key[64];
+	long long value, found = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	while (fscanf(f, "%63s %lld", key, &value) == 2)
+		if (!strcmp(key, "file"))
+			found = value;
+	fclose(f);
+	return found;
+}
+
+static bool write_string(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
+	return !close(fd) && ok;
+}
+
+/*
+ * In a memory cgroup of its own, the creator writes 4 MiB of events to a
+ * log on tmpfs: the log's pages are charged to that cgroup.
+ */
+static int log_in_memcg(void *arg)
+{
+	static char data[1000];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	char pid[32];
+	int fd, i;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!write_string(CGROUP_TEST "/cgroup.procs", pid) ||
+	    !become_user(USER_UID))
+		return 1;
+	fd = tmp_log();
+	if (fd < 0 ||
+	    log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 8 << 20, 0) ||
+	    posix_trace_attr_setmaxdatasize(&attr, sizeof(data)) ||
+	    posix_trace_eventid_open("sec.memcg", &id) ||
+	    posix_trace_create_withlog(0, &attr, fd, &trid) ||
+	    posix_trace_start(trid))
+		return 2;
+	for (i = 0; i < 4096; i++)
+		posix_trace_event(id, data, sizeof(data));
+	if (posix_trace_flush(trid) || wait_flushed(trid))
+		return 3;
+	if (cgroup_file_bytes(CGROUP_TEST) < 3 << 20)
+		return 4;
+	return posix_trace_shutdown(trid) ? 5 : 0;
+}
+
+TEST(log_writes_are_charged_to_the_creators_memory_cgroup)
+{
+	char controllers[256] = "";
+	int fd, status;
+	ssize_t n;
+
+	NEEDS_ROOT();
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
+		mkdir(CGROUP_ROOT, 0755);
+		mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL);
+	}
+	fd = open(CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
+	n = fd < 0 ? -1 : read(fd, controllers, sizeof(controllers) - 1);
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || !strstr(controllers, "memory"))
+		SKIP(return, "no cgroup2 memory controller");
+	ASSERT_TRUE(write_string(CGROUP_ROOT "/cgroup.subtree_control",
+				 "+memory"));
+	ASSERT_TRUE(!mkdir(CGROUP_TEST, 0755) || errno == EEXIST);
+	status = in_child(log_in_memcg, NULL);
+	rmdir(CGROUP_TEST);
+	ASSERT_EQ(0, status);
+}
+
+/* ---- the per-user limit across user namespaces --------------------------- */
+
+/*
+ * Create streams tracing this process (up to 8); report how many on
+ * report, then wait for a byte on release (if not -1) and shut them down.
+ */
+static int take_streams(int report, int release)
+{
+	trace_id_t trids[8];
+	int n = 0, i;
+
+	while (n < 8 && !posix_trace_create(0, NULL, &trids[n]))
+		n++;
+	if (report >= 0)
+		put(report, &n, sizeof(n));
+	if (release >= 0)
+		wait_byte(release);
+	for (i = 0; i < n; i++)
+		posix_trace_shutdown(trids[i]);
+	return n;
+}
+
+static int streams_of_user(void *arg)
+{
+	return become_user(USER_UID) ? take_streams(-1, -1) : 100;
+}
+
+/*
+ * USER_UID makes a user namespace where its two subordinate uids are 0
+ * and 1 (as newuidmap would map them). Uid 0 there takes streams and
+ * holds them; uid 1 there, then USER_UID itself, try for more.
+ */
+TEST(streams_per_user_are_shared_with_the_users_namespaces)
+{
+	int up[2], down[2], sdown[2], old = 32, status;
+	int held = -1, in_ns = -1, outside = -1;
+	char path[64];
+	pid_t ns_child;
+
+	NEEDS_ROOT();
+	ASSERT_TRUE(param_read(PER_USER_PARAM, &old));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, 3));
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(down));
+	ASSERT_EQ(0, pipe(sdown));
+	ns_child = fork();
+	ASSERT_LE(0, ns_child);
+	if (!ns_child) {
+		pid_t sibling;
+		int n;
+
+		if (!become_user(USER_UID))
+			_exit(1);
+		if (unshare(CLONE_NEWUSER))
+			_exit(CHILD_SKIP);
+		/* Root writes the map; then be uid 0 and uid 1 there. */
+		put_byte(up[1], 'u');
+		wait_byte(down[0]);
+		sibling = fork();
+		if (!sibling) {
+			wait_byte(sdown[0]);
+			if (setresgid(1, 1, 1) || setresuid(1, 1, 1))
+				_exit(1);
+			n = take_streams(-1, -1);
+			_exit(put(up[1], &n, sizeof(n)) ? 0 : 1);
+		}
+		if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+			_exit(1);
+		take_streams(up[1], down[0]);
+		waitpid(sibling, NULL, 0);
+		_exit(0);
+	}
+	if (get(up[0], path, 1)) {
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", ns_child);
+		EXPECT_TRUE(write_string(path, "0 100000 2\n"));
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", ns_child);
+		EXPECT_TRUE(write_string(path, "0 100000 2\n"));
+		put_byte(down[1], 'm');
+		get(up[0], &held, sizeof(held));
+		put_byte(sdown[1], 's');
+		get(up[0], &in_ns, sizeof(in_ns));
+		outside = in_child(streams_of_user, NULL);
+		put_byte(down[1], 'r');
+	}
+	ASSERT_EQ(ns_child, waitpid(ns_child, &status, 0));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, old));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_SKIP)
+		SKIP(return, "no user namespaces for an ordinary user");
+	ASSERT_EQ(0, status);
+	/* The user's quota of 3, wherever its uids are. */
+	EXPECT_EQ(3, held);
+	EXPECT_EQ(0, in_ns);
+	EXPECT_EQ(0, outside);
+}
+
+TEST_HARNESS_MAIN
