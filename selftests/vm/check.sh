@@ -94,6 +94,11 @@ install_and_build_against_it() {
 	make -C "$TOP_DIR" --no-print-directory install DESTDIR="$root" PREFIX=/usr || return 1
 	pcdir=$root/usr/lib/pkgconfig
 	grep -qx 'prefix=/usr' "$pcdir/posixtrace-k.pc" || return 1
+	# include/linux is linux-libc-dev's: nothing of ours goes there.
+	[ ! -e "$root/usr/include/linux" ] || return 1
+	echo '#include <linux/posixtrace_log.h>' | PKG_CONFIG_PATH=$pcdir \
+		PKG_CONFIG_SYSROOT_DIR=$root sh -c 'cc -fsyntax-only $(pkg-config --cflags posixtrace-k) -x c -' ||
+		return 1
 	PKG_CONFIG_PATH=$pcdir PKG_CONFIG_SYSROOT_DIR=$root \
 		sh -c 'cc -std=c11 -Wall -Werror -o "$1" "$2" $(pkg-config --cflags --libs posixtrace-k)' \
 		sh "$root/selftrace" "$TOP_DIR/examples/selftrace.c" || return 1
