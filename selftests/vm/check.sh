@@ -116,15 +116,9 @@ checkpatch_strict() {
 		CHECKPATCH="$(ksft_tree)/scripts/checkpatch.pl" KERNELDIR=/nonexistent
 }
 
-# build_module RELEASE KDIR: a private copy of the sources per kernel, so
-# that builds for different kernels never share objects.
-build_module() {
-	local rel=$1 kdir=$2 dst=$BUILD_DIR/kmod-$1
-	rm -rf "$dst" && mkdir -p "$dst"
-	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
-	make -C "$dst/kmod" clean KERNELDIR="$kdir" >/dev/null 2>&1
-	no_warnings make -C "$dst/kmod" --no-print-directory KERNELDIR="$kdir" \
-		KCFLAGS=-Werror module
+# The module for one kernel (lib.sh), warnings being errors.
+build_module_strict() {
+	no_warnings build_module "$1" "$2" KCFLAGS=-Werror
 }
 
 sparse_clean() {
@@ -189,7 +183,7 @@ if [ $MODE != debug ]; then
 	host_case checkpatch_strict checkpatch_strict
 	host_case "sparse.${KERNELS[-1]}" sparse_clean "${KERNELS[-1]}"
 	for rel in "${KERNELS[@]}"; do
-		host_case "build_module.$rel" build_module "$rel" "/usr/src/linux-headers-$rel"
+		host_case "build_module.$rel" build_module_strict "$rel" "/usr/src/linux-headers-$rel"
 	done
 	if [ $MODE = full ]; then
 		for rel in "${KERNELS[@]}"; do
@@ -206,7 +200,7 @@ if [ $MODE != quick ]; then
 	host_case debug_kernel sh -c "'$VM_DIR/debug-kernel.sh' > '$DKDIR'"
 	kdir=$(tail -n 1 "$DKDIR" 2>/dev/null)
 	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
-		host_case build_module.debug build_module debug "$kdir"
+		host_case build_module.debug build_module_strict debug "$kdir"
 		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko"
 	fi
 fi

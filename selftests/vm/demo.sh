@@ -10,9 +10,7 @@ set -euo pipefail
 rel=$(test_kernels | tail -n 1)
 log "building for $rel"
 dst=$BUILD_DIR/kmod-$rel
-rm -rf "$dst" && mkdir -p "$dst"
-cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
-make -s -C "$dst/kmod" KERNELDIR="/usr/src/linux-headers-$rel" module >/dev/null
+build_module "$rel" "/usr/src/linux-headers-$rel" -s >/dev/null
 make -s -C "$TOP_DIR/ulib" >/dev/null
 make -s -C "$TOP_DIR/tools" >/dev/null
 make -s -C "$TOP_DIR/examples" >/dev/null

@@ -18,6 +18,18 @@ meta_release() {
 	echo "${dep#linux-headers-}"
 }
 
+# build_module RELEASE KDIR [MAKE ARGUMENTS...]: build the module for one
+# kernel in a private copy of the sources, $BUILD_DIR/kmod-RELEASE, so that
+# builds for different kernels never share objects. The module is then
+# $BUILD_DIR/kmod-RELEASE/kmod/posixtrace.ko.
+build_module() {
+	local rel=$1 kdir=$2 dst=$BUILD_DIR/kmod-$1
+	shift 2
+	rm -rf "$dst" && mkdir -p "$dst"
+	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+	make -C "$dst/kmod" --no-print-directory KERNELDIR="$kdir" "$@" module
+}
+
 # The kernels every test runs on: Debian's 6.1 and 6.12, one per line.
 test_kernels() {
 	meta_release linux-headers-amd64
