@@ -16,8 +16,9 @@
 
 #include "compat.h"
 #include "device.h"
-#include "family.h"
-#include "proc.h"
+#include "links.h"
+#include "names.h"
+#include "process.h"
 #include "stream.h"
 #include "ustruct.h"
 
@@ -62,32 +63,61 @@ static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
 					create.mem_fd : -1, create.log_fd);
 }
 
+/**
+ * posixtrace_ioctl_eventid_open - EVENTID_OPEN and TRID_EVENTID_OPEN
+ * @names: the table the name joins
+ * @ueid: the user's struct posixtrace_eventid
+ *
+ * Return: 0, or -EINVAL, -EFAULT, -E2BIG (struct), -ENAMETOOLONG past
+ * POSIXTRACE_EVENT_NAME_MAX characters, -EINVAL for an empty name, -ENOMEM.
+ */
+long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
+				   struct posixtrace_eventid __user *ueid)
+{
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	struct posixtrace_eventid eid;
+	long len;
+	u32 usize;
+	int ret;
+
+	ret = posixtrace_struct_from_user(&eid, sizeof(eid), ueid,
+					  POSIXTRACE_EVENTID_SIZE_VER0);
+	if (ret)
+		return ret;
+	if (eid.flags || eid.__reserved)
+		return -EINVAL;
+	len = strncpy_from_user(name, u64_to_user_ptr(eid.name), sizeof(name));
+	if (len < 0)
+		return len;
+	if (len == sizeof(name))
+		return -ENAMETOOLONG;
+	if (!len)
+		return -EINVAL;
+	ret = posixtrace_names_open(names, name, &eid.event_id);
+	if (ret)
+		return ret;
+	usize = eid.size;
+	eid.size = sizeof(eid);
+	return posixtrace_struct_to_user(ueid, usize, &eid, sizeof(eid));
+}
+
 /* The calling process's entry, made on its first name. */
 static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user *ueid)
 {
-	struct posixtrace_proc *proc;
+	struct posixtrace_process *proc;
 	long ret;
 
-	proc = posixtrace_proc_get(task_tgid(current), true);
+	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
-	ret = posixtrace_ioctl_eventid_open(proc, ueid);
-	posixtrace_proc_put(proc);
+	ret = posixtrace_ioctl_eventid_open(posixtrace_process_names(proc),
+					    ueid);
+	posixtrace_process_put(proc);
 	return ret;
 }
 
 /* Small events are copied through the stack, larger ones through the heap. */
 #define POSIXTRACE_EVENT_STACK_DATA	128
-
-/* Hand @emit to every stream tracing @proc; under rcu_read_lock(). */
-static void posixtrace_emit_all(struct posixtrace_proc *proc,
-				const struct posixtrace_emit *emit)
-{
-	struct posixtrace_link *link;
-
-	list_for_each_entry_rcu(link, &proc->links, proc_node)
-		posixtrace_stream_emit(link->stream, emit);
-}
 
 /*
  * An event whose data the streams keep whole within @n bytes already
@@ -99,23 +129,23 @@ static long posixtrace_event_short(const struct posixtrace_event *ev,
 				   struct posixtrace_emit *emit,
 				   const void *data, size_t n)
 {
-	struct posixtrace_proc *proc;
+	struct posixtrace_process *proc;
 	long ret = 0;
 
 	rcu_read_lock();
-	proc = posixtrace_proc_lookup(task_tgid(current));
+	proc = posixtrace_process_lookup(task_tgid(current));
 	if (!proc) {
 		/* No stream, no name: only the unnamed event is valid. */
 		if (ev->event_id != POSIXTRACE_EVENT_UNNAMED_USER)
 			ret = -EINVAL;
-	} else if (!posixtrace_proc_event_valid(proc, ev->event_id)) {
+	} else if (!posixtrace_process_event_valid(proc, ev->event_id)) {
 		ret = -EINVAL;
-	} else if (!list_empty(&proc->links)) {
+	} else if (posixtrace_links_traced(proc)) {
 		emit->copied = min_t(size_t, ev->data_len,
-				     READ_ONCE(proc->max_data_size));
+				     posixtrace_process_data_max(proc));
 		if (emit->copied <= n) {
 			emit->data = data;
-			posixtrace_emit_all(proc, emit);
+			posixtrace_links_emit(proc, emit);
 		} else {
 			ret = 1;
 		}
@@ -128,7 +158,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 {
 	u8 stack_data[POSIXTRACE_EVENT_STACK_DATA];
 	struct posixtrace_emit emit = { };
-	struct posixtrace_proc *proc;
+	struct posixtrace_process *proc;
 	struct posixtrace_event ev;
 	void *data = stack_data;
 	size_t n;
@@ -159,10 +189,11 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 		return ret;
 
 	/* A stream keeps more than the stack holds: the heap, a reference. */
-	proc = posixtrace_proc_get(task_tgid(current), false);
+	proc = posixtrace_process_get(task_tgid(current), false);
 	if (!proc)
 		return ev.event_id == POSIXTRACE_EVENT_UNNAMED_USER ? 0 : -EINVAL;
-	emit.copied = min_t(size_t, ev.data_len, READ_ONCE(proc->max_data_size));
+	emit.copied = min_t(size_t, ev.data_len,
+			    posixtrace_process_data_max(proc));
 	ret = 0;
 	if (emit.copied <= n)
 		goto out_emit;
@@ -178,13 +209,13 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 out_emit:
 	emit.data = data;
 	rcu_read_lock();
-	posixtrace_emit_all(proc, &emit);
+	posixtrace_links_emit(proc, &emit);
 	rcu_read_unlock();
 out_free_data:
 	if (data != stack_data)
 		kvfree(data);
 out_put_proc:
-	posixtrace_proc_put(proc);
+	posixtrace_process_put(proc);
 	return ret;
 }
 
@@ -194,7 +225,7 @@ out_put_proc:
  */
 static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
-	struct posixtrace_proc *proc;
+	struct posixtrace_process *proc;
 	struct page *page;
 	int ret;
 
@@ -203,10 +234,10 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 		return -EINVAL;
 	if (vma->vm_flags & VM_WRITE)
 		return -EACCES;
-	proc = posixtrace_proc_get(task_tgid(current), true);
+	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
-	page = posixtrace_proc_enable_page(proc);
+	page = posixtrace_process_enable_page(proc);
 	if (page) {
 		vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 			     VM_MAYWRITE);
@@ -214,7 +245,7 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	} else {
 		ret = -ENOMEM;
 	}
-	posixtrace_proc_put(proc);
+	posixtrace_process_put(proc);
 	return ret;
 }
 

@@ -2,6 +2,11 @@
 #ifndef _POSIXTRACE_DEVICE_H
 #define _POSIXTRACE_DEVICE_H
 
+struct posixtrace_eventid;
+struct posixtrace_names;
+
+long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
+				   struct posixtrace_eventid __user *ueid);
 int posixtrace_device_init(void);
 void posixtrace_device_exit(void);
 

@@ -51,8 +51,8 @@
 #include <linux/timekeeping.h>
 
 #include "log.h"
-#include "family.h"
-#include "proc.h"
+#include "links.h"
+#include "process.h"
 #include "stream.h"
 
 /* Seconds a shut-down stream's log may go without progress. */
@@ -199,7 +199,8 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 		if (stale)
 			posixtrace_links_update(stream);
 		if (n > 0)
-			posixtrace_log_write(stream->log, stream->proc,
+			posixtrace_log_write(stream->log,
+					     posixtrace_process_names(stream->proc),
 					     stream->bounce, bytes);
 		spin_lock(&stream->lock);
 		posixtrace_flush_account(stream);
@@ -261,7 +262,8 @@ static void posixtrace_flush_close(struct posixtrace_stream *stream)
 		ktime_get_real_ts64(&ts);
 		end->end_time_sec = cpu_to_le64(ts.tv_sec);
 		end->end_time_nsec = cpu_to_le32(ts.tv_nsec);
-		posixtrace_log_close(stream->log, stream->proc, end);
+		posixtrace_log_close(stream->log,
+				     posixtrace_process_names(stream->proc), end);
 		kfree(end);
 	}
 	posixtrace_log_release(stream->log);

@@ -38,7 +38,7 @@
 #include <linux/utsname.h>
 
 #include "log.h"
-#include "proc.h"
+#include "names.h"
 #include "stream.h"
 
 #define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
@@ -548,30 +548,30 @@ static bool posixtrace_log_room(struct posixtrace_log *log, size_t need)
  * built: 0 if the block named it already (or it has no name).
  */
 static size_t posixtrace_log_define_need(struct posixtrace_log *log,
-					 struct posixtrace_proc *proc,
+					 struct posixtrace_names *names,
 					 u32 id, char *name)
 {
-	if (test_bit(id, log->defined) || posixtrace_event_name(proc, id, name))
+	if (test_bit(id, log->defined) || posixtrace_names_name(names, id, name))
 		return 0;
 	return POSIXTRACE_LOG_DEFINE_SIZE(strlen(name));
 }
 
 /* Place @rec in the log, after a DEFINE naming its type if the block needs one. */
 static void posixtrace_log_add(struct posixtrace_log *log,
-			       struct posixtrace_proc *proc,
+			       struct posixtrace_names *names,
 			       const struct posixtrace_record *rec,
 			       const void *data)
 {
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	size_t define;
 
-	define = posixtrace_log_define_need(log, proc, rec->event_id, name);
+	define = posixtrace_log_define_need(log, names, rec->event_id, name);
 	if (!posixtrace_log_room(log, define + rec->size)) {
 		posixtrace_log_commit(log);
 		if (posixtrace_log_slotted(log))
 			posixtrace_log_next_slot(log);
 		/* A new block: it names its types afresh. */
-		define = posixtrace_log_define_need(log, proc, rec->event_id,
+		define = posixtrace_log_define_need(log, names, rec->event_id,
 						    name);
 	}
 	if (define) {
@@ -588,7 +588,7 @@ static void posixtrace_log_add(struct posixtrace_log *log,
  * discarded with everything after it.
  */
 static bool posixtrace_log_take(struct posixtrace_log *log,
-				struct posixtrace_proc *proc,
+				struct posixtrace_names *names,
 				const struct posixtrace_record *rec)
 {
 	struct posixtrace_record stop;
@@ -611,7 +611,7 @@ static bool posixtrace_log_take(struct posixtrace_log *log,
 		.data_len = sizeof(automatic),
 		.header_size = sizeof(stop),
 	};
-	posixtrace_log_add(log, proc, &stop, &automatic);
+	posixtrace_log_add(log, names, &stop, &automatic);
 	log->bytes += stop.size;
 	log->full = true;
 	return false;
@@ -620,7 +620,7 @@ static bool posixtrace_log_take(struct posixtrace_log *log,
 /**
  * posixtrace_log_write - write records taken from the stream
  * @log: the log
- * @proc: the traced process, for the names of the event types
+ * @names: the stream's table of event names
  * @recs: records as the ring holds them, back to back
  * @bytes: their total size
  *
@@ -628,7 +628,7 @@ static bool posixtrace_log_take(struct posixtrace_log *log,
  * the events they cost counted as discarded.
  */
 void posixtrace_log_write(struct posixtrace_log *log,
-			  struct posixtrace_proc *proc, const u8 *recs,
+			  struct posixtrace_names *names, const u8 *recs,
 			  size_t bytes)
 {
 	const struct posixtrace_record *rec;
@@ -637,12 +637,12 @@ void posixtrace_log_write(struct posixtrace_log *log,
 	for (off = 0; off < bytes; off += rec->size) {
 		rec = (const void *)(recs + off);
 		if (log->broken || READ_ONCE(log->abandoned) ||
-		    !posixtrace_log_take(log, proc, rec)) {
+		    !posixtrace_log_take(log, names, rec)) {
 			log->events_discarded++;
 			log->overrun = true;
 			continue;
 		}
-		posixtrace_log_add(log, proc, rec, (const u8 *)rec +
+		posixtrace_log_add(log, names, rec, (const u8 *)rec +
 				   rec->header_size);
 	}
 	posixtrace_log_commit(log);
@@ -685,7 +685,7 @@ void posixtrace_log_clear(struct posixtrace_log *log)
 
 /* The TYPES block: every event type of the stream, system ones included. */
 static void posixtrace_log_write_types(struct posixtrace_log *log,
-				       struct posixtrace_proc *proc,
+				       struct posixtrace_names *names,
 				       loff_t *pos)
 {
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
@@ -695,8 +695,8 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 	u8 *buf;
 
 	/* Names only grow: a type opened meanwhile finds no room and waits. */
-	while (posixtrace_event_next(proc, id, &id)) {
-		if (!posixtrace_event_name(proc, id, name))
+	while (posixtrace_names_next(names, id, &id)) {
+		if (!posixtrace_names_name(names, id, name))
 			size += ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
 		id++;
 	}
@@ -706,8 +706,8 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 		return;
 	}
 	len = sizeof(*hdr);
-	for (id = 0; posixtrace_event_next(proc, id, &id); id++) {
-		if (posixtrace_event_name(proc, id, name))
+	for (id = 0; posixtrace_names_next(names, id, &id); id++) {
+		if (posixtrace_names_name(names, id, name))
 			continue;
 		entry = ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
 		if (len + entry > size)
@@ -730,13 +730,13 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 /**
  * posixtrace_log_close - end the log: the type table and the final status
  * @log: the log, every event already written
- * @proc: the traced process, for the names
+ * @names: the stream's table of event names
  * @end: the END block, status filled in by the caller
  *
  * The caller then releases the log.
  */
 void posixtrace_log_close(struct posixtrace_log *log,
-			  struct posixtrace_proc *proc,
+			  struct posixtrace_names *names,
 			  const struct posixtrace_log_end *end)
 {
 	struct posixtrace_log_end *tail;
@@ -747,7 +747,7 @@ void posixtrace_log_close(struct posixtrace_log *log,
 		return;
 	pos = posixtrace_log_slotted(log) ?
 	      posixtrace_log_slot_offset(log, log->slot_count) : log->pos;
-	posixtrace_log_write_types(log, proc, &pos);
+	posixtrace_log_write_types(log, names, &pos);
 	tail = kmemdup(end, sizeof(*end), GFP_KERNEL);
 	if (!tail) {
 		posixtrace_log_failed(log, -ENOMEM, false);

@@ -10,7 +10,7 @@
 struct cred;
 struct file;
 struct mem_cgroup;
-struct posixtrace_proc;
+struct posixtrace_names;
 
 /* How many slots a LOOP log has at most: see posixtrace_log_slots(). */
 #define POSIXTRACE_LOG_SLOTS_MAX	16
@@ -75,11 +75,11 @@ struct posixtrace_log {
 int posixtrace_log_open(struct posixtrace_log *log, int fd,
 			const struct posixtrace_attr *attr);
 void posixtrace_log_write(struct posixtrace_log *log,
-			  struct posixtrace_proc *proc, const u8 *recs,
+			  struct posixtrace_names *names, const u8 *recs,
 			  size_t bytes);
 void posixtrace_log_clear(struct posixtrace_log *log);
 void posixtrace_log_close(struct posixtrace_log *log,
-			  struct posixtrace_proc *proc,
+			  struct posixtrace_names *names,
 			  const struct posixtrace_log_end *end);
 void posixtrace_log_release(struct posixtrace_log *log);
 

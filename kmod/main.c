@@ -10,9 +10,9 @@
 
 #include "access.h"
 #include "device.h"
-#include "lifecycle.h"
+#include "hooks.h"
 #include "netlink.h"
-#include "proc.h"
+#include "process.h"
 #include "quota.h"
 #include "stream.h"
 
@@ -21,7 +21,7 @@ static int __init posixtrace_init(void)
 	int ret;
 
 	posixtrace_access_init();
-	ret = posixtrace_lifecycle_init();
+	ret = posixtrace_hooks_init();
 	if (ret)
 		return ret;
 	ret = posixtrace_nl_init();
@@ -37,7 +37,7 @@ static int __init posixtrace_init(void)
 err_nl_exit:
 	posixtrace_nl_exit();
 err_lifecycle_exit:
-	posixtrace_lifecycle_exit();
+	posixtrace_hooks_exit();
 	return ret;
 }
 
@@ -45,11 +45,11 @@ err_lifecycle_exit:
 static void __exit posixtrace_exit(void)
 {
 	posixtrace_device_exit();
-	posixtrace_lifecycle_exit();
+	posixtrace_hooks_exit();
 	posixtrace_streams_exit();
 	/* After the reap work, which may notify. */
 	posixtrace_nl_exit();
-	posixtrace_proc_exit_all();
+	posixtrace_process_exit_all();
 	posixtrace_quota_exit();
 }
 

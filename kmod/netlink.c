@@ -24,7 +24,7 @@
 #include <net/genetlink.h>
 #include <net/sock.h>
 
-#include "family.h"
+#include "links.h"
 #include "netlink.h"
 #include "stream.h"
 

@@ -46,8 +46,8 @@
 #include <linux/timekeeping.h>
 
 #include "access.h"
-#include "family.h"
-#include "proc.h"
+#include "links.h"
+#include "process.h"
 #include "quota.h"
 #include "stream.h"
 #include "ustruct.h"
@@ -202,7 +202,7 @@ static void posixtrace_stream_free(struct kref *ref)
 	posixtrace_flush_free(stream);
 	kfree(stream->log_path);
 	if (stream->proc)
-		posixtrace_proc_put(stream->proc);
+		posixtrace_process_put(stream->proc);
 	put_pid_ns(stream->pid_ns);
 	put_pid(stream->creator);
 	mutex_destroy(&stream->ctl_lock);
@@ -379,7 +379,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	ret = posixtrace_may_trace(task, mem_fd);
 	if (ret)
 		goto err_unlock_exec;
-	stream->proc = posixtrace_proc_get(tgid, true);
+	stream->proc = posixtrace_process_get(tgid, true);
 	if (IS_ERR(stream->proc)) {
 		ret = PTR_ERR(stream->proc);
 		stream->proc = NULL;
@@ -795,12 +795,34 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 	return 0;
 }
 
-/* May the stream record events now? For the producers' enable bits. */
-bool posixtrace_stream_may_record(struct posixtrace_stream *stream)
+/**
+ * posixtrace_stream_admitted - what the stream records now
+ * @stream: the stream
+ * @admitted: set to the event types it does not filter out
+ *
+ * For the producers' enable bits (links.c).
+ *
+ * Return: false if it records nothing now (suspended, or shut down).
+ */
+bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
+				unsigned long *admitted)
 {
-	lockdep_assert_held(&stream->lock);
+	bool records;
+
+	spin_lock(&stream->lock);
 	/* Events sent to a stream stopped because full count as lost. */
-	return stream->running || stream->auto_stopped;
+	records = stream->running || stream->auto_stopped;
+	if (records)
+		bitmap_complement(admitted, stream->filter,
+				  POSIXTRACE_EVENT_ID_MAX);
+	spin_unlock(&stream->lock);
+	return records;
+}
+
+/* The most data of an event the stream keeps (its max data size). */
+size_t posixtrace_stream_data_max(struct posixtrace_stream *stream)
+{
+	return stream->attr.max_data_size;
 }
 
 /*

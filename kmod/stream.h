@@ -19,7 +19,7 @@
 #include "netlink.h"
 #include "ring.h"
 
-struct posixtrace_proc;
+struct posixtrace_process;
 
 /* A record's size in the ring: header, data, padding to 8 bytes. */
 #define POSIXTRACE_RECORD_SIZE(len) \
@@ -65,7 +65,7 @@ struct posixtrace_stream {
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
 	/* The process it was created for (its names); reference held. */
-	struct posixtrace_proc *proc;
+	struct posixtrace_process *proc;
 	struct posixtrace_attr attr;	/* as created; never changes */
 
 	struct mutex ctl_lock;		/* see "Locks" above */
@@ -166,7 +166,9 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream);
 int posixtrace_stream_clear(struct posixtrace_stream *stream);
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 				 const unsigned long *set, u32 how);
-bool posixtrace_stream_may_record(struct posixtrace_stream *stream);
+bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
+				unsigned long *admitted);
+size_t posixtrace_stream_data_max(struct posixtrace_stream *stream);
 void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait);
 void posixtrace_stream_put(struct posixtrace_stream *stream);
 void posixtrace_streams_creator_gone(struct pid *tgid);

@@ -1,40 +1,45 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-#ifndef _POSIXTRACE_FAMILY_H
-#define _POSIXTRACE_FAMILY_H
+#ifndef _POSIXTRACE_LINKS_H
+#define _POSIXTRACE_LINKS_H
 
 #include <linux/list.h>
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
 struct pid;
-struct posixtrace_proc;
+struct posixtrace_process;
 struct posixtrace_stream;
 struct task_struct;
 
 /*
  * A stream tracing a process. A stream traces the process it was created
  * for and, with inheritance (TRI), every process that one forks, and so
- * on: one link each. See family.c for the locking.
+ * on: one link each. See links.c for the locking.
  */
 struct posixtrace_link {
 	struct list_head proc_node;	/* in proc->links (RCU) */
 	struct list_head stream_node;	/* in stream->links */
 	struct posixtrace_stream *stream;
-	struct posixtrace_proc *proc;	/* reference held */
+	struct posixtrace_process *proc;	/* reference held */
 	struct rcu_head rcu;
 };
+
+struct posixtrace_emit;
 
 struct posixtrace_link *posixtrace_link_new(void);
 void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_stream *stream,
-			    struct posixtrace_proc *proc);
+			    struct posixtrace_process *proc);
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
-void posixtrace_links_drop_proc(struct posixtrace_proc *proc);
+void posixtrace_links_drop_process(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
+bool posixtrace_links_traced(struct posixtrace_process *proc);
+void posixtrace_links_emit(struct posixtrace_process *proc,
+			   const struct posixtrace_emit *emit);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);
-void posixtrace_family_fork(struct task_struct *parent,
-			    struct task_struct *child);
+void posixtrace_links_fork(struct task_struct *parent,
+			   struct task_struct *child);
 
-#endif /* _POSIXTRACE_FAMILY_H */
+#endif /* _POSIXTRACE_LINKS_H */

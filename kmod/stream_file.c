@@ -11,8 +11,10 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "family.h"
-#include "proc.h"
+#include "links.h"
+#include "device.h"
+#include "names.h"
+#include "process.h"
 #include "stream.h"
 #include "ustruct.h"
 
@@ -200,12 +202,13 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	if (et.flags)
 		return -EINVAL;
 	if (cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT)) {
-		et.found = posixtrace_event_next(stream->proc, et.event_id,
+		et.found = posixtrace_names_next(posixtrace_process_names(stream->proc),
+						 et.event_id,
 						 &et.event_id);
 		if (!et.found)
 			goto out;
 	}
-	ret = posixtrace_event_name(stream->proc, et.event_id, name);
+	ret = posixtrace_names_name(posixtrace_process_names(stream->proc), et.event_id, name);
 	if (ret)
 		return ret;
 	if (et.name && copy_to_user(u64_to_user_ptr(et.name), name,
@@ -345,7 +348,8 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_ATTR):
 		return posixtrace_stream_get_attr(stream, uarg);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_TRID_EVENTID_OPEN):
-		return posixtrace_ioctl_eventid_open(stream->proc, uarg);
+		return posixtrace_ioctl_eventid_open(
+			posixtrace_process_names(stream->proc), uarg);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTID_NAME):
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT):
 		return posixtrace_stream_eventtype(stream, POSIXTRACE_IOC_ID(cmd),

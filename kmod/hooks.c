@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Following processes: fork, exit and exec, through the scheduler's
- * tracepoints.
+ * The process hooks: following processes through fork, exit and exec, by
+ * the scheduler's tracepoints.
  *
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
@@ -16,9 +16,9 @@
 
 #include "access.h"
 #include "compat.h"
-#include "family.h"
-#include "lifecycle.h"
-#include "proc.h"
+#include "hooks.h"
+#include "links.h"
+#include "process.h"
 #include "stream.h"
 
 static struct tracepoint *posixtrace_tp_fork;
@@ -39,7 +39,21 @@ static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
 static void posixtrace_on_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
-	posixtrace_family_fork(parent, child);
+	posixtrace_links_fork(parent, child);
+}
+
+/*
+ * The process exited, or exec'd a privileged image: its entry leaves the
+ * table, and every stream stops tracing it.
+ */
+static void posixtrace_forget(struct pid *tgid)
+{
+	struct posixtrace_process *proc = posixtrace_process_remove(tgid);
+
+	if (!proc)
+		return;
+	posixtrace_links_drop_process(proc);
+	posixtrace_process_put(proc);
 }
 
 /* Runs for every exiting thread; acts once the thread group is dead. */
@@ -47,7 +61,7 @@ static void posixtrace_on_exit(void *data, struct task_struct *task)
 {
 	if (atomic_read(&task->signal->live))
 		return;
-	posixtrace_proc_forget(task_tgid(task));
+	posixtrace_forget(task_tgid(task));
 	posixtrace_streams_creator_gone(task_tgid(task));
 }
 
@@ -61,10 +75,10 @@ static void posixtrace_on_exec(void *data, struct task_struct *task,
 {
 	posixtrace_streams_creator_gone(task_tgid(task));
 	if (!posixtrace_may_keep_tracing(task, bprm))
-		posixtrace_proc_forget(task_tgid(task));
+		posixtrace_forget(task_tgid(task));
 }
 
-int posixtrace_lifecycle_init(void)
+int posixtrace_hooks_init(void)
 {
 	int ret;
 
@@ -103,7 +117,7 @@ err_unregister_exit:
 	return ret;
 }
 
-void posixtrace_lifecycle_exit(void)
+void posixtrace_hooks_exit(void)
 {
 	tracepoint_probe_unregister(posixtrace_tp_fork,
 				    (void *)posixtrace_on_fork, NULL);

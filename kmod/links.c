@@ -4,13 +4,15 @@
  * with the Trace Inherit option (TRI, POSIXTRACE_INHERITED), every process
  * that one forks or spawns, and theirs, while the stream lives.
  *
- * A link joins a stream and a process it traces. Emitters walk their
+ * A link joins a stream and a process it traces, and links are what
+ * decides, for each process, what its producers may record (the enable
+ * bits they read without a lock, and how much data to copy). Emitters walk their
  * process's links under RCU; everything else takes locks:
  *  - posixtrace_links_lock serialises every change to links: a stream's
  *    creation and shutdown, fork, exit and exec. It comes before any
  *    process's or stream's lock, and protects stream->links;
  *  - a change to proc->links is made under proc->lock too, which is what
- *    posixtrace_proc_update() holds while it walks them.
+ *    posixtrace_links_publish() holds while it walks them.
  * Order: posixtrace_links_lock, then proc->lock, then stream->lock.
  *
  * Fork: the hook runs in the parent after copy_process(), before the child
@@ -27,7 +29,7 @@
  * number has another struct pid, which no link names.
  *
  * Privileged exec: the process's entry is forgotten as at exit, links and
- * names: see posixtrace_proc_forget().
+ * names: see posixtrace_process_remove().
  */
 
 #include <linux/errno.h>
@@ -35,16 +37,42 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 
-#include "family.h"
-#include "proc.h"
+#include "links.h"
+#include "process.h"
 #include "stream.h"
 
 static DEFINE_SPINLOCK(posixtrace_links_lock);
 
+/*
+ * Recompute what @proc's producers read without the streams' locks: the
+ * event types some stream tracing it may record (running, or stopped
+ * because full, and not filtering the type out), and the largest max data
+ * size among those streams. Bits may be briefly stale while a command
+ * runs; they are never clear after a command enabling recording returned.
+ */
+static void posixtrace_links_publish(struct posixtrace_process *proc)
+{
+	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
+	DECLARE_BITMAP(admitted, POSIXTRACE_EVENT_ID_MAX);
+	struct posixtrace_link *link;
+	size_t max = 0;
+
+	lockdep_assert_held(&proc->lock);
+	bitmap_zero(enabled, POSIXTRACE_EVENT_ID_MAX);
+	list_for_each_entry(link, &proc->links, proc_node) {
+		max = max_t(size_t, max,
+			    posixtrace_stream_data_max(link->stream));
+		if (posixtrace_stream_admitted(link->stream, admitted))
+			bitmap_or(enabled, enabled, admitted,
+				  POSIXTRACE_EVENT_ID_MAX);
+	}
+	posixtrace_process_publish(proc, enabled, max);
+}
+
 /* Under the links lock: join @stream and @proc with @link. */
 static void posixtrace_link_insert(struct posixtrace_link *link,
 				   struct posixtrace_stream *stream,
-				   struct posixtrace_proc *proc)
+				   struct posixtrace_process *proc)
 {
 	lockdep_assert_held(&posixtrace_links_lock);
 	kref_get(&proc->ref);
@@ -54,25 +82,25 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 	stream->nr_links++;
 	spin_lock(&proc->lock);
 	list_add_tail_rcu(&link->proc_node, &proc->links);
-	posixtrace_proc_update(proc);
+	posixtrace_links_publish(proc);
 	spin_unlock(&proc->lock);
 }
 
 /* Under the links lock: undo posixtrace_link_insert(), free @link. */
 static void posixtrace_link_remove(struct posixtrace_link *link)
 {
-	struct posixtrace_proc *proc = link->proc;
+	struct posixtrace_process *proc = link->proc;
 
 	lockdep_assert_held(&posixtrace_links_lock);
 	spin_lock(&proc->lock);
 	list_del_rcu(&link->proc_node);
-	posixtrace_proc_update(proc);
+	posixtrace_links_publish(proc);
 	spin_unlock(&proc->lock);
 	list_del(&link->stream_node);
 	link->stream->nr_links--;
 	/* Emitters may still be walking past it. */
 	kfree_rcu(link, rcu);
-	posixtrace_proc_put(proc);
+	posixtrace_process_put(proc);
 }
 
 /**
@@ -93,7 +121,7 @@ struct posixtrace_link *posixtrace_link_new(void)
  */
 void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_stream *stream,
-			    struct posixtrace_proc *proc)
+			    struct posixtrace_process *proc)
 {
 	spin_lock(&posixtrace_links_lock);
 	/* Forgotten since it was looked up: nothing to trace. */
@@ -115,8 +143,8 @@ void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
 	spin_unlock(&posixtrace_links_lock);
 }
 
-/* The entry is forgotten: no stream traces it any more, nor will. */
-void posixtrace_links_drop_proc(struct posixtrace_proc *proc)
+/* The entry left the table: no stream traces it any more, nor will. */
+void posixtrace_links_drop_process(struct posixtrace_process *proc)
 {
 	struct posixtrace_link *link, *tmp;
 
@@ -127,14 +155,33 @@ void posixtrace_links_drop_proc(struct posixtrace_proc *proc)
 	spin_unlock(&posixtrace_links_lock);
 }
 
+/* Is @proc traced by any stream? Under rcu_read_lock(). */
+bool posixtrace_links_traced(struct posixtrace_process *proc)
+{
+	return !list_empty(&proc->links);
+}
+
+/* Hand @emit to every stream tracing @proc; under rcu_read_lock(). */
+void posixtrace_links_emit(struct posixtrace_process *proc,
+			   const struct posixtrace_emit *emit)
+{
+	struct posixtrace_link *link;
+
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		posixtrace_stream_emit(link->stream, emit);
+}
+
 /* Recompute the enable bits of every process @stream traces. */
 void posixtrace_links_update(struct posixtrace_stream *stream)
 {
 	struct posixtrace_link *link;
 
 	spin_lock(&posixtrace_links_lock);
-	list_for_each_entry(link, &stream->links, stream_node)
-		posixtrace_proc_update_locked(link->proc);
+	list_for_each_entry(link, &stream->links, stream_node) {
+		spin_lock(&link->proc->lock);
+		posixtrace_links_publish(link->proc);
+		spin_unlock(&link->proc->lock);
+	}
 	spin_unlock(&posixtrace_links_lock);
 }
 
@@ -166,7 +213,7 @@ unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 }
 
 /* Is @proc traced by a stream that traces its children too? */
-static bool posixtrace_family_inherits(struct posixtrace_proc *proc)
+static bool posixtrace_links_inherited(struct posixtrace_process *proc)
 {
 	struct posixtrace_link *link;
 	bool inherits = false;
@@ -180,35 +227,35 @@ static bool posixtrace_family_inherits(struct posixtrace_proc *proc)
 }
 
 /**
- * posixtrace_family_fork - a process forked: trace the child if inherited
+ * posixtrace_links_fork - a process forked: trace the child if inherited
  * @parent: the forking task
  * @child: the new task, not yet run
  *
  * Called from the fork hook for every fork on the system: cheap unless the
  * parent is traced.
  */
-void posixtrace_family_fork(struct task_struct *parent,
+void posixtrace_links_fork(struct task_struct *parent,
 			    struct task_struct *child)
 {
-	struct posixtrace_proc *from, *proc;
+	struct posixtrace_process *from, *proc;
 	struct posixtrace_link *link, *new;
 
 	/* A thread is traced as its process is. */
 	if (!thread_group_leader(child))
 		return;
-	from = posixtrace_proc_get(task_tgid(parent), false);
+	from = posixtrace_process_get(task_tgid(parent), false);
 	if (!from)
 		return;
-	if (!posixtrace_family_inherits(from))
+	if (!posixtrace_links_inherited(from))
 		goto out;
-	proc = posixtrace_proc_fork(from, task_tgid(child));
+	proc = posixtrace_process_fork(from, task_tgid(child));
 	/*
 	 * Someone made an entry for the child between its pid becoming
 	 * visible and this hook: it has names of its own, which the
 	 * family's identifiers would misname. It is not followed.
 	 */
 	if (!IS_ERR(proc) && proc->names != from->names) {
-		posixtrace_proc_put(proc);
+		posixtrace_process_put(proc);
 		proc = ERR_PTR(-EEXIST);
 	}
 
@@ -230,7 +277,7 @@ void posixtrace_family_fork(struct task_struct *parent,
 	}
 	spin_unlock(&posixtrace_links_lock);
 	if (!IS_ERR(proc))
-		posixtrace_proc_put(proc);
+		posixtrace_process_put(proc);
 out:
-	posixtrace_proc_put(from);
+	posixtrace_process_put(from);
 }

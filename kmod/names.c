@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Event type names: the system events' (fixed by POSIX), the unnamed user
+ * event's, and the user event names of a table (struct posixtrace_names),
+ * which get identifiers from POSIXTRACE_EVENT_USER_BASE on, in the order
+ * they are opened, up to POSIXTRACE_USER_EVENT_MAX.
+ */
+
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "names.h"
+
+/* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */
+static const char *const posixtrace_system_event_names[] =
+	POSIXTRACE_SYSTEM_EVENT_NAMES;
+
+static const char posixtrace_unnamed_event_name[] =
+	POSIXTRACE_UNNAMED_USER_NAME;
+
+/**
+ * posixtrace_names_new - an empty table
+ * @gfp: GFP_KERNEL, or GFP_ATOMIC from the fork hook
+ *
+ * Return: the table, with one reference, or NULL.
+ */
+struct posixtrace_names *posixtrace_names_new(gfp_t gfp)
+{
+	struct posixtrace_names *names;
+
+	names = kzalloc(sizeof(*names), gfp | __GFP_ACCOUNT);
+	if (!names)
+		return NULL;
+	kref_init(&names->ref);
+	mutex_init(&names->lock);
+	return names;
+}
+
+void posixtrace_names_get(struct posixtrace_names *names)
+{
+	kref_get(&names->ref);
+}
+
+static void posixtrace_names_free(struct kref *ref)
+{
+	struct posixtrace_names *names =
+		container_of(ref, struct posixtrace_names, ref);
+	unsigned int i;
+
+	for (i = 0; i < names->nr; i++)
+		kfree(names->names[i]);
+	kfree(names->names);
+	mutex_destroy(&names->lock);
+	kfree(names);
+}
+
+/* Never sleeps: an RCU callback drops process entries' references. */
+void posixtrace_names_put(struct posixtrace_names *names)
+{
+	kref_put(&names->ref, posixtrace_names_free);
+}
+
+/**
+ * posixtrace_names_open - the identifier of a user event name
+ * @names: the table
+ * @name: a NUL-terminated name of 1 to POSIXTRACE_EVENT_NAME_MAX characters
+ * @id: the identifier: the same for the same name, or the unnamed user
+ *	event's once the table has POSIXTRACE_USER_EVENT_MAX names
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int posixtrace_names_open(struct posixtrace_names *names, const char *name,
+			  u32 *id)
+{
+	unsigned int i, nr;
+	char **array;
+	int ret = 0;
+
+	mutex_lock(&names->lock);
+	nr = names->nr;
+	for (i = 0; i < nr; i++) {
+		if (!strcmp(names->names[i], name)) {
+			*id = POSIXTRACE_EVENT_USER_BASE + i;
+			goto out;
+		}
+	}
+	if (nr == POSIXTRACE_USER_EVENT_MAX) {
+		*id = POSIXTRACE_EVENT_UNNAMED_USER;
+		goto out;
+	}
+	/* Grow by doubling; the array is only read under the lock. */
+	if (!(nr & (nr - 1))) {
+		array = krealloc_array(names->names, nr ? 2 * nr : 8,
+				       sizeof(*array), GFP_KERNEL_ACCOUNT);
+		if (!array) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		names->names = array;
+	}
+	names->names[nr] = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	if (!names->names[nr]) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	/* Pairs with smp_load_acquire() in the readers of nr. */
+	smp_store_release(&names->nr, nr + 1);
+	*id = POSIXTRACE_EVENT_USER_BASE + nr;
+out:
+	mutex_unlock(&names->lock);
+	return ret;
+}
+
+/* May a process using @names record events of type @id? Never sleeps. */
+bool posixtrace_names_valid(struct posixtrace_names *names, u32 id)
+{
+	/* Pairs with smp_store_release() in posixtrace_names_open(). */
+	unsigned int nr = smp_load_acquire(&names->nr);
+
+	if (id == POSIXTRACE_EVENT_UNNAMED_USER)
+		return true;
+	return id >= POSIXTRACE_EVENT_USER_BASE &&
+	       id - POSIXTRACE_EVENT_USER_BASE < nr;
+}
+
+/**
+ * posixtrace_names_name - the name of an event type, system or user
+ * @names: the table of the user event names
+ * @id: the identifier
+ * @name: POSIXTRACE_EVENT_NAME_MAX + 1 bytes for the name, NUL-terminated
+ *
+ * Return: 0, or -EINVAL for an identifier that names nothing.
+ */
+int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name)
+{
+	const char *src = NULL;
+
+	if (id < ARRAY_SIZE(posixtrace_system_event_names))
+		src = posixtrace_system_event_names[id];
+	else if (id == POSIXTRACE_EVENT_UNNAMED_USER)
+		src = posixtrace_unnamed_event_name;
+	if (src) {
+		strscpy(name, src, POSIXTRACE_EVENT_NAME_MAX + 1);
+		return 0;
+	}
+	if (!posixtrace_names_valid(names, id))
+		return -EINVAL;
+	mutex_lock(&names->lock);
+	strscpy(name, names->names[id - POSIXTRACE_EVENT_USER_BASE],
+		POSIXTRACE_EVENT_NAME_MAX + 1);
+	mutex_unlock(&names->lock);
+	return 0;
+}
+
+/**
+ * posixtrace_names_next - iterate over the event types of a table
+ * @names: the table
+ * @from: the smallest identifier wanted
+ * @id: the first defined identifier >= @from
+ *
+ * Return: true if there is one.
+ */
+bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id)
+{
+	/* Pairs with smp_store_release() in posixtrace_names_open(). */
+	u32 end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&names->nr);
+
+	if (from < ARRAY_SIZE(posixtrace_system_event_names)) {
+		*id = from;
+		return true;
+	}
+	if (from <= POSIXTRACE_EVENT_UNNAMED_USER) {
+		*id = POSIXTRACE_EVENT_UNNAMED_USER;
+		return true;
+	}
+	if (from < end) {
+		*id = from;
+		return true;
+	}
+	return false;
+}

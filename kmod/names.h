@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_NAMES_H
+#define _POSIXTRACE_NAMES_H
+
+#include <linux/gfp.h>
+#include <linux/kref.h>
+#include <linux/mutex.h>
+#include <linux/posixtrace.h>
+#include <linux/types.h>
+
+/*
+ * User event names and their identifiers: a process's own, or, under
+ * inheritance (TRI), one table its whole family shares, so that a name has
+ * the same identifier in every process a stream traces, as POSIX requires.
+ *
+ * References: one by each process entry using the table, one by each
+ * stream that names events with it (through its process entry).
+ *
+ * @lock serialises registration. @nr only grows and is published with
+ * release semantics after the name it counts, so that emitters may check
+ * an identifier against it without the lock; the array itself moves, and
+ * is read under @lock.
+ */
+struct posixtrace_names {
+	struct kref ref;
+	struct mutex lock;		/* see above */
+	unsigned int nr;
+	char **names;
+};
+
+struct posixtrace_names *posixtrace_names_new(gfp_t gfp);
+void posixtrace_names_get(struct posixtrace_names *names);
+void posixtrace_names_put(struct posixtrace_names *names);
+int posixtrace_names_open(struct posixtrace_names *names, const char *name,
+			  u32 *id);
+bool posixtrace_names_valid(struct posixtrace_names *names, u32 id);
+int posixtrace_names_name(struct posixtrace_names *names, u32 id,
+			  char *name);
+bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id);
+
+#endif /* _POSIXTRACE_NAMES_H */

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The process table: traced processes, and those that opened event names.
+ *
+ * The table maps a thread group's struct pid (never a number: pids are
+ * reused) to its struct posixtrace_process. Lookups are RCU; insertions and
+ * removals take posixtrace_process_table_lock. An entry leaves the table when
+ * its process exits or execs a privileged image (posixtrace_process_forget()),
+ * and lives on while streams still refer to it, so that events already
+ * recorded keep their names.
+ */
+
+#include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "names.h"
+#include "process.h"
+
+#define POSIXTRACE_PROC_HASH_BITS 8
+
+static DEFINE_HASHTABLE(posixtrace_process_table, POSIXTRACE_PROC_HASH_BITS);
+static DEFINE_SPINLOCK(posixtrace_process_table_lock);
+/* Entries in the table, so that the exit hook can skip the lock. */
+static atomic_t posixtrace_nr_procs = ATOMIC_INIT(0);
+
+/*
+ * The entry of @tgid, or NULL; under rcu_read_lock() (or the table lock),
+ * and valid only until it is released.
+ */
+struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid)
+{
+	struct posixtrace_process *proc;
+
+	hash_for_each_possible_rcu(posixtrace_process_table, proc, node,
+				   hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS))
+		if (proc->tgid == tgid)
+			return proc;
+	return NULL;
+}
+
+/*
+ * A process entry; @names shared (a reference taken), or a new table.
+ * @gfp: GFP_ATOMIC from the fork hook.
+ */
+static struct posixtrace_process *posixtrace_process_insert(struct posixtrace_process *new);
+
+static struct posixtrace_process *posixtrace_process_alloc(struct pid *tgid,
+						     struct posixtrace_names *names,
+						     gfp_t gfp)
+{
+	struct posixtrace_process *proc;
+
+	proc = kzalloc(sizeof(*proc), gfp | __GFP_ACCOUNT);
+	if (!proc)
+		return NULL;
+	if (names) {
+		posixtrace_names_get(names);
+	} else {
+		names = posixtrace_names_new(gfp);
+		if (!names) {
+			kfree(proc);
+			return NULL;
+		}
+	}
+	proc->names = names;
+	proc->tgid = get_pid(tgid);
+	kref_init(&proc->ref);
+	spin_lock_init(&proc->lock);
+	INIT_LIST_HEAD(&proc->links);
+	return proc;
+}
+
+static void posixtrace_process_free_rcu(struct rcu_head *rcu)
+{
+	struct posixtrace_process *proc =
+		container_of(rcu, struct posixtrace_process, rcu);
+
+	posixtrace_names_put(proc->names);
+	if (proc->enable_page)
+		put_page(proc->enable_page);
+	put_pid(proc->tgid);
+	kfree(proc);
+}
+
+static void posixtrace_process_release(struct kref *ref)
+{
+	struct posixtrace_process *proc =
+		container_of(ref, struct posixtrace_process, ref);
+
+	/* May run in the exit hook, where nothing may sleep. */
+	call_rcu(&proc->rcu, posixtrace_process_free_rcu);
+}
+
+void posixtrace_process_put(struct posixtrace_process *proc)
+{
+	kref_put(&proc->ref, posixtrace_process_release);
+}
+
+/* True until the last thread of the group has passed do_exit()'s count. */
+static bool posixtrace_tgid_alive(struct pid *tgid)
+{
+	struct task_struct *task;
+	bool alive = false;
+
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	if (task && atomic_read(&task->signal->live) > 0)
+		alive = true;
+	rcu_read_unlock();
+	return alive;
+}
+
+/**
+ * posixtrace_process_get - find, or create, the entry of a thread group
+ * @tgid: the thread group's pid
+ * @create: create the entry if there is none
+ *
+ * Return: a new reference, NULL if there is no entry and @create is false,
+ * or an ERR_PTR: -ESRCH for a process that is exiting, -ENOMEM.
+ */
+struct posixtrace_process *posixtrace_process_get(struct pid *tgid, bool create)
+{
+	struct posixtrace_process *proc, *new;
+
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(tgid);
+	if (proc && !kref_get_unless_zero(&proc->ref))
+		proc = NULL;
+	rcu_read_unlock();
+	if (proc || !create)
+		return proc;
+
+	new = posixtrace_process_alloc(tgid, NULL, GFP_KERNEL);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	return posixtrace_process_insert(new);
+}
+
+/*
+ * Put @new in the table, unless its process has an entry already (which
+ * is returned instead) or is exiting (-ESRCH). Consumes @new's reference;
+ * returns a new one.
+ */
+static struct posixtrace_process *posixtrace_process_insert(struct posixtrace_process *new)
+{
+	struct pid *tgid = new->tgid;
+	struct posixtrace_process *proc;
+
+	/*
+	 * The exit hook removes entries under the table lock after the last
+	 * thread decremented signal->live, so checking liveness under the
+	 * same lock means an entry is never added after its process's hook
+	 * ran: it could never be removed.
+	 */
+	spin_lock(&posixtrace_process_table_lock);
+	proc = posixtrace_process_lookup(tgid);
+	if (proc) {
+		kref_get(&proc->ref);
+		goto unlock;
+	}
+	/*
+	 * Count the entry before looking at signal->live, and the exit hook
+	 * reads the count after decrementing it (a full barrier): one of the
+	 * two sees the other, so an entry is never left behind unseen.
+	 */
+	atomic_inc(&posixtrace_nr_procs);
+	smp_mb__after_atomic();	/* pairs with the exit's atomic_dec_and_test() */
+	if (!posixtrace_tgid_alive(tgid)) {
+		atomic_dec(&posixtrace_nr_procs);
+		proc = ERR_PTR(-ESRCH);
+	} else {
+		kref_get(&new->ref);	/* the table's reference */
+		hash_add_rcu(posixtrace_process_table, &new->node,
+			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
+		proc = new;
+		new = NULL;
+	}
+unlock:
+	spin_unlock(&posixtrace_process_table_lock);
+	if (new)
+		posixtrace_process_put(new);
+	return proc;
+}
+
+/**
+ * posixtrace_process_fork - the entry of a child a traced process forked
+ * @parent: the parent's entry
+ * @tgid: the child's pid; the child has not run yet
+ *
+ * The child shares the parent's event names (TRI). Called from the fork
+ * hook, where nothing may sleep.
+ *
+ * Return: a new reference, or an ERR_PTR (-ENOMEM, -ESRCH).
+ */
+struct posixtrace_process *posixtrace_process_fork(struct posixtrace_process *parent,
+					     struct pid *tgid)
+{
+	struct posixtrace_process *new;
+
+	new = posixtrace_process_alloc(tgid, parent->names,
+				    GFP_ATOMIC | __GFP_NOWARN);
+	if (!new)
+		return ERR_PTR(-ENOMEM);
+	return posixtrace_process_insert(new);
+}
+
+/**
+ * posixtrace_process_remove - take a process's entry out of the table
+ * @tgid: its pid; it exited, or exec'd a privileged image
+ *
+ * The process gets a new entry, with a new table of names, when it next
+ * needs one; the old one lives on while streams refer to it (so events
+ * already recorded keep their names). Never sleeps: called from the exit
+ * and exec hooks.
+ *
+ * Return: the entry, with the table's reference, or NULL if it had none.
+ */
+struct posixtrace_process *posixtrace_process_remove(struct pid *tgid)
+{
+	struct posixtrace_process *proc;
+
+	/* Every process exit comes here: be cheap when nothing is traced. */
+	if (!atomic_read(&posixtrace_nr_procs))
+		return NULL;
+	spin_lock(&posixtrace_process_table_lock);
+	proc = posixtrace_process_lookup(tgid);
+	if (proc) {
+		hash_del_rcu(&proc->node);
+		atomic_dec(&posixtrace_nr_procs);
+	}
+	spin_unlock(&posixtrace_process_table_lock);
+	return proc;
+}
+
+/* Module exit: no stream is left, drop every entry. */
+void posixtrace_process_exit_all(void)
+{
+	struct posixtrace_process *proc;
+	struct hlist_node *tmp;
+	int bkt;
+
+	spin_lock(&posixtrace_process_table_lock);
+	hash_for_each_safe(posixtrace_process_table, bkt, tmp, proc, node) {
+		hash_del_rcu(&proc->node);
+		atomic_dec(&posixtrace_nr_procs);
+		posixtrace_process_put(proc);
+	}
+	spin_unlock(&posixtrace_process_table_lock);
+	rcu_barrier();
+}
+
+void posixtrace_process_hold(struct posixtrace_process *proc)
+{
+	kref_get(&proc->ref);
+}
+
+/* The process's table of event names; as long as the entry lives. */
+struct posixtrace_names *
+posixtrace_process_names(struct posixtrace_process *proc)
+{
+	return proc->names;
+}
+
+/* May the process record events of type @id? Never sleeps. */
+bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id)
+{
+	return posixtrace_names_valid(proc->names, id);
+}
+
+/* The data an emitter copies for the streams tracing the process. */
+size_t posixtrace_process_data_max(struct posixtrace_process *proc)
+{
+	return READ_ONCE(proc->max_data_size);
+}
+
+/* Copy @proc->enabled to the enable page, if it has one; under @proc->lock. */
+static void posixtrace_process_write_page(struct posixtrace_process *proc)
+{
+	u64 words[POSIXTRACE_EVENTSET_WORDS];
+	int i;
+
+	lockdep_assert_held(&proc->lock);
+	if (!proc->enable)
+		return;
+	bitmap_to_arr64(words, proc->enabled, POSIXTRACE_EVENT_ID_MAX);
+	/* One whole word at a time: producers read them without a lock. */
+	for (i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
+		WRITE_ONCE(proc->enable->enabled[i], words[i]);
+}
+
+/**
+ * posixtrace_process_publish - what the process's producers read
+ * @proc: the process, its lock held
+ * @enabled: the event types some stream tracing it may record now
+ * @data_max: the largest max data size of those streams
+ *
+ * links.c computes them whenever a stream starts or stops tracing the
+ * process or changes what it records.
+ */
+void posixtrace_process_publish(struct posixtrace_process *proc,
+				const unsigned long *enabled, size_t data_max)
+{
+	lockdep_assert_held(&proc->lock);
+	bitmap_copy(proc->enabled, enabled, POSIXTRACE_EVENT_ID_MAX);
+	WRITE_ONCE(proc->max_data_size, data_max);
+	posixtrace_process_write_page(proc);
+}
+
+/**
+ * posixtrace_process_enable_page - the process's enable page, made if need be
+ * @proc: the process
+ *
+ * Return: the page (the caller takes its own reference to map it), or NULL
+ * when out of memory.
+ */
+struct page *posixtrace_process_enable_page(struct posixtrace_process *proc)
+{
+	struct page *page;
+
+	if (READ_ONCE(proc->enable_page))
+		return proc->enable_page;
+	page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!page)
+		return NULL;
+	((struct posixtrace_enable_page *)page_address(page))->magic =
+		POSIXTRACE_ENABLE_MAGIC;
+
+	spin_lock(&proc->lock);
+	if (proc->enable_page) {
+		put_page(page);		/* another thread won */
+	} else {
+		proc->enable_page = page;
+		proc->enable = page_address(page);
+		posixtrace_process_write_page(proc);
+	}
+	spin_unlock(&proc->lock);
+	return proc->enable_page;
+}

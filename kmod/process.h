@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_PROCESS_H
+#define _POSIXTRACE_PROCESS_H
+
+#include <linux/bitmap.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/pid.h>
+#include <linux/posixtrace.h>
+#include <linux/rcupdate.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+struct page;
+struct posixtrace_names;
+
+/*
+ * A process (thread group) that is traced, or that opened event names: its
+ * event names, the streams tracing it, and what its producers read without
+ * a lock (the enable page, the largest data size a stream keeps).
+ *
+ * References: one while it is in the process table (dropped when the
+ * process exits or execs a privileged image), one per stream tracing it
+ * (its link) and one by the stream that was created for it, and
+ * short-lived ones taken by lookups. Freed after an RCU grace period,
+ * since emitters walk @links under rcu_read_lock().
+ */
+struct posixtrace_process {
+	struct hlist_node node;		/* in the process table */
+	struct pid *tgid;		/* reference held */
+	struct kref ref;
+	struct rcu_head rcu;
+
+	/*
+	 * @links and @forgotten belong to links.c: the streams tracing the
+	 * process (struct posixtrace_link), changed under the links lock and
+	 * @lock, read under @lock or RCU; @forgotten (under the links lock)
+	 * says the entry left the table: link it no more.
+	 */
+	spinlock_t lock;
+	struct list_head links;
+	bool forgotten;
+	/*
+	 * What the streams tracing it record, as links.c last published it
+	 * (posixtrace_process_publish()), under @lock: the event types some
+	 * stream may record, and the largest max_data_size among them, which
+	 * is what emitters copy (read without the lock).
+	 */
+	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
+	size_t max_data_size;
+	/*
+	 * The enable page the process maps read-only (see the uapi header),
+	 * allocated when first mapped; written under @lock. A reference on
+	 * @enable_page is held here, and one by each mapping.
+	 */
+	struct page *enable_page;
+	struct posixtrace_enable_page *enable;
+
+	struct posixtrace_names *names;	/* reference held */
+};
+
+struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);
+struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
+						  bool create);
+struct posixtrace_process *
+posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid);
+void posixtrace_process_hold(struct posixtrace_process *proc);
+void posixtrace_process_put(struct posixtrace_process *proc);
+struct posixtrace_process *posixtrace_process_remove(struct pid *tgid);
+void posixtrace_process_exit_all(void);
+
+struct posixtrace_names *
+posixtrace_process_names(struct posixtrace_process *proc);
+bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id);
+size_t posixtrace_process_data_max(struct posixtrace_process *proc);
+void posixtrace_process_publish(struct posixtrace_process *proc,
+				const unsigned long *enabled, size_t data_max);
+struct page *posixtrace_process_enable_page(struct posixtrace_process *proc);
+
+#endif /* _POSIXTRACE_PROCESS_H */
