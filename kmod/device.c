@@ -20,6 +20,7 @@
 #include "names.h"
 #include "process.h"
 #include "stream.h"
+#include "stream_file.h"
 #include "ustruct.h"
 
 static long posixtrace_ioctl_version(struct posixtrace_version __user *uver)
@@ -60,7 +61,8 @@ static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
 	return posixtrace_stream_create(u64_to_user_ptr(create.attr),
 					create.pid,
 					create.flags & POSIXTRACE_CREATE_MEM_FD ?
-					create.mem_fd : -1, create.log_fd);
+					create.mem_fd : -1, create.log_fd,
+					&posixtrace_stream_fops);
 }
 
 /**

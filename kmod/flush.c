@@ -51,9 +51,7 @@
 #include <linux/timekeeping.h>
 
 #include "log.h"
-#include "links.h"
-#include "process.h"
-#include "stream.h"
+#include "stream_core.h"
 
 /* Seconds a shut-down stream's log may go without progress. */
 static unsigned int log_stall_timeout = 10;
@@ -100,6 +98,29 @@ void posixtrace_flush_request(struct posixtrace_stream *stream)
 	stream->flush_requested = true;
 	stream->flushing = true;
 	posixtrace_flush_queue(stream);
+}
+
+/**
+ * posixtrace_stream_flush - posix_trace_flush(): queue a flush and return
+ * @stream: the stream
+ *
+ * The status says FLUSHING until it is done.
+ *
+ * Return: 0, or -EINVAL for a stream without a log, or shut down.
+ */
+int posixtrace_stream_flush(struct posixtrace_stream *stream)
+{
+	int ret = 0;
+
+	if (!stream->log)
+		return -EINVAL;
+	spin_lock(&stream->lock);
+	if (stream->shut_down)
+		ret = -EINVAL;
+	else
+		posixtrace_flush_request(stream);
+	spin_unlock(&stream->lock);
+	return ret;
 }
 
 /* POSIXTRACE_FLUSH: after a store, flush if half full or stopped full. */
@@ -185,22 +206,15 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 				     u64 limit)
 {
 	size_t bytes;
-	bool stale;
 	int n;
 
 	do {
-		spin_lock(&stream->lock);
-		n = posixtrace_stream_fill(stream, stream->bounce,
-					   stream->bounce_size, limit, &bytes);
-		stale = stream->enable_stale;
-		stream->enable_stale = false;
-		spin_unlock(&stream->lock);
-		/* Restarted or not, after a drain: redo the enable bits. */
-		if (stale)
-			posixtrace_links_update(stream);
+		n = posixtrace_stream_take(stream, stream->bounce,
+					   stream->bounce_size, limit, &bytes,
+					   false);
 		if (n > 0)
 			posixtrace_log_write(stream->log,
-					     posixtrace_process_names(stream->proc),
+					     posixtrace_stream_names(stream),
 					     stream->bounce, bytes);
 		spin_lock(&stream->lock);
 		posixtrace_flush_account(stream);
@@ -225,47 +239,20 @@ static u64 posixtrace_flush_mark(struct posixtrace_stream *stream, u32 id)
 /* The END block: the stream's status as it was shut down. */
 static void posixtrace_flush_close(struct posixtrace_stream *stream)
 {
-	u64 filter[POSIXTRACE_EVENTSET_WORDS];
-	struct posixtrace_log_end *end;
-	struct timespec64 ts;
+	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
+	struct posixtrace_status st;
 	void *ring, *bounce;
-	int i;
 
-	end = kzalloc(sizeof(*end), GFP_KERNEL);
 	spin_lock(&stream->lock);
 	posixtrace_flush_account(stream);
-	if (end) {
-		end->stream_status = cpu_to_le32(POSIXTRACE_SUSPENDED);
-		end->full_status = cpu_to_le32(stream->full_status);
-		end->overrun_status = cpu_to_le32(stream->overrun_status);
-		end->flush_error = cpu_to_le32(stream->flush_error);
-		end->log_overrun_status =
-			cpu_to_le32(stream->log_overrun ? POSIXTRACE_OVERRUN :
-				    POSIXTRACE_NO_OVERRUN);
-		end->log_full_status =
-			cpu_to_le32(stream->log_full ? POSIXTRACE_FULL :
-				    POSIXTRACE_NOT_FULL);
-		end->events_recorded = cpu_to_le64(stream->events_recorded);
-		end->events_lost = cpu_to_le64(stream->events_lost);
-		bitmap_to_arr64(filter, stream->filter, POSIXTRACE_EVENT_ID_MAX);
-	}
+	__posixtrace_stream_status(stream, &st);
+	bitmap_copy(filter, stream->filter, POSIXTRACE_EVENT_ID_MAX);
 	ring = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
 	kvfree(ring);
 
-	if (end) {
-		for (i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
-			end->filter[i] = cpu_to_le64(filter[i]);
-		end->events_flushed = cpu_to_le64(stream->log->events_flushed);
-		end->events_discarded =
-			cpu_to_le64(stream->log->events_discarded);
-		ktime_get_real_ts64(&ts);
-		end->end_time_sec = cpu_to_le64(ts.tv_sec);
-		end->end_time_nsec = cpu_to_le32(ts.tv_nsec);
-		posixtrace_log_close(stream->log,
-				     posixtrace_process_names(stream->proc), end);
-		kfree(end);
-	}
+	posixtrace_log_close(stream->log, posixtrace_stream_names(stream), &st,
+			     filter);
 	posixtrace_log_release(stream->log);
 
 	mutex_lock(&stream->read_lock);
@@ -345,8 +332,8 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream)
 		spin_lock(&stream->lock);
 		/* After SHUTDOWN, which is the last notification, no more. */
 		if (!stream->shut_down)
-			posixtrace_nl_notify(stream,
-					     POSIXTRACE_NL_EV_FLUSH_DONE);
+			posixtrace_stream_news(stream,
+					       POSIXTRACE_NL_EV_FLUSH_DONE);
 		/* FLUSHING until no flush is due any more. */
 		if (!stream->flush_requested && !stream->log_final)
 			stream->flushing = false;

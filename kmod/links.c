@@ -39,7 +39,7 @@
 
 #include "links.h"
 #include "process.h"
-#include "stream.h"
+#include "stream_core.h"
 
 static DEFINE_SPINLOCK(posixtrace_links_lock);
 
@@ -235,7 +235,7 @@ static bool posixtrace_links_inherited(struct posixtrace_process *proc)
  * parent is traced.
  */
 void posixtrace_links_fork(struct task_struct *parent,
-			    struct task_struct *child)
+			   struct task_struct *child)
 {
 	struct posixtrace_process *from, *proc;
 	struct posixtrace_link *link, *new;

@@ -35,11 +35,12 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 #include <linux/utsname.h>
 
 #include "log.h"
 #include "names.h"
-#include "stream.h"
+#include "ring.h"
 
 #define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
 #define POSIXTRACE_LOG_EVENTS_SIZE	sizeof(struct posixtrace_log_events)
@@ -727,19 +728,56 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 	kvfree(buf);
 }
 
+/* The END block: the stream's final status, and the log's counts. */
+static struct posixtrace_log_end *
+posixtrace_log_end(const struct posixtrace_log *log,
+		   const struct posixtrace_status *st,
+		   const unsigned long *filter)
+{
+	u64 words[POSIXTRACE_EVENTSET_WORDS];
+	struct posixtrace_log_end *end;
+	struct timespec64 ts;
+	int i;
+
+	end = kzalloc(sizeof(*end), GFP_KERNEL);
+	if (!end)
+		return NULL;
+	end->block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_END);
+	end->block.size = cpu_to_le64(sizeof(*end));
+	end->stream_status = cpu_to_le32(POSIXTRACE_SUSPENDED);
+	end->full_status = cpu_to_le32(st->full_status);
+	end->overrun_status = cpu_to_le32(st->overrun_status);
+	end->flush_error = cpu_to_le32(st->flush_error);
+	end->log_overrun_status = cpu_to_le32(st->log_overrun_status);
+	end->log_full_status = cpu_to_le32(st->log_full_status);
+	end->events_recorded = cpu_to_le64(st->events_recorded);
+	end->events_lost = cpu_to_le64(st->events_lost);
+	bitmap_to_arr64(words, filter, POSIXTRACE_EVENT_ID_MAX);
+	for (i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
+		end->filter[i] = cpu_to_le64(words[i]);
+	end->events_flushed = cpu_to_le64(log->events_flushed);
+	end->events_discarded = cpu_to_le64(log->events_discarded);
+	ktime_get_real_ts64(&ts);
+	end->end_time_sec = cpu_to_le64(ts.tv_sec);
+	end->end_time_nsec = cpu_to_le32(ts.tv_nsec);
+	return end;
+}
+
 /**
  * posixtrace_log_close - end the log: the type table and the final status
  * @log: the log, every event already written
  * @names: the stream's table of event names
- * @end: the END block, status filled in by the caller
+ * @st: the stream's final status
+ * @filter: the filter in force at the end
  *
  * The caller then releases the log.
  */
 void posixtrace_log_close(struct posixtrace_log *log,
 			  struct posixtrace_names *names,
-			  const struct posixtrace_log_end *end)
+			  const struct posixtrace_status *st,
+			  const unsigned long *filter)
 {
-	struct posixtrace_log_end *tail;
+	struct posixtrace_log_end *end;
 	loff_t pos;
 
 	posixtrace_log_commit(log);
@@ -748,14 +786,12 @@ void posixtrace_log_close(struct posixtrace_log *log,
 	pos = posixtrace_log_slotted(log) ?
 	      posixtrace_log_slot_offset(log, log->slot_count) : log->pos;
 	posixtrace_log_write_types(log, names, &pos);
-	tail = kmemdup(end, sizeof(*end), GFP_KERNEL);
-	if (!tail) {
+	end = posixtrace_log_end(log, st, filter);
+	if (!end) {
 		posixtrace_log_failed(log, -ENOMEM, false);
 		return;
 	}
-	tail->block.type = cpu_to_le32(POSIXTRACE_LOG_BLOCK_END);
-	tail->block.size = cpu_to_le64(sizeof(*tail));
-	if (!posixtrace_log_write_at(log, tail, sizeof(*tail), pos))
-		log->pos = pos + sizeof(*tail);
-	kfree(tail);
+	if (!posixtrace_log_write_at(log, end, sizeof(*end), pos))
+		log->pos = pos + sizeof(*end);
+	kfree(end);
 }

@@ -80,7 +80,8 @@ void posixtrace_log_write(struct posixtrace_log *log,
 void posixtrace_log_clear(struct posixtrace_log *log);
 void posixtrace_log_close(struct posixtrace_log *log,
 			  struct posixtrace_names *names,
-			  const struct posixtrace_log_end *end);
+			  const struct posixtrace_status *st,
+			  const unsigned long *filter);
 void posixtrace_log_release(struct posixtrace_log *log);
 
 #endif /* _POSIXTRACE_LOG_H */

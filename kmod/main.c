@@ -2,7 +2,9 @@
 /*
  * posixtrace: the POSIX Tracing option (<trace.h>) for Linux.
  *
- * Module entry and exit only; each concern lives in its own file.
+ * Module entry and exit only; each concern lives in its own file, and
+ * Documentation/dev-tools/posixtrace-design.rst says which. Exit undoes
+ * init in reverse order.
  */
 
 #include <linux/module.h>
@@ -21,12 +23,16 @@ static int __init posixtrace_init(void)
 	int ret;
 
 	posixtrace_access_init();
-	ret = posixtrace_hooks_init();
+	ret = posixtrace_streams_init();
 	if (ret)
 		return ret;
+	ret = posixtrace_hooks_init();
+	if (ret)
+		goto err_streams_exit;
 	ret = posixtrace_nl_init();
 	if (ret)
-		goto err_lifecycle_exit;
+		goto err_hooks_exit;
+	/* Last: from here on user space can reach us. */
 	ret = posixtrace_device_init();
 	if (ret)
 		goto err_nl_exit;
@@ -36,19 +42,24 @@ static int __init posixtrace_init(void)
 
 err_nl_exit:
 	posixtrace_nl_exit();
-err_lifecycle_exit:
+err_hooks_exit:
 	posixtrace_hooks_exit();
+err_streams_exit:
+	posixtrace_streams_exit();
 	return ret;
 }
 
-/* No stream is left: every one holds the module through its file. */
+/*
+ * No stream is left: every one holds the module, through its file, its
+ * log's thread and its queued news.
+ */
 static void __exit posixtrace_exit(void)
 {
 	posixtrace_device_exit();
+	posixtrace_nl_exit();
 	posixtrace_hooks_exit();
 	posixtrace_streams_exit();
-	/* After the reap work, which may notify. */
-	posixtrace_nl_exit();
+	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();
 	posixtrace_quota_exit();
 }

@@ -5,11 +5,12 @@
  * NOTIFY messages to the multicast group POSIXTRACE_GENL_MCGRP_NOTIFY as
  * streams change. <linux/posixtrace_netlink.h> is the interface.
  *
- * Notifications. Streams note what happened in a small per-stream queue
- * under their spinlock, from wherever it happens (an emitter, the exit
- * hook), and only when someone listens; a work item sends them in order,
- * from process context, each with the stream as it then is. A queue that
- * fills drops the oldest news and says so (POSIXTRACE_NL_EV_LOST).
+ * Notifications. Monitoring watches the streams (struct
+ * posixtrace_stream_watcher): streams note what happened in a small queue
+ * of their own while someone listens, and a work item tells us, in order,
+ * from process context; each goes out with the stream as it then is. A
+ * queue that fills drops the oldest news and says so
+ * (POSIXTRACE_NL_EV_LOST). The streams know nothing of netlink.
  *
  * The family is not per network namespace: streams are not.
  */
@@ -27,8 +28,6 @@
 #include "links.h"
 #include "netlink.h"
 #include "stream.h"
-
-static struct workqueue_struct *posixtrace_nl_wq;
 
 static const struct nla_policy posixtrace_nl_policy[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_STREAM_ID] = { .type = NLA_U64 },
@@ -106,8 +105,7 @@ static bool posixtrace_nl_sees_all(const struct sk_buff *skb)
 
 /* Root sees every stream; others, their own (by effective uid). */
 static bool posixtrace_nl_may_see(const struct sk_buff *skb,
-				  const struct posixtrace_stream *stream,
-				  bool all)
+				  struct posixtrace_stream *stream, bool all)
 {
 	const struct sock *sk = NETLINK_CB(skb).sk;
 	const struct file *file = sk && sk->sk_socket ? sk->sk_socket->file :
@@ -115,8 +113,10 @@ static bool posixtrace_nl_may_see(const struct sk_buff *skb,
 
 	if (all)
 		return true;
-	return file && uid_eq(stream->owner, file->f_cred->euid) &&
-	       uid_eq(stream->owner, current_euid());
+	kuid_t owner = posixtrace_stream_owner(stream);
+
+	return file && uid_eq(owner, file->f_cred->euid) &&
+	       uid_eq(owner, current_euid());
 }
 
 /*
@@ -160,17 +160,20 @@ static int posixtrace_nl_put_traced(struct sk_buff *skb,
 }
 
 /* The size of a message about @stream, at most; of any, for NULL. */
-static size_t posixtrace_nl_msg_size(const struct posixtrace_stream *stream)
+static size_t posixtrace_nl_msg_size(struct posixtrace_stream *stream)
 {
+	const char *log_path = stream ? posixtrace_stream_log_path(stream) :
+					NULL;
 	size_t size = GENL_HDRLEN;
 
 	/* u32 attributes, then u64 ones (with room for padding). */
 	size += 10 * nla_total_size(sizeof(u32));
 	size += 7 * nla_total_size_64bit(sizeof(u64));
-	size += nla_total_size(stream ? strlen(stream->attr.name) + 1 :
-				POSIXTRACE_NAME_MAX + 1);
-	if (!stream || stream->log_path)
-		size += nla_total_size(stream ? strlen(stream->log_path) + 1 :
+	size += nla_total_size(stream ?
+			       strlen(posixtrace_stream_attr(stream)->name) + 1 :
+			       POSIXTRACE_NAME_MAX + 1);
+	if (!stream || log_path)
+		size += nla_total_size(stream ? strlen(log_path) + 1 :
 					PATH_MAX);
 	size += nla_total_size(0) +
 		POSIXTRACE_NL_TRACED_MAX * nla_total_size(sizeof(u32));
@@ -183,40 +186,42 @@ static int posixtrace_nl_fill(struct sk_buff *skb,
 			      struct pid_namespace *pid_ns,
 			      struct user_namespace *user_ns)
 {
-	const struct posixtrace_attr *attr = &stream->attr;
-	struct posixtrace_stream_snapshot snap;
+	const struct posixtrace_attr *attr = posixtrace_stream_attr(stream);
+	const char *log_path = posixtrace_stream_log_path(stream);
+	struct posixtrace_status st;
 
-	posixtrace_stream_snapshot(stream, &snap);
-	if (nla_put_u64_64bit(skb, POSIXTRACE_NL_A_STREAM_ID, stream->id,
-			      POSIXTRACE_NL_A_PAD) ||
+	posixtrace_stream_status(stream, &st, false);
+	if (nla_put_u64_64bit(skb, POSIXTRACE_NL_A_STREAM_ID,
+			      posixtrace_stream_id(stream), POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_CREATOR_PID,
-			pid_nr_ns(stream->creator, pid_ns)) ||
+			pid_nr_ns(posixtrace_stream_creator(stream), pid_ns)) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_CREATOR_UID,
-			from_kuid_munged(user_ns, stream->owner)) ||
+			from_kuid_munged(user_ns,
+					 posixtrace_stream_owner(stream))) ||
 	    nla_put_string(skb, POSIXTRACE_NL_A_NAME, attr->name) ||
-	    nla_put_u32(skb, POSIXTRACE_NL_A_STATE, snap.state) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_STATE, st.state) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_POLICY,
 			attr->stream_full_policy) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_INHERITANCE, attr->inheritance) ||
 	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_STREAM_SIZE,
 			      attr->stream_size, POSIXTRACE_NL_A_PAD) ||
-	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_BYTES_USED, snap.bytes_used,
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_BYTES_USED, st.bytes_used,
 			      POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_RECORDED,
-			      snap.events_recorded, POSIXTRACE_NL_A_PAD) ||
+			      st.events_recorded, POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_LOST,
-			      snap.events_lost, POSIXTRACE_NL_A_PAD) ||
+			      st.events_lost, POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_OVERRUN_STATUS,
-			snap.overrun_status) ||
-	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_STATUS, snap.full_status) ||
+			st.overrun_status) ||
+	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_STATUS, st.full_status) ||
 	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_CREATE_TIME,
 			      (u64)attr->create_time_sec * NSEC_PER_SEC +
 			      attr->create_time_nsec, POSIXTRACE_NL_A_PAD))
 		return -EMSGSIZE;
-	if (stream->log_path &&
+	if (log_path &&
 	    (nla_put_u32(skb, POSIXTRACE_NL_A_LOG_POLICY,
 			 attr->log_full_policy) ||
-	     nla_put_string(skb, POSIXTRACE_NL_A_LOG_PATH, stream->log_path)))
+	     nla_put_string(skb, POSIXTRACE_NL_A_LOG_PATH, log_path)))
 		return -EMSGSIZE;
 	return posixtrace_nl_put_traced(skb, stream, pid_ns);
 }
@@ -307,7 +312,7 @@ static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
 						task_active_pid_ns(current),
 						current_user_ns());
 		if (!ret)
-			cb->args[0] = stream->id;
+			cb->args[0] = posixtrace_stream_id(stream);
 		posixtrace_stream_put(stream);
 		if (ret) {
 			/* Not even one fits: say so, rather than end early. */
@@ -320,32 +325,10 @@ static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
 	return skb->len;
 }
 
-/**
- * posixtrace_nl_notify - note a change of @stream for the listeners
- * @stream: the stream, its lock held
- * @event: a POSIXTRACE_NL_EV_*
- *
- * Cheap when nobody listens; never sleeps.
- */
-void posixtrace_nl_notify(struct posixtrace_stream *stream, u32 event)
+/* Someone listens to the notifications: cheap, and never sleeps. */
+static bool posixtrace_nl_listening(void)
 {
-	struct posixtrace_nl_queue *q = &stream->notify;
-
-	lockdep_assert_held(&stream->lock);
-	if (!genl_has_listeners(&posixtrace_nl_family, &init_net, 0))
-		return;
-	if (q->len == ARRAY_SIZE(q->events)) {
-		/* Keep the newest: drop the oldest, and say so later. */
-		q->head = (q->head + 1) % ARRAY_SIZE(q->events);
-		q->len--;
-		q->lost = true;
-	}
-	q->events[(q->head + q->len) % ARRAY_SIZE(q->events)] = event;
-	q->len++;
-	if (queue_work(posixtrace_nl_wq, &stream->notify_work)) {
-		posixtrace_stream_get(stream);
-		__module_get(THIS_MODULE);
-	}
+	return genl_has_listeners(&posixtrace_nl_family, &init_net, 0);
 }
 
 static void posixtrace_nl_send(struct posixtrace_stream *stream, u32 event)
@@ -363,56 +346,24 @@ static void posixtrace_nl_send(struct posixtrace_stream *stream, u32 event)
 	genlmsg_multicast(&posixtrace_nl_family, msg, 0, 0, GFP_KERNEL);
 }
 
-static void posixtrace_nl_notify_work(struct work_struct *work)
-{
-	struct posixtrace_stream *stream =
-		container_of(work, struct posixtrace_stream, notify_work);
-	struct posixtrace_nl_queue *q = &stream->notify;
-	u32 events[ARRAY_SIZE(q->events)];
-	unsigned int i, n;
-	bool lost;
-
-	spin_lock(&stream->lock);
-	n = q->len;
-	for (i = 0; i < n; i++)
-		events[i] = q->events[(q->head + i) % ARRAY_SIZE(q->events)];
-	q->head = 0;
-	q->len = 0;
-	lost = q->lost;
-	q->lost = false;
-	spin_unlock(&stream->lock);
-
-	if (lost)
-		posixtrace_nl_send(stream, POSIXTRACE_NL_EV_LOST);
-	for (i = 0; i < n; i++)
-		posixtrace_nl_send(stream, events[i]);
-	posixtrace_stream_put(stream);
-	/* posixtrace_nl_exit() waits for us to return. */
-	module_put(THIS_MODULE);
-}
-
-/* A new stream: its notification work. */
-void posixtrace_nl_stream_init(struct posixtrace_stream *stream)
-{
-	INIT_WORK(&stream->notify_work, posixtrace_nl_notify_work);
-}
+static const struct posixtrace_stream_watcher posixtrace_nl_watcher = {
+	.listening = posixtrace_nl_listening,
+	.changed = posixtrace_nl_send,
+};
 
 int posixtrace_nl_init(void)
 {
 	int ret;
 
-	/* Ordered: one stream's notifications go out in order. */
-	posixtrace_nl_wq = alloc_ordered_workqueue("posixtrace_notify", 0);
-	if (!posixtrace_nl_wq)
-		return -ENOMEM;
 	ret = genl_register_family(&posixtrace_nl_family);
-	if (ret)
-		destroy_workqueue(posixtrace_nl_wq);
+	if (!ret)
+		posixtrace_streams_watch(&posixtrace_nl_watcher);
 	return ret;
 }
 
+/* Module exit: no stream is left to tell of. */
 void posixtrace_nl_exit(void)
 {
+	posixtrace_streams_watch(NULL);
 	genl_unregister_family(&posixtrace_nl_family);
-	destroy_workqueue(posixtrace_nl_wq);
 }

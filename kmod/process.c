@@ -46,11 +46,12 @@ struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid)
  * A process entry; @names shared (a reference taken), or a new table.
  * @gfp: GFP_ATOMIC from the fork hook.
  */
-static struct posixtrace_process *posixtrace_process_insert(struct posixtrace_process *new);
+static struct posixtrace_process *
+posixtrace_process_insert(struct posixtrace_process *new);
 
-static struct posixtrace_process *posixtrace_process_alloc(struct pid *tgid,
-						     struct posixtrace_names *names,
-						     gfp_t gfp)
+static struct posixtrace_process *
+posixtrace_process_alloc(struct pid *tgid, struct posixtrace_names *names,
+			 gfp_t gfp)
 {
 	struct posixtrace_process *proc;
 
@@ -122,7 +123,8 @@ static bool posixtrace_tgid_alive(struct pid *tgid)
  * Return: a new reference, NULL if there is no entry and @create is false,
  * or an ERR_PTR: -ESRCH for a process that is exiting, -ENOMEM.
  */
-struct posixtrace_process *posixtrace_process_get(struct pid *tgid, bool create)
+struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
+						  bool create)
 {
 	struct posixtrace_process *proc, *new;
 
@@ -145,7 +147,8 @@ struct posixtrace_process *posixtrace_process_get(struct pid *tgid, bool create)
  * is returned instead) or is exiting (-ESRCH). Consumes @new's reference;
  * returns a new one.
  */
-static struct posixtrace_process *posixtrace_process_insert(struct posixtrace_process *new)
+static struct posixtrace_process *
+posixtrace_process_insert(struct posixtrace_process *new)
 {
 	struct pid *tgid = new->tgid;
 	struct posixtrace_process *proc;
@@ -196,13 +199,13 @@ unlock:
  *
  * Return: a new reference, or an ERR_PTR (-ENOMEM, -ESRCH).
  */
-struct posixtrace_process *posixtrace_process_fork(struct posixtrace_process *parent,
-					     struct pid *tgid)
+struct posixtrace_process *
+posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid)
 {
 	struct posixtrace_process *new;
 
 	new = posixtrace_process_alloc(tgid, parent->names,
-				    GFP_ATOMIC | __GFP_NOWARN);
+				       GFP_ATOMIC | __GFP_NOWARN);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	return posixtrace_process_insert(new);

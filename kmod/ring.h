@@ -2,7 +2,23 @@
 #ifndef _POSIXTRACE_RING_H
 #define _POSIXTRACE_RING_H
 
+#include <linux/align.h>
+#include <linux/posixtrace.h>
 #include <linux/types.h>
+
+/* A record's size in the ring: header, data, padding to 8 bytes. */
+#define POSIXTRACE_RECORD_SIZE(len) \
+	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
+/*
+ * STOP, with its int "auto": the room every other record leaves free, so
+ * that the STOP a full UNTIL_FULL stream records always fits.
+ */
+#define POSIXTRACE_STOP_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+/* FLUSH_START and FLUSH_STOP, which carry no data. */
+#define POSIXTRACE_FLUSH_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(0)
+/* The largest system event: FILTER, with the old and the new filter. */
+#define POSIXTRACE_SYSTEM_RECORD_MAX \
+	POSIXTRACE_RECORD_SIZE(2 * sizeof(struct posixtrace_eventset))
 
 /*
  * A byte ring of variable-size records (struct posixtrace_record, its data,

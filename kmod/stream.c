@@ -1,36 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace streams: creation, recording, the full policies, and shutdown.
+ * Trace streams: their lifetime (creation, shutdown, the list of streams),
+ * the commands that change them, what the rest of the module may know of
+ * them, and the news monitoring is told.
  *
- * Recording. An emitter (posixtrace_stream_emit()) builds the record header
- * outside the lock, then stores header and data into the ring under the
- * stream's spinlock. Every event generated while the stream accepts events
- * takes the next sequence number, stored or lost, so that loss shows as a
- * gap as well as in the counters.
- *
- * Full policies. The ring holds stream_size bytes of records plus room for
- * one STOP: every other record leaves that much free, so that the STOP an
- * UNTIL_FULL stream records when it fills can always be recorded:
- *
- *  - POSIX_TRACE_LOOP: the oldest records are overwritten, each counted
- *    lost, and the overrun status is set. The stream stays running and is
- *    full until a reader frees space. Readers report the gap as
- *    POSIX_TRACE_OVERFLOW (stamped with the first overwritten event's time)
- *    and POSIX_TRACE_RESUME (stamped with the next event's time) just before
- *    the first event after it; they are built by the reader and take no
- *    room in the ring.
- *  - POSIX_TRACE_UNTIL_FULL: an event that does not fit stops the stream:
- *    it is lost, the stream becomes suspended and full, and a
- *    POSIX_TRACE_STOP with "auto" data 1 is recorded in the kept room.
- *    Events generated while it is stopped so are lost (overrun). Once
- *    readers have emptied it, the stream restarts by itself and records
- *    POSIX_TRACE_START, unless posix_trace_stop() was called meanwhile.
- *
- * Filters (TEF). Event types in a stream's filter are neither recorded nor
- * counted: the check is made under the stream's lock, where the filter is
- * also changed, so a change is atomic for every producer. System events
- * are filtered like the others. START carries the filter in force, FILTER
- * the old and the new one.
+ * Locking and references are documented at struct posixtrace_stream
+ * (stream_core.h); recording is record.c's, the log flush.c's.
  */
 
 #include <linux/anon_inodes.h>
@@ -38,6 +13,7 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched/task.h>
@@ -47,9 +23,10 @@
 
 #include "access.h"
 #include "links.h"
+#include "names.h"
 #include "process.h"
 #include "quota.h"
-#include "stream.h"
+#include "stream_core.h"
 #include "ustruct.h"
 
 /*
@@ -117,6 +94,75 @@ static u64 posixtrace_stream_last_id;
 
 static void posixtrace_streams_reap(struct work_struct *work);
 static DECLARE_WORK(posixtrace_reap_work, posixtrace_streams_reap);
+
+/*
+ * Monitoring's watcher (netlink.c), set once at load, before any stream,
+ * and the ordered work queue that tells it each stream's news in order.
+ */
+static const struct posixtrace_stream_watcher *posixtrace_watcher;
+static struct workqueue_struct *posixtrace_news_wq;
+
+void posixtrace_streams_watch(const struct posixtrace_stream_watcher *watcher)
+{
+	posixtrace_watcher = watcher;
+}
+
+/**
+ * posixtrace_stream_news - tell monitoring of a change of @stream
+ * @stream: the stream, its lock held
+ * @event: a POSIXTRACE_NL_EV_*
+ *
+ * Cheap when nobody listens; never sleeps. A queued work holds a reference
+ * on the stream and on the module.
+ */
+void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event)
+{
+	struct posixtrace_news *q = &stream->news;
+
+	lockdep_assert_held(&stream->lock);
+	if (!posixtrace_watcher || !posixtrace_watcher->listening())
+		return;
+	if (q->len == ARRAY_SIZE(q->events)) {
+		/* Keep the newest: drop the oldest, and say so later. */
+		q->head = (q->head + 1) % ARRAY_SIZE(q->events);
+		q->len--;
+		q->lost = true;
+	}
+	q->events[(q->head + q->len) % ARRAY_SIZE(q->events)] = event;
+	q->len++;
+	if (queue_work(posixtrace_news_wq, &stream->news_work)) {
+		posixtrace_stream_get(stream);
+		__module_get(THIS_MODULE);
+	}
+}
+
+static void posixtrace_stream_news_work(struct work_struct *work)
+{
+	struct posixtrace_stream *stream =
+		container_of(work, struct posixtrace_stream, news_work);
+	struct posixtrace_news *q = &stream->news;
+	u32 events[ARRAY_SIZE(q->events)];
+	unsigned int i, n;
+	bool lost;
+
+	spin_lock(&stream->lock);
+	n = q->len;
+	for (i = 0; i < n; i++)
+		events[i] = q->events[(q->head + i) % ARRAY_SIZE(q->events)];
+	q->head = 0;
+	q->len = 0;
+	lost = q->lost;
+	q->lost = false;
+	spin_unlock(&stream->lock);
+
+	if (lost)
+		posixtrace_watcher->changed(stream, POSIXTRACE_NL_EV_LOST);
+	for (i = 0; i < n; i++)
+		posixtrace_watcher->changed(stream, events[i]);
+	posixtrace_stream_put(stream);
+	/* posixtrace_streams_exit() waits for us to return. */
+	module_put(THIS_MODULE);
+}
 
 static int posixtrace_attr_check(struct posixtrace_attr *attr, bool log)
 {
@@ -188,7 +234,7 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
 	stream->creator = get_pid(task_tgid(current));
 	stream->pid_ns = get_pid_ns(task_active_pid_ns(current));
 	stream->owner = current_euid();
-	posixtrace_nl_stream_init(stream);
+	INIT_WORK(&stream->news_work, posixtrace_stream_news_work);
 	return stream;
 }
 
@@ -219,32 +265,6 @@ void posixtrace_stream_get(struct posixtrace_stream *stream)
 void posixtrace_stream_put(struct posixtrace_stream *stream)
 {
 	kref_put(&stream->ref, posixtrace_stream_free);
-}
-
-/*
- * The room a record of type @id must leave free in the ring: the STOP an
- * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
- * with a log so do the FLUSH_START and FLUSH_STOP of the flush that
- * empties it. A stopped stream records no STOP any more: the flush
- * markers need not leave room for one then. Every other type leaves the
- * whole reserve.
- */
-static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
-				     u32 id)
-{
-	size_t flush = stream->log ? POSIXTRACE_FLUSH_RECORD_SIZE : 0;
-	size_t stop = stream->running ? POSIXTRACE_STOP_RECORD_SIZE : 0;
-
-	switch (id) {
-	case POSIXTRACE_EVENT_STOP:
-		return 0;
-	case POSIXTRACE_EVENT_FLUSH_STOP:
-		return stop;
-	case POSIXTRACE_EVENT_FLUSH_START:
-		return stop + flush;
-	default:
-		return POSIXTRACE_STOP_RECORD_SIZE + 2 * flush;
-	}
 }
 
 /*
@@ -285,7 +305,7 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream,
 	spin_unlock(&posixtrace_streams_lock);
 	posixtrace_link_attach(link, stream, stream->proc);
 	spin_lock(&stream->lock);
-	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_CREATED);
+	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_CREATED);
 	spin_unlock(&stream->lock);
 }
 
@@ -295,13 +315,15 @@ static void posixtrace_stream_publish(struct posixtrace_stream *stream,
  * @pid: the process to trace, 0 for the caller
  * @mem_fd: the caller's proof it may trace @pid (see access.c), or -1
  * @log_fd: the caller's descriptor for the trace log, or -1 for none
+ * @fops: the file operations of the stream's descriptor (stream_file.c)
  *
  * Return: the stream's new file descriptor (close-on-exec), or -EINVAL,
  * -EFAULT, -E2BIG (attributes), -ESRCH, -EPERM (target), -EAGAIN
  * (TRACE_SYS_MAX), -ENOMEM, or an error of posixtrace_log_open().
  */
 int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
-			     pid_t pid, int mem_fd, int log_fd)
+			     pid_t pid, int mem_fd, int log_fd,
+			     const struct file_operations *fops)
 {
 	struct posixtrace_link *link = NULL;
 	kuid_t user = posixtrace_quota_user(current_cred());
@@ -343,9 +365,8 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		if (ret)
 			goto err_put_stream;
 	}
-	ret = posixtrace_ring_alloc(&stream->ring, stream->attr.stream_size +
-				    posixtrace_stream_keep(stream,
-							   POSIXTRACE_EVENT_ERROR));
+	ret = posixtrace_ring_alloc(&stream->ring,
+				    posixtrace_stream_ring_size(stream));
 	if (ret)
 		goto err_put_stream;
 	stream->bounce_size = max(POSIXTRACE_BOUNCE_SIZE,
@@ -390,8 +411,8 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		ret = fd;
 		goto err_unlock_exec;
 	}
-	file = anon_inode_getfile("[posixtrace]", &posixtrace_stream_fops,
-				  stream, O_RDWR | O_CLOEXEC);
+	file = anon_inode_getfile("[posixtrace]", fops, stream,
+				  O_RDWR | O_CLOEXEC);
 	if (IS_ERR(file)) {
 		ret = PTR_ERR(file);
 		goto err_put_fd;
@@ -421,300 +442,6 @@ err_put_slot:
 	return ret;
 }
 
-/* Fill the fixed part of a record; @task NULL for events of no process. */
-static void posixtrace_record_init(struct posixtrace_stream *stream,
-				   struct posixtrace_record *rec, u32 id,
-				   struct task_struct *task,
-				   const struct timespec64 *ts, size_t data_len)
-{
-	memset(rec, 0, sizeof(*rec));
-	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
-	rec->header_size = sizeof(*rec);
-	rec->event_id = id;
-	rec->ts_sec = ts->tv_sec;
-	rec->ts_nsec = ts->tv_nsec;
-	rec->data_len = data_len;
-	if (task) {
-		rec->pid = task_tgid_nr_ns(task, stream->pid_ns);
-		rec->tid = task_pid_nr_ns(task, stream->pid_ns);
-	}
-}
-
-/* LOOP: drop the oldest record to make room, keeping the gap's start time. */
-static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
-{
-	struct posixtrace_record oldest;
-
-	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
-	if (stream->full_status != POSIXTRACE_FULL)
-		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FULL);
-	if (!stream->gap_pending) {
-		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_OVERFLOW);
-		/* The markers are generated now: filtered as of now. */
-		stream->gap_pending = true;
-		stream->gap_overflow =
-			!test_bit(POSIXTRACE_EVENT_OVERFLOW, stream->filter);
-		stream->gap_resume =
-			!test_bit(POSIXTRACE_EVENT_RESUME, stream->filter);
-		stream->gap_ts_sec = oldest.ts_sec;
-		stream->gap_ts_nsec = oldest.ts_nsec;
-	}
-	posixtrace_ring_drop(&stream->ring, oldest.size);
-	stream->events_lost++;
-	stream->overrun_status = POSIXTRACE_OVERRUN;
-	stream->full_status = POSIXTRACE_FULL;
-}
-
-static void posixtrace_stream_lost(struct posixtrace_stream *stream)
-{
-	stream->seq++;
-	stream->events_lost++;
-	stream->overrun_status = POSIXTRACE_OVERRUN;
-}
-
-static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
-					const struct timespec64 *ts);
-
-/*
- * Store @rec and its data under the stream's lock, applying the full
- * policy. Only a system STOP may use the room kept for it. Returns false if
- * the event was lost.
- */
-static bool posixtrace_stream_store(struct posixtrace_stream *stream,
-				    struct posixtrace_record *rec,
-				    const void *data, bool system)
-{
-	struct posixtrace_ring *ring = &stream->ring;
-	size_t keep = posixtrace_stream_keep(stream, system ? rec->event_id :
-					     POSIXTRACE_EVENT_USER_BASE);
-
-	lockdep_assert_held(&stream->lock);
-	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
-		/* Even an empty stream could not hold it: only it is lost. */
-		if (rec->size + keep > ring->size) {
-			posixtrace_stream_lost(stream);
-			return false;
-		}
-		while (posixtrace_ring_free(ring) < rec->size + keep)
-			posixtrace_stream_overwrite_oldest(stream);
-	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
-		struct timespec64 ts = {
-			.tv_sec = rec->ts_sec, .tv_nsec = rec->ts_nsec
-		};
-
-		posixtrace_stream_lost(stream);
-		/* Full: a FILTER event that cannot be recorded stops it too. */
-		if (keep && stream->running)
-			posixtrace_stream_auto_stop(stream, &ts);
-		if (stream->log)
-			posixtrace_flush_maybe(stream);
-		return false;
-	}
-	rec->seq = stream->seq++;
-	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
-			      rec->size);
-	stream->events_recorded++;
-	if (stream->log)
-		posixtrace_flush_maybe(stream);
-	return true;
-}
-
-/*
- * Record a system event generated by the stream itself, unless filtered.
- * Returns false only if it was lost for want of room.
- */
-bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
-				    struct task_struct *task,
-				    const struct timespec64 *ts,
-				    const void *data, size_t len)
-{
-	struct posixtrace_record rec;
-
-	if (test_bit(id, stream->filter))
-		return true;
-	posixtrace_record_init(stream, &rec, id, task, ts, len);
-	return posixtrace_stream_store(stream, &rec, data, true);
-}
-
-static void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
-					 struct task_struct *task,
-					 const struct timespec64 *ts, u32 automatic)
-{
-	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_STOP, task, ts,
-				       &automatic, sizeof(automatic));
-}
-
-/* START carries the filter in force (XSH 2.11.2, with TEF). */
-static bool posixtrace_stream_store_start(struct posixtrace_stream *stream,
-					  struct task_struct *task,
-					  const struct timespec64 *ts)
-{
-	struct posixtrace_eventset set;
-
-	bitmap_to_arr64(set.bits, stream->filter, POSIXTRACE_EVENT_ID_MAX);
-	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_START,
-					      task, ts, &set, sizeof(set));
-}
-
-static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
-					const struct timespec64 *ts)
-{
-	stream->running = false;
-	stream->auto_stopped = true;
-	stream->restart_pending = true;
-	stream->full_status = POSIXTRACE_FULL;
-	posixtrace_stream_store_stop(stream, NULL, ts, 1);
-	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STOPPED);
-	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_FULL);
-}
-
-void posixtrace_stream_wake(struct posixtrace_stream *stream)
-{
-	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
-	if (wq_has_sleeper(&stream->wq))
-		wake_up_interruptible(&stream->wq);
-}
-
-/*
- * Stamp and store a user event with @len bytes of its data. The caller holds
- * the stream's lock, so that the order of the records in the stream is the
- * order of their times, across CPUs.
- */
-static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
-					 const struct posixtrace_emit *emit,
-					 size_t len)
-{
-	struct posixtrace_record rec;
-	struct timespec64 ts;
-
-	ktime_get_real_ts64(&ts);
-	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
-			       len);
-	rec.prog_address = emit->prog_address;
-	rec.thread = emit->thread;
-	if (len < emit->data_len)
-		rec.truncation = POSIXTRACE_TRUNCATED_RECORD;
-	return posixtrace_stream_store(stream, &rec, emit->data, false);
-}
-
-/**
- * posixtrace_stream_emit - record a user event into one stream
- * @stream: a stream tracing the calling process
- * @emit: the event, its data already copied in
- *
- * Called under rcu_read_lock(); never sleeps.
- */
-void posixtrace_stream_emit(struct posixtrace_stream *stream,
-			    const struct posixtrace_emit *emit)
-{
-	/* The data this stream keeps: truncated to its max data size. */
-	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
-	bool stored = false;
-
-	/*
-	 * A stream that wants more data than the emitter copied appeared
-	 * after it looked: to this stream the event came before it existed.
-	 */
-	if (len > emit->copied)
-		return;
-
-	spin_lock(&stream->lock);
-	if (test_bit(emit->event_id, stream->filter)) {
-		;	/* filtered out: neither recorded nor lost */
-	} else if (stream->running) {
-		stored = posixtrace_stream_store_user(stream, emit, len);
-		/* Lost, but it stopped the stream: readers get the STOP. */
-		stored |= stream->auto_stopped;
-	} else if (stream->auto_stopped && stream->restart_pending) {
-		/* Generated while full: lost (after a stop, not generated). */
-		posixtrace_stream_lost(stream);
-	}
-	spin_unlock(&stream->lock);
-	if (stored)
-		posixtrace_stream_wake(stream);
-}
-
-/**
- * posixtrace_stream_system_event - start or stop, as the standard says
- * @stream: the stream
- * @id: POSIXTRACE_EVENT_START or POSIXTRACE_EVENT_STOP
- *
- * Starting a running stream or stopping a suspended one records nothing.
- * A stream stopped because it was full (UNTIL_FULL) is left as it is by
- * start; stop only cancels its automatic restart.
- */
-void posixtrace_stream_system_event(struct posixtrace_stream *stream, u32 id)
-{
-	struct timespec64 ts;
-	bool stored = false;
-
-	spin_lock(&stream->lock);
-	ktime_get_real_ts64(&ts);
-	if (stream->shut_down) {
-		/* Killed by its creator's exit or exec: nothing to do. */
-	} else if (stream->auto_stopped) {
-		/* Full: nothing recorded now; the restart follows the last call. */
-		stream->restart_pending = id == POSIXTRACE_EVENT_START;
-	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
-		/*
-		 * UNTIL_FULL with not even room for START (an explicit STOP
-		 * took the kept room): the stream is full, and POSIX says
-		 * START is then not recorded and nothing changes.
-		 */
-		if (stream->attr.stream_full_policy != POSIXTRACE_LOOP &&
-		    !test_bit(id, stream->filter) &&
-		    posixtrace_ring_free(&stream->ring) <
-		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
-		    posixtrace_stream_keep(stream, id)) {
-			stream->full_status = POSIXTRACE_FULL;
-		} else {
-			stored = posixtrace_stream_store_start(stream, current, &ts);
-			stream->running = stored;
-			if (stored)
-				posixtrace_nl_notify(stream,
-						     POSIXTRACE_NL_EV_STARTED);
-		}
-	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
-		posixtrace_stream_store_stop(stream, current, &ts, 0);
-		stream->running = false;
-		stored = true;
-		posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STOPPED);
-	}
-	spin_unlock(&stream->lock);
-	if (stored)
-		posixtrace_stream_wake(stream);
-}
-
-/*
- * UNTIL_FULL: once readers emptied a stream that stopped because it was
- * full, restart it. Called under the stream's lock after a read.
- */
-void posixtrace_stream_drained(struct posixtrace_stream *stream)
-{
-	struct timespec64 ts;
-
-	lockdep_assert_held(&stream->lock);
-	/* A read freed space: only an automatic stop outlasts it. */
-	if (!stream->auto_stopped) {
-		stream->full_status = POSIXTRACE_NOT_FULL;
-		return;
-	}
-	if (stream->ring.count)
-		return;
-	stream->auto_stopped = false;
-	stream->full_status = POSIXTRACE_NOT_FULL;
-	/* May record no more, unless it restarts: the reader redoes the bits. */
-	stream->enable_stale = true;
-	if (stream->restart_pending) {
-		stream->restart_pending = false;
-		ktime_get_real_ts64(&ts);
-		stream->running = posixtrace_stream_store_start(stream, NULL,
-								&ts);
-		if (stream->running)
-			posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_STARTED);
-	}
-}
-
 /**
  * posixtrace_stream_clear - posix_trace_clear()
  * @stream: the stream; its ctl_lock is held
@@ -724,7 +451,7 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
  *
  * Return: 0, or -EINTR if a fatal signal came while a flush was writing.
  */
-int posixtrace_stream_clear(struct posixtrace_stream *stream)
+static int posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
 	if (stream->log && mutex_lock_killable(&stream->log_lock))
 		return -EINTR;
@@ -747,14 +474,16 @@ int posixtrace_stream_clear(struct posixtrace_stream *stream)
 
 /**
  * posixtrace_stream_set_filter - posix_trace_set_filter()
- * @stream: the stream; its ctl_lock is held
+ * @stream: the stream
  * @set: the set of event types given
  * @how: POSIXTRACE_SET_EVENTSET, ADD_EVENTSET or SUB_EVENTSET
  *
  * On a running stream, records FILTER with the old and the new filter,
- * unless the new one filters FILTER out.
+ * unless the new one filters FILTER out. Producers see the change before
+ * the call returns.
  *
- * Return: 0, or -EINVAL for an unknown @how.
+ * Return: 0, -EINVAL (an unknown @how, the stream shut down), or
+ * -ERESTARTSYS if a signal came first: the filter is then as it was.
  */
 int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 				 const unsigned long *set, u32 how)
@@ -763,12 +492,17 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 	struct timespec64 ts;
 	bool stored = false;
 
-	lockdep_assert_held(&stream->ctl_lock);
 	if (how != POSIXTRACE_SET_EVENTSET && how != POSIXTRACE_ADD_EVENTSET &&
 	    how != POSIXTRACE_SUB_EVENTSET)
 		return -EINVAL;
-
+	if (mutex_lock_interruptible(&stream->ctl_lock))
+		return -ERESTARTSYS;
 	spin_lock(&stream->lock);
+	if (stream->shut_down) {
+		spin_unlock(&stream->lock);
+		mutex_unlock(&stream->ctl_lock);
+		return -EINVAL;
+	}
 	bitmap_to_arr64(data[0].bits, stream->filter, POSIXTRACE_EVENT_ID_MAX);
 	if (how == POSIXTRACE_SET_EVENTSET)
 		bitmap_copy(stream->filter, set, POSIXTRACE_EVENT_ID_MAX);
@@ -792,37 +526,19 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
+	/* Before returning: producers must see the new filter at once. */
+	posixtrace_links_update(stream);
+	mutex_unlock(&stream->ctl_lock);
 	return 0;
 }
 
-/**
- * posixtrace_stream_admitted - what the stream records now
- * @stream: the stream
- * @admitted: set to the event types it does not filter out
- *
- * For the producers' enable bits (links.c).
- *
- * Return: false if it records nothing now (suspended, or shut down).
- */
-bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
-				unsigned long *admitted)
+/* posix_trace_get_filter(): the event types the stream does not record. */
+void posixtrace_stream_get_filter(struct posixtrace_stream *stream,
+				  unsigned long *set)
 {
-	bool records;
-
 	spin_lock(&stream->lock);
-	/* Events sent to a stream stopped because full count as lost. */
-	records = stream->running || stream->auto_stopped;
-	if (records)
-		bitmap_complement(admitted, stream->filter,
-				  POSIXTRACE_EVENT_ID_MAX);
+	bitmap_copy(set, stream->filter, POSIXTRACE_EVENT_ID_MAX);
 	spin_unlock(&stream->lock);
-	return records;
-}
-
-/* The most data of an event the stream keeps (its max data size). */
-size_t posixtrace_stream_data_max(struct posixtrace_stream *stream)
-{
-	return stream->attr.max_data_size;
 }
 
 /*
@@ -848,7 +564,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 	stream->shut_down = true;
 	stream->running = false;
 	stream->auto_stopped = false;
-	posixtrace_nl_notify(stream, POSIXTRACE_NL_EV_SHUTDOWN);
+	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
 
 	posixtrace_links_drop_stream(stream);
@@ -869,7 +585,8 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
  * Readers blocked on it return EINVAL; every later command is EINVAL. The
  * stream itself is freed when its file goes. Idempotent.
  */
-void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
+static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
+				       bool wait)
 {
 	void *buf, *bounce;
 
@@ -899,53 +616,165 @@ void posixtrace_stream_shutdown(struct posixtrace_stream *stream, bool wait)
 	kvfree(bounce);
 }
 
-/* Record POSIX_TRACE_ERROR with @error as data; the lock is held. */
-bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error)
+/**
+ * posixtrace_stream_control - start, stop, clear or shut down a stream
+ * @stream: the stream
+ * @cmd: which
+ *
+ * Serialised with each other. Producers see recording enabled before the
+ * call returns. Shutdown, as POSIX says, returns once the log is flushed
+ * and closed (a fatal signal cuts that wait short).
+ *
+ * Return: 0, -EINVAL for a stream shut down, -ERESTARTSYS if a signal came
+ * first, or -EINTR (clear: a fatal signal while a flush was writing).
+ */
+int posixtrace_stream_control(struct posixtrace_stream *stream,
+			      enum posixtrace_stream_cmd cmd)
 {
-	struct timespec64 ts;
+	int ret = 0;
 
-	lockdep_assert_held(&stream->lock);
-	ktime_get_real_ts64(&ts);
-	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR,
-					      NULL, &ts, &error, sizeof(error));
+	if (cmd == POSIXTRACE_STREAM_SHUTDOWN) {
+		posixtrace_stream_shutdown(stream, true);
+		return 0;
+	}
+	if (mutex_lock_interruptible(&stream->ctl_lock))
+		return -ERESTARTSYS;
+	if (stream->shut_down)
+		ret = -EINVAL;
+	else if (cmd == POSIXTRACE_STREAM_START)
+		posixtrace_stream_start(stream);
+	else if (cmd == POSIXTRACE_STREAM_STOP)
+		posixtrace_stream_stop(stream);
+	else
+		ret = posixtrace_stream_clear(stream);
+	/* Before returning: a producer must see recording enabled at once. */
+	if (!ret)
+		posixtrace_links_update(stream);
+	mutex_unlock(&stream->ctl_lock);
+	return ret;
 }
 
 /**
- * posixtrace_stream_error - record POSIX_TRACE_ERROR with @error as data
- * @stream: the stream
- * @error: a positive error number
+ * posixtrace_stream_release - the stream's descriptor is closed for good
+ * @stream: the stream; the descriptor's reference is dropped
  *
- * For what goes wrong away from any caller (a fork that could not be
- * followed): never sleeps, and wakes the readers.
+ * The creator's close, or its exit (before its parent can reap it), waits
+ * for the log, as posix_trace_shutdown() does. The last fput of anyone
+ * else does not: a kernel thread's deferred fput (after io_uring or aio
+ * held the file) would otherwise hold up every deferred close on the
+ * machine, and a process the descriptor was passed to has no business
+ * waiting for another's log.
  */
-void posixtrace_stream_error(struct posixtrace_stream *stream, int error)
+void posixtrace_stream_release(struct posixtrace_stream *stream)
 {
-	bool stored;
-
-	spin_lock(&stream->lock);
-	stored = !stream->shut_down &&
-		 posixtrace_stream_store_error(stream, error);
-	spin_unlock(&stream->lock);
-	if (stored)
-		posixtrace_stream_wake(stream);
+	posixtrace_stream_shutdown(stream,
+				   task_tgid(current) == stream->creator);
+	posixtrace_stream_put(stream);
 }
 
-/* What monitoring reports of @stream (netlink.c). */
-void posixtrace_stream_snapshot(struct posixtrace_stream *stream,
-				struct posixtrace_stream_snapshot *snap)
+/*
+ * May the caller use the stream? POSIX: a trid is valid only in the
+ * process that created it, and until it is shut down.
+ */
+bool posixtrace_stream_usable(struct posixtrace_stream *stream)
 {
-	spin_lock(&stream->lock);
+	return task_tgid(current) == stream->creator &&
+	       !READ_ONCE(stream->shut_down);
+}
+
+/* Its attributes, as created; they never change. */
+const struct posixtrace_attr *
+posixtrace_stream_attr(struct posixtrace_stream *stream)
+{
+	return &stream->attr;
+}
+
+/* The table that names its event types. */
+struct posixtrace_names *
+posixtrace_stream_names(struct posixtrace_stream *stream)
+{
+	return posixtrace_process_names(stream->proc);
+}
+
+/* For monitoring: never reused. */
+u64 posixtrace_stream_id(struct posixtrace_stream *stream)
+{
+	return stream->id;
+}
+
+struct pid *posixtrace_stream_creator(struct posixtrace_stream *stream)
+{
+	return stream->creator;
+}
+
+/* The creator's euid: whom monitoring shows the stream to. */
+kuid_t posixtrace_stream_owner(struct posixtrace_stream *stream)
+{
+	return stream->owner;
+}
+
+/* The log's path as it was at creation, or NULL. */
+const char *posixtrace_stream_log_path(struct posixtrace_stream *stream)
+{
+	return stream->log_path;
+}
+
+/*
+ * The status of @stream, under its lock: see posixtrace_stream_status().
+ * The END block of a log reads it so too (flush.c).
+ */
+void __posixtrace_stream_status(struct posixtrace_stream *stream,
+				struct posixtrace_status *st)
+{
+	lockdep_assert_held(&stream->lock);
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
 	if (stream->shut_down)
-		snap->state = POSIXTRACE_NL_SHUT_DOWN;
+		st->state = POSIXTRACE_NL_SHUT_DOWN;
 	else
-		snap->state = stream->running ? POSIXTRACE_RUNNING :
-						POSIXTRACE_SUSPENDED;
-	snap->full_status = stream->full_status;
-	snap->overrun_status = stream->overrun_status;
-	snap->bytes_used = stream->ring.used;
-	snap->events_recorded = stream->events_recorded;
-	snap->events_lost = stream->events_lost;
+		st->state = stream->running ? POSIXTRACE_RUNNING :
+					      POSIXTRACE_SUSPENDED;
+	st->full_status = stream->full_status;
+	st->overrun_status = stream->overrun_status;
+	st->flush_status = stream->flushing ? POSIXTRACE_FLUSHING :
+					      POSIXTRACE_NOT_FLUSHING;
+	st->flush_error = stream->flush_error;
+	st->log_overrun_status = stream->log_overrun ? POSIXTRACE_OVERRUN :
+						       POSIXTRACE_NO_OVERRUN;
+	st->log_full_status = stream->log_full ? POSIXTRACE_FULL :
+						 POSIXTRACE_NOT_FULL;
+	st->events_recorded = stream->events_recorded;
+	st->events_lost = stream->events_lost;
+	st->events_read = stream->events_read;
+	st->bytes_used = stream->ring.used;
+	st->bytes_total = stream->attr.stream_size;
+}
+
+/**
+ * posixtrace_stream_status - the status of a stream, read at once
+ * @stream: the stream
+ * @st: filled in; its state is POSIXTRACE_NL_SHUT_DOWN once shut down
+ * @reset: posix_trace_get_status(): reset what POSIX resets when read
+ *	   (the overrun statuses and the flush error)
+ *
+ * Return: 0, or -EINVAL to reset a stream shut down.
+ */
+int posixtrace_stream_status(struct posixtrace_stream *stream,
+			     struct posixtrace_status *st, bool reset)
+{
+	int ret = 0;
+
+	spin_lock(&stream->lock);
+	__posixtrace_stream_status(stream, st);
+	if (reset && stream->shut_down) {
+		ret = -EINVAL;
+	} else if (reset) {
+		stream->overrun_status = POSIXTRACE_NO_OVERRUN;
+		stream->flush_error = 0;
+		stream->log_overrun = false;
+	}
 	spin_unlock(&stream->lock);
+	return ret;
 }
 
 /*
@@ -1035,8 +864,16 @@ void posixtrace_streams_creator_gone(struct pid *tgid)
 		schedule_work(&posixtrace_reap_work);
 }
 
-/* Module exit: the hooks are gone; let a pending reap finish. */
+int posixtrace_streams_init(void)
+{
+	posixtrace_news_wq = alloc_ordered_workqueue("posixtrace_news", 0);
+	return posixtrace_news_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit: the hooks are gone; let a pending reap and news finish. */
 void posixtrace_streams_exit(void)
 {
 	flush_work(&posixtrace_reap_work);
+	/* Last: the reap may have had news. */
+	destroy_workqueue(posixtrace_news_wq);
 }

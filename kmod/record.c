@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Recording events into a stream, and taking them out.
+ *
+ * Recording. An emitter (posixtrace_stream_emit()) builds the record header
+ * outside the lock, then stores header and data into the ring under the
+ * stream's spinlock. Every event generated while the stream accepts events
+ * takes the next sequence number, stored or lost, so that loss shows as a
+ * gap as well as in the counters.
+ *
+ * Full policies. The ring holds stream_size bytes of records plus room for
+ * one STOP: every other record leaves that much free, so that the STOP an
+ * UNTIL_FULL stream records when it fills can always be recorded:
+ *
+ *  - POSIX_TRACE_LOOP: the oldest records are overwritten, each counted
+ *    lost, and the overrun status is set. The stream stays running and is
+ *    full until a reader frees space. Readers report the gap as
+ *    POSIX_TRACE_OVERFLOW (stamped with the first overwritten event's time)
+ *    and POSIX_TRACE_RESUME (stamped with the next event's time) just before
+ *    the first event after it; they are built by the reader and take no
+ *    room in the ring.
+ *  - POSIX_TRACE_UNTIL_FULL: an event that does not fit stops the stream:
+ *    it is lost, the stream becomes suspended and full, and a
+ *    POSIX_TRACE_STOP with "auto" data 1 is recorded in the kept room.
+ *    Events generated while it is stopped so are lost (overrun). Once
+ *    readers have emptied it, the stream restarts by itself and records
+ *    POSIX_TRACE_START, unless posix_trace_stop() was called meanwhile.
+ *
+ * Filters (TEF). Event types in a stream's filter are neither recorded nor
+ * counted: the check is made under the stream's lock, where the filter is
+ * also changed, so a change is atomic for every producer. System events
+ * are filtered like the others. START carries the filter in force, FILTER
+ * the old and the new one.
+ *
+ * Taking records out (readers and the flush to the log): LOOP gaps are
+ * reported where records leave the ring.
+ */
+
+#include <linux/hrtimer.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/uaccess.h>
+
+#include "links.h"
+#include "stream_core.h"
+
+/*
+ * The room a record of type @id must leave free in the ring: the STOP an
+ * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
+ * with a log so do the FLUSH_START and FLUSH_STOP of the flush that
+ * empties it. A stopped stream records no STOP any more: the flush
+ * markers need not leave room for one then. Every other type leaves the
+ * whole reserve.
+ */
+static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
+				     u32 id)
+{
+	size_t flush = stream->log ? POSIXTRACE_FLUSH_RECORD_SIZE : 0;
+	size_t stop = stream->running ? POSIXTRACE_STOP_RECORD_SIZE : 0;
+
+	switch (id) {
+	case POSIXTRACE_EVENT_STOP:
+		return 0;
+	case POSIXTRACE_EVENT_FLUSH_STOP:
+		return stop;
+	case POSIXTRACE_EVENT_FLUSH_START:
+		return stop + flush;
+	default:
+		return POSIXTRACE_STOP_RECORD_SIZE + 2 * flush;
+	}
+}
+
+/* The ring a new stream needs: its size, and the room kept (see above). */
+size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream)
+{
+	return stream->attr.stream_size +
+	       posixtrace_stream_keep(stream, POSIXTRACE_EVENT_ERROR);
+}
+
+/* Fill the fixed part of a record; @task NULL for events of no process. */
+static void posixtrace_record_init(struct posixtrace_stream *stream,
+				   struct posixtrace_record *rec, u32 id,
+				   struct task_struct *task,
+				   const struct timespec64 *ts, size_t data_len)
+{
+	memset(rec, 0, sizeof(*rec));
+	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
+	rec->header_size = sizeof(*rec);
+	rec->event_id = id;
+	rec->ts_sec = ts->tv_sec;
+	rec->ts_nsec = ts->tv_nsec;
+	rec->data_len = data_len;
+	if (task) {
+		rec->pid = task_tgid_nr_ns(task, stream->pid_ns);
+		rec->tid = task_pid_nr_ns(task, stream->pid_ns);
+	}
+}
+
+/* LOOP: drop the oldest record to make room, keeping the gap's start time. */
+static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
+{
+	struct posixtrace_record oldest;
+
+	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
+	if (stream->full_status != POSIXTRACE_FULL)
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FULL);
+	if (!stream->gap_pending) {
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_OVERFLOW);
+		/* The markers are generated now: filtered as of now. */
+		stream->gap_pending = true;
+		stream->gap_overflow =
+			!test_bit(POSIXTRACE_EVENT_OVERFLOW, stream->filter);
+		stream->gap_resume =
+			!test_bit(POSIXTRACE_EVENT_RESUME, stream->filter);
+		stream->gap_ts_sec = oldest.ts_sec;
+		stream->gap_ts_nsec = oldest.ts_nsec;
+	}
+	posixtrace_ring_drop(&stream->ring, oldest.size);
+	stream->events_lost++;
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+	stream->full_status = POSIXTRACE_FULL;
+}
+
+static void posixtrace_stream_lost(struct posixtrace_stream *stream)
+{
+	stream->seq++;
+	stream->events_lost++;
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+}
+
+static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
+					const struct timespec64 *ts);
+
+/*
+ * Store @rec and its data under the stream's lock, applying the full
+ * policy. Only a system STOP may use the room kept for it. Returns false if
+ * the event was lost.
+ */
+static bool posixtrace_stream_store(struct posixtrace_stream *stream,
+				    struct posixtrace_record *rec,
+				    const void *data, bool system)
+{
+	struct posixtrace_ring *ring = &stream->ring;
+	size_t keep = posixtrace_stream_keep(stream, system ? rec->event_id :
+					     POSIXTRACE_EVENT_USER_BASE);
+
+	lockdep_assert_held(&stream->lock);
+	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
+		/* Even an empty stream could not hold it: only it is lost. */
+		if (rec->size + keep > ring->size) {
+			posixtrace_stream_lost(stream);
+			return false;
+		}
+		while (posixtrace_ring_free(ring) < rec->size + keep)
+			posixtrace_stream_overwrite_oldest(stream);
+	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
+		struct timespec64 ts = {
+			.tv_sec = rec->ts_sec, .tv_nsec = rec->ts_nsec
+		};
+
+		posixtrace_stream_lost(stream);
+		/* Full: a FILTER event that cannot be recorded stops it too. */
+		if (keep && stream->running)
+			posixtrace_stream_auto_stop(stream, &ts);
+		if (stream->log)
+			posixtrace_flush_maybe(stream);
+		return false;
+	}
+	rec->seq = stream->seq++;
+	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
+			      rec->size);
+	stream->events_recorded++;
+	if (stream->log)
+		posixtrace_flush_maybe(stream);
+	return true;
+}
+
+/*
+ * Record a system event generated by the stream itself, unless filtered.
+ * Returns false only if it was lost for want of room.
+ */
+bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
+				    struct task_struct *task,
+				    const struct timespec64 *ts,
+				    const void *data, size_t len)
+{
+	struct posixtrace_record rec;
+
+	if (test_bit(id, stream->filter))
+		return true;
+	posixtrace_record_init(stream, &rec, id, task, ts, len);
+	return posixtrace_stream_store(stream, &rec, data, true);
+}
+
+void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
+				  struct task_struct *task,
+				  const struct timespec64 *ts, u32 automatic)
+{
+	posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_STOP, task, ts,
+				       &automatic, sizeof(automatic));
+}
+
+/* START carries the filter in force (XSH 2.11.2, with TEF). */
+static bool posixtrace_stream_store_start(struct posixtrace_stream *stream,
+					  struct task_struct *task,
+					  const struct timespec64 *ts)
+{
+	struct posixtrace_eventset set;
+
+	bitmap_to_arr64(set.bits, stream->filter, POSIXTRACE_EVENT_ID_MAX);
+	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_START,
+					      task, ts, &set, sizeof(set));
+}
+
+static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
+					const struct timespec64 *ts)
+{
+	stream->running = false;
+	stream->auto_stopped = true;
+	stream->restart_pending = true;
+	stream->full_status = POSIXTRACE_FULL;
+	posixtrace_stream_store_stop(stream, NULL, ts, 1);
+	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
+	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FULL);
+}
+
+void posixtrace_stream_wake(struct posixtrace_stream *stream)
+{
+	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
+	if (wq_has_sleeper(&stream->wq))
+		wake_up_interruptible(&stream->wq);
+}
+
+/*
+ * Stamp and store a user event with @len bytes of its data. The caller holds
+ * the stream's lock, so that the order of the records in the stream is the
+ * order of their times, across CPUs.
+ */
+static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
+					 const struct posixtrace_emit *emit,
+					 size_t len)
+{
+	struct posixtrace_record rec;
+	struct timespec64 ts;
+
+	ktime_get_real_ts64(&ts);
+	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
+			       len);
+	rec.prog_address = emit->prog_address;
+	rec.thread = emit->thread;
+	if (len < emit->data_len)
+		rec.truncation = POSIXTRACE_TRUNCATED_RECORD;
+	return posixtrace_stream_store(stream, &rec, emit->data, false);
+}
+
+/**
+ * posixtrace_stream_emit - record a user event into one stream
+ * @stream: a stream tracing the calling process
+ * @emit: the event, its data already copied in
+ *
+ * Called under rcu_read_lock(); never sleeps.
+ */
+void posixtrace_stream_emit(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emit)
+{
+	/* The data this stream keeps: truncated to its max data size. */
+	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	bool stored = false;
+
+	/*
+	 * A stream that wants more data than the emitter copied appeared
+	 * after it looked: to this stream the event came before it existed.
+	 */
+	if (len > emit->copied)
+		return;
+
+	spin_lock(&stream->lock);
+	if (test_bit(emit->event_id, stream->filter)) {
+		;	/* filtered out: neither recorded nor lost */
+	} else if (stream->running) {
+		stored = posixtrace_stream_store_user(stream, emit, len);
+		/* Lost, but it stopped the stream: readers get the STOP. */
+		stored |= stream->auto_stopped;
+	} else if (stream->auto_stopped && stream->restart_pending) {
+		/* Generated while full: lost (after a stop, not generated). */
+		posixtrace_stream_lost(stream);
+	}
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+}
+
+/*
+ * posix_trace_start() (@id POSIXTRACE_EVENT_START) or posix_trace_stop()
+ * (POSIXTRACE_EVENT_STOP), as the standard says. Starting a running stream
+ * or stopping a suspended one records nothing. A stream stopped because it
+ * was full (UNTIL_FULL) is left as it is by start; stop only cancels its
+ * automatic restart.
+ */
+static void posixtrace_stream_start_stop(struct posixtrace_stream *stream,
+					 u32 id)
+{
+	struct timespec64 ts;
+	bool stored = false;
+
+	spin_lock(&stream->lock);
+	ktime_get_real_ts64(&ts);
+	if (stream->shut_down) {
+		/* Killed by its creator's exit or exec: nothing to do. */
+	} else if (stream->auto_stopped) {
+		/* Full: nothing recorded now; the restart follows the last call. */
+		stream->restart_pending = id == POSIXTRACE_EVENT_START;
+	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
+		/*
+		 * UNTIL_FULL with not even room for START (an explicit STOP
+		 * took the kept room): the stream is full, and POSIX says
+		 * START is then not recorded and nothing changes.
+		 */
+		if (stream->attr.stream_full_policy != POSIXTRACE_LOOP &&
+		    !test_bit(id, stream->filter) &&
+		    posixtrace_ring_free(&stream->ring) <
+		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
+		    posixtrace_stream_keep(stream, id)) {
+			stream->full_status = POSIXTRACE_FULL;
+		} else {
+			stored = posixtrace_stream_store_start(stream, current, &ts);
+			stream->running = stored;
+			if (stored)
+				posixtrace_stream_news(stream,
+						       POSIXTRACE_NL_EV_STARTED);
+		}
+	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
+		posixtrace_stream_store_stop(stream, current, &ts, 0);
+		stream->running = false;
+		stored = true;
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
+	}
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+}
+
+/* posix_trace_start(): see posixtrace_stream_start_stop(). */
+void posixtrace_stream_start(struct posixtrace_stream *stream)
+{
+	posixtrace_stream_start_stop(stream, POSIXTRACE_EVENT_START);
+}
+
+/* posix_trace_stop(): see posixtrace_stream_start_stop(). */
+void posixtrace_stream_stop(struct posixtrace_stream *stream)
+{
+	posixtrace_stream_start_stop(stream, POSIXTRACE_EVENT_STOP);
+}
+
+/*
+ * UNTIL_FULL: once readers emptied a stream that stopped because it was
+ * full, restart it. Called under the stream's lock after a read.
+ */
+static void posixtrace_stream_drained(struct posixtrace_stream *stream)
+{
+	struct timespec64 ts;
+
+	lockdep_assert_held(&stream->lock);
+	/* A read freed space: only an automatic stop outlasts it. */
+	if (!stream->auto_stopped) {
+		stream->full_status = POSIXTRACE_NOT_FULL;
+		return;
+	}
+	if (stream->ring.count)
+		return;
+	stream->auto_stopped = false;
+	stream->full_status = POSIXTRACE_NOT_FULL;
+	/* May record no more, unless it restarts: the reader redoes the bits. */
+	stream->enable_stale = true;
+	if (stream->restart_pending) {
+		stream->restart_pending = false;
+		ktime_get_real_ts64(&ts);
+		stream->running = posixtrace_stream_store_start(stream, NULL,
+								&ts);
+		if (stream->running)
+			posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STARTED);
+	}
+}
+
+/* Record POSIX_TRACE_ERROR with @error as data; the lock is held. */
+bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error)
+{
+	struct timespec64 ts;
+
+	lockdep_assert_held(&stream->lock);
+	ktime_get_real_ts64(&ts);
+	return posixtrace_stream_store_system(stream, POSIXTRACE_EVENT_ERROR,
+					      NULL, &ts, &error, sizeof(error));
+}
+
+/**
+ * posixtrace_stream_error - record POSIX_TRACE_ERROR with @error as data
+ * @stream: the stream
+ * @error: a positive error number
+ *
+ * For what goes wrong away from any caller (a fork that could not be
+ * followed): never sleeps, and wakes the readers.
+ */
+void posixtrace_stream_error(struct posixtrace_stream *stream, int error)
+{
+	bool stored;
+
+	spin_lock(&stream->lock);
+	stored = !stream->shut_down &&
+		 posixtrace_stream_store_error(stream, error);
+	spin_unlock(&stream->lock);
+	if (stored)
+		posixtrace_stream_wake(stream);
+}
+
+/*
+ * A system event built by the reader (OVERFLOW, RESUME): it takes no ring
+ * space. Returns the bytes written at @dst.
+ */
+static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
+					     u32 nsec, u64 seq)
+{
+	struct posixtrace_record rec = {
+		.size = sizeof(rec), .header_size = sizeof(rec), .event_id = id,
+		.ts_sec = sec, .ts_nsec = nsec, .seq = seq,
+	};
+
+	memcpy(dst, &rec, sizeof(rec));
+	return sizeof(rec);
+}
+
+/*
+ * Report a LOOP gap before @next, the first event after it: OVERFLOW with
+ * the time of the first event lost, RESUME with @next's time.
+ */
+static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
+				    u8 *dst, const struct posixtrace_record *next)
+{
+	size_t len = 0;
+
+	if (stream->gap_overflow)
+		len += posixtrace_reader_system_event(dst,
+						      POSIXTRACE_EVENT_OVERFLOW,
+						      stream->gap_ts_sec,
+						      stream->gap_ts_nsec,
+						      next->seq);
+	if (stream->gap_resume)
+		len += posixtrace_reader_system_event(dst + len,
+						      POSIXTRACE_EVENT_RESUME,
+						      next->ts_sec,
+						      next->ts_nsec, next->seq);
+	stream->gap_pending = false;
+	return len;
+}
+
+/**
+ * posixtrace_stream_fill - take the oldest records out of a stream
+ * @stream: the stream, its lock held
+ * @dst: where to put them
+ * @room: bytes at @dst
+ * @seq_limit: take only records numbered below this
+ * @bytes: the bytes stored at @dst
+ *
+ * Moves as many whole records as fit, oldest first, each LOOP gap reported
+ * before the record after it. Frees their space, and may so restart a
+ * stream that stopped because it was full.
+ *
+ * Return: how many records were stored, or -ENOSPC if the oldest one does
+ * not fit in @room at all.
+ */
+static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
+				  size_t room, u64 seq_limit, size_t *bytes)
+{
+	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_record next;
+	size_t used = 0, need;
+	int n = 0;
+
+	lockdep_assert_held(&stream->lock);
+	while (ring->count) {
+		posixtrace_ring_peek(ring, &next, sizeof(next));
+		if (next.seq >= seq_limit)
+			break;
+		need = next.size;
+		if (stream->gap_pending)
+			need += 2 * sizeof(struct posixtrace_record);
+		if (used + need > room) {
+			if (!n)
+				return -ENOSPC;
+			break;
+		}
+		if (stream->gap_pending) {
+			size_t gap = posixtrace_reader_gap(stream, dst + used,
+							   &next);
+
+			used += gap;
+			n += gap / sizeof(struct posixtrace_record);
+		}
+		posixtrace_ring_read(ring, dst + used, next.size);
+		used += next.size;
+		n++;
+		/* Events read: what was recorded, not what the reader made. */
+		stream->events_read++;
+	}
+	if (n)
+		posixtrace_stream_drained(stream);
+	*bytes = used;
+	return n;
+}
+
+/**
+ * posixtrace_stream_take - take the oldest records out of a stream
+ * @stream: the stream, no lock held
+ * @dst: where to put them
+ * @room: bytes at @dst
+ * @seq_limit: take only records numbered below this
+ * @bytes: the bytes stored at @dst
+ * @reader: for a reader: nothing from a stream shut down
+ *
+ * posixtrace_stream_fill(), then, if the space it freed changed what the
+ * stream records (an automatic stop ended), the producers' enable bits
+ * are redone: outside the stream's lock, which the processes' come before.
+ *
+ * Return: how many records were stored, -ENOSPC if the oldest one does not
+ * fit in @room, -EINVAL for a reader of a stream shut down.
+ */
+int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
+			   size_t room, u64 seq_limit, size_t *bytes,
+			   bool reader)
+{
+	bool stale;
+	int n;
+
+	spin_lock(&stream->lock);
+	if (reader && stream->shut_down)
+		n = -EINVAL;
+	else
+		n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
+	stale = stream->enable_stale;
+	stream->enable_stale = false;
+	spin_unlock(&stream->lock);
+	if (stale)
+		posixtrace_links_update(stream);
+	return n;
+}
+
+/* Anything a reader can act on: an event, or the end of the stream. */
+static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
+{
+	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
+}
+
+/* Wait for posixtrace_stream_readable(), until @expires if given. */
+static int posixtrace_stream_wait(struct posixtrace_stream *stream,
+				  ktime_t *expires)
+{
+	DEFINE_WAIT(wait);
+	int ret = 0;
+
+	for (;;) {
+		prepare_to_wait(&stream->wq, &wait, TASK_INTERRUPTIBLE);
+		if (posixtrace_stream_readable(stream))
+			break;
+		if (signal_pending(current)) {
+			ret = -ERESTARTSYS;
+			break;
+		}
+		if (!expires) {
+			schedule();
+		} else if (!schedule_hrtimeout_range_clock(expires, 0,
+							   HRTIMER_MODE_ABS,
+							   CLOCK_REALTIME)) {
+			if (!posixtrace_stream_readable(stream))
+				ret = -ETIMEDOUT;
+			break;
+		}
+	}
+	finish_wait(&stream->wq, &wait);
+	return ret;
+}
+
+/**
+ * posixtrace_stream_read - GETNEXT: the oldest records, to a reader
+ * @stream: the stream
+ * @gn: the request, its flags checked: the buffer, NONBLOCK or TIMED (and
+ *	the deadline, CLOCK_REALTIME), or neither (wait as long as it takes)
+ * @bytes: the bytes copied to the buffer
+ *
+ * Readers take turns (they share the bounce buffer). The deadline is
+ * checked only when the call would wait, as POSIX has it.
+ *
+ * Return: the number of records copied (0: none, NONBLOCK), or -EINVAL (a
+ * stream with a log, shut down, a bad deadline), -ENOSPC (the oldest
+ * record does not fit), -EFAULT, -ERESTARTSYS or -ETIMEDOUT.
+ */
+int posixtrace_stream_read(struct posixtrace_stream *stream,
+			   const struct posixtrace_getnext *gn, size_t *bytes)
+{
+	ktime_t expires, *timeout = NULL;
+	size_t room;
+	int n, ret;
+
+	/* Its events go to the log; the log is what one reads. */
+	if (stream->log)
+		return -EINVAL;
+	room = min_t(size_t, gn->buf_size, stream->bounce_size);
+	for (;;) {
+		if (mutex_lock_interruptible(&stream->read_lock))
+			return -ERESTARTSYS;
+		n = posixtrace_stream_take(stream, stream->bounce, room,
+					   U64_MAX, bytes, true);
+		if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf),
+					  stream->bounce, *bytes))
+			n = -EFAULT;
+		mutex_unlock(&stream->read_lock);
+		if (n || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
+			return n;
+		if ((gn->flags & POSIXTRACE_GETNEXT_TIMED) && !timeout) {
+			if (gn->timeout_nsec >= NSEC_PER_SEC)
+				return -EINVAL;
+			/* Before the epoch has passed too; ktime_set() would wrap. */
+			expires = gn->timeout_sec < 0 ? 0 :
+				  ktime_set(gn->timeout_sec, gn->timeout_nsec);
+			timeout = &expires;
+		}
+		ret = posixtrace_stream_wait(stream, timeout);
+		if (ret)
+			return ret;
+	}
+}
+
+/* poll() on a stream's descriptor: readable, or hung up once shut down. */
+__poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
+				struct file *file, poll_table *wait)
+{
+	poll_wait(file, &stream->wq, wait);
+	if (READ_ONCE(stream->shut_down))
+		return EPOLLHUP | EPOLLERR;
+	return READ_ONCE(stream->ring.count) ? EPOLLIN | EPOLLRDNORM : 0;
+}
+
+/**
+ * posixtrace_stream_admitted - what the stream records now
+ * @stream: the stream
+ * @admitted: set to the event types it does not filter out
+ *
+ * For the producers' enable bits (links.c).
+ *
+ * Return: false if it records nothing now (suspended, or shut down).
+ */
+bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
+				unsigned long *admitted)
+{
+	bool records;
+
+	spin_lock(&stream->lock);
+	/* Events sent to a stream stopped because full count as lost. */
+	records = stream->running || stream->auto_stopped;
+	if (records)
+		bitmap_complement(admitted, stream->filter,
+				  POSIXTRACE_EVENT_ID_MAX);
+	spin_unlock(&stream->lock);
+	return records;
+}
+
+/* The most data of an event the stream keeps (its max data size). */
+size_t posixtrace_stream_data_max(struct posixtrace_stream *stream)
+{
+	return stream->attr.max_data_size;
+}

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_STREAM_CORE_H
+#define _POSIXTRACE_STREAM_CORE_H
+
+#include <linux/bitmap.h>
+#include <linux/completion.h>
+#include <linux/kref.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/pid.h>
+#include <linux/posixtrace.h>
+#include <linux/spinlock.h>
+#include <linux/time64.h>
+#include <linux/timer.h>
+#include <linux/uidgid.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include <linux/posixtrace_netlink.h>
+
+#include "ring.h"
+#include "stream.h"
+
+/*
+ * The stream core: stream.c (lifetime and control), record.c (recording,
+ * and taking records out), flush.c (the trace log) and links.c (the
+ * processes a stream traces) share struct posixtrace_stream, and only
+ * they include this header. Every other file uses stream.h's functions.
+ */
+
+struct posixtrace_process;
+
+/* A record's size in the ring: header, data, padding to 8 bytes. */
+#define POSIXTRACE_RECORD_SIZE(len) \
+	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
+/*
+ * STOP, with its int "auto": the room every other record leaves free, so
+ * that the STOP a full UNTIL_FULL stream records always fits.
+ */
+#define POSIXTRACE_STOP_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(sizeof(u32))
+/* FLUSH_START and FLUSH_STOP, which carry no data. */
+#define POSIXTRACE_FLUSH_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(0)
+/* The largest system event: FILTER, with the old and the new filter. */
+#define POSIXTRACE_SYSTEM_RECORD_MAX \
+	POSIXTRACE_RECORD_SIZE(2 * sizeof(struct posixtrace_eventset))
+
+/* A stream's news not yet sent to monitoring, oldest at @head. */
+struct posixtrace_news {
+	u8 events[15];		/* POSIXTRACE_NL_EV_* */
+	u8 head;
+	u8 len;
+	bool lost;		/* some were dropped: the queue was full */
+};
+
+/*
+ * A trace stream.
+ *
+ * References: one held by its file (the anon inode fd the creator got), one
+ * by its log's thread while it runs (flush.c), one by its news work while
+ * queued, and short-lived ones taken by the reap work and monitoring's
+ * lookups. Emitters find the stream on its process's RCU
+ * list and never take a reference: the stream is freed after a grace
+ * period.
+ *
+ * Locks:
+ *  - @ctl_lock (mutex) serialises start, stop, clear and shutdown.
+ *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
+ *    fields and the counters. Emitters and readers take it; nothing done
+ *    under it sleeps or touches user memory.
+ *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
+ *  - @log_lock (mutex) serialises writing the log: the flush work and
+ *    posix_trace_clear(); it protects @log.
+ *  Order: ctl_lock, then read_lock or log_lock, then proc->lock, then lock.
+ */
+struct posixtrace_stream {
+	struct kref ref;
+	struct rcu_head rcu;
+	u64 id;				/* for monitoring: never reused */
+	kuid_t owner;			/* the creator's euid: who may see it */
+	kuid_t quota_user;		/* whose quota it counts in (quota.c) */
+	char *log_path;			/* the log's path at creation, or NULL */
+	struct pid *creator;		/* the creating thread group */
+	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
+	/* The process it was created for (its names); reference held. */
+	struct posixtrace_process *proc;
+	struct posixtrace_attr attr;	/* as created; never changes */
+
+	struct mutex ctl_lock;		/* see "Locks" above */
+	struct mutex read_lock;		/* see "Locks" above */
+	spinlock_t lock;		/* see "Locks" above */
+
+	struct posixtrace_ring ring;
+	bool running;
+	bool shut_down;
+	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
+	bool restart_pending;		/* ... and restarts once emptied */
+	bool gap_pending;		/* LOOP: records overwritten since last read */
+	bool gap_overflow;		/* ... to be reported by OVERFLOW */
+	bool gap_resume;		/* ... and RESUME (not filtered out then) */
+	bool enable_stale;		/* drained: the enable bits need redoing */
+	bool creator_gone;		/* the creator exited or exec'd */
+	s64 gap_ts_sec;			/* time of the first one overwritten */
+	u32 gap_ts_nsec;
+	/* Event types not recorded (TEF); empty at creation. */
+	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
+	u32 full_status;
+	u32 overrun_status;
+	u64 seq;			/* sequence number of the next event */
+	u64 events_recorded;
+	u64 events_lost;
+	u64 events_read;
+
+	/* TRL: the log, or NULL; see flush.c. Flags under @lock. */
+	struct posixtrace_log *log;
+	struct mutex log_lock;		/* see "Locks" above */
+	struct task_struct *flusher;	/* the thread that writes the log */
+	bool flusher_started;		/* ... and owns the log's end */
+	wait_queue_head_t flush_wq;	/* it waits there for a flush */
+	struct timer_list stall_timer;	/* the watchdog of the final flush */
+	u64 stall_progress;		/* the log's progress at its last tick */
+	struct completion log_closed;	/* the final flush is done */
+	bool flush_requested;		/* a flush is due */
+	bool flushing;			/* ... or running: flush_status */
+	bool log_final;			/* shutting down: flush, then close */
+	bool log_full;			/* log_full_status */
+	bool log_overrun;		/* log_overrun_status */
+	int flush_error;		/* first flush error not yet read */
+
+	/* News for monitoring (stream.c), under @lock; sent by @news_work. */
+	struct posixtrace_news news;
+	struct work_struct news_work;
+
+	wait_queue_head_t wq;		/* readers waiting for events */
+	void *bounce;			/* readers copy records out through it */
+	size_t bounce_size;
+
+	struct list_head links;		/* the processes traced: links.c */
+	unsigned int nr_links;		/* under the links lock */
+	struct list_head all_node;	/* in the stream list */
+};
+
+/* stream.c */
+void posixtrace_stream_slot_put(kuid_t user);
+void __posixtrace_stream_status(struct posixtrace_stream *stream,
+				struct posixtrace_status *st);
+void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
+
+/* record.c */
+size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);
+bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
+				    struct task_struct *task,
+				    const struct timespec64 *ts,
+				    const void *data, size_t len);
+bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
+void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
+				  struct task_struct *task,
+				  const struct timespec64 *ts, u32 automatic);
+void posixtrace_stream_wake(struct posixtrace_stream *stream);
+void posixtrace_stream_start(struct posixtrace_stream *stream);
+void posixtrace_stream_stop(struct posixtrace_stream *stream);
+int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
+			   size_t room, u64 seq_limit, size_t *bytes,
+			   bool reader);
+
+/* flush.c */
+int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);
+void posixtrace_flush_start(struct posixtrace_stream *stream);
+void posixtrace_flush_request(struct posixtrace_stream *stream);
+void posixtrace_flush_maybe(struct posixtrace_stream *stream);
+void posixtrace_flush_clear(struct posixtrace_stream *stream);
+void posixtrace_flush_final(struct posixtrace_stream *stream, bool wait);
+void posixtrace_flush_free(struct posixtrace_stream *stream);
+
+#endif /* _POSIXTRACE_STREAM_CORE_H */
