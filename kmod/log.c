@@ -236,9 +236,10 @@ static int posixtrace_log_write_header(struct posixtrace_log *log,
 	} else {
 		hdr->layout = cpu_to_le32(POSIXTRACE_LOG_SEQUENTIAL);
 	}
-	snprintf(hdr->genversion, sizeof(hdr->genversion),
-		 "posixtrace %u.%u Linux %s", POSIXTRACE_ABI_MAJOR,
-		 POSIXTRACE_ABI_MINOR, init_utsname()->release);
+	/* A long kernel release is cut short: the field is informative. */
+	scnprintf(hdr->genversion, sizeof(hdr->genversion),
+		  "posixtrace %u.%u Linux %s", POSIXTRACE_ABI_MAJOR,
+		  POSIXTRACE_ABI_MINOR, init_utsname()->release);
 	posixtrace_log_attr(&hdr->attr, attr);
 	/* Errors are the caller's here: no half-created log to report on. */
 	ret = posixtrace_log_pwrite(log, hdr, sizeof(*hdr), 0, &partial);

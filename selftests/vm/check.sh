@@ -116,9 +116,10 @@ checkpatch_strict() {
 		CHECKPATCH="$(ksft_tree)/scripts/checkpatch.pl" KERNELDIR=/nonexistent
 }
 
-# The module for one kernel (lib.sh), warnings being errors.
+# The module for one kernel (lib.sh), with the extra warnings of W=1, and
+# every warning an error.
 build_module_strict() {
-	no_warnings build_module "$1" "$2" KCFLAGS=-Werror
+	no_warnings build_module "$1" "$2" W=1 KCFLAGS=-Werror
 }
 
 sparse_clean() {
@@ -185,6 +186,9 @@ if [ $MODE != debug ]; then
 	for rel in "${KERNELS[@]}"; do
 		host_case "build_module.$rel" build_module_strict "$rel" "/usr/src/linux-headers-$rel"
 	done
+	# Layering: no dependency cycle of more than the stream core's four
+	# files, and no file outside the core sees the stream's fields.
+	host_case kmod_layering "$VM_DIR/kmod-deps.sh" "$BUILD_DIR/kmod-${KERNELS[-1]}/kmod"
 	if [ $MODE = full ]; then
 		for rel in "${KERNELS[@]}"; do
 			host_case "dkms.$rel" "$VM_DIR/dkms-check.sh" "$rel"

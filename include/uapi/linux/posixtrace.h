@@ -106,6 +106,7 @@ struct posixtrace_version {
 	[POSIXTRACE_EVENT_FLUSH_STOP]	= "posix_trace_flush_stop",	\
 	[POSIXTRACE_EVENT_FILTER]	= "posix_trace_filter",		\
 }
+
 #define POSIXTRACE_UNNAMED_USER_NAME	"posix_trace_unnamed_userevent"
 /* How many identifiers there are: every id is below this. */
 #define POSIXTRACE_EVENT_ID_MAX	\

@@ -44,6 +44,7 @@ enum posixtrace_nl_cmd {
 	POSIXTRACE_NL_CMD_NOTIFY,
 	__POSIXTRACE_NL_CMD_MAX
 };
+
 #define POSIXTRACE_NL_CMD_MAX	(__POSIXTRACE_NL_CMD_MAX - 1)
 
 /*
@@ -59,8 +60,8 @@ enum posixtrace_nl_attr {
 	POSIXTRACE_NL_A_TRACED,		/* nested: a PID for each process traced */
 	POSIXTRACE_NL_A_PID,		/* u32: in TRACED */
 	POSIXTRACE_NL_A_NAME,		/* string: the trace name */
-	POSIXTRACE_NL_A_STATE,		/* u32: POSIXTRACE_RUNNING, _SUSPENDED,
-					 * or POSIXTRACE_NL_SHUT_DOWN */
+	/* u32: POSIXTRACE_RUNNING, _SUSPENDED, or POSIXTRACE_NL_SHUT_DOWN */
+	POSIXTRACE_NL_A_STATE,
 	POSIXTRACE_NL_A_FULL_POLICY,	/* u32: POSIXTRACE_LOOP, ... */
 	POSIXTRACE_NL_A_LOG_POLICY,	/* u32: with a log only */
 	POSIXTRACE_NL_A_INHERITANCE,	/* u32: POSIXTRACE_CLOSE_FOR_CHILD, ... */
@@ -68,17 +69,20 @@ enum posixtrace_nl_attr {
 	POSIXTRACE_NL_A_BYTES_USED,	/* u64: bytes of it in use */
 	POSIXTRACE_NL_A_EVENTS_RECORDED,	/* u64 */
 	POSIXTRACE_NL_A_EVENTS_LOST,	/* u64 */
-	POSIXTRACE_NL_A_OVERRUN_STATUS,	/* u32: POSIXTRACE_OVERRUN or _NO_OVERRUN
-					 * (not reset by reading it here) */
+	/* u32: POSIXTRACE_OVERRUN or _NO_OVERRUN (not reset by reading it) */
+	POSIXTRACE_NL_A_OVERRUN_STATUS,
 	POSIXTRACE_NL_A_FULL_STATUS,	/* u32: POSIXTRACE_FULL or _NOT_FULL */
 	POSIXTRACE_NL_A_LOG_PATH,	/* string: the log's path, with a log */
 	POSIXTRACE_NL_A_CREATE_TIME,	/* u64: ns since the epoch (realtime) */
 	POSIXTRACE_NL_A_EVENT,		/* u32: POSIXTRACE_NL_EV_*, in NOTIFY */
-	POSIXTRACE_NL_A_TRACED_COUNT,	/* u32: how many processes it traces;
-					 * TRACED lists the first
-					 * POSIXTRACE_NL_TRACED_MAX */
+	/*
+	 * u32: how many processes it traces; TRACED lists the first
+	 * POSIXTRACE_NL_TRACED_MAX
+	 */
+	POSIXTRACE_NL_A_TRACED_COUNT,
 	__POSIXTRACE_NL_A_MAX
 };
+
 #define POSIXTRACE_NL_A_MAX	(__POSIXTRACE_NL_A_MAX - 1)
 
 /* TRACED holds at most this many pids; TRACED_COUNT says how many. */

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The module's layering, checked on its objects: file A depends on file B
+# when A's object uses a symbol B's defines. Prints each dependency and
+# each cycle (a set of files that all reach one another), and fails when a
+# cycle has more than MAX files (default 4: the stream core), or when a
+# file outside the stream core includes stream_core.h, the definition of
+# struct posixtrace_stream.
+#
+# Usage: kmod-deps.sh BUILT_KMOD_DIR [MAX]
+set -euo pipefail
+
+dir=${1:?usage: $0 BUILT_KMOD_DIR [MAX]}
+max=${2:-4}
+core="stream.c record.c flush.c links.c"
+
+objs=$(cd "$dir" && ls *.o | grep -v -e '\.mod\.o$' -e '^posixtrace\.o$')
+[ -n "$objs" ] || { echo "no objects in $dir" >&2; exit 1; }
+
+for o in $objs; do
+	nm "$dir/$o" | awk -v f="${o%.o}" '
+		NF == 3 && $2 ~ /^[TDBR]$/ { print "def", f, $3 }
+		NF == 2 && $1 == "U" { print "use", f, $2 }'
+done | awk -v max="$max" '
+	$1 == "def" { def[$3] = $2; files[$2] = 1; next }
+	{ use[NR] = $2 " " $3 }
+	END {
+		for (i in use) {
+			split(use[i], u, " ")
+			if ((u[2] in def) && def[u[2]] != u[1])
+				reach[u[1], def[u[2]]] = 1
+		}
+		n = 0
+		for (f in files)
+			name[++n] = f
+		for (i = 1; i <= n; i++) {
+			line = ""
+			for (j = 1; j <= n; j++)
+				if ((name[i], name[j]) in reach)
+					line = line " " name[j]
+			print name[i] " ->" line
+		}
+		for (k = 1; k <= n; k++)
+			for (i = 1; i <= n; i++)
+				for (j = 1; j <= n; j++)
+					if (((name[i], name[k]) in reach) &&
+					    ((name[k], name[j]) in reach))
+						reach[name[i], name[j]] = 1
+		worst = 1
+		for (i = 1; i <= n; i++) {
+			if (done[i])
+				continue
+			cyc = name[i]; size = 1
+			for (j = i + 1; j <= n; j++)
+				if (((name[i], name[j]) in reach) &&
+				    ((name[j], name[i]) in reach)) {
+					cyc = cyc " " name[j]; size++; done[j] = 1
+				}
+			if (size > 1)
+				print "cycle of " size ": " cyc
+			if (size > worst)
+				worst = size
+		}
+		print "largest cycle: " worst " files (at most " max ")"
+		exit worst > max
+	}'
+
+bad=0
+for f in "$dir"/*.c "$dir"/*.h; do
+	case " $core stream_core.h " in *" ${f##*/} "*) continue ;; esac
+	if grep -q '#include "stream_core.h"' "$f"; then
+		echo "${f##*/} includes stream_core.h but is not in the stream core"
+		bad=1
+	fi
+done
+exit $bad
