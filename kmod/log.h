@@ -18,7 +18,7 @@ struct posixtrace_names;
 /*
  * The writing side of a trace log (<linux/posixtrace_log.h>).
  *
- * Only the stream's flush work writes, under the stream's log_lock, which
+ * Only the stream's log thread writes, under the stream's log_lock, which
  * serialises every member here; nothing here takes the stream's spinlock.
  * Records arrive as the ring holds them (struct posixtrace_record, native
  * byte order) and leave as entries of EVENTS blocks, little-endian, each

@@ -84,7 +84,7 @@ MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes (0-1M)
 /* Readers copy out at most this much per call, and at least one record. */
 #define POSIXTRACE_BOUNCE_SIZE		((size_t)SZ_64K)
 
-/* The streams: for TRACE_SYS_MAX, the exit hook and, later, monitoring. */
+/* The streams not shut down: for the exit hook and monitoring. */
 static LIST_HEAD(posixtrace_streams);
 static DEFINE_SPINLOCK(posixtrace_streams_lock);
 /* Streams not shut down: TRACE_SYS_MAX counts these. */
@@ -596,7 +596,7 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 	list_del_init(&stream->all_node);
 	spin_unlock(&posixtrace_streams_lock);
 	if (stream->log) {
-		/* The flush work frees the storage once it has written it. */
+		/* The log's thread frees the storage once it has written it. */
 		mutex_unlock(&stream->ctl_lock);
 		posixtrace_flush_final(stream, wait);
 		return;

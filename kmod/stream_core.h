@@ -68,13 +68,15 @@ struct posixtrace_news {
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
  *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
- *  - @log_lock (mutex) serialises writing the log: the flush work and
+ *  - @log_lock (mutex) serialises writing the log: the log's thread and
  *    posix_trace_clear(); it protects @log.
- *  Order: ctl_lock, then read_lock or log_lock, then proc->lock, then lock.
+ *  Order: ctl_lock, then read_lock or log_lock, then the links lock
+ *  (links.c), then a process's lock, then @lock.
  */
 struct posixtrace_stream {
 	struct kref ref;
 	struct rcu_head rcu;
+	/* stream.c: identity and lifetime; fixed once published. */
 	u64 id;				/* for monitoring: never reused */
 	kuid_t owner;			/* the creator's euid: who may see it */
 	kuid_t quota_user;		/* whose quota it counts in (quota.c) */
@@ -89,6 +91,7 @@ struct posixtrace_stream {
 	struct mutex read_lock;		/* see "Locks" above */
 	spinlock_t lock;		/* see "Locks" above */
 
+	/* record.c: the records and the recording state, under @lock. */
 	struct posixtrace_ring ring;
 	bool running;
 	bool shut_down;
@@ -98,7 +101,7 @@ struct posixtrace_stream {
 	bool gap_overflow;		/* ... to be reported by OVERFLOW */
 	bool gap_resume;		/* ... and RESUME (not filtered out then) */
 	bool enable_stale;		/* drained: the enable bits need redoing */
-	bool creator_gone;		/* the creator exited or exec'd */
+	bool creator_gone;		/* stream.c: the creator exited or exec'd */
 	s64 gap_ts_sec;			/* time of the first one overwritten */
 	u32 gap_ts_nsec;
 	/* Event types not recorded (TEF); empty at creation. */
@@ -110,7 +113,7 @@ struct posixtrace_stream {
 	u64 events_lost;
 	u64 events_read;
 
-	/* TRL: the log, or NULL; see flush.c. Flags under @lock. */
+	/* flush.c: the log (TRL), or NULL. Flags under @lock. */
 	struct posixtrace_log *log;
 	struct mutex log_lock;		/* see "Locks" above */
 	struct task_struct *flusher;	/* the thread that writes the log */
@@ -130,6 +133,7 @@ struct posixtrace_stream {
 	struct posixtrace_news news;
 	struct work_struct news_work;
 
+	/* record.c: readers. */
 	wait_queue_head_t wq;		/* readers waiting for events */
 	void *bounce;			/* readers copy records out through it */
 	size_t bounce_size;
