@@ -61,23 +61,21 @@ PTK_EXPORT int posix_trace_eventid_get_name(trace_id_t trid,
 		.event_id = (__u32)event,
 		.name = (uintptr_t)name,
 	};
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_ref ref;
 	size_t len;
 	int err;
 
 	if (!event_name)
 		return EINVAL;
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		err = ptk_log_get_name(l, event, name);
-		ptk_log_put(l);
-	} else {
-		err = ptk_stream_ioctl(s, POSIXTRACE_IOC_EVENTID_NAME, &req);
-		ptk_stream_put(s);
-	}
+	if (ref.log)
+		err = ptk_log_get_name(ref.log, event, name);
+	else
+		err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_EVENTID_NAME,
+				       &req);
+	ptk_ref_put(&ref);
 	if (err)
 		return err;
 	len = strnlen(name, POSIXTRACE_EVENT_NAME_MAX);
@@ -101,20 +99,21 @@ PTK_EXPORT int posix_trace_eventtypelist_getnext_id(
 		.size = sizeof(req),
 		.name = (uintptr_t)name,
 	};
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_stream *s;
+	struct ptk_ref ref;
 	int err;
 
 	if (!event || !unavailable)
 		return EINVAL;
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		err = ptk_log_type_next(l, event, unavailable);
-		ptk_log_put(l);
+	if (ref.log) {
+		err = ptk_log_type_next(ref.log, event, unavailable);
+		ptk_ref_put(&ref);
 		return err;
 	}
+	s = ref.stream;
 	/* Held across the ioctl: two threads must not get the same id. */
 	pthread_mutex_lock(&s->lock);
 	req.event_id = s->type_cursor;
@@ -132,28 +131,26 @@ PTK_EXPORT int posix_trace_eventtypelist_getnext_id(
 		}
 	}
 	pthread_mutex_unlock(&s->lock);
-	ptk_stream_put(s);
+	ptk_ref_put(&ref);
 	return err;
 }
 
 PTK_EXPORT int posix_trace_eventtypelist_rewind(trace_id_t trid)
 {
 	PTK_KEEP_ERRNO;
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_ref ref;
 	int err;
 
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		ptk_log_type_rewind(l);
-		ptk_log_put(l);
-		return 0;
+	if (ref.log) {
+		ptk_log_type_rewind(ref.log);
+	} else {
+		pthread_mutex_lock(&ref.stream->lock);
+		ref.stream->type_cursor = 0;
+		pthread_mutex_unlock(&ref.stream->lock);
 	}
-	pthread_mutex_lock(&s->lock);
-	s->type_cursor = 0;
-	pthread_mutex_unlock(&s->lock);
-	ptk_stream_put(s);
+	ptk_ref_put(&ref);
 	return 0;
 }

@@ -125,22 +125,20 @@ PTK_EXPORT int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 		.size = sizeof(req),
 		.set = (uintptr_t)&cur,
 	};
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_ref ref;
 	int err;
 
 	if (!set)
 		return EINVAL;
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		err = ptk_log_get_filter(l, &cur);
-		ptk_log_put(l);
-	} else {
-		err = ptk_stream_ioctl(s, POSIXTRACE_IOC_GET_FILTER, &req);
-		ptk_stream_put(s);
-	}
+	if (ref.log)
+		err = ptk_log_get_filter(ref.log, &cur);
+	else
+		err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_GET_FILTER,
+				       &req);
+	ptk_ref_put(&ref);
 	if (err)
 		return err;
 	*set = cur;

@@ -392,26 +392,26 @@ PTK_EXPORT int posix_trace_timedgetnext_event(
 /* What the record of the last event getnext reported on trid says. */
 static int ptk_event_ids(trace_id_t trid, uint64_t *seq, pid_t *tid)
 {
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_stream *s;
+	struct ptk_ref ref;
 	int err;
 
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		err = ptk_log_event_seq(l, seq, tid);
-		ptk_log_put(l);
-		return err;
+	s = ref.stream;
+	if (ref.log) {
+		err = ptk_log_event_seq(ref.log, seq, tid);
+	} else {
+		pthread_mutex_lock(&s->lock);
+		err = s->seq_valid ? 0 : EINVAL;
+		if (!err && seq)
+			*seq = s->seq;
+		if (!err && tid)
+			*tid = s->tid;
+		pthread_mutex_unlock(&s->lock);
 	}
-	pthread_mutex_lock(&s->lock);
-	err = s->seq_valid ? 0 : EINVAL;
-	if (!err && seq)
-		*seq = s->seq;
-	if (!err && tid)
-		*tid = s->tid;
-	pthread_mutex_unlock(&s->lock);
-	ptk_stream_put(s);
+	ptk_ref_put(&ref);
 	return err;
 }
 

@@ -146,6 +146,15 @@ int ptk_stream_get(trace_id_t trid, struct ptk_stream **s);
 int ptk_log_get(trace_id_t trid, struct ptk_log **l);
 /* Either kind: exactly one of *s and *l is set on success. */
 int ptk_trid_get(trace_id_t trid, struct ptk_stream **s, struct ptk_log **l);
+
+/* What a trid names, held: an active stream or a log; the other is NULL. */
+struct ptk_ref {
+	struct ptk_stream *stream;
+	struct ptk_log *log;
+};
+
+int ptk_ref_get(trace_id_t trid, struct ptk_ref *ref);
+void ptk_ref_put(struct ptk_ref *ref);
 void ptk_stream_put(struct ptk_stream *s);
 bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s);
 bool ptk_log_unlink(trace_id_t trid, struct ptk_log *l);

@@ -393,26 +393,23 @@ PTK_EXPORT int posix_trace_get_attr(trace_id_t trid, trace_attr_t *attr)
 {
 	PTK_KEEP_ERRNO;
 	struct posixtrace_attr ua = { .size = sizeof(ua) };
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_ref ref;
 	int err;
 
 	if (!attr)
 		return EINVAL;
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		ptk_log_get_attr(l, attr);
-		ptk_log_put(l);
-		return 0;
+	if (ref.log) {
+		ptk_log_get_attr(ref.log, attr);
+	} else {
+		err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_GET_ATTR, &ua);
+		if (!err)
+			ptk_attr_from_uapi(&ua, attr);
 	}
-	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_GET_ATTR, &ua);
-	ptk_stream_put(s);
-	if (err)
-		return err;
-	ptk_attr_from_uapi(&ua, attr);
-	return 0;
+	ptk_ref_put(&ref);
+	return err;
 }
 
 /* A status the kernel leaves 0 (no log) reads as its "nothing" value. */
@@ -431,26 +428,25 @@ PTK_EXPORT int posix_trace_get_status(trace_id_t trid,
 {
 	PTK_KEEP_ERRNO;
 	struct posixtrace_status st = { .size = sizeof(st) };
-	struct ptk_stream *s = NULL;
-	struct ptk_log *l = NULL;
+	struct ptk_ref ref;
 	int err;
 
 	if (!statusinfo)
 		return EINVAL;
-	err = ptk_trid_get(trid, &s, &l);
+	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	if (l) {
-		err = ptk_log_get_status(l, statusinfo);
-		ptk_log_put(l);
+	if (ref.log) {
+		err = ptk_log_get_status(ref.log, statusinfo);
+		ptk_ref_put(&ref);
 		return err;
 	}
 	/*
 	 * The kernel reads and resets the overrun statuses and the flush
 	 * error at once.
 	 */
-	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_STATUS, &st);
-	ptk_stream_put(s);
+	err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_STATUS, &st);
+	ptk_ref_put(&ref);
 	if (err)
 		return err;
 	statusinfo->posix_stream_status = (int)st.state;

@@ -277,6 +277,21 @@ int ptk_trid_get(trace_id_t trid, struct ptk_stream **sp, struct ptk_log **lp)
 	return err;
 }
 
+/* A reference to what trid names, stream or log; EINVAL for nothing. */
+int ptk_ref_get(trace_id_t trid, struct ptk_ref *ref)
+{
+	return ptk_trid_get(trid, &ref->stream, &ref->log);
+}
+
+/* Drop what ptk_ref_get() took. */
+void ptk_ref_put(struct ptk_ref *ref)
+{
+	if (ref->log)
+		ptk_log_put(ref->log);
+	else
+		ptk_stream_put(ref->stream);
+}
+
 /* A reference to the stream trid names; EINVAL for a log too. */
 int ptk_stream_get(trace_id_t trid, struct ptk_stream **sp)
 {
