@@ -272,17 +272,14 @@ int cmd_dump(int argc, char **argv)
 			full_data = true;
 			break;
 		case 'h':
-			fputs(dump_usage, stdout);
-			return 0;
+			return usage_help(dump_usage);
 		default:
-			fputs(dump_usage, stderr);
-			return EXIT_USAGE;
+			return usage_error(dump_usage, NULL);
 		}
 	}
-	if (argc - optind != 1) {
-		fputs(dump_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc - optind != 1)
+		return usage_error(dump_usage, argc == optind ? "no LOG given" :
+				   "one LOG at a time");
 	if (log_open(&lr, argv[optind], "posixtrace dump"))
 		return 1;
 	print_header(&lr);

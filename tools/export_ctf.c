@@ -165,17 +165,16 @@ int cmd_export(int argc, char **argv)
 			force = true;
 			break;
 		case 'h':
-			fputs(export_usage, stdout);
-			return 0;
+			return usage_help(export_usage);
 		default:
-			fputs(export_usage, stderr);
-			return EXIT_USAGE;
+			return usage_error(export_usage, NULL);
 		}
 	}
-	if (argc - optind != 1 || !dir) {
-		fputs(export_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (!dir)
+		return usage_error(export_usage, "no output: -o DIR is required");
+	if (argc - optind != 1)
+		return usage_error(export_usage, argc == optind ?
+				   "no LOG given" : "one LOG at a time");
 	if (log_open(&lr, argv[optind], prog))
 		return 1;
 	dirfd = open_dir(dir, force, &made);

@@ -315,31 +315,24 @@ static int parse_args(int argc, char **argv, struct list_opts *o)
 	while ((c = getopt_long(argc, argv, "i:jh", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(list_usage, stdout);
+			usage_help(list_usage);
 			return -1;
 		case 'j':
 			o->json = true;
 			break;
 		case 'i':
-			if (parse_id(optarg, &o->id)) {
-				fprintf(stderr, PROG ": bad stream ID '%s'\n",
-					optarg);
-				return EXIT_USAGE;
-			}
+			if (parse_id(optarg, &o->id))
+				return usage_error(list_usage,
+						   "bad stream ID '%s'", optarg);
 			o->has_id = true;
 			break;
 		default:
-			fprintf(stderr, "usage: posixtrace list [--json] "
-				"[-i ID]\n");
-			return EXIT_USAGE;
+			return usage_error(list_usage, NULL);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n"
-			"usage: posixtrace list [--json] [-i ID]\n",
-			argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return usage_error(list_usage, "unexpected argument '%s'",
+				   argv[optind]);
 	return 0;
 }
 

@@ -192,21 +192,18 @@ static int parse_args(int argc, char **argv, bool *json)
 	while ((c = getopt_long(argc, argv, "jh", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			fputs(monitor_usage, stdout);
+			usage_help(monitor_usage);
 			return -1;
 		case 'j':
 			*json = true;
 			break;
 		default:
-			fputs("usage: posixtrace monitor [--json]\n", stderr);
-			return EXIT_USAGE;
+			return usage_error(monitor_usage, NULL);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, PROG ": unexpected argument '%s'\n"
-			"usage: posixtrace monitor [--json]\n", argv[optind]);
-		return EXIT_USAGE;
-	}
+	if (optind < argc)
+		return usage_error(monitor_usage, "unexpected argument '%s'",
+				   argv[optind]);
 	return 0;
 }
 

@@ -109,21 +109,18 @@ static volatile pid_t forward_pid;
 /* SIGINT's and SIGTERM's dispositions as we found them, for COMMAND. */
 static struct sigaction saved_int, saved_term;
 
-/* The synopsis only: the whole help would bury the message above it. */
-static int short_usage(void)
-{
-	fprintf(stderr, "%.*s'posixtrace record --help' lists the options.\n",
-		(int)(strstr(record_usage, "Run COMMAND") - record_usage),
-		record_usage);
-	return EXIT_USAGE;
-}
+/* A usage error of record's: what is wrong, and the hint. */
+static int misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-static int usage_error(const char *fmt, const char *arg)
+static int misuse(const char *fmt, ...)
 {
-	fprintf(stderr, PROG ": ");
-	fprintf(stderr, fmt, arg);
-	fprintf(stderr, "\n");
-	return short_usage();
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = vusage_error(record_usage, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 /* "64K", "4M", "1G" or bytes: the sizes users think in (powers of 1024). */
@@ -205,23 +202,23 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case 'p':
 		return parse_pid(arg, &o->pid) ?
-			usage_error("bad PID '%s'", arg) : 0;
+			misuse("bad PID '%s'", arg) : 0;
 	case 's':
 		o->has_stream_size = true;
 		return parse_size(arg, &o->stream_size) ?
-			usage_error("bad --stream-size '%s'", arg) : 0;
+			misuse("bad --stream-size '%s'", arg) : 0;
 	case 'm':
 		o->has_max_data_size = true;
 		return parse_size(arg, &o->max_data_size) ?
-			usage_error("bad --max-data-size '%s'", arg) : 0;
+			misuse("bad --max-data-size '%s'", arg) : 0;
 	case OPT_LOG_SIZE:
 		o->has_log_size = true;
 		return parse_size(arg, &o->log_size) ?
-			usage_error("bad --log-size '%s'", arg) : 0;
+			misuse("bad --log-size '%s'", arg) : 0;
 	case OPT_LOG_POLICY:
 		return parse_log_policy(arg, &o->log_policy) ?
-			usage_error("bad --log-policy '%s' (append, until-full "
-				    "or loop)", arg) : 0;
+			misuse("bad --log-policy '%s' (append, until-full "
+			       "or loop)", arg) : 0;
 	case OPT_NAME:
 		o->name = arg;
 		return 0;
@@ -229,28 +226,28 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 		o->inherit = false;
 		return 0;
 	}
-	return short_usage();	/* getopt_long() said what was wrong */
+	/* getopt_long() said what was wrong. */
+	return misuse(NULL);
 }
 
 /* The combinations getopt cannot refuse. */
 static int check_options(const struct record_opts *o)
 {
 	if (!o->output)
-		return usage_error("%s", "no trace log: -o LOG is required");
+		return misuse("no trace log: -o LOG is required");
 	if (o->pid && o->argv[0])
-		return usage_error("%s", "-p PID and a COMMAND: give one");
+		return misuse("-p PID and a COMMAND: give one");
 	if (!o->pid && !o->argv[0])
-		return usage_error("%s", "nothing to trace: give a COMMAND or "
-				   "-p PID");
+		return misuse("nothing to trace: give a COMMAND or -p PID");
 	if (o->has_log_size && o->log_policy == POSIX_TRACE_APPEND)
-		return usage_error("%s", "--log-size needs --log-policy "
-				   "until-full or loop (append has no limit)");
+		return misuse("--log-size needs --log-policy until-full or "
+			      "loop (append has no limit)");
 	/* A pipe has no offsets: only an appended log can go there. */
 	if (!strcmp(o->output, "-") && o->log_policy != POSIX_TRACE_APPEND)
-		return usage_error("%s", "-o - writes an append log only");
+		return misuse("-o - writes an append log only");
 	if (!strcmp(o->output, "-") && isatty(STDOUT_FILENO))
-		return usage_error("%s", "-o -: standard output is a terminal, "
-				   "not a place for a binary trace log");
+		return misuse("-o -: standard output is a terminal, not a "
+			      "place for a binary trace log");
 	return 0;
 }
 
@@ -278,7 +275,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	while ((c = getopt_long(argc, argv, "+o:p:s:m:h", options,
 				NULL)) != -1) {
 		if (c == 'h') {
-			fputs(record_usage, stdout);
+			usage_help(record_usage);
 			return -1;
 		}
 		status = set_option(o, c, optarg);
@@ -869,8 +866,8 @@ int cmd_record(int argc, char **argv)
 	/* The library checks sizes too: refuse them before COMMAND runs. */
 	bad = make_attr(&opts, &attr);
 	if (bad)
-		return usage_error("%s: value not accepted (too small or "
-				   "too large)", bad);
+		return misuse("%s: value not accepted (too small or too "
+			      "large)", bad);
 	posix_trace_attr_destroy(&attr);
 	return record(&opts);
 }

@@ -20,14 +20,11 @@ int cmd_version(int argc, char **argv)
 	unsigned int major, minor;
 	int err;
 
-	if (argc > 1 && is_help(argv[1])) {
-		fputs(version_usage, stdout);
-		return 0;
-	}
-	if (argc > 1) {
-		fputs(version_usage, stderr);
-		return EXIT_USAGE;
-	}
+	if (argc > 1 && is_help(argv[1]))
+		return usage_help(version_usage);
+	if (argc > 1)
+		return usage_error(version_usage, "unexpected argument '%s'",
+				   argv[1]);
 	err = posixtrace_k_abi_version(&major, &minor);
 	if (err) {
 		fprintf(stderr, "posixtrace: /dev/posixtrace: %s%s\n", strerror(err),
