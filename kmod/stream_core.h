@@ -30,20 +30,6 @@
 
 struct posixtrace_process;
 
-/* A record's size in the ring: header, data, padding to 8 bytes. */
-#define POSIXTRACE_RECORD_SIZE(len) \
-	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
-/*
- * STOP, with its int "auto": the room every other record leaves free, so
- * that the STOP a full UNTIL_FULL stream records always fits.
- */
-#define POSIXTRACE_STOP_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(sizeof(u32))
-/* FLUSH_START and FLUSH_STOP, which carry no data. */
-#define POSIXTRACE_FLUSH_RECORD_SIZE	POSIXTRACE_RECORD_SIZE(0)
-/* The largest system event: FILTER, with the old and the new filter. */
-#define POSIXTRACE_SYSTEM_RECORD_MAX \
-	POSIXTRACE_RECORD_SIZE(2 * sizeof(struct posixtrace_eventset))
-
 /* A stream's news not yet sent to monitoring, oldest at @head. */
 struct posixtrace_news {
 	u8 events[15];		/* POSIXTRACE_NL_EV_* */
