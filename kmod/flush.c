@@ -158,10 +158,12 @@ int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 	ret = posixtrace_log_open(log, fd, &stream->attr);
 	if (ret)
 		return ret;
-	/* Started once the stream is published: posixtrace_flush_start(). */
+	/*
+	 * Started once the stream is published: posixtrace_flush_start().
+	 * Named for the creator, within a task's 15 characters.
+	 */
 	stream->flusher = kthread_create(posixtrace_flush_thread, stream,
-					 "posixtrace-log/%d",
-					 task_tgid_nr(current));
+					 "ptlog/%d", task_tgid_nr(current));
 	if (IS_ERR(stream->flusher)) {
 		ret = PTR_ERR(stream->flusher);
 		stream->flusher = NULL;
