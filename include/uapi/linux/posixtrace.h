@@ -3,7 +3,9 @@
  * posixtrace: the kernel ABI behind the POSIX Tracing option (<trace.h>).
  *
  * The module registers the misc device /dev/posixtrace. Everything is an
- * ioctl on that device (or, later, on the file descriptors it hands out).
+ * ioctl: on that device (create a stream, name events, record them), or on
+ * the descriptor of a stream that CREATE returns (everything else); the
+ * device also maps the enable page.
  *
  * Conventions, the same for every command:
  *  - Every argument is an extensible struct whose first member is
