@@ -16,9 +16,14 @@
  * when it fills (it then stops, as UNTIL_FULL does, until the flush has
  * emptied it).
  *
+ * posix_trace_clear(): the caller only counts it (stream->clears); the
+ * thread forgets what the log holds (posixtrace_log_clear()) before it
+ * writes any record taken after the clear, as it learns with each batch
+ * it takes. So nobody but the thread ever waits for the log's file.
+ *
  * Shutdown: the stream is stopped, then the thread flushes everything
- * left, writes the type table and the final status, drops the file, frees
- * the ring and exits. Whoever shuts down may wait for that (see
+ * left, writes the type table and the final status, frees the ring,
+ * closes the file and exits. Whoever shuts down may wait for that (see
  * posixtrace_flush_final()).
  *
  * Why a thread of its own, not a work queue: a log is a file the user
@@ -33,9 +38,16 @@
  * back in bounded time. The thread holds a reference on the stream and on
  * the module from its start to its exit.
  *
- * The thread writes the log under @log_lock, and takes the stream's
- * spinlock only to move records and status; posix_trace_get_status()
- * never waits for the file.
+ * The thread alone writes the log and owns struct posixtrace_log; it takes
+ * the stream's spinlock only to move records and status, so
+ * posix_trace_get_status() never waits for the file.
+ *
+ * What the thread cannot bound: a write the kernel itself does not let a
+ * signal end (a FUSE server that read the request and never answers, a
+ * frozen file system). The thread then keeps the stream's memory, its
+ * place (counted in its creator's quota) and the module until that write
+ * returns; nothing else waits for it: not the creator past its exit, not
+ * the reap work, not a kernel thread's fput.
  */
 
 #include <linux/dcache.h>
@@ -151,7 +163,6 @@ int posixtrace_flush_open(struct posixtrace_stream *stream, int fd)
 		return -ENOMEM;
 	/* Freed with the stream, even half set up. */
 	stream->log = log;
-	mutex_init(&stream->log_lock);
 	init_waitqueue_head(&stream->flush_wq);
 	init_completion(&stream->log_closed);
 	timer_setup(&stream->stall_timer, posixtrace_flush_stalled, 0);
@@ -187,7 +198,9 @@ static void posixtrace_flush_account(struct posixtrace_stream *stream)
 	int error = log->error;
 
 	lockdep_assert_held(&stream->lock);
-	stream->log_full = log->full;
+	/* Not before the log has caught up with a clear, which emptied it. */
+	if (stream->log_clears == stream->clears)
+		stream->log_full = log->full;
 	stream->log_overrun |= log->overrun;
 	log->overrun = false;
 	if (!error)
@@ -200,6 +213,23 @@ static void posixtrace_flush_account(struct posixtrace_stream *stream)
 }
 
 /*
+ * posix_trace_clear() was called @clears times when the next records were
+ * taken: if the log has not had them all, it forgets its events now,
+ * before those records (taken after the clear) go in.
+ */
+static void posixtrace_flush_catch_up(struct posixtrace_stream *stream,
+				      u32 clears)
+{
+	if (clears == stream->log_clears)
+		return;
+	posixtrace_log_clear(stream->log);
+	spin_lock(&stream->lock);
+	stream->log_clears = clears;
+	posixtrace_flush_account(stream);
+	spin_unlock(&stream->lock);
+}
+
+/*
  * Take the records numbered below @limit out of the ring and write them,
  * a batch at a time. The ring's bounce buffer is the readers'; a stream
  * with a log has no readers, so it is the flush's.
@@ -208,12 +238,14 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 				     u64 limit)
 {
 	size_t bytes;
+	u32 clears;
 	int n;
 
 	do {
 		n = posixtrace_stream_take(stream, stream->bounce,
 					   stream->bounce_size, limit, &bytes,
-					   false);
+					   false, &clears);
+		posixtrace_flush_catch_up(stream, clears);
 		if (n > 0)
 			posixtrace_log_write(stream->log,
 					     posixtrace_stream_names(stream),
@@ -238,30 +270,44 @@ static u64 posixtrace_flush_mark(struct posixtrace_stream *stream, u32 id)
 	return seq;
 }
 
-/* The END block: the stream's status as it was shut down. */
-static void posixtrace_flush_close(struct posixtrace_stream *stream)
+/*
+ * The END block: the stream's status as it was shut down. Returns true if
+ * the whole log was written.
+ */
+static bool posixtrace_flush_close(struct posixtrace_stream *stream)
 {
 	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
+	struct posixtrace_log *log = stream->log;
 	struct posixtrace_status st;
 	void *ring, *bounce;
+	bool written;
 
 	spin_lock(&stream->lock);
 	posixtrace_flush_account(stream);
+	/*
+	 * ERROR records the last writes' failures stored after FLUSH_STOP:
+	 * too late for the log, counted in it as discarded.
+	 */
+	if (stream->ring.count) {
+		log->events_discarded += stream->ring.count;
+		stream->log_overrun = true;
+	}
 	__posixtrace_stream_status(stream, &st);
 	bitmap_copy(filter, stream->filter, POSIXTRACE_EVENT_ID_MAX);
 	ring = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
 	kvfree(ring);
 
-	posixtrace_log_close(stream->log, posixtrace_stream_names(stream), &st,
-			     filter);
-	posixtrace_log_release(stream->log);
+	written = posixtrace_log_close(log, posixtrace_stream_names(stream),
+				       &st, filter);
 
+	/* A stream with a log has no readers: read_lock is free. */
 	mutex_lock(&stream->read_lock);
 	bounce = stream->bounce;
 	stream->bounce = NULL;
 	mutex_unlock(&stream->read_lock);
 	kvfree(bounce);
+	return written;
 }
 
 /*
@@ -286,20 +332,23 @@ static void posixtrace_flush_take_fsize_limit(struct posixtrace_stream *stream)
 }
 
 /*
- * The final flush: what is left ends with FLUSH_STOP (at @limit), then the
- * type table and the final status close the log.
+ * The log is written (or given up): close the file, give the stream's
+ * place back and wake whoever waits in posixtrace_flush_final(). Outside
+ * the creator's memory cgroup, whose reference goes with the log.
  */
-static void posixtrace_flush_finish(struct posixtrace_stream *stream, u64 limit)
+static void posixtrace_flush_finish(struct posixtrace_stream *stream,
+				    bool written)
 {
-	posixtrace_flush_records(stream, limit);
-	posixtrace_flush_close(stream);
-	/* Nothing is written now: the watchdog has nothing to watch. */
+	struct posixtrace_log *log = stream->log;
+
+	/* A slow close (a lingering socket) is still the watchdog's. */
+	posixtrace_log_release(log, true);
 	del_timer_sync(&stream->stall_timer);
-	if (READ_ONCE(stream->log->abandoned))
+	if (READ_ONCE(log->abandoned) && !written)
 		pr_warn_ratelimited("stream %llu (creator %d): log abandoned after %us without progress, %llu events not written\n",
 				    stream->id, pid_nr(stream->creator),
 				    READ_ONCE(log_stall_timeout),
-				    stream->log->events_discarded);
+				    log->events_discarded);
 	spin_lock(&stream->lock);
 	stream->flushing = false;
 	spin_unlock(&stream->lock);
@@ -308,66 +357,82 @@ static void posixtrace_flush_finish(struct posixtrace_stream *stream, u64 limit)
 	complete_all(&stream->log_closed);
 }
 
-/* One flush, or the final one; returns true when the log is closed. */
-static bool posixtrace_flush_round(struct posixtrace_stream *stream)
+/*
+ * One round of the thread: a flush (FLUSH_START, the records, FLUSH_STOP),
+ * the final one (which then closes the log: returns true, and whether the
+ * whole log was written in @written), or only a clear to catch up with.
+ */
+static bool posixtrace_flush_round(struct posixtrace_stream *stream,
+				   bool *written)
 {
-	bool final;
+	bool final, flush;
+	u32 clears;
 	u64 limit;
 
 	spin_lock(&stream->lock);
 	final = stream->log_final;
+	flush = final || stream->flush_requested;
 	stream->flush_requested = false;
-	stream->flushing = true;
+	stream->flushing |= flush;
+	clears = stream->clears;
 	spin_unlock(&stream->lock);
 
-	mutex_lock(&stream->log_lock);
 	/* Only the watchdog's SIGKILL may cut a write short. */
 	if (!READ_ONCE(stream->log->abandoned))
 		flush_signals(current);
 	posixtrace_flush_take_fsize_limit(stream);
+	if (!flush) {
+		posixtrace_flush_catch_up(stream, clears);
+		return false;
+	}
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);
 	if (final) {
-		posixtrace_flush_finish(stream, limit);
-	} else {
-		spin_lock(&stream->lock);
-		/* After SHUTDOWN, which is the last notification, no more. */
-		if (!stream->shut_down)
-			posixtrace_stream_news(stream,
-					       POSIXTRACE_NL_EV_FLUSH_DONE);
-		/* FLUSHING until no flush is due any more. */
-		if (!stream->flush_requested && !stream->log_final)
-			stream->flushing = false;
-		spin_unlock(&stream->lock);
+		/* What is left ends with FLUSH_STOP, then the END block. */
+		posixtrace_flush_records(stream, limit);
+		*written = posixtrace_flush_close(stream);
+		return true;
 	}
-	mutex_unlock(&stream->log_lock);
-	return final;
+	spin_lock(&stream->lock);
+	/* After SHUTDOWN, which is the last notification, no more. */
+	if (!stream->shut_down)
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FLUSH_DONE);
+	/* FLUSHING until no flush is due any more. */
+	if (!stream->flush_requested && !stream->log_final)
+		stream->flushing = false;
+	spin_unlock(&stream->lock);
+	return false;
 }
 
 static bool posixtrace_flush_due(struct posixtrace_stream *stream)
 {
 	return READ_ONCE(stream->flush_requested) ||
-	       READ_ONCE(stream->log_final);
+	       READ_ONCE(stream->log_final) ||
+	       READ_ONCE(stream->clears) != stream->log_clears;
 }
 
 static int posixtrace_flush_thread(void *data)
 {
 	struct posixtrace_stream *stream = data;
 	struct mem_cgroup *old_memcg;
-	bool closed = false;
+	bool closed = false, written = false;
 
-	/* The watchdog's way to end a write stuck on a pipe or the like. */
-	allow_signal(SIGKILL);
-	/* Page cache and buffers the writes allocate: the creator's. */
-	old_memcg = set_active_memcg(stream->log->memcg);
+	/*
+	 * The watchdog's way to end a write stuck on a pipe or the like; a
+	 * signal from user space (even root's kill) is not let in.
+	 */
+	allow_kernel_signal(SIGKILL);
 	while (!closed) {
 		/* Idle, not interruptible: a stray signal must not spin us. */
 		wait_event_idle(stream->flush_wq, posixtrace_flush_due(stream));
-		closed = posixtrace_flush_round(stream);
+		/* Page cache and buffers the writes allocate: the creator's. */
+		old_memcg = set_active_memcg(stream->log->memcg);
+		closed = posixtrace_flush_round(stream, &written);
+		set_active_memcg(old_memcg);
 		cond_resched();
 	}
-	set_active_memcg(old_memcg);
+	posixtrace_flush_finish(stream, written);
 	posixtrace_stream_put(stream);
 	/* Drops the module in core code, which outlives our text. */
 	module_put_and_kthread_exit(0);
@@ -410,19 +475,18 @@ void posixtrace_flush_start(struct posixtrace_stream *stream)
 
 /**
  * posixtrace_flush_clear - posix_trace_clear() for the log
- * @stream: the stream; its log_lock is held, its ring just emptied
+ * @stream: the stream, its lock held, its ring just emptied and its
+ *	    clears counted
  *
- * The caller took log_lock before emptying the ring, so that no flush can
- * carry anything recorded before the clear into the log after it.
+ * The thread forgets the log's events before it writes anything recorded
+ * from now on (posixtrace_flush_catch_up()); the status says at once that
+ * the log is not full.
  */
 void posixtrace_flush_clear(struct posixtrace_stream *stream)
 {
-	lockdep_assert_held(&stream->log_lock);
-	if (stream->log->file)
-		posixtrace_log_clear(stream->log);
-	spin_lock(&stream->lock);
-	posixtrace_flush_account(stream);
-	spin_unlock(&stream->lock);
+	lockdep_assert_held(&stream->lock);
+	stream->log_full = false;
+	posixtrace_flush_queue(stream);
 }
 
 /*
@@ -471,7 +535,6 @@ void posixtrace_flush_free(struct posixtrace_stream *stream)
 	/* Created but never started: it ends without running. */
 	if (stream->flusher && !stream->flusher_started)
 		kthread_stop(stream->flusher);
-	posixtrace_log_release(stream->log);
+	posixtrace_log_release(stream->log, false);
 	kfree(stream->log);
-	mutex_destroy(&stream->log_lock);
 }

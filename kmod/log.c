@@ -126,8 +126,8 @@ static int posixtrace_log_fsize_check(const struct posixtrace_log *log,
 static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 				 size_t len, loff_t pos, bool *partial)
 {
+	size_t done = 0, chunk = len;
 	const struct cred *old;
-	size_t done = 0;
 	ssize_t ret;
 
 	*partial = false;
@@ -136,9 +136,16 @@ static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 	ret = posixtrace_log_fsize_check(log, len, pos);
 	if (ret)
 		return ret;
+	/*
+	 * A pipe or a socket is written a page at a time, so that a slow
+	 * reader who does read shows as progress to the watchdog.
+	 */
+	if (!S_ISREG(file_inode(log->file)->i_mode))
+		chunk = PAGE_SIZE;
 	old = override_creds(log->cred);
 	while (done < len) {
-		ret = kernel_write(log->file, buf + done, len - done, &pos);
+		ret = kernel_write(log->file, buf + done,
+				   min(len - done, chunk), &pos);
 		if (ret <= 0)
 			break;
 		done += ret;
@@ -377,10 +384,19 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 	return 0;
 }
 
-/* Drop the file, the buffer and the creator's context; maybe half set up. */
-void posixtrace_log_release(struct posixtrace_log *log)
+/**
+ * posixtrace_log_release - drop the file, the buffer and the creator's context
+ * @log: the log, maybe half set up, maybe released already
+ * @sync: close the file here, if ours is the last reference (only from a
+ *	  kernel thread): a kernel thread's fput() is otherwise left to the
+ *	  shared delayed_fput work, which a slow ->release (a socket that
+ *	  lingers) would hold up for everyone
+ */
+void posixtrace_log_release(struct posixtrace_log *log, bool sync)
 {
-	if (log->file)
+	if (log->file && sync)
+		__fput_sync(log->file);
+	else if (log->file)
 		fput(log->file);
 	log->file = NULL;
 	kvfree(log->buf);
@@ -481,11 +497,19 @@ static void posixtrace_log_commit(struct posixtrace_log *log)
 		off = posixtrace_log_slot_offset(log, log->slot) +
 		      POSIXTRACE_LOG_EVENTS_SIZE + log->slot_used;
 		ret = posixtrace_log_write_at(log, log->buf, log->buf_len, off);
+		/*
+		 * Readers find records through the slot's header: the records
+		 * it does not cover are not in the log (they are counted
+		 * discarded below), and the next write goes over them.
+		 */
 		if (!ret) {
 			log->slot_used += log->buf_len;
 			log->slot_records += log->buf_count;
-			/* If this fails, the next header covers them. */
-			posixtrace_log_slot_header(log);
+			ret = posixtrace_log_slot_header(log);
+			if (ret) {
+				log->slot_used -= log->buf_len;
+				log->slot_records -= log->buf_count;
+			}
 		}
 		log->buf_len = 0;
 	} else {
@@ -772,27 +796,33 @@ posixtrace_log_end(const struct posixtrace_log *log,
  * @filter: the filter in force at the end
  *
  * The caller then releases the log.
+ *
+ * Return: true if the END block was written, and with it the whole log.
  */
-void posixtrace_log_close(struct posixtrace_log *log,
+bool posixtrace_log_close(struct posixtrace_log *log,
 			  struct posixtrace_names *names,
 			  const struct posixtrace_status *st,
 			  const unsigned long *filter)
 {
 	struct posixtrace_log_end *end;
+	bool written = false;
 	loff_t pos;
 
 	posixtrace_log_commit(log);
 	if (log->broken || READ_ONCE(log->abandoned))
-		return;
+		return false;
 	pos = posixtrace_log_slotted(log) ?
 	      posixtrace_log_slot_offset(log, log->slot_count) : log->pos;
 	posixtrace_log_write_types(log, names, &pos);
 	end = posixtrace_log_end(log, st, filter);
 	if (!end) {
 		posixtrace_log_failed(log, -ENOMEM, false);
-		return;
+		return false;
 	}
-	if (!posixtrace_log_write_at(log, end, sizeof(*end), pos))
+	if (!posixtrace_log_write_at(log, end, sizeof(*end), pos)) {
 		log->pos = pos + sizeof(*end);
+		written = true;
+	}
 	kfree(end);
+	return written;
 }

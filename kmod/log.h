@@ -18,8 +18,9 @@ struct posixtrace_names;
 /*
  * The writing side of a trace log (<linux/posixtrace_log.h>).
  *
- * Only the stream's log thread writes, under the stream's log_lock, which
- * serialises every member here; nothing here takes the stream's spinlock.
+ * Only the stream's log thread writes it and touches its members (the
+ * watchdog reads @progress and sets @abandoned); nothing here takes the
+ * stream's spinlock.
  * Records arrive as the ring holds them (struct posixtrace_record, native
  * byte order) and leave as entries of EVENTS blocks, little-endian, each
  * block naming the event types it uses before it uses them.
@@ -78,10 +79,10 @@ void posixtrace_log_write(struct posixtrace_log *log,
 			  struct posixtrace_names *names, const u8 *recs,
 			  size_t bytes);
 void posixtrace_log_clear(struct posixtrace_log *log);
-void posixtrace_log_close(struct posixtrace_log *log,
+bool posixtrace_log_close(struct posixtrace_log *log,
 			  struct posixtrace_names *names,
 			  const struct posixtrace_status *st,
 			  const unsigned long *filter);
-void posixtrace_log_release(struct posixtrace_log *log);
+void posixtrace_log_release(struct posixtrace_log *log, bool sync);
 
 #endif /* _POSIXTRACE_LOG_H */

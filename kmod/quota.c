@@ -6,12 +6,17 @@
  * creation until its place is given back (at shutdown, or once its log is
  * closed). Those with CAP_SYS_ADMIN are not limited.
  *
- * Who is "one user": a process in a user namespace is charged to the user
- * that owns the namespace (and so on up to the initial one), as the
- * kernel charges namespaced resources (ucounts, inc_ucount()): otherwise a
- * user with subordinate uids would map several of them in a namespace of
- * its own and take one quota for each. A user and every namespace it
- * owns share one count.
+ * Who is "one user": a process in a user namespace an unprivileged user
+ * made is charged to the user that owns the namespace (and so on up the
+ * namespaces users made), as the kernel charges namespaced resources to
+ * the owner's ucounts: otherwise a user with subordinate uids would map
+ * several of them in a namespace of its own and take one quota for each.
+ * A user and every namespace it owns share one count.
+ *
+ * The walk stops at a namespace root made (a container's): the uids the
+ * administrator gave it are users of their own, each with its quota, as
+ * on the host. Charging them all to root would let one container user
+ * take the quota of every other, and of root's own processes.
  */
 
 #include <linux/cred.h>
@@ -64,15 +69,17 @@ static struct posixtrace_quota *posixtrace_quota_find(kuid_t uid)
  * posixtrace_quota_user - the user a creator's streams are charged to
  * @cred: the creator's credentials
  *
- * Return: the euid in the initial user namespace, or there the owner of
- * the outermost namespace @cred's own descends from.
+ * Return: the euid, or, in a namespace a user other than root made, the
+ * owner of the outermost such namespace between @cred's and the first
+ * one root made (or the initial one).
  */
 kuid_t posixtrace_quota_user(const struct cred *cred)
 {
 	const struct user_namespace *ns = cred->user_ns;
 	kuid_t uid = cred->euid;
 
-	for (; ns != &init_user_ns; ns = ns->parent)
+	for (; ns != &init_user_ns && !uid_eq(ns->owner, GLOBAL_ROOT_UID);
+	     ns = ns->parent)
 		uid = ns->owner;
 	return uid;
 }

@@ -518,6 +518,9 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
  * @seq_limit: take only records numbered below this
  * @bytes: the bytes stored at @dst
  * @reader: for a reader: nothing from a stream shut down
+ * @clears: if not NULL, where to store how many times the stream had been
+ *	    cleared when the records were taken (the log needs to know
+ *	    which side of a posix_trace_clear() they come from)
  *
  * posixtrace_stream_fill(), then, if the space it freed changed what the
  * stream records (an automatic stop ended), the producers' enable bits
@@ -528,7 +531,7 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
  */
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   bool reader)
+			   bool reader, u32 *clears)
 {
 	bool stale;
 	int n;
@@ -538,6 +541,8 @@ int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 		n = -EINVAL;
 	else
 		n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
+	if (clears)
+		*clears = stream->clears;
 	stale = stream->enable_stale;
 	stream->enable_stale = false;
 	spin_unlock(&stream->lock);
@@ -610,7 +615,7 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 		if (mutex_lock_interruptible(&stream->read_lock))
 			return -ERESTARTSYS;
 		n = posixtrace_stream_take(stream, stream->bounce, room,
-					   U64_MAX, bytes, true);
+					   U64_MAX, bytes, true, NULL);
 		if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf),
 					  stream->bounce, *bytes))
 			n = -EFAULT;

@@ -447,14 +447,12 @@ err_put_slot:
  * @stream: the stream; its ctl_lock is held
  *
  * Drops every event, and those already in the log; running or suspended
- * stays so.
- *
- * Return: 0, or -EINTR if a fatal signal came while a flush was writing.
+ * stays so. The log's thread forgets what the log holds before it writes
+ * anything recorded after this (posixtrace_flush_clear()): the caller
+ * never waits for the log's file.
  */
-static int posixtrace_stream_clear(struct posixtrace_stream *stream)
+static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
-	if (stream->log && mutex_lock_killable(&stream->log_lock))
-		return -EINTR;
 	spin_lock(&stream->lock);
 	if (!stream->shut_down) {
 		posixtrace_ring_reset(&stream->ring);
@@ -463,13 +461,11 @@ static int posixtrace_stream_clear(struct posixtrace_stream *stream)
 		stream->gap_pending = false;
 		stream->auto_stopped = false;
 		stream->restart_pending = false;
+		stream->clears++;
+		if (stream->log)
+			posixtrace_flush_clear(stream);
 	}
 	spin_unlock(&stream->lock);
-	if (stream->log) {
-		posixtrace_flush_clear(stream);
-		mutex_unlock(&stream->log_lock);
-	}
-	return 0;
 }
 
 /**
@@ -584,35 +580,39 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
  *
  * Readers blocked on it return EINVAL; every later command is EINVAL. The
  * stream itself is freed when its file goes. Idempotent.
+ *
+ * Takes no lock a caller could hold while it waits on user space: not
+ * ctl_lock (a clear or a filter change may be waiting for memory or a
+ * signal), and read_lock only if it is free (a reader copying out may be
+ * waiting on a page fault a user controls; the bounce buffer is then
+ * freed with the stream). The reap work and a kernel thread's last fput
+ * come here, and must never be held up by a user.
  */
 static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 				       bool wait)
 {
-	void *buf, *bounce;
+	void *buf, *bounce = NULL;
 
-	mutex_lock(&stream->ctl_lock);
 	posixtrace_stream_kill(stream);
 	spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
 	spin_unlock(&posixtrace_streams_lock);
 	if (stream->log) {
 		/* The log's thread frees the storage once it has written it. */
-		mutex_unlock(&stream->ctl_lock);
 		posixtrace_flush_final(stream, wait);
 		return;
 	}
+	/* Emitters and readers see shut_down under the lock: none uses @buf. */
 	spin_lock(&stream->lock);
 	buf = posixtrace_ring_detach(&stream->ring);
 	spin_unlock(&stream->lock);
-	/* Readers check shut_down before using it, under read_lock. */
-	mutex_lock(&stream->read_lock);
-	bounce = stream->bounce;
-	stream->bounce = NULL;
-	mutex_unlock(&stream->read_lock);
-	mutex_unlock(&stream->ctl_lock);
-
-	/* Emitters take the lock and see shut_down: none reaches @buf now. */
 	kvfree(buf);
+	/* Readers check shut_down before using it, under read_lock. */
+	if (mutex_trylock(&stream->read_lock)) {
+		bounce = stream->bounce;
+		stream->bounce = NULL;
+		mutex_unlock(&stream->read_lock);
+	}
 	kvfree(bounce);
 }
 
@@ -625,8 +625,8 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
  * call returns. Shutdown, as POSIX says, returns once the log is flushed
  * and closed (a fatal signal cuts that wait short).
  *
- * Return: 0, -EINVAL for a stream shut down, -ERESTARTSYS if a signal came
- * first, or -EINTR (clear: a fatal signal while a flush was writing).
+ * Return: 0, -EINVAL for a stream shut down, or -ERESTARTSYS if a signal
+ * came first.
  */
 int posixtrace_stream_control(struct posixtrace_stream *stream,
 			      enum posixtrace_stream_cmd cmd)
@@ -646,7 +646,7 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 	else if (cmd == POSIXTRACE_STREAM_STOP)
 		posixtrace_stream_stop(stream);
 	else
-		ret = posixtrace_stream_clear(stream);
+		posixtrace_stream_clear(stream);
 	/* Before returning: a producer must see recording enabled at once. */
 	if (!ret)
 		posixtrace_links_update(stream);

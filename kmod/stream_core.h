@@ -49,15 +49,18 @@ struct posixtrace_news {
  * period.
  *
  * Locks:
- *  - @ctl_lock (mutex) serialises start, stop, clear and shutdown.
+ *  - @ctl_lock (mutex) serialises start, stop, clear and filter changes.
+ *    Shutdown does not take it: it must never wait for a caller that
+ *    holds it (see posixtrace_stream_shutdown()).
  *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
  *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
- *  - @log_lock (mutex) serialises writing the log: the log's thread and
- *    posix_trace_clear(); it protects @log.
- *  Order: ctl_lock, then read_lock or log_lock, then the links lock
- *  (links.c), then a process's lock, then @lock.
+ *  Order: ctl_lock, then read_lock, then the links lock (links.c), then a
+ *  process's lock, then @lock.
+ *
+ * @log belongs to the log's thread alone (flush.c): nothing else writes
+ * the log, not even posix_trace_clear(), which only counts in @clears.
  */
 struct posixtrace_stream {
 	struct kref ref;
@@ -95,13 +98,14 @@ struct posixtrace_stream {
 	u32 full_status;
 	u32 overrun_status;
 	u64 seq;			/* sequence number of the next event */
+	u32 clears;			/* posix_trace_clear()s so far */
 	u64 events_recorded;
 	u64 events_lost;
 	u64 events_read;
 
 	/* flush.c: the log (TRL), or NULL. Flags under @lock. */
 	struct posixtrace_log *log;
-	struct mutex log_lock;		/* see "Locks" above */
+	u32 log_clears;			/* @clears the log has had: the thread's */
 	struct task_struct *flusher;	/* the thread that writes the log */
 	bool flusher_started;		/* ... and owns the log's end */
 	wait_queue_head_t flush_wq;	/* it waits there for a flush */
@@ -150,7 +154,7 @@ void posixtrace_stream_start(struct posixtrace_stream *stream);
 void posixtrace_stream_stop(struct posixtrace_stream *stream);
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   bool reader);
+			   bool reader, u32 *clears);
 
 /* flush.c */
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);

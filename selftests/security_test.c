@@ -3,28 +3,35 @@
  * The module's security boundaries, each as an unprivileged user would
  * attack it:
  *  - a stream's last close from a kernel thread (io_uring's ring exit)
- *    never waits for its log, and a log nobody reads is abandoned in
- *    bounded time once its stream is shut down: no deferred close on the
- *    machine is held up, and every place and module reference comes back;
+ *    never waits for its log, clear never waits for it, a log nobody
+ *    reads is abandoned in bounded time once its stream is shut down, and
+ *    the log's own last close (a socket that lingers) is not left to the
+ *    shared deferred close: no deferred close on the machine is held up,
+ *    and every place and module reference comes back;
  *  - after a set-id exec, the old tracer neither sees nor touches the new
  *    image's event names;
  *  - log writes obey the creator's RLIMIT_FSIZE and are charged to its
  *    memory cgroup;
  *  - the per-user stream limit is shared by a user and the user
- *    namespaces it owns.
+ *    namespaces it owns, and not by the users of a container root made.
  * The test runs as root and does each attack in a child that switched to
  * an ordinary user.
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <net/if.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -305,6 +312,138 @@ TEST(shutdown_with_a_log_nobody_reads_returns_in_bounded_time)
 	stall_short(&stall);
 	base = module_refcnt();
 	ASSERT_CHILD_OK(in_child(shutdown_with_stuck_reader, NULL));
+	EXPECT_TRUE(wait_refcnt(base, 30));
+	stall_restore(stall);
+}
+
+/*
+ * posix_trace_clear() while the log's thread is stuck writing to a pipe
+ * nobody reads: before the fix, clear waited for that write, for ever,
+ * holding the lock shutdown took. Now it returns at once, and shutdown
+ * in bounded time. An alarm ends the child if either hangs.
+ */
+static int clear_with_stuck_log(void *arg)
+{
+	struct timespec t0, t1, t2;
+	trace_id_t trid;
+	int p[2];
+
+	if (!become_user(USER_UID) || stream_on_small_pipe(p, &trid))
+		return 1;
+	alarm(20);
+	/* The flush fills the pipe, then waits in pipe_write(). */
+	if (posix_trace_flush(trid))
+		return 2;
+	usleep(200000);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (posix_trace_clear(trid))
+		return 3;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (posix_trace_shutdown(trid))
+		return 4;
+	clock_gettime(CLOCK_MONOTONIC, &t2);
+	/* Clear waits for nothing; shutdown for log_stall_timeout (1 s). */
+	if (t1.tv_sec - t0.tv_sec > 2)
+		return 5;
+	return t2.tv_sec - t1.tv_sec > 8 ? 6 : 0;
+}
+
+TEST(clear_does_not_wait_for_a_stuck_log)
+{
+	int base, stall;
+
+	NEEDS_ROOT();
+	stall_short(&stall);
+	base = module_refcnt();
+	ASSERT_CHILD_OK(in_child(clear_with_stuck_log, NULL));
+	EXPECT_TRUE(wait_refcnt(base, 30));
+	stall_restore(stall);
+}
+
+/*
+ * A log on a TCP socket that lingers for an hour on close, its peer never
+ * reading. Once the log is abandoned, its last close must not go to the
+ * machine's shared deferred close, where the linger would hold up every
+ * other deferred close for that hour: the log's thread closes it itself,
+ * where the watchdog's signal ends the linger.
+ */
+static int log_on_lingering_socket(void *arg)
+{
+	struct sockaddr_in addr = { .sin_family = AF_INET };
+	struct linger linger = { .l_onoff = 1, .l_linger = 3600 };
+	socklen_t len = sizeof(addr);
+	static char data[1000];
+	int listener, client, peer, i, sndbuf = 4096;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	bool ok;
+
+	if (!become_user(USER_UID))
+		return 1;
+	addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	listener = socket(AF_INET, SOCK_STREAM, 0);
+	client = socket(AF_INET, SOCK_STREAM, 0);
+	/* Small buffers both ways, from the handshake on: the log fills them. */
+	if (listener < 0 || client < 0 ||
+	    setsockopt(listener, SOL_SOCKET, SO_RCVBUF, &sndbuf,
+		       sizeof(sndbuf)) ||
+	    bind(listener, (struct sockaddr *)&addr, sizeof(addr)) ||
+	    listen(listener, 1) ||
+	    getsockname(listener, (struct sockaddr *)&addr, &len) ||
+	    setsockopt(client, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+		       sizeof(sndbuf)) ||
+	    setsockopt(client, SOL_SOCKET, SO_LINGER, &linger,
+		       sizeof(linger)) ||
+	    connect(client, (struct sockaddr *)&addr, sizeof(addr)))
+		return CHILD_SKIP;
+	peer = accept(listener, NULL, NULL);
+	if (peer < 0)
+		return CHILD_SKIP;
+	if (log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 0, 0) ||
+	    posix_trace_attr_setmaxdatasize(&attr, sizeof(data)) ||
+	    posix_trace_eventid_open("sec.big", &id) ||
+	    posix_trace_create_withlog(0, &attr, client, &trid) ||
+	    posix_trace_start(trid))
+		return 2;
+	/* The log's thread holds the last reference. */
+	close(client);
+	for (i = 0; i < 1000; i++)
+		posix_trace_event(id, data, sizeof(data));
+	alarm(30);
+	if (posix_trace_shutdown(trid))
+		return 3;
+	/* The peer still holds the connection, unread: the close lingers. */
+	ok = deferred_close_goes_through();
+	close(peer);
+	close(listener);
+	return ok ? 0 : 4;
+}
+
+/* A minimal guest may not have brought the loopback interface up. */
+static void loopback_up(void)
+{
+	struct ifreq ifr = { .ifr_name = "lo" };
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (s < 0)
+		return;
+	if (!ioctl(s, SIOCGIFFLAGS, &ifr) && !(ifr.ifr_flags & IFF_UP)) {
+		ifr.ifr_flags |= IFF_UP;
+		ioctl(s, SIOCSIFFLAGS, &ifr);
+	}
+	close(s);
+}
+
+TEST(log_close_that_lingers_holds_up_no_deferred_close)
+{
+	int base, stall;
+
+	NEEDS_ROOT();
+	loopback_up();
+	stall_short(&stall);
+	base = module_refcnt();
+	ASSERT_CHILD_OK(in_child(log_on_lingering_socket, NULL));
 	EXPECT_TRUE(wait_refcnt(base, 30));
 	stall_restore(stall);
 }
@@ -689,51 +828,61 @@ static int take_streams(int report, int release)
 	return n;
 }
 
+/* Who makes the namespace, how it maps, and what its users got. */
+struct ns_quota {
+	uid_t maker;		/* USER_UID, or 0 (root, as for a container) */
+	const char *map;	/* uid_map and gid_map, written by root */
+	uid_t first, second;	/* two uids in the namespace */
+	int held;		/* streams the first took, and holds */
+	int second_got;		/* then the second */
+	int maker_got;		/* then the maker, outside (USER_UID only) */
+};
+
 static int streams_of_user(void *arg)
 {
 	return become_user(USER_UID) ? take_streams(-1, -1) : 100;
 }
 
 /*
- * USER_UID makes a user namespace where its two subordinate uids are 0
- * and 1 (as newuidmap would map them). Uid 0 there takes streams and
- * holds them; uid 1 there, then USER_UID itself, try for more.
+ * Under a quota of 3 streams per user: @q->maker makes a user namespace
+ * that root maps; its uid @q->first takes streams and holds them while
+ * its uid @q->second, then the maker itself, try for more. Returns the
+ * namespace child's wait status.
  */
-TEST(streams_per_user_are_shared_with_the_users_namespaces)
+static int ns_quota_run(struct ns_quota *q)
 {
-	int up[2], down[2], sdown[2], old = 32, status;
-	int held = -1, in_ns = -1, outside = -1;
+	int up[2], down[2], sdown[2], status = -1;
 	char path[64];
 	pid_t ns_child;
 
-	NEEDS_ROOT();
-	ASSERT_TRUE(param_read(PER_USER_PARAM, &old));
-	ASSERT_TRUE(param_write(PER_USER_PARAM, 3));
-	ASSERT_EQ(0, pipe(up));
-	ASSERT_EQ(0, pipe(down));
-	ASSERT_EQ(0, pipe(sdown));
+	q->held = q->second_got = q->maker_got = -1;
+	if (pipe(up) || pipe(down) || pipe(sdown))
+		return -1;
 	ns_child = fork();
-	ASSERT_LE(0, ns_child);
+	if (ns_child < 0)
+		return -1;
 	if (!ns_child) {
 		pid_t sibling;
 		int n;
 
-		if (!become_user(USER_UID))
+		if (q->maker && !become_user(q->maker))
 			_exit(1);
 		if (unshare(CLONE_NEWUSER))
 			_exit(CHILD_SKIP);
-		/* Root writes the map; then be uid 0 and uid 1 there. */
+		/* Root writes the map; then be one uid there, and another. */
 		put_byte(up[1], 'u');
 		wait_byte(down[0]);
 		sibling = fork();
 		if (!sibling) {
 			wait_byte(sdown[0]);
-			if (setresgid(1, 1, 1) || setresuid(1, 1, 1))
+			if (setresgid(q->second, q->second, q->second) ||
+			    setresuid(q->second, q->second, q->second))
 				_exit(1);
 			n = take_streams(-1, -1);
 			_exit(put(up[1], &n, sizeof(n)) ? 0 : 1);
 		}
-		if (setresgid(0, 0, 0) || setresuid(0, 0, 0))
+		if (setresgid(q->first, q->first, q->first) ||
+		    setresuid(q->first, q->first, q->first))
 			_exit(1);
 		take_streams(up[1], down[0]);
 		waitpid(sibling, NULL, 0);
@@ -741,25 +890,73 @@ TEST(streams_per_user_are_shared_with_the_users_namespaces)
 	}
 	if (get(up[0], path, 1)) {
 		snprintf(path, sizeof(path), "/proc/%d/uid_map", ns_child);
-		EXPECT_TRUE(write_string(path, "0 100000 2\n"));
+		write_string(path, q->map);
 		snprintf(path, sizeof(path), "/proc/%d/gid_map", ns_child);
-		EXPECT_TRUE(write_string(path, "0 100000 2\n"));
+		write_string(path, q->map);
 		put_byte(down[1], 'm');
-		get(up[0], &held, sizeof(held));
+		get(up[0], &q->held, sizeof(q->held));
 		put_byte(sdown[1], 's');
-		get(up[0], &in_ns, sizeof(in_ns));
-		outside = in_child(streams_of_user, NULL);
+		get(up[0], &q->second_got, sizeof(q->second_got));
+		if (q->maker == USER_UID)
+			q->maker_got = in_child(streams_of_user, NULL);
 		put_byte(down[1], 'r');
 	}
-	ASSERT_EQ(ns_child, waitpid(ns_child, &status, 0));
+	waitpid(ns_child, &status, 0);
+	close(up[0]);
+	close(up[1]);
+	close(down[0]);
+	close(down[1]);
+	close(sdown[0]);
+	close(sdown[1]);
+	return status;
+}
+
+#define ASSERT_NS_CHILD_OK(status) do {						int _st = (status);							if (WIFEXITED(_st) && WEXITSTATUS(_st) == CHILD_SKIP)				SKIP(return, "no user namespaces for this user");		ASSERT_EQ(0, _st);						} while (0)
+
+/*
+ * USER_UID makes a user namespace where its two subordinate uids are 0
+ * and 1 (as newuidmap would map them): one quota for all three.
+ */
+TEST(streams_per_user_are_shared_with_the_users_namespaces)
+{
+	struct ns_quota q = {
+		.maker = USER_UID, .map = "0 100000 2\n", .first = 0,
+		.second = 1,
+	};
+	int old = 32, status;
+
+	NEEDS_ROOT();
+	ASSERT_TRUE(param_read(PER_USER_PARAM, &old));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, 3));
+	status = ns_quota_run(&q);
 	ASSERT_TRUE(param_write(PER_USER_PARAM, old));
-	if (WIFEXITED(status) && WEXITSTATUS(status) == CHILD_SKIP)
-		SKIP(return, "no user namespaces for an ordinary user");
-	ASSERT_EQ(0, status);
+	ASSERT_NS_CHILD_OK(status);
 	/* The user's quota of 3, wherever its uids are. */
-	EXPECT_EQ(3, held);
-	EXPECT_EQ(0, in_ns);
-	EXPECT_EQ(0, outside);
+	EXPECT_EQ(3, q.held);
+	EXPECT_EQ(0, q.second_got);
+	EXPECT_EQ(0, q.maker_got);
+}
+
+/*
+ * Root makes a namespace (a container) of 3 uids: they are users of
+ * their own. Charged to root, the namespace's owner, one would take the
+ * quota of all the others.
+ */
+TEST(users_of_a_container_root_made_have_a_quota_each)
+{
+	struct ns_quota q = {
+		.maker = 0, .map = "0 200000 3\n", .first = 1, .second = 2,
+	};
+	int old = 32, status;
+
+	NEEDS_ROOT();
+	ASSERT_TRUE(param_read(PER_USER_PARAM, &old));
+	ASSERT_TRUE(param_write(PER_USER_PARAM, 3));
+	status = ns_quota_run(&q);
+	ASSERT_TRUE(param_write(PER_USER_PARAM, old));
+	ASSERT_NS_CHILD_OK(status);
+	EXPECT_EQ(3, q.held);
+	EXPECT_EQ(3, q.second_got);
 }
 
 TEST_HARNESS_MAIN
