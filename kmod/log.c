@@ -127,6 +127,7 @@ static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 				 size_t len, loff_t pos, bool *partial)
 {
 	size_t done = 0, chunk = len;
+	loff_t *ppos = &pos;
 	const struct cred *old;
 	ssize_t ret;
 
@@ -142,10 +143,16 @@ static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 	 */
 	if (!S_ISREG(file_inode(log->file)->i_mode))
 		chunk = PAGE_SIZE;
+	/*
+	 * A file without pwrite() (a pipe, a socket, a tty) takes no
+	 * position: a socket refuses any but 0 (ESPIPE).
+	 */
+	if (!(log->file->f_mode & FMODE_PWRITE))
+		ppos = NULL;
 	old = override_creds(log->cred);
 	while (done < len) {
 		ret = kernel_write(log->file, buf + done,
-				   min(len - done, chunk), &pos);
+				   min(len - done, chunk), ppos);
 		if (ret <= 0)
 			break;
 		done += ret;

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 
 #include <posixtrace-k.h>
@@ -774,6 +775,42 @@ TEST_F(log, analyzer_calls_on_a_stream_trid_are_einval)
 	ASSERT_EQ(0, create_log(self));
 	ASSERT_EQ(EINVAL, posix_trace_rewind(self->trid));
 	ASSERT_EQ(EINVAL, posix_trace_close(self->trid));
+}
+
+/*
+ * A sequential log may be a socket, say to a collector. A socket refuses
+ * a write at a position (ESPIPE): each block must go where the stream
+ * is. What the other end receives, copied to a file, reads back whole.
+ */
+TEST_F(log, append_log_on_a_socket_reads_back_whole)
+{
+	char buf[4096];
+	int sv[2], copy, i = 0;
+	ssize_t n;
+
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
+			      POSIX_TRACE_APPEND, 0, 0));
+	ASSERT_EQ(0, posix_trace_create_withlog(0, &self->attr, sv[0],
+						&self->trid));
+	close(sv[0]);
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	emit_numbered(self->a, 0, 200);
+	ASSERT_EQ(0, posix_trace_shutdown(self->trid));
+	/* The log's thread closed its end: the copy ends. */
+	copy = tmp_log();
+	ASSERT_LE(0, copy);
+	while ((n = read(sv[1], buf, sizeof(buf))) > 0)
+		ASSERT_EQ(n, write(copy, buf, n));
+	ASSERT_EQ(0, n);
+	close(sv[1]);
+	ASSERT_EQ(0, read_log(copy, &self->lb));
+	close(copy);
+	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
+	i++;
+	ASSERT_RUN(&self->lb, i, self->a, 0, 199);
+	ASSERT_SHUTDOWN_TAIL(&self->lb, i);
+	ASSERT_EQ(0, self->lb.status.posix_stream_flush_error);
 }
 
 TEST_F(log, open_of_a_file_that_is_no_log_is_einval)
