@@ -123,6 +123,24 @@ static int in_child(int (*fn)(void *), void *arg)
 	ASSERT_EQ(0, _st);						\
 } while (0)
 
+/*
+ * Run fn in a child with log_stall_timeout at 1 s; then the module's
+ * references must come back to what they were, every stream gone.
+ */
+static void stall_case(struct __test_metadata *_metadata, int (*fn)(void *))
+{
+	int base, stall, status;
+	bool back;
+
+	stall_short(&stall);
+	base = module_refcnt();
+	status = in_child(fn, NULL);
+	back = base >= 0 && wait_refcnt(base, 30);
+	stall_restore(stall);
+	ASSERT_CHILD_OK(status);
+	EXPECT_TRUE(back);
+}
+
 /* ---- io_uring, by raw system calls ---------------------------------- */
 
 /* A ring of the given files (registered as fixed files); -1 on error. */
@@ -306,14 +324,8 @@ static int shutdown_with_stuck_reader(void *arg)
 
 TEST(shutdown_with_a_log_nobody_reads_returns_in_bounded_time)
 {
-	int base, stall;
-
 	NEEDS_ROOT();
-	stall_short(&stall);
-	base = module_refcnt();
-	ASSERT_CHILD_OK(in_child(shutdown_with_stuck_reader, NULL));
-	EXPECT_TRUE(wait_refcnt(base, 30));
-	stall_restore(stall);
+	stall_case(_metadata, shutdown_with_stuck_reader);
 }
 
 /*
@@ -350,14 +362,8 @@ static int clear_with_stuck_log(void *arg)
 
 TEST(clear_does_not_wait_for_a_stuck_log)
 {
-	int base, stall;
-
 	NEEDS_ROOT();
-	stall_short(&stall);
-	base = module_refcnt();
-	ASSERT_CHILD_OK(in_child(clear_with_stuck_log, NULL));
-	EXPECT_TRUE(wait_refcnt(base, 30));
-	stall_restore(stall);
+	stall_case(_metadata, clear_with_stuck_log);
 }
 
 /*
@@ -437,15 +443,9 @@ static void loopback_up(void)
 
 TEST(log_close_that_lingers_holds_up_no_deferred_close)
 {
-	int base, stall;
-
 	NEEDS_ROOT();
 	loopback_up();
-	stall_short(&stall);
-	base = module_refcnt();
-	ASSERT_CHILD_OK(in_child(log_on_lingering_socket, NULL));
-	EXPECT_TRUE(wait_refcnt(base, 30));
-	stall_restore(stall);
+	stall_case(_metadata, log_on_lingering_socket);
 }
 
 TEST(log_stall_timeout_outside_its_range_is_refused)
