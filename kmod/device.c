@@ -21,6 +21,7 @@
 #include "process.h"
 #include "stream.h"
 #include "stream_file.h"
+#include "thread_ring.h"
 #include "ustruct.h"
 
 static long posixtrace_ioctl_version(struct posixtrace_version __user *uver)
@@ -172,6 +173,8 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 		return ret;
 	if (ev.flags)
 		return -EINVAL;
+	/* What the thread wrote in its ring came first. */
+	posixtrace_thread_rings_drain();
 	emit.event_id = ev.event_id;
 	emit.task = current;
 	emit.prog_address = ev.prog_address;
@@ -223,7 +226,8 @@ out_put_proc:
 
 /*
  * The enable page of the calling process, read-only, and not inherited by
- * a child: a child is another process, with its own page.
+ * a child: a child is another process, with its own page. Or a ring for
+ * the calling thread (thread_ring.c).
  */
 static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -231,6 +235,8 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	struct page *page;
 	int ret;
 
+	if (vma->vm_pgoff == POSIXTRACE_RING_OFFSET >> PAGE_SHIFT)
+		return posixtrace_thread_ring_mmap(vma);
 	if (vma->vm_pgoff != POSIXTRACE_ENABLE_PAGE_OFFSET ||
 	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;
@@ -265,6 +271,11 @@ static long posixtrace_dev_ioctl(struct file *file, unsigned int cmd,
 		return posixtrace_ioctl_eventid_open_self(uarg);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENT):
 		return posixtrace_ioctl_event(uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_RING_DRAIN):
+		if (arg)
+			return -EINVAL;
+		posixtrace_thread_rings_kick();
+		return 0;
 	}
 	return -ENOTTY;
 }

@@ -62,8 +62,10 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "links.h"
 #include "log.h"
 #include "stream_core.h"
+#include "thread_ring.h"
 
 /* Seconds a shut-down stream's log may go without progress. */
 static unsigned int log_stall_timeout = 10;
@@ -385,6 +387,8 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		posixtrace_flush_catch_up(stream, clears);
 		return false;
 	}
+	/* Everything the threads made before the flush was asked for. */
+	posixtrace_thread_rings_drain();
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);

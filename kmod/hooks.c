@@ -20,6 +20,7 @@
 #include "links.h"
 #include "process.h"
 #include "stream.h"
+#include "thread_ring.h"
 
 static struct tracepoint *posixtrace_tp_fork;
 static struct tracepoint *posixtrace_tp_exit;
@@ -52,13 +53,20 @@ static void posixtrace_forget(struct pid *tgid)
 
 	if (!proc)
 		return;
+	/* Its threads' last records first, to the streams tracing it. */
+	posixtrace_thread_rings_retire(proc);
 	posixtrace_links_drop_process(proc);
 	posixtrace_process_put(proc);
 }
 
-/* Runs for every exiting thread; acts once the thread group is dead. */
+/*
+ * Runs for every exiting thread: its ring's records go to the streams
+ * (they are the kernel's pages: a thread killed right after writing loses
+ * none). The rest once the thread group is dead.
+ */
 static void posixtrace_on_exit(void *data, struct task_struct *task)
 {
+	posixtrace_thread_ring_retire_task(task);
 	if (atomic_read(&task->signal->live))
 		return;
 	posixtrace_forget(task_tgid(task));
@@ -73,6 +81,8 @@ static void posixtrace_on_exit(void *data, struct task_struct *task)
 static void posixtrace_on_exec(void *data, struct task_struct *task,
 			       pid_t old_pid, struct linux_binprm *bprm)
 {
+	/* The old image's ring went with its mm; its records did not. */
+	posixtrace_thread_ring_retire_task(task);
 	posixtrace_streams_creator_gone(task_tgid(task));
 	if (!posixtrace_may_keep_tracing(task, bprm))
 		posixtrace_forget(task_tgid(task));

@@ -13,10 +13,12 @@
 #include "access.h"
 #include "device.h"
 #include "hooks.h"
+#include "links.h"
 #include "netlink.h"
 #include "process.h"
 #include "quota.h"
 #include "stream.h"
+#include "thread_ring.h"
 
 static int __init posixtrace_init(void)
 {
@@ -26,9 +28,12 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_streams_init();
 	if (ret)
 		return ret;
-	ret = posixtrace_hooks_init();
+	ret = posixtrace_thread_rings_init(posixtrace_links_emit);
 	if (ret)
 		goto err_streams_exit;
+	ret = posixtrace_hooks_init();
+	if (ret)
+		goto err_rings_exit;
 	ret = posixtrace_nl_init();
 	if (ret)
 		goto err_hooks_exit;
@@ -44,6 +49,8 @@ err_nl_exit:
 	posixtrace_nl_exit();
 err_hooks_exit:
 	posixtrace_hooks_exit();
+err_rings_exit:
+	posixtrace_thread_rings_exit();
 err_streams_exit:
 	posixtrace_streams_exit();
 	return ret;
@@ -58,6 +65,7 @@ static void __exit posixtrace_exit(void)
 	posixtrace_device_exit();
 	posixtrace_nl_exit();
 	posixtrace_hooks_exit();
+	posixtrace_thread_rings_exit();
 	posixtrace_streams_exit();
 	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();

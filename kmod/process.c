@@ -72,6 +72,7 @@ posixtrace_process_alloc(struct pid *tgid, struct posixtrace_names *names,
 	kref_init(&proc->ref);
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->links);
+	INIT_LIST_HEAD(&proc->rings);
 	return proc;
 }
 

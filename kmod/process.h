@@ -57,6 +57,12 @@ struct posixtrace_process {
 	struct posixtrace_enable_page *enable;
 
 	struct posixtrace_names *names;	/* reference held */
+
+	/*
+	 * The rings of its threads (thread_ring.c owns them): added and
+	 * removed under @lock, walked under RCU.
+	 */
+	struct list_head rings;
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);

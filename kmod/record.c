@@ -45,6 +45,7 @@
 
 #include "links.h"
 #include "stream_core.h"
+#include "thread_ring.h"
 
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
@@ -169,6 +170,8 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 		return false;
 	}
 	rec->seq = stream->seq++;
+	stream->last_ts.tv_sec = rec->ts_sec;
+	stream->last_ts.tv_nsec = rec->ts_nsec;
 	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
 			      rec->size);
 	stream->events_recorded++;
@@ -245,7 +248,15 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 	struct posixtrace_record rec;
 	struct timespec64 ts;
 
-	ktime_get_real_ts64(&ts);
+	/*
+	 * A thread ring's record was made before it was taken, maybe before
+	 * what the stream holds last: it keeps the stream's order.
+	 */
+	if (emit->timed)
+		ts = timespec64_compare(&emit->ts, &stream->last_ts) < 0 ?
+		     stream->last_ts : emit->ts;
+	else
+		ktime_get_real_ts64(&ts);
 	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
 			       len);
 	rec.prog_address = emit->prog_address;
@@ -277,7 +288,11 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 		return;
 
 	spin_lock(&stream->lock);
-	if (test_bit(emit->event_id, stream->filter)) {
+	if (emit->garbage) {
+		/* Whatever it was, a running stream counts it lost. */
+		if (stream->running)
+			posixtrace_stream_lost(stream);
+	} else if (test_bit(emit->event_id, stream->filter)) {
 		;	/* filtered out: neither recorded nor lost */
 	} else if (stream->running) {
 		stored = posixtrace_stream_store_user(stream, emit, len);
@@ -614,6 +629,8 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 	for (;;) {
 		if (mutex_lock_interruptible(&stream->read_lock))
 			return -ERESTARTSYS;
+		/* The threads' rings first: a reader sees what they made. */
+		posixtrace_thread_rings_drain();
 		n = posixtrace_stream_take(stream, stream->bounce, room,
 					   U64_MAX, bytes, true, NULL);
 		if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf),

@@ -27,6 +27,7 @@
 #include "process.h"
 #include "quota.h"
 #include "stream_core.h"
+#include "thread_ring.h"
 #include "ustruct.h"
 
 /*
@@ -493,6 +494,8 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 		return -EINVAL;
 	if (mutex_lock_interruptible(&stream->ctl_lock))
 		return -ERESTARTSYS;
+	/* Events made before the call are judged by the old filter. */
+	posixtrace_thread_rings_drain();
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
@@ -547,6 +550,8 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 {
 	struct timespec64 ts;
 
+	/* What the threads made before goes in first. */
+	posixtrace_thread_rings_drain();
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
@@ -639,6 +644,8 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 	}
 	if (mutex_lock_interruptible(&stream->ctl_lock))
 		return -ERESTARTSYS;
+	/* Judged by the state before the call: what the threads made. */
+	posixtrace_thread_rings_drain();
 	if (stream->shut_down)
 		ret = -EINVAL;
 	else if (cmd == POSIXTRACE_STREAM_START)
@@ -764,6 +771,8 @@ int posixtrace_stream_status(struct posixtrace_stream *stream,
 {
 	int ret = 0;
 
+	/* Full or not, counted or not: with what the threads made so far. */
+	posixtrace_thread_rings_drain();
 	spin_lock(&stream->lock);
 	__posixtrace_stream_status(stream, st);
 	if (reset && stream->shut_down) {

@@ -6,6 +6,7 @@
 #include <linux/pid.h>
 #include <linux/poll.h>
 #include <linux/posixtrace.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 #include <linux/uidgid.h>
 
@@ -26,6 +27,11 @@ struct posixtrace_emit {
 	const void *data;
 	size_t data_len;		/* as the producer gave it */
 	size_t copied;			/* bytes at @data: at most the largest max */
+	/* From a thread ring: when the thread made it; else stamped now. */
+	bool timed;
+	struct timespec64 ts;
+	/* A thread ring held a record that did not check out: one lost. */
+	bool garbage;
 };
 
 /* Commands that change a stream's state (start, stop, clear, shutdown). */

@@ -98,6 +98,7 @@ struct posixtrace_stream {
 	u32 full_status;
 	u32 overrun_status;
 	u64 seq;			/* sequence number of the next event */
+	struct timespec64 last_ts;	/* of the last record stored */
 	u32 clears;			/* posix_trace_clear()s so far */
 	u64 events_recorded;
 	u64 events_lost;

@@ -21,10 +21,19 @@
  * ptk_enable_all, whose bits are all set: every event goes to the kernel,
  * as before. Without MADV_WIPEONFORK (no local.c page) the same holds, as
  * no pointer could be trusted after fork().
+ *
+ * An event some stream may record goes into the thread's ring (ring.c)
+ * when it has one: no system call. The system call remains for a thread
+ * without a ring, data too large for a quarter of the ring, a full ring
+ * (the module then takes the ring's records first, so the thread's events
+ * keep their order), and a signal handler's event made while the thread
+ * was writing one.
  */
 
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include "internal.h"
 
@@ -36,16 +45,6 @@ static const struct posixtrace_enable_page ptk_enable_all = {
 	.magic = POSIXTRACE_ENABLE_MAGIC,
 	.enabled = { [0 ... POSIXTRACE_EVENTSET_WORDS - 1] = ~0ULL },
 };
-
-/* This process's enable page, or NULL: not mapped (yet) in this process. */
-static inline const struct posixtrace_enable_page *ptk_enable_page(void)
-{
-	struct ptk_local *local =
-		atomic_load_explicit(&ptk_local, memory_order_acquire);
-
-	return local ? atomic_load_explicit(&local->enable,
-					    memory_order_acquire) : NULL;
-}
 
 static inline bool ptk_enabled(const struct posixtrace_enable_page *ep,
 			       uint32_t id)
@@ -126,9 +125,63 @@ PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
 }
 
 /*
+ * Write the event into the calling thread's ring, if it has a live one of
+ * this process, with room. Returns false if the caller must take the
+ * system call. Async-signal-safe: a handler that interrupts a write finds
+ * the ring busy.
+ */
+static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
+				  const void *data, size_t len,
+				  const void *prog_address)
+{
+	struct ptk_ring *r = &ptk_ring;
+	struct posixtrace_ring_record *rec;
+	uint64_t size, consumed;
+	struct timespec ts;
+
+	if (r->state != PTK_RING_LIVE || r->busy || !local ||
+	    r->generation != atomic_load_explicit(&local->ring_generation,
+						  memory_order_relaxed) ||
+	    len > r->size / 4 || (!data && len))
+		return false;
+	r->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	size = PTK_ROUND8(sizeof(*rec) + len);
+	/* Pairs with the kernel's release once it has taken the records. */
+	consumed = __atomic_load_n(&r->ctl->consumed, __ATOMIC_ACQUIRE);
+	if (r->head + size - consumed > r->size ||
+	    __atomic_load_n(&r->ctl->state, __ATOMIC_RELAXED) !=
+	    POSIXTRACE_RING_LIVE) {
+		atomic_signal_fence(memory_order_seq_cst);
+		r->busy = 0;
+		return false;
+	}
+	rec = (struct posixtrace_ring_record *)
+		(r->data + (r->head & (r->size - 1)));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	rec->size = (uint32_t)size;
+	rec->event_id = id;
+	rec->ts_sec = ts.tv_sec;
+	rec->ts_nsec = (uint32_t)ts.tv_nsec;
+	rec->data_len = (uint32_t)len;
+	rec->prog_address = (uintptr_t)prog_address;
+	rec->thread = (uintptr_t)pthread_self();
+	if (len)
+		memcpy(rec + 1, data, len);
+	/* Last, with release: the kernel takes the record once it sees this. */
+	__atomic_store_n(&rec->commit, ~r->head, __ATOMIC_RELEASE);
+	r->head += size;
+	atomic_signal_fence(memory_order_seq_cst);
+	r->busy = 0;
+	if (r->head - r->kicked >= r->size / 2)
+		ptk_ring_kick(r);
+	return true;
+}
+
+/*
  * posix_trace_event() when the enable page says a stream may record the
  * event, or when there is no page to ask (ep NULL): map it if we can, then
- * ask the kernel.
+ * the thread's ring if it has none yet, else ask the kernel.
  */
 static __attribute__((noinline)) void
 ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
@@ -147,6 +200,8 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	};
 	int fd;
 
+	struct ptk_local *local;
+
 	if (ptk_device_fd_throttled(&fd))
 		return;
 	if (!ep) {
@@ -154,6 +209,16 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 		if (ep && !ptk_enabled(ep, id))
 			return;
 	}
+	local = atomic_load_explicit(&ptk_local, memory_order_acquire);
+	/* The forking thread's ring, seen from the child: not ours. */
+	if (ptk_ring.state == PTK_RING_LIVE && local &&
+	    ptk_ring.generation != atomic_load(&local->ring_generation))
+		ptk_ring.state = PTK_RING_NONE;
+	/* With the enable page only: without it, no ring could be trusted. */
+	if (ptk_ring.state == PTK_RING_NONE && ep && ep != &ptk_enable_all &&
+	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd) &&
+	    ptk_ring_write(local, id, data_ptr, data_len, prog_address))
+		return;
 	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
 }
 
@@ -161,8 +226,9 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
  * POSIX gives posix_trace_event() no way to fail: without the module, a
  * stream, or a valid event_id, it has no effect. Safe from any thread.
  * The fast path touches no errno and takes no lock: a range check, two
- * loads to find the page, one to read the bit. noinline keeps
- * __builtin_return_address(0) the caller's address.
+ * loads to find the page, one to read the bit; then, to record, a write
+ * into the thread's ring. noinline keeps __builtin_return_address(0) the
+ * caller's address.
  */
 PTK_EXPORT __attribute__((noinline)) void
 posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
@@ -170,12 +236,18 @@ posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
 {
 	uint32_t id = (uint32_t)event_id;
 	const struct posixtrace_enable_page *ep;
+	struct ptk_local *local;
 
 	/* System types, negative or unknown ids: the kernel would refuse. */
 	if (id - POSIXTRACE_EVENT_UNNAMED_USER >= PTK_USER_IDS)
 		return;
-	ep = ptk_enable_page();
+	local = atomic_load_explicit(&ptk_local, memory_order_acquire);
+	ep = local ? atomic_load_explicit(&local->enable,
+					  memory_order_acquire) : NULL;
 	if (ep && !ptk_enabled(ep, id))
+		return;
+	if (ep && ptk_ring_write(local, id, data_ptr, data_len,
+				 __builtin_return_address(0)))
 		return;
 	ptk_event_slow(ep, id, data_ptr, data_len,
 		       __builtin_return_address(0));

@@ -52,12 +52,40 @@ struct ptk_local {
 	uint32_t table_owner;	/* trid.c: this process owns the trid table */
 	/* event.c: the enable page as this process mapped it, or NULL. */
 	const struct posixtrace_enable_page *_Atomic enable;
+	/* ring.c: a random number for this process's rings, 0 in a child. */
+	_Atomic uint64_t ring_generation;
 };
 
 /* NULL until ptk_local_get(); see there. */
 extern PTK_HIDDEN struct ptk_local *_Atomic ptk_local;
 struct ptk_local *ptk_local_get(void);
 size_t ptk_page_size(void);
+
+/*
+ * ring.c: the calling thread's ring (<linux/posixtrace.h>). Only its
+ * thread touches it; @busy keeps a signal handler's event out of a record
+ * being written.
+ */
+struct ptk_ring {
+	uint8_t *data;			/* the data area, mapped twice */
+	const struct posixtrace_ring_ctl *ctl;
+	uint64_t head;			/* where the next record goes */
+	uint64_t size;			/* of the data area */
+	uint64_t kicked;		/* head when the kernel was last asked */
+	uint64_t generation;		/* ptk_local's when mapped */
+	size_t map_len;
+	uint8_t state;			/* PTK_RING_* */
+	uint8_t busy;
+};
+
+#define PTK_RING_NONE	0	/* not mapped yet: try at the next event */
+#define PTK_RING_LIVE	1
+#define PTK_RING_OFF	2	/* system calls for this thread, for good */
+
+extern PTK_HIDDEN __thread struct ptk_ring ptk_ring
+	__attribute__((tls_model("initial-exec")));
+bool ptk_ring_map(struct ptk_ring *r, int fd);
+void ptk_ring_kick(struct ptk_ring *r);
 
 /* device.c */
 int ptk_device_fd(int *fd);

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	4
+#define POSIXTRACE_ABI_MINOR	5
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -494,6 +494,84 @@ struct posixtrace_enable_page {
 	__u64 enabled[POSIXTRACE_EVENTSET_WORDS];
 };
 
+/*
+ * The thread ring: where a thread records its events without a system call.
+ *
+ *	mmap(NULL, page size + 2 * data size, PROT_READ | PROT_WRITE,
+ *	     MAP_SHARED, devfd, POSIXTRACE_RING_OFFSET)
+ *
+ * gives the calling thread a ring the module allocates and owns: a control
+ * page (struct posixtrace_ring_ctl), then the data area, a power of two of
+ * at least a page and at most the module's max_ring_size, mapped twice in
+ * a row so that no record wraps. A thread has one ring; mapping another
+ * retires the first (its records are taken first). The mapping is not
+ * inherited (a child maps its own) and is not in core dumps.
+ *
+ * The thread writes records at increasing byte positions: pos & (data size
+ * - 1) in the data area. A record is a struct posixtrace_ring_record and
+ * its data, padded to 8 bytes; the thread writes it whole, then stores
+ * ~pos in its @commit with release semantics. The module is the only
+ * reader: it takes records (with acquire semantics on @commit) soon after
+ * the thread asks (POSIXTRACE_IOC_RING_DRAIN), when any stream tracing the
+ * process is read, flushed, started, stopped, filtered, cleared or shut
+ * down, when the thread makes a system-call event, when it exits or
+ * execs, and on a timer. Then it stores the position it has taken up to
+ * in @consumed (release): the space before it may be written again. The
+ * thread must not write past @consumed + data size.
+ *
+ * The module trusts nothing in the ring. It copies each header once and
+ * checks it; the pid and thread id of a record are those of the ring's
+ * thread; the timestamp is kept between the previous record's and the
+ * time it is taken. A record that does not check out counts as one event
+ * lost in every running stream tracing the process, and revokes the ring
+ * (@state POSIXTRACE_RING_REVOKED): nothing more is taken from it, and the
+ * thread must make its events by system call.
+ */
+#define POSIXTRACE_RING_OFFSET		0x100000
+#define POSIXTRACE_RING_MAGIC		0x70747232	/* "ptr2" */
+#define POSIXTRACE_RING_LIVE		0
+#define POSIXTRACE_RING_REVOKED		1
+
+/**
+ * struct posixtrace_ring_ctl - a thread ring's control page
+ * @magic:	POSIXTRACE_RING_MAGIC.
+ * @state:	POSIXTRACE_RING_LIVE or POSIXTRACE_RING_REVOKED.
+ * @data_size:	Bytes in the data area.
+ * @data_offset: Where the data area begins, from the start of the mapping.
+ * @consumed:	The position up to which the module has taken the records.
+ *
+ * The module writes every member; the thread only reads them.
+ */
+struct posixtrace_ring_ctl {
+	__u32 magic;
+	__u32 state;
+	__u64 data_size;
+	__u64 data_offset;
+	__u64 consumed;
+};
+
+/**
+ * struct posixtrace_ring_record - one event in a thread ring
+ * @commit:	~(the record's position), stored last, with release.
+ * @size:	Bytes of the record: this header, the data, padding to 8.
+ * @event_id:	As for POSIXTRACE_IOC_EVENT.
+ * @ts_sec:	When it was generated (CLOCK_REALTIME): seconds ...
+ * @ts_nsec:	... and nanoseconds (below 10^9).
+ * @data_len:	Bytes of data after the header.
+ * @prog_address: As for POSIXTRACE_IOC_EVENT.
+ * @thread:	As for POSIXTRACE_IOC_EVENT.
+ */
+struct posixtrace_ring_record {
+	__u64 commit;
+	__u32 size;
+	__u32 event_id;
+	__s64 ts_sec;
+	__u32 ts_nsec;
+	__u32 data_len;
+	__u64 prog_address;
+	__u64 thread;
+};
+
 /* Commands on /dev/posixtrace. */
 #define POSIXTRACE_IOC_CREATE \
 	_IOW(POSIXTRACE_IOC_MAGIC, 0x01, struct posixtrace_create)
@@ -501,6 +579,8 @@ struct posixtrace_enable_page {
 	_IOWR(POSIXTRACE_IOC_MAGIC, 0x02, struct posixtrace_eventid)
 #define POSIXTRACE_IOC_EVENT \
 	_IOW(POSIXTRACE_IOC_MAGIC, 0x03, struct posixtrace_event)
+/* Take the records of the calling thread's ring now. */
+#define POSIXTRACE_IOC_RING_DRAIN	_IO(POSIXTRACE_IOC_MAGIC, 0x04)
 
 /* Commands on a stream; no argument where none is shown. */
 #define POSIXTRACE_IOC_START		_IO(POSIXTRACE_IOC_MAGIC, 0x10)

@@ -1,0 +1,559 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread rings: where a traced thread records its events without a system
+ * call (the protocol is in <linux/posixtrace.h>; the reasons in
+ * Documentation/dev-tools/posixtrace-design.rst).
+ *
+ * A ring is pages this module allocates, charged to the thread's memory
+ * cgroup, mapped into the thread's process (read-write: the thread is the
+ * producer) and, for the module, through a vmap of its own: a record is
+ * read from pages no one can take away, without a fault or the mm, even
+ * after the thread exited or unmapped them. The data pages are mapped
+ * twice in a row in both views, so that no record wraps.
+ *
+ * The module trusts nothing the thread wrote. It reads the commit word
+ * with acquire, copies the header once and checks the copy, takes the
+ * data length from the copy, and never reads a word of the control page:
+ * the position it has taken up to is its own (@consumed), mirrored to the
+ * thread. A record that does not check out revokes the ring; one event is
+ * counted lost. A drain takes at most one lap of each ring, so a thread
+ * that keeps writing cannot keep a drain going.
+ *
+ * A drain takes every ring at once, merging their records by timestamp,
+ * under one lock: events of different threads and processes reach the
+ * streams in the order they were made, whoever drains (a reader, a state
+ * change, a thread's exit, the timer). A record made before one already
+ * taken (its thread was preempted between reading the clock and
+ * committing) takes that one's time: a stream's times never go back.
+ *
+ * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
+ * to the list of all rings (posixtrace_rings, RCU). It is retired when the
+ * thread exits or execs, or maps another ring, or its process leaves the
+ * table, after a last drain; freed after an RCU grace period.
+ */
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/posixtrace.h>
+#include <linux/rculist.h>
+#include <linux/sched/task.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+
+#include "compat.h"
+#include "process.h"
+#include "stream.h"
+#include "thread_ring.h"
+
+/* The largest data area a thread may map; 0: no rings (system calls). */
+static unsigned int max_ring_size = SZ_1M;
+
+static int posixtrace_param_set_ring_size(const char *val,
+					  const struct kernel_param *kp)
+{
+	unsigned int size;
+	int ret = kstrtouint(val, 0, &size);
+
+	if (ret)
+		return ret;
+	if (size && (!is_power_of_2(size) || size < PAGE_SIZE ||
+		     size > SZ_64M))
+		return -EINVAL;
+	WRITE_ONCE(max_ring_size, size);
+	return 0;
+}
+
+static const struct kernel_param_ops posixtrace_ring_size_ops = {
+	.set = posixtrace_param_set_ring_size,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_ring_size, &posixtrace_ring_size_ops, &max_ring_size,
+		0644);
+MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a page to 64 MiB; 0: no rings)");
+
+/* How often the records of a quiet thread are taken, at the latest. */
+static unsigned int ring_drain_ms = 100;
+
+static int posixtrace_param_set_drain_ms(const char *val,
+					 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 10000);
+}
+
+static const struct kernel_param_ops posixtrace_drain_ms_ops = {
+	.set = posixtrace_param_set_drain_ms,
+	.get = param_get_uint,
+};
+
+module_param_cb(ring_drain_ms, &posixtrace_drain_ms_ops, &ring_drain_ms,
+		0644);
+MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread ring (1-10000)");
+
+struct posixtrace_thread_ring {
+	struct list_head proc_node;	/* in @proc->rings: RCU */
+	struct list_head all_node;	/* in posixtrace_rings: RCU */
+	struct rcu_work free_work;
+	struct posixtrace_process *proc;	/* reference held */
+	struct task_struct *owner;	/* the thread; reference held */
+
+	/* Under posixtrace_drain_lock. */
+	bool dead;			/* retired: never drained again */
+	bool revoked;			/* a bad record: never drained again */
+	u64 consumed;			/* the position taken up to */
+	s64 last_ns;			/* the timestamp of the last record */
+	/* A drain's view: its next record (@next, @next_ns), where to stop. */
+	u64 pos, lap_end;
+	const struct posixtrace_ring_record *next;
+	struct posixtrace_ring_record next_hdr;
+	s64 next_ns;
+
+	/* Fixed once mapped. */
+	struct posixtrace_ring_ctl *ctl;	/* in @vaddr */
+	const u8 *data;			/* in @vaddr, @size bytes twice */
+	u64 size;
+	void *vaddr;
+	struct page **pages;		/* control page, then the data pages */
+	unsigned int nr_pages;
+};
+
+static LIST_HEAD(posixtrace_rings);
+static DEFINE_SPINLOCK(posixtrace_rings_lock);
+/* One drain at a time, of every ring: see above. */
+static DEFINE_SPINLOCK(posixtrace_drain_lock);
+static struct workqueue_struct *posixtrace_rings_wq;
+static posixtrace_ring_emit_t posixtrace_ring_emit;
+
+static void posixtrace_rings_tick(struct work_struct *work);
+static DECLARE_DELAYED_WORK(posixtrace_rings_tick_work, posixtrace_rings_tick);
+
+/* Is @h a record a drain may take, with @room bytes left of its lap? */
+static bool posixtrace_ring_record_ok(const struct posixtrace_ring_record *h,
+				      u64 room)
+{
+	return h->size >= sizeof(*h) && IS_ALIGNED(h->size, 8) &&
+	       h->size <= room && h->data_len <= h->size - sizeof(*h) &&
+	       h->ts_nsec < NSEC_PER_SEC && h->ts_sec >= 0 &&
+	       h->ts_sec < KTIME_SEC_MAX;
+}
+
+/* Revoke the ring over a bad record: one event lost, nothing more taken. */
+static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
+{
+	struct posixtrace_emit emit = {
+		.garbage = true,
+		.task = ring->owner,
+	};
+
+	ring->revoked = true;
+	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
+	posixtrace_ring_emit(ring->proc, &emit);
+}
+
+/*
+ * Find @ring's next committed record within this drain's lap, its header
+ * copied and checked; false if there is none (or it revoked the ring).
+ */
+static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
+{
+	const struct posixtrace_ring_record *rec;
+	struct posixtrace_ring_record *h = &ring->next_hdr;
+
+	if (ring->next)
+		return true;
+	if (ring->dead || ring->revoked || ring->pos >= ring->lap_end)
+		return false;
+	rec = (const void *)(ring->data + (ring->pos & (ring->size - 1)));
+	/* Pairs with the thread's store-release of the commit word. */
+	if (smp_load_acquire(&rec->commit) != ~ring->pos)
+		return false;
+	/* Once: the thread may be rewriting it under our feet. */
+	memcpy(h, rec, sizeof(*h));
+	if (!posixtrace_ring_record_ok(h, ring->lap_end - ring->pos)) {
+		posixtrace_thread_ring_revoke(ring);
+		return false;
+	}
+	ring->next = rec;
+	ring->next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+	return true;
+}
+
+/*
+ * Hand @ring's next record to the streams. Its time is kept between the
+ * ring's last one and now: a thread can only misdate its own events.
+ */
+static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
+					s64 now)
+{
+	const struct posixtrace_ring_record *h = &ring->next_hdr;
+	struct posixtrace_emit emit;
+	s64 ns = clamp(ring->next_ns, ring->last_ns, max(now, ring->last_ns));
+
+	ring->pos += h->size;
+	ring->last_ns = ns;
+	/* An identifier it never opened: ignored, as a system call's. */
+	if (posixtrace_process_event_valid(ring->proc, h->event_id)) {
+		emit = (struct posixtrace_emit) {
+			.event_id = h->event_id,
+			.task = ring->owner,
+			.prog_address = h->prog_address,
+			.thread = h->thread,
+			.data = ring->next + 1,
+			.data_len = h->data_len,
+			.copied = h->data_len,
+			.timed = true,
+			.ts = ns_to_timespec64(ns),
+		};
+		posixtrace_ring_emit(ring->proc, &emit);
+	}
+	ring->next = NULL;
+}
+
+/**
+ * posixtrace_thread_rings_drain - take the records of every thread ring
+ *
+ * One lap of each ring at most, merged by timestamp into the streams
+ * tracing each ring's process. Before anything that judges or reads what
+ * threads recorded: a stream's start, stop, filter change, clear,
+ * shutdown, status, read or flush; a system-call event; a thread's exit;
+ * the timer. Never sleeps.
+ */
+void posixtrace_thread_rings_drain(void)
+{
+	struct posixtrace_thread_ring *ring, *oldest;
+	s64 now = ktime_get_real_ns();
+
+	rcu_read_lock();
+	spin_lock(&posixtrace_drain_lock);
+	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+		ring->pos = ring->consumed;
+		ring->lap_end = ring->consumed + ring->size;
+		ring->next = NULL;
+	}
+	for (;;) {
+		oldest = NULL;
+		list_for_each_entry_rcu(ring, &posixtrace_rings, all_node)
+			if (posixtrace_thread_ring_peek(ring) &&
+			    (!oldest || ring->next_ns < oldest->next_ns))
+				oldest = ring;
+		if (!oldest)
+			break;
+		posixtrace_thread_ring_take(oldest, now);
+	}
+	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+		if (ring->pos == ring->consumed)
+			continue;
+		ring->consumed = ring->pos;
+		/* The thread may write over what we took, not before. */
+		smp_store_release(&ring->ctl->consumed, ring->pos);
+	}
+	spin_unlock(&posixtrace_drain_lock);
+	rcu_read_unlock();
+}
+
+/* @task's live ring in @proc, or NULL; under rcu_read_lock(). */
+static struct posixtrace_thread_ring *
+posixtrace_thread_ring_find(struct posixtrace_process *proc,
+			    struct task_struct *task)
+{
+	struct posixtrace_thread_ring *ring;
+
+	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
+		if (ring->owner == task && !READ_ONCE(ring->dead))
+			return ring;
+	return NULL;
+}
+
+static void posixtrace_thread_ring_free(struct work_struct *work)
+{
+	struct posixtrace_thread_ring *ring =
+		container_of(to_rcu_work(work), struct posixtrace_thread_ring,
+			     free_work);
+	unsigned int i;
+
+	vunmap(ring->vaddr);
+	for (i = 0; i < ring->nr_pages; i++)
+		__free_page(ring->pages[i]);
+	kvfree(ring->pages);
+	posixtrace_process_put(ring->proc);
+	put_task_struct(ring->owner);
+	kfree(ring);
+}
+
+/*
+ * Take @ring off every list and free it once no drain can see it. The
+ * pages the thread mapped stay until it unmaps them. Never sleeps.
+ */
+static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
+{
+	spin_lock(&posixtrace_drain_lock);
+	if (ring->dead) {
+		spin_unlock(&posixtrace_drain_lock);
+		return;
+	}
+	ring->dead = true;
+	spin_unlock(&posixtrace_drain_lock);
+
+	spin_lock(&ring->proc->lock);
+	list_del_rcu(&ring->proc_node);
+	spin_unlock(&ring->proc->lock);
+	spin_lock(&posixtrace_rings_lock);
+	list_del_rcu(&ring->all_node);
+	spin_unlock(&posixtrace_rings_lock);
+	queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
+}
+
+static void posixtrace_rings_drain_work_fn(struct work_struct *work)
+{
+	posixtrace_thread_rings_drain();
+}
+
+static DECLARE_WORK(posixtrace_rings_drain_work,
+		    posixtrace_rings_drain_work_fn);
+
+/**
+ * posixtrace_thread_rings_kick - a thread's ring is half full: drain soon
+ *
+ * From a worker, so that the thread goes on at once (on another CPU, the
+ * worker takes the records while the thread writes more).
+ */
+void posixtrace_thread_rings_kick(void)
+{
+	queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
+}
+
+/**
+ * posixtrace_thread_ring_retire_task - @task exits or execs: last drain
+ * @task: the thread, current
+ *
+ * Its records are the kernel's: a thread killed right after writing one
+ * loses none. Called from the exit and exec hooks; never sleeps.
+ */
+void posixtrace_thread_ring_retire_task(struct task_struct *task)
+{
+	struct posixtrace_process *proc;
+	struct posixtrace_thread_ring *ring;
+
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(task_tgid(task));
+	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
+	if (ring) {
+		posixtrace_thread_rings_drain();
+		posixtrace_thread_ring_retire(ring);
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * posixtrace_thread_rings_retire - @proc left the process table
+ * @proc: its entry
+ *
+ * Its threads have all exited, or it exec'd a privileged image: its rings
+ * hold all they ever will. They go, after a last drain. Never sleeps.
+ */
+void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
+{
+	struct posixtrace_thread_ring *ring;
+
+	if (list_empty(&proc->rings))
+		return;
+	posixtrace_thread_rings_drain();
+	rcu_read_lock();
+	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
+		posixtrace_thread_ring_retire(ring);
+	rcu_read_unlock();
+}
+
+/* Every ring_drain_ms while there are rings: a quiet thread's events arrive. */
+static void posixtrace_rings_tick(struct work_struct *work)
+{
+	posixtrace_thread_rings_drain();
+	if (!list_empty(&posixtrace_rings))
+		queue_delayed_work(posixtrace_rings_wq,
+				   &posixtrace_rings_tick_work,
+				   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+}
+
+/* A ring of @size data bytes for current, not yet on any list. */
+static struct posixtrace_thread_ring *
+posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
+{
+	unsigned int data_pages = size >> PAGE_SHIFT, i;
+	struct posixtrace_thread_ring *ring;
+	struct page **map;
+
+	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
+	if (!ring)
+		return NULL;
+	ring->nr_pages = 1 + data_pages;
+	ring->pages = kvcalloc(ring->nr_pages, sizeof(*ring->pages),
+			       GFP_KERNEL_ACCOUNT);
+	map = kvcalloc(1 + 2 * data_pages, sizeof(*map), GFP_KERNEL);
+	if (!ring->pages || !map)
+		goto err_free;
+	/* Charged to the thread's memory cgroup: we run as the thread. */
+	for (i = 0; i < ring->nr_pages; i++) {
+		ring->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!ring->pages[i])
+			goto err_free;
+	}
+	map[0] = ring->pages[0];
+	for (i = 0; i < data_pages; i++) {
+		map[1 + i] = ring->pages[1 + i];
+		map[1 + data_pages + i] = ring->pages[1 + i];
+	}
+	ring->vaddr = vmap(map, 1 + 2 * data_pages, VM_MAP, PAGE_KERNEL);
+	kvfree(map);
+	map = NULL;
+	if (!ring->vaddr)
+		goto err_free;
+	ring->ctl = ring->vaddr;
+	ring->data = (const u8 *)ring->vaddr + PAGE_SIZE;
+	ring->size = size;
+	ring->ctl->magic = POSIXTRACE_RING_MAGIC;
+	ring->ctl->state = POSIXTRACE_RING_LIVE;
+	ring->ctl->data_size = size;
+	ring->ctl->data_offset = PAGE_SIZE;
+	INIT_RCU_WORK(&ring->free_work, posixtrace_thread_ring_free);
+	posixtrace_process_hold(proc);
+	ring->proc = proc;
+	ring->owner = get_task_struct(current);
+	return ring;
+
+err_free:
+	kvfree(map);
+	if (ring->pages)
+		for (i = 0; i < ring->nr_pages; i++)
+			if (ring->pages[i])
+				__free_page(ring->pages[i]);
+	kvfree(ring->pages);
+	kfree(ring);
+	return NULL;
+}
+
+/* Put @ring's pages into the thread's mapping @vma, data twice. */
+static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
+					 struct vm_area_struct *vma)
+{
+	unsigned int data_pages = ring->nr_pages - 1, i;
+	unsigned long num = 1 + 2 * data_pages;
+	struct page **map;
+	int ret;
+
+	map = kvcalloc(num, sizeof(*map), GFP_KERNEL);
+	if (!map)
+		return -ENOMEM;
+	map[0] = ring->pages[0];
+	for (i = 0; i < data_pages; i++) {
+		map[1 + i] = ring->pages[1 + i];
+		map[1 + data_pages + i] = ring->pages[1 + i];
+	}
+	/* Not for a child (it maps its own), not in a core dump. */
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+		     VM_MAYEXEC);
+	ret = vm_insert_pages(vma, vma->vm_start, map, &num);
+	kvfree(map);
+	return ret;
+}
+
+/**
+ * posixtrace_thread_ring_mmap - map a new ring for the calling thread
+ * @vma: a shared mapping of a page plus twice the data size, at
+ *	 POSIXTRACE_RING_OFFSET
+ *
+ * The thread's previous ring, if any, is drained and retired.
+ *
+ * Return: 0, -EINVAL (a size or mapping that is not a ring's), -ENODEV
+ * (rings are off: max_ring_size is 0), -ENOMEM, or an error of
+ * vm_insert_pages().
+ */
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
+{
+	unsigned long len = vma->vm_end - vma->vm_start;
+	unsigned int max = READ_ONCE(max_ring_size);
+	struct posixtrace_thread_ring *ring, *old;
+	struct posixtrace_process *proc;
+	u64 size;
+	int ret;
+
+	if (!max)
+		return -ENODEV;
+	size = len > PAGE_SIZE ? (len - PAGE_SIZE) / 2 : 0;
+	if (!(vma->vm_flags & VM_SHARED) || size < PAGE_SIZE ||
+	    !is_power_of_2(size) || len != PAGE_SIZE + 2 * size)
+		return -EINVAL;
+	if (size > max)
+		return -EINVAL;
+	proc = posixtrace_process_get(task_tgid(current), true);
+	if (IS_ERR(proc))
+		return PTR_ERR(proc);
+	ring = posixtrace_thread_ring_new(proc, size);
+	if (!ring) {
+		ret = -ENOMEM;
+		goto out_put_proc;
+	}
+	ret = posixtrace_thread_ring_insert(ring, vma);
+	if (ret) {
+		/* Never listed: no drain can see it. */
+		queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
+		goto out_put_proc;
+	}
+	/* One ring per thread: the new one takes over, the old one's records first. */
+	rcu_read_lock();
+	old = posixtrace_thread_ring_find(proc, current);
+	if (old) {
+		posixtrace_thread_rings_drain();
+		posixtrace_thread_ring_retire(old);
+	}
+	rcu_read_unlock();
+	spin_lock(&proc->lock);
+	list_add_rcu(&ring->proc_node, &proc->rings);
+	spin_unlock(&proc->lock);
+	spin_lock(&posixtrace_rings_lock);
+	list_add_rcu(&ring->all_node, &posixtrace_rings);
+	spin_unlock(&posixtrace_rings_lock);
+	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
+			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+out_put_proc:
+	posixtrace_process_put(proc);
+	return ret;
+}
+
+/**
+ * posixtrace_thread_rings_init - before the device and the hooks
+ * @emit: where drains hand each record (posixtrace_links_emit())
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int posixtrace_thread_rings_init(posixtrace_ring_emit_t emit)
+{
+	posixtrace_ring_emit = emit;
+	posixtrace_rings_wq = alloc_workqueue("posixtrace_rings", 0, 0);
+	return posixtrace_rings_wq ? 0 : -ENOMEM;
+}
+
+/* Module exit: no thread can map a ring now, and the hooks are gone. */
+void posixtrace_thread_rings_exit(void)
+{
+	struct posixtrace_thread_ring *ring;
+
+	for (;;) {
+		spin_lock(&posixtrace_rings_lock);
+		ring = list_first_entry_or_null(&posixtrace_rings,
+						struct posixtrace_thread_ring,
+						all_node);
+		spin_unlock(&posixtrace_rings_lock);
+		if (!ring)
+			break;
+		posixtrace_thread_ring_retire(ring);
+	}
+	cancel_delayed_work_sync(&posixtrace_rings_tick_work);
+	cancel_work_sync(&posixtrace_rings_drain_work);
+	/* The frees wait for a grace period, then run on our queue. */
+	rcu_barrier();
+	destroy_workqueue(posixtrace_rings_wq);
+}

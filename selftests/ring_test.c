@@ -1,0 +1,804 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Thread rings: posix_trace_event() without a system call, and the module
+ * against a producer that writes what it likes into its ring.
+ *
+ * Through the library: events go through the ring (it is mapped), keep
+ * their order and their pid and thread, survive the thread's exit and the
+ * process's SIGKILL, and are counted exactly from several threads.
+ *
+ * Raw (a thread that maps a ring itself and writes records by hand): a
+ * valid record is taken, with the ring's pid and thread id whatever it
+ * says; a record not yet committed is not; a stale commit of an earlier
+ * lap is not; a record across the end of the data area is taken whole; an
+ * identifier never opened is ignored; times are kept between the last
+ * record's and now; each kind of bad header costs one event, counted lost,
+ * and revokes the ring, while another process's ring goes on; records
+ * committed before an unmap or a second mapping are taken; a child has no
+ * mapping; and each rule of the mapping has its error.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include "trc_common.h"
+
+#define RING_SIZE	(64 * 1024)
+#define RING_PARAM	"/sys/module/posixtrace/parameters/max_ring_size"
+
+/* Is a ring of this process mapped (an mmap of the device at its offset)? */
+static bool ring_mapped(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
+	fclose(f);
+	return found;
+}
+
+/* This process's descriptor of its (only) trace stream; -1 if none. */
+static int stream_fd(void)
+{
+	char path[300], target[64];
+	struct dirent *d;
+	int fd = -1;
+	ssize_t n;
+	DIR *dir;
+
+	dir = opendir("/proc/self/fd");
+	if (!dir)
+		return -1;
+	while (fd < 0 && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, "anon_inode:[posixtrace]"))
+			fd = atoi(d->d_name);
+	}
+	closedir(dir);
+	return fd;
+}
+
+/* The module's own counts for the stream. */
+static int raw_status(struct posixtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+}
+
+/* A running stream of this process, 4 MiB, room for every event here. */
+static int running_stream(trace_id_t *trid, int inheritance)
+{
+	trace_attr_t attr;
+	int ret = posix_trace_attr_init(&attr);
+
+	if (!ret)
+		ret = posix_trace_attr_setstreamsize(&attr, 4 << 20);
+	if (!ret)
+		ret = posix_trace_attr_setmaxdatasize(&attr, 8192);
+	if (!ret)
+		ret = posix_trace_attr_setinherited(&attr, inheritance);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, trid);
+	if (!ret)
+		ret = posix_trace_start(*trid);
+	return ret;
+}
+
+/* Read the user events of type id into nums (their uint64_t data). */
+static int read_numbers(trace_id_t trid, trace_event_id_t id, uint64_t *nums,
+			pid_t *pids, int max, struct timespec *last)
+{
+	struct rec r;
+	int n = 0;
+
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != id)
+			continue;
+		if (n < max && r.len == sizeof(uint64_t)) {
+			memcpy(&nums[n], r.data, sizeof(uint64_t));
+			if (pids)
+				pids[n] = r.info.posix_pid;
+		}
+		if (last)
+			*last = r.info.posix_timestamp;
+		n++;
+	}
+	return n;
+}
+
+/* ---- through the library ---------------------------------------------- */
+
+TEST(events_go_through_the_threads_ring_in_order)
+{
+	uint64_t i, nums[2000];
+	struct timespec before, after, last;
+	trace_event_id_t id;
+	trace_id_t trid;
+	int n;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.order", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	clock_gettime(CLOCK_REALTIME, &before);
+	for (i = 0; i < 2000; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	clock_gettime(CLOCK_REALTIME, &after);
+	ASSERT_TRUE(ring_mapped(getpid()));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	n = read_numbers(trid, id, nums, NULL, 2000, &last);
+	ASSERT_EQ(2000, n);
+	for (i = 0; i < 2000; i++)
+		ASSERT_EQ(i, nums[i]);
+	ASSERT_LE(0, ts_cmp(&last, &before));
+	ASSERT_GE(0, ts_cmp(&last, &after));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+static void *emit_and_exit(void *arg)
+{
+	trace_event_id_t id = *(trace_event_id_t *)arg;
+	uint64_t i;
+
+	for (i = 0; i < 50; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	return NULL;
+}
+
+/* A thread's last events are taken at its exit, even once it is unmapped. */
+TEST(a_threads_ring_is_taken_when_it_exits)
+{
+	trace_event_id_t id;
+	uint64_t nums[64];
+	trace_id_t trid;
+	pthread_t thr;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.exit", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, emit_and_exit, &id));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(50, read_numbers(trid, id, nums, NULL, 64, NULL));
+	ASSERT_EQ(49, nums[49]);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/* The ring's pages are the kernel's: SIGKILL right after loses nothing. */
+TEST(a_killed_process_loses_none_of_its_events)
+{
+	trace_event_id_t id;
+	uint64_t nums[400];
+	pid_t pids[400], child;
+	trace_id_t trid;
+	int status, i;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_INHERITED));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		uint64_t k;
+
+		for (k = 0; k < 300; k++)
+			posix_trace_event(id, &k, sizeof(k));
+		raise(SIGKILL);
+		_exit(1);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(300, read_numbers(trid, id, nums, pids, 400, NULL));
+	for (i = 0; i < 300; i++) {
+		ASSERT_EQ(i, nums[i]);
+		ASSERT_EQ(child, pids[i]);
+	}
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+#define COUNT_THREADS	4
+#define COUNT_EVENTS	20000
+
+struct counted {
+	trace_event_id_t id;
+	int thread;
+};
+
+static void *emit_counted(void *arg)
+{
+	struct counted *c = arg;
+	uint64_t i;
+
+	for (i = 0; i < COUNT_EVENTS; i++) {
+		uint64_t v = (uint64_t)c->thread << 32 | i;
+
+		posix_trace_event(c->id, &v, sizeof(v));
+	}
+	return NULL;
+}
+
+/*
+ * Four threads fill their rings far past a small LOOP stream while a
+ * reader takes events: every event is read or counted lost, and each
+ * thread's events come in its order.
+ */
+TEST(events_from_several_threads_are_read_or_counted_lost)
+{
+	struct counted c[COUNT_THREADS];
+	pthread_t thr[COUNT_THREADS];
+	uint64_t next[COUNT_THREADS] = { 0 }, user = 0, sys = 0, v;
+	struct posixtrace_status st;
+	trace_attr_t attr;
+	trace_id_t trid;
+	struct rec r;
+	int i, running = COUNT_THREADS;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.count", &c[0].id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 * 1024));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	for (i = 0; i < COUNT_THREADS; i++) {
+		c[i].id = c[0].id;
+		c[i].thread = i;
+		ASSERT_EQ(0, pthread_create(&thr[i], NULL, emit_counted, &c[i]));
+	}
+	while (running) {
+		if (try_next(trid, &r) || r.unavailable) {
+			for (running = 0, i = 0; i < COUNT_THREADS; i++)
+				running += pthread_tryjoin_np(thr[i], NULL) ==
+					   EBUSY;
+			continue;
+		}
+		if (r.info.posix_event_id != c[0].id) {
+			sys += r.info.posix_event_id == POSIX_TRACE_START;
+			continue;
+		}
+		memcpy(&v, r.data, sizeof(v));
+		ASSERT_LT(v >> 32, COUNT_THREADS);
+		/* In order per thread; a gap is a loss. */
+		ASSERT_LE(next[v >> 32], (uint32_t)v);
+		next[v >> 32] = (uint32_t)v + 1;
+		user++;
+	}
+	for (i = 0; i < COUNT_THREADS; i++)
+		pthread_join(thr[i], NULL);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id == c[0].id)
+			user++;
+		else if (r.info.posix_event_id == POSIX_TRACE_START ||
+			 r.info.posix_event_id == POSIX_TRACE_STOP)
+			sys++;
+	}
+	ASSERT_EQ(0, raw_status(&st));
+	TH_LOG("read %llu of %d, lost %llu", (unsigned long long)user,
+	       COUNT_THREADS * COUNT_EVENTS,
+	       (unsigned long long)st.events_lost);
+	/* START, the events, STOP: each read or counted lost. */
+	ASSERT_EQ(COUNT_THREADS * COUNT_EVENTS + 2, st.events_recorded);
+	ASSERT_EQ(st.events_recorded, user + sys + st.events_lost);
+	ASSERT_EQ(user + sys, st.events_read);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/* ---- raw producers ------------------------------------------------------ */
+
+struct raw_ring {
+	int dev;
+	size_t len;
+	void *map;
+	volatile struct posixtrace_ring_ctl *ctl;
+	uint8_t *data;
+	uint64_t head;
+};
+
+static int raw_ring_map(struct raw_ring *rr, size_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+
+	memset(rr, 0, sizeof(*rr));
+	rr->dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	if (rr->dev < 0)
+		return -errno;
+	rr->len = page + 2 * size;
+	rr->map = mmap(NULL, rr->len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		       rr->dev, POSIXTRACE_RING_OFFSET);
+	if (rr->map == MAP_FAILED)
+		return -errno;
+	rr->ctl = rr->map;
+	rr->data = (uint8_t *)rr->map + page;
+	return 0;
+}
+
+static void raw_ring_unmap(struct raw_ring *rr)
+{
+	if (rr->map && rr->map != MAP_FAILED)
+		munmap(rr->map, rr->len);
+	if (rr->dev >= 0)
+		close(rr->dev);
+}
+
+/* A record at rr->head: size is the header's (0: computed), not committed. */
+static struct posixtrace_ring_record *
+raw_put(struct raw_ring *rr, uint32_t id, const void *data, uint32_t len,
+	const struct timespec *ts)
+{
+	struct posixtrace_ring_record *rec;
+	struct timespec now;
+	uint64_t size = (sizeof(*rec) + len + 7) & ~7ULL;
+
+	rec = (void *)(rr->data + (rr->head & (rr->ctl->data_size - 1)));
+	if (!ts) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		ts = &now;
+	}
+	rec->size = size;
+	rec->event_id = id;
+	rec->ts_sec = ts->tv_sec;
+	rec->ts_nsec = ts->tv_nsec;
+	rec->data_len = len;
+	rec->prog_address = 0x1234;
+	rec->thread = 0x5678;
+	memcpy(rec + 1, data, len);
+	return rec;
+}
+
+static void raw_commit(struct raw_ring *rr, struct posixtrace_ring_record *rec)
+{
+	__atomic_store_n(&rec->commit, ~rr->head, __ATOMIC_RELEASE);
+	rr->head += rec->size;
+}
+
+/* What a raw test does, in a thread of its own (its ring is its own). */
+struct raw_case {
+	void (*fn)(struct raw_case *rc);
+	trace_event_id_t id;
+	trace_id_t trid;
+	int err;		/* the first failed step, 0 if none */
+	pid_t tid;
+	uint64_t extra;
+};
+
+static void *raw_thread(void *arg)
+{
+	struct raw_case *rc = arg;
+
+	rc->tid = syscall(SYS_gettid);
+	rc->fn(rc);
+	return NULL;
+}
+
+static void run_raw(struct __test_metadata *_metadata, struct raw_case *rc)
+{
+	pthread_t thr;
+
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.raw", &rc->id));
+	ASSERT_EQ(0, running_stream(&rc->trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, raw_thread, rc));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, rc->err);
+	ASSERT_EQ(0, posix_trace_stop(rc->trid));
+}
+
+#define STEP(rc, n, cond) do { if (!(rc)->err && !(cond)) (rc)->err = (n); } while (0)
+
+static void raw_valid(struct raw_case *rc)
+{
+	struct raw_ring rr;
+	uint64_t v = 42;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	STEP(rc, 2, rr.ctl->magic == POSIXTRACE_RING_MAGIC &&
+		    rr.ctl->data_size == RING_SIZE &&
+		    rr.ctl->state == POSIXTRACE_RING_LIVE);
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	/* Written whole, not committed: not taken. */
+	v = 43;
+	raw_put(&rr, rc->id, &v, sizeof(v), NULL);
+	STEP(rc, 3, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 4, rr.ctl->consumed == rr.head);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_committed_record_is_taken_as_the_rings_thread)
+{
+	struct raw_case rc = { .fn = raw_valid };
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(8, r.len);
+	ASSERT_EQ(42, *(uint64_t *)r.data);
+	ASSERT_EQ(getpid(), r.info.posix_pid);
+	ASSERT_EQ((pthread_t)0x5678, r.info.posix_thread_id);
+	ASSERT_EQ((void *)0x1234, r.info.posix_prog_address);
+	/* The uncommitted one never came. */
+	ASSERT_NEXT_STOP(rc.trid, &r, 0);
+	ASSERT_EMPTY(rc.trid, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* Records across the end of the data area; a stale commit of a past lap. */
+static void raw_wrap(struct raw_case *rc)
+{
+	struct posixtrace_ring_record *rec;
+	static uint8_t big[4096];
+	struct raw_ring rr;
+	uint64_t i;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	/* Laps of records of 4 KiB + 48 bytes: some straddle the end. */
+	for (i = 0; i < 24; i++) {
+		memset(big, (int)i, sizeof(big));
+		if (rr.head + sizeof(*rec) + sizeof(big) - rr.ctl->consumed >
+		    RING_SIZE) {
+			ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0);
+			while (rr.head + sizeof(*rec) + sizeof(big) -
+			       rr.ctl->consumed > RING_SIZE)
+				usleep(1000);
+		}
+		raw_commit(&rr, raw_put(&rr, rc->id, big, sizeof(big), NULL));
+	}
+	/* A record whose commit word names the position one lap back. */
+	rec = raw_put(&rr, rc->id, big, 8, NULL);
+	__atomic_store_n(&rec->commit, ~(rr.head - RING_SIZE),
+			 __ATOMIC_RELEASE);
+	rc->extra = rr.head;
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_records_across_the_end_are_whole_and_stale_commits_ignored)
+{
+	struct raw_case rc = { .fn = raw_wrap };
+	struct rec r;
+	int i, j;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	for (i = 0; i < 24; i++) {
+		struct posix_trace_event_info info;
+		static uint8_t buf[4096];
+		size_t len = 0;
+		int unavailable = 1;
+
+		ASSERT_EQ(0, posix_trace_trygetnext_event(rc.trid, &info, buf,
+							  sizeof(buf), &len,
+							  &unavailable));
+		ASSERT_EQ(0, unavailable);
+		ASSERT_EQ(rc.id, info.posix_event_id);
+		ASSERT_EQ(sizeof(buf), len);
+		for (j = 0; j < (int)len; j++)
+			ASSERT_EQ(i, buf[j]) TH_LOG("record %d byte %d", i, j);
+	}
+	ASSERT_NEXT_STOP(rc.trid, &r, 0);
+	ASSERT_EMPTY(rc.trid, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* Identifiers never opened, system ones; then a good record. */
+static void raw_bad_ids(struct raw_case *rc)
+{
+	uint32_t bad[] = { 0, POSIX_TRACE_START, POSIX_TRACE_ERROR,
+			   (uint32_t)rc->id + 100, 0xffffffff };
+	struct raw_ring rr;
+	uint64_t v = 7;
+	unsigned int i;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		raw_commit(&rr, raw_put(&rr, bad[i], &v, sizeof(v), NULL));
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_identifiers_never_opened_are_ignored_not_lost)
+{
+	struct raw_case rc = { .fn = raw_bad_ids };
+	struct posixtrace_status st;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(7, *(uint64_t *)r.data);
+	ASSERT_NEXT_STOP(rc.trid, &r, 0);
+	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* Times from the future and from before the last record. */
+static void raw_times(struct raw_case *rc)
+{
+	struct timespec future = { .tv_sec = 4000000000LL }, past = { 0 };
+	struct raw_ring rr;
+	uint64_t v;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	v = 1;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), &future));
+	v = 2;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), &past));
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_times_stay_between_the_last_record_and_now)
+{
+	struct raw_case rc = { .fn = raw_times };
+	struct timespec start, first;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	start = r.info.posix_timestamp;
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	first = r.info.posix_timestamp;
+	ASSERT_LE(0, ts_cmp(&first, &start));
+	ASSERT_GT(2000000000LL, first.tv_sec);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(0, ts_cmp(&r.info.posix_timestamp, &first));
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* Each kind of bad header: one event lost, the ring revoked. */
+static const struct {
+	const char *what;
+	uint32_t size;		/* 0: the right one */
+	uint32_t data_len;	/* ~0: the right one */
+	uint32_t ts_nsec;
+} bad_headers[] = {
+	{ "size below the header", 16, ~0u, 0 },
+	{ "size not a multiple of 8", 60, ~0u, 0 },
+	{ "size past a lap", RING_SIZE + 8, ~0u, 0 },
+	{ "data past the record", 0, 4096, 0 },
+	{ "nanoseconds past a second", 0, ~0u, 1000000000 },
+};
+
+static void raw_bad_header(struct raw_case *rc)
+{
+	struct posixtrace_ring_record *rec;
+	struct raw_ring rr;
+	uint64_t v = 9;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
+	if (bad_headers[rc->extra].size)
+		rec->size = bad_headers[rc->extra].size;
+	if (bad_headers[rc->extra].data_len != ~0u)
+		rec->data_len = bad_headers[rc->extra].data_len;
+	if (bad_headers[rc->extra].ts_nsec)
+		rec->ts_nsec = bad_headers[rc->extra].ts_nsec;
+	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
+	rr.head += 64;
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 3, rr.ctl->state == POSIXTRACE_RING_REVOKED);
+	/* Nothing more is taken from it. */
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_each_bad_header_costs_one_event_and_revokes_the_ring)
+{
+	struct posixtrace_status st;
+	unsigned int i;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	for (i = 0; i < sizeof(bad_headers) / sizeof(bad_headers[0]); i++) {
+		struct raw_case rc = { .fn = raw_bad_header, .extra = i };
+
+		TH_LOG("%s", bad_headers[i].what);
+		run_raw(_metadata, &rc);
+		ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+		ASSERT_NEXT(rc.trid, &r, rc.id);
+		ASSERT_NEXT_STOP(rc.trid, &r, 0);
+		ASSERT_EMPTY(rc.trid, &r);
+		ASSERT_EQ(0, raw_status(&st));
+		ASSERT_EQ(1, st.events_lost) TH_LOG("%s", bad_headers[i].what);
+		ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
+		ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+	}
+}
+
+/* Garbage in one process's ring; another's events go on. */
+TEST(raw_garbage_in_one_ring_leaves_another_process_untouched)
+{
+	struct raw_case rc = { .fn = raw_bad_header, .extra = 0 };
+	trace_event_id_t id;
+	uint64_t nums[200];
+	trace_id_t trid;
+	pid_t child;
+	int status, p[2];
+	char c;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.other", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_INHERITED));
+	ASSERT_EQ(0, pipe(p));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		uint64_t k;
+
+		for (k = 0; k < 100; k++)
+			posix_trace_event(id, &k, sizeof(k));
+		/* Wait while the parent's ring goes bad. */
+		if (read(p[0], &c, 1) != 1)
+			_exit(2);
+		for (k = 100; k < 200; k++)
+			posix_trace_event(id, &k, sizeof(k));
+		_exit(0);
+	}
+	close(p[0]);
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(1, write(p[1], "g", 1));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(200, read_numbers(trid, id, nums, NULL, 200, NULL));
+	ASSERT_EQ(199, nums[199]);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* Committed, then unmapped; committed, then a second ring mapped. */
+static void raw_unmap_and_remap(struct raw_case *rc)
+{
+	struct raw_ring rr, again;
+	uint64_t v = 1;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	munmap(rr.map, rr.len);
+	rr.map = NULL;
+	STEP(rc, 2, !raw_ring_map(&again, 2 * RING_SIZE));
+	if (rc->err)
+		return;
+	v = 2;
+	raw_commit(&again, raw_put(&again, rc->id, &v, sizeof(v), NULL));
+	raw_ring_unmap(&again);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_records_outlive_an_unmap_and_a_second_ring)
+{
+	struct raw_case rc = { .fn = raw_unmap_and_remap };
+	uint64_t nums[4];
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(2, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
+	ASSERT_EQ(1, nums[0]);
+	ASSERT_EQ(2, nums[1]);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* A child does not inherit the mapping: it could not write the ring. */
+static void raw_fork(struct raw_case *rc)
+{
+	struct raw_ring rr;
+	int status;
+	pid_t child;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	STEP(rc, 2, ring_mapped(getpid()));
+	child = fork();
+	if (!child)
+		_exit(ring_mapped(getpid()) ? 1 : 0);
+	STEP(rc, 3, child > 0 && waitpid(child, &status, 0) == child &&
+		    WIFEXITED(status) && !WEXITSTATUS(status));
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_child_does_not_inherit_the_mapping)
+{
+	struct raw_case rc = { .fn = raw_fork };
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/* One negative case per rule of the mapping. */
+static void raw_bad_maps(struct raw_case *rc)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), old = 0;
+	struct {
+		size_t len;
+		int prot, flags;
+		int err;
+	} bad[] = {
+		{ page + 2 * RING_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		  EINVAL },
+		{ page + 2 * 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED,
+		  EINVAL },
+		{ page + 2 * RING_SIZE + page, PROT_READ | PROT_WRITE,
+		  MAP_SHARED, EINVAL },
+		{ page, PROT_READ | PROT_WRITE, MAP_SHARED, EINVAL },
+		{ page + 2 * (64 << 20), PROT_READ | PROT_WRITE, MAP_SHARED,
+		  EINVAL },
+	};
+	unsigned int i;
+	void *p;
+
+	STEP(rc, 1, dev >= 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = mmap(NULL, bad[i].len, bad[i].prot, bad[i].flags, dev,
+			 POSIXTRACE_RING_OFFSET);
+		STEP(rc, 10 + i, p == MAP_FAILED && errno == bad[i].err);
+		if (p != MAP_FAILED)
+			munmap(p, bad[i].len);
+	}
+	/* Executable: never. */
+	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
+	STEP(rc, 20, p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		STEP(rc, 21, mprotect(p, page, PROT_READ | PROT_EXEC) &&
+			     errno == EACCES);
+		munmap(p, page + 2 * RING_SIZE);
+	}
+	/* Rings off: ENODEV. */
+	if (param_read(RING_PARAM, &old) && param_write(RING_PARAM, 0)) {
+		p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
+		STEP(rc, 30, p == MAP_FAILED && errno == ENODEV);
+		STEP(rc, 31, param_write(RING_PARAM, old));
+		STEP(rc, 32, !param_write(RING_PARAM, 3 * 4096));
+	}
+	close(dev);
+}
+
+TEST(raw_each_rule_of_the_mapping_has_its_error)
+{
+	struct raw_case rc = { .fn = raw_bad_maps };
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+TEST_HARNESS_MAIN

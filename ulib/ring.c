@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * The calling thread's ring: where posix_trace_event() records without a
+ * system call (the protocol is in <linux/posixtrace.h>).
+ *
+ * A thread maps its ring at its first event that some stream may record,
+ * and unmaps it when it exits (a thread-specific key's destructor): the
+ * module takes what it holds at the thread's exit whether or not it is
+ * still mapped. Its size is POSIXTRACE_RING_SIZE from the environment (a
+ * power of two, in bytes; 0 turns rings off), else 64 KiB.
+ *
+ * After fork() the child has no mapping (the module does not copy it), but
+ * the forking thread's ptk_ring says it has: the generation tells. Each
+ * process draws a random one (in local.c's page, which reads 0 in every
+ * child) when it maps its first ring, and a ring is used only while its
+ * generation is the process's.
+ *
+ * Whatever fails (no WIPEONFORK page, an older module, rings off, no
+ * memory), the thread makes its events by system call, as before.
+ */
+
+#include <stdlib.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "internal.h"
+
+#define PTK_RING_DEFAULT_SIZE	(64 * 1024)
+
+PTK_HIDDEN __thread struct ptk_ring ptk_ring
+	__attribute__((tls_model("initial-exec")));
+
+static pthread_key_t ptk_ring_key;
+static pthread_once_t ptk_ring_once = PTHREAD_ONCE_INIT;
+static bool ptk_ring_key_made;
+static size_t ptk_ring_size;
+
+/* The thread exits: its ring goes (the module has taken, or takes, its records). */
+static void ptk_ring_thread_exit(void *arg)
+{
+	struct ptk_ring *r = arg;
+	struct ptk_local *local = ptk_local_get();
+
+	if (r->state == PTK_RING_LIVE && local &&
+	    r->generation == atomic_load(&local->ring_generation))
+		munmap((void *)r->ctl, r->map_len);
+	/* Events made by later destructors go by system call. */
+	r->state = PTK_RING_OFF;
+}
+
+static void ptk_ring_setup(void)
+{
+	const char *env = secure_getenv("POSIXTRACE_RING_SIZE");
+	size_t page = ptk_page_size();
+	char *end;
+	unsigned long long size = PTK_RING_DEFAULT_SIZE;
+
+	if (env && *env) {
+		size = strtoull(env, &end, 0);
+		/* Not a power of two of at least a page: the default. */
+		if (*end || (size && (size < page || (size & (size - 1)))))
+			size = PTK_RING_DEFAULT_SIZE;
+	}
+	ptk_ring_size = size;
+	ptk_ring_key_made = !pthread_key_create(&ptk_ring_key,
+						ptk_ring_thread_exit);
+}
+
+/* This process's generation of rings, drawn once. */
+static uint64_t ptk_ring_generation(struct ptk_local *local)
+{
+	uint64_t gen = atomic_load(&local->ring_generation), fresh = 0;
+	struct timespec ts;
+
+	if (gen)
+		return gen;
+	while (!fresh) {
+		if (getrandom(&fresh, sizeof(fresh), GRND_NONBLOCK) ==
+		    (ssize_t)sizeof(fresh))
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		fresh = ((uint64_t)ts.tv_sec << 32) ^ (uint64_t)ts.tv_nsec ^
+			(uintptr_t)&fresh;
+	}
+	if (!atomic_compare_exchange_strong(&local->ring_generation, &gen,
+					    fresh))
+		return gen;
+	return fresh;
+}
+
+/*
+ * Map a ring for the calling thread (@r is its ptk_ring) on @fd. Returns
+ * true if it can record there now; otherwise the thread makes its events
+ * by system call from now on.
+ */
+bool ptk_ring_map(struct ptk_ring *r, int fd)
+{
+	struct ptk_local *local = ptk_local_get();
+	const struct posixtrace_ring_ctl *ctl;
+	size_t page = ptk_page_size(), len;
+	void *p;
+
+	pthread_once(&ptk_ring_once, ptk_ring_setup);
+	r->state = PTK_RING_OFF;
+	if (!local || !ptk_ring_key_made || !ptk_ring_size)
+		return false;
+	len = page + 2 * ptk_ring_size;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 POSIXTRACE_RING_OFFSET);
+	if (p == MAP_FAILED)
+		return false;
+	ctl = p;
+	if (ctl->magic != POSIXTRACE_RING_MAGIC ||
+	    ctl->data_size != ptk_ring_size || ctl->data_offset != page ||
+	    pthread_setspecific(ptk_ring_key, r)) {
+		munmap(p, len);
+		return false;
+	}
+	r->ctl = ctl;
+	r->data = (uint8_t *)p + page;
+	r->size = ptk_ring_size;
+	r->head = 0;
+	r->kicked = 0;
+	r->map_len = len;
+	r->generation = ptk_ring_generation(local);
+	r->state = PTK_RING_LIVE;
+	return true;
+}
+
+/*
+ * Half a ring written since the kernel was last asked: ask it to take
+ * them (it does so from a worker; the call returns at once).
+ */
+void ptk_ring_kick(struct ptk_ring *r)
+{
+	PTK_KEEP_ERRNO;
+	int fd;
+
+	r->kicked = r->head;
+	if (!ptk_device_fd(&fd))
+		ioctl(fd, POSIXTRACE_IOC_RING_DRAIN, 0);
+}
