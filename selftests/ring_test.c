@@ -215,7 +215,7 @@ TEST(a_killed_process_loses_none_of_its_events)
 }
 
 #define COUNT_THREADS	4
-#define COUNT_EVENTS	20000
+#define COUNT_EVENTS	5000
 
 struct counted {
 	trace_event_id_t id;
@@ -236,8 +236,8 @@ static void *emit_counted(void *arg)
 }
 
 /*
- * Four threads fill their rings far past a small LOOP stream while a
- * reader takes events: every event is read or counted lost, and each
+ * Four threads write far past a small LOOP stream while a reader takes
+ * events: every event is read or counted lost, and each
  * thread's events come in its order.
  */
 TEST(events_from_several_threads_are_read_or_counted_lost)
