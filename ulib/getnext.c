@@ -28,6 +28,19 @@
  * the kernel does not restart after a handler: timedgetnext behind another
  * reader fails with EINTR after any handler, SA_RESTART or not.
  *
+ * What one event costs. Most calls find an event in the buffer: they
+ * find the stream without the table lock (ptk_stream_lock(), trid.c says
+ * why that is safe), take the stream's lock, report the event and unlock.
+ * That lock and unlock are the only atomic read-modify-write operations of
+ * such a call (the table lock and a reference taken and dropped made them
+ * six), and nothing there is a cancellation point, so no cleanup handler
+ * (a setjmp) is pushed either. Only a reader that must drop the lock (to
+ * fetch, or to wait for a fetcher) takes a reference first and pushes its
+ * cleanup handlers: once a batch, not once an event. While the lock is
+ * held, s->trid == trid and !s->dead say the stream is trid's and not
+ * shut down; a reader holding a reference needs only look at s->dead
+ * again after each wait (the object cannot be reused meanwhile).
+ *
  * Trace logs (TRL):
  *  - An active stream with a log (posix_trace_create_withlog()) is not
  *    read here: its events go to the log, which posix_trace_open() reads.
@@ -275,7 +288,10 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 	return PTK_FETCHED;
 }
 
-/* Called with s->lock held. */
+/*
+ * Called with s->lock held and a reference to s, which therefore stays
+ * trid's (trid.c) while the lock is dropped: only dead can change.
+ */
 static int ptk_next(struct ptk_stream *s, const struct ptk_out *o,
 		    enum ptk_wait how, const struct timespec *abstime)
 {
@@ -324,16 +340,63 @@ static void ptk_unlock_put(void *arg)
 	ptk_stream_put(s);
 }
 
+/*
+ * Called with s->lock held, s found as trid's (it may be dead since, if
+ * held); held: the caller has a reference too. Returns with the lock
+ * dropped and the reference put.
+ */
+static int ptk_stream_getnext(struct ptk_stream *s, bool held,
+			      const struct ptk_out *o,
+			      enum ptk_wait how, const struct timespec *abstime)
+{
+	int err;
+
+	/*
+	 * Served from the batch: no cancellation point, no reference. (dead:
+	 * a fetch that ended after the shutdown may have filled it.)
+	 */
+	if (s->pos < s->len && !s->dead && (how != PTK_TIMED || abstime)) {
+		err = ptk_report(s, o);
+		pthread_mutex_unlock(&s->lock);
+		if (held)
+			ptk_stream_put(s);
+		return err;
+	}
+	if (how == PTK_TIMED && !abstime) {
+		pthread_mutex_unlock(&s->lock);
+		if (held)
+			ptk_stream_put(s);
+		return EINVAL;
+	}
+	/*
+	 * ptk_next() may drop the lock: a reference keeps fd and buf (the
+	 * table's is there: ptk_stream_lock() found s live). The waits are
+	 * cancellation points: leave nothing held.
+	 */
+	if (!held)
+		ptk_stream_hold(s);
+	pthread_cleanup_push(ptk_unlock_put, s);
+	err = ptk_next(s, o, how, abstime);
+	pthread_cleanup_pop(1);
+	return err;
+}
+
 static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
 		       enum ptk_wait how, const struct timespec *abstime)
 {
-	struct ptk_stream *s = NULL;
+	struct ptk_stream *s;
 	struct ptk_log *l = NULL;
 	int err;
 
 	if (!o->event || !o->data_len || !o->unavailable ||
 	    (!o->data && o->num_bytes))
 		return EINVAL;
+	/* The way of most calls: see the top of the file. */
+	s = ptk_stream_lock(trid);
+	if (s)
+		return ptk_stream_getnext(s, false, o, how, abstime);
+	/* A log, a child's first call, EINVAL; or a stream after all. */
+	s = NULL;
 	/* trygetnext is for active streams only (POSIX). */
 	err = how == PTK_TRY ? ptk_stream_get(trid, &s)
 			     : ptk_trid_get(trid, &s, &l);
@@ -344,16 +407,8 @@ static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
 		ptk_log_put(l);
 		return err;
 	}
-	if (how == PTK_TIMED && !abstime) {
-		ptk_stream_put(s);
-		return EINVAL;
-	}
 	pthread_mutex_lock(&s->lock);
-	/* The waits are cancellation points: leave nothing held. */
-	pthread_cleanup_push(ptk_unlock_put, s);
-	err = ptk_next(s, o, how, abstime);
-	pthread_cleanup_pop(1);
-	return err;
+	return ptk_stream_getnext(s, true, o, how, abstime);
 }
 
 PTK_EXPORT int posix_trace_getnext_event(
@@ -389,27 +444,40 @@ PTK_EXPORT int posix_trace_timedgetnext_event(
 	return ptk_getnext(trid, &o, PTK_TIMED, abstime);
 }
 
-/* What the record of the last event getnext reported on trid says. */
+/* Called with s->lock held; drops it. */
+static int ptk_stream_ids(struct ptk_stream *s, uint64_t *seq, pid_t *tid)
+{
+	int err = s->seq_valid ? 0 : EINVAL;
+
+	if (!err && seq)
+		*seq = s->seq;
+	if (!err && tid)
+		*tid = s->tid;
+	pthread_mutex_unlock(&s->lock);
+	return err;
+}
+
+/*
+ * What the record of the last event getnext reported on trid says. Read
+ * after each event: the readers' way in first, as getnext.
+ */
 static int ptk_event_ids(trace_id_t trid, uint64_t *seq, pid_t *tid)
 {
 	struct ptk_stream *s;
 	struct ptk_ref ref;
 	int err;
 
+	s = ptk_stream_lock(trid);
+	if (s)
+		return ptk_stream_ids(s, seq, tid);
 	err = ptk_ref_get(trid, &ref);
 	if (err)
 		return err;
-	s = ref.stream;
 	if (ref.log) {
 		err = ptk_log_event_seq(ref.log, seq, tid);
 	} else {
-		pthread_mutex_lock(&s->lock);
-		err = s->seq_valid ? 0 : EINVAL;
-		if (!err && seq)
-			*seq = s->seq;
-		if (!err && tid)
-			*tid = s->tid;
-		pthread_mutex_unlock(&s->lock);
+		pthread_mutex_lock(&ref.stream->lock);
+		err = ptk_stream_ids(ref.stream, seq, tid);
 	}
 	ptk_ref_put(&ref);
 	return err;

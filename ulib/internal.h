@@ -113,12 +113,22 @@ void ptk_attr_from_log(const struct posixtrace_log_attr *a,
 /*
  * A stream as this process sees it: what a trace_id_t stands for.
  *
+ * Type-stable: a struct ptk_stream is never freed. Released, it goes to a
+ * free list (trid.c) and comes back for a later stream; its lock is
+ * initialised once and never destroyed. So a reader that found it through
+ * the table without the table lock may always lock it, then check that it
+ * still belongs to the trid and is not shut down (@trid, @dead, under the
+ * lock): see trid.c's top comment for the argument.
+ *
  * Reference counter. We keep one for:
  *  - the table slot, from posix_trace_create() until posix_trace_shutdown()
  *    unlinks it;
- *  - each call in progress on the trid (ptk_stream_get() .. _put()).
- * The last put closes fd and frees the memory, so a thread still blocked in
- * the kernel on fd never sees it closed or freed under it.
+ *  - each call in progress on the trid that drops the lock or holds the
+ *    stream without it (ptk_stream_get() .. _put(); a getnext that goes to
+ *    the kernel or waits). A getnext served from the batch buffer holds
+ *    the lock throughout and takes none.
+ * The last put closes fd, frees buf and releases the object, so a thread
+ * still blocked in the kernel on fd never sees it closed or freed under it.
  */
 struct ptk_stream {
 	int fd;
@@ -137,8 +147,16 @@ struct ptk_stream {
 	 */
 	_Atomic uint32_t wake_seq;
 
-	/* The lock protects everything below. */
+	/* trid.c's free list, under its table lock. */
+	struct ptk_stream *free_next;
+
+	/* The lock protects everything below (and fd, has_log, at setup). */
 	pthread_mutex_t lock;
+	/*
+	 * The trid this object stands for: set when it is linked (0 before),
+	 * changed only when the object is reused for another stream.
+	 */
+	trace_id_t trid;
 	uint32_t waiters;	/* readers waiting on wake_seq */
 	bool dead;		/* shut down: every later call is EINVAL */
 	/*
@@ -159,14 +177,16 @@ struct ptk_stream {
 
 /*
  * A pre-recorded stream: a trace log opened by posix_trace_open(). Its
- * members are log.h's business; the same reference counting as a stream.
+ * members are log.h's business; the same reference counting as a stream,
+ * but freed by the last put (logs are only ever found under the table
+ * lock).
  */
 struct ptk_log;
 
 /*
  * trid.c: a trid names a slot holding either a stream or a log. The _get
  * functions take a reference, or return EINVAL when trid names nothing of
- * the kind asked for.
+ * the kind asked for. They take the table lock: for the control functions.
  */
 int ptk_stream_add(struct ptk_stream *s, trace_id_t *trid);
 int ptk_log_add(struct ptk_log *l, trace_id_t *trid);
@@ -174,6 +194,17 @@ int ptk_stream_get(trace_id_t trid, struct ptk_stream **s);
 int ptk_log_get(trace_id_t trid, struct ptk_log **l);
 /* Either kind: exactly one of *s and *l is set on success. */
 int ptk_trid_get(trace_id_t trid, struct ptk_stream **s, struct ptk_log **l);
+/*
+ * The readers' way, without the table lock and without a reference: the
+ * active stream trid names, with its lock held (s->trid == trid, not
+ * s->dead). NULL
+ * says only "not found this way" (a log, a stale or made-up trid, the
+ * first call of a child): ask ptk_trid_get() then.
+ */
+struct ptk_stream *ptk_stream_lock(trace_id_t trid);
+/* The free list: a released stream, its lock initialised; or NULL. */
+struct ptk_stream *ptk_stream_reuse(void);
+void ptk_stream_retire(struct ptk_stream *s);
 
 /* What a trid names, held: an active stream or a log; the other is NULL. */
 struct ptk_ref {
@@ -183,6 +214,7 @@ struct ptk_ref {
 
 int ptk_ref_get(trace_id_t trid, struct ptk_ref *ref);
 void ptk_ref_put(struct ptk_ref *ref);
+void ptk_stream_hold(struct ptk_stream *s);
 void ptk_stream_put(struct ptk_stream *s);
 bool ptk_stream_unlink(trace_id_t trid, struct ptk_stream *s);
 bool ptk_log_unlink(trace_id_t trid, struct ptk_log *l);

@@ -59,18 +59,38 @@ int ptk_trid_ioctl_once(trace_id_t trid, unsigned long cmd, void *arg)
 	return ptk_trid_do(trid, cmd, arg, false);
 }
 
-static void ptk_stream_free(struct ptk_stream *s)
+void ptk_stream_hold(struct ptk_stream *s)
 {
-	close(s->fd);
-	pthread_mutex_destroy(&s->lock);
-	free(s->buf);
-	free(s);
+	atomic_fetch_add_explicit(&s->refs, 1, memory_order_relaxed);
+}
+
+/*
+ * The last put: what the stream holds goes, and the object goes back to
+ * the free list, never to free() (see trid.c: a reader may be about to
+ * lock it, and will find it dead). It is dead already, or was never
+ * linked (trid 0): posix_trace_shutdown() marks it before the table's put.
+ */
+static void ptk_stream_release(struct ptk_stream *s)
+{
+	unsigned char *buf;
+	int fd;
+
+	pthread_mutex_lock(&s->lock);
+	buf = s->buf;
+	fd = s->fd;
+	s->buf = NULL;
+	s->buf_size = 0;
+	s->fd = -1;
+	pthread_mutex_unlock(&s->lock);
+	free(buf);
+	close(fd);
+	ptk_stream_retire(s);
 }
 
 void ptk_stream_put(struct ptk_stream *s)
 {
 	if (atomic_fetch_sub_explicit(&s->refs, 1, memory_order_acq_rel) == 1)
-		ptk_stream_free(s);
+		ptk_stream_release(s);
 }
 
 /*
@@ -102,10 +122,31 @@ static int ptk_batch_size(int fd, uint32_t *size)
 	return 0;
 }
 
+/* A stream object: a released one again, or a new one. */
+static struct ptk_stream *ptk_stream_alloc(void)
+{
+	struct ptk_stream *s = ptk_stream_reuse();
+
+	if (s)
+		return s;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	/* Initialised once: the object is never freed (trid.c). */
+	if (pthread_mutex_init(&s->lock, NULL)) {
+		free(s);
+		return NULL;
+	}
+	atomic_init(&s->refs, 0);
+	atomic_init(&s->wake_seq, 0);
+	return s;
+}
+
 /* A stream with a log is never read with getnext: no batch buffer. */
 static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 {
-	struct ptk_stream *s = NULL;
+	struct ptk_stream *s;
+	unsigned char *buf = NULL;
 	uint32_t size = 0;
 	int err;
 
@@ -113,33 +154,38 @@ static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 		err = ptk_batch_size(fd, &size);
 		if (err)
 			return err;
+		buf = malloc(size);
+		if (!buf)
+			return ENOMEM;
 	}
-	s = calloc(1, sizeof(*s));
-	if (!s)
+	s = ptk_stream_alloc();
+	if (!s) {
+		free(buf);
 		return ENOMEM;
-	if (size) {
-		s->buf = malloc(size);
-		if (!s->buf) {
-			err = ENOMEM;
-			goto err_free_stream;
-		}
 	}
-	err = pthread_mutex_init(&s->lock, NULL);
-	if (err)
-		goto err_free_buf;
+	/*
+	 * A reused object may be locked by a reader that found it under its
+	 * old trid: every member it can read is set under the lock.
+	 */
+	pthread_mutex_lock(&s->lock);
 	s->fd = fd;
 	s->has_log = has_log;
+	s->trid = 0;
+	s->dead = false;
+	s->waiters = 0;
+	s->fetching = false;
+	s->buf = buf;
 	s->buf_size = size;
-	atomic_init(&s->refs, 1);
-	atomic_init(&s->wake_seq, 0);
+	s->pos = 0;
+	s->len = 0;
+	s->type_cursor = 0;
+	s->seq_valid = false;
+	s->seq = 0;
+	s->tid = 0;
+	pthread_mutex_unlock(&s->lock);
+	atomic_store_explicit(&s->refs, 1, memory_order_relaxed);
 	*sp = s;
 	return 0;
-
-err_free_buf:
-	free(s->buf);
-err_free_stream:
-	free(s);
-	return err;
 }
 
 /*
@@ -373,6 +419,7 @@ PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_SHUTDOWN, NULL);
 	if (ptk_shut_down(s, err)) {
 		pthread_mutex_lock(&s->lock);
+		/* trid.c: no reader finds s from here on. */
 		s->dead = true;
 		s->pos = s->len;
 		ptk_stream_wake(s);

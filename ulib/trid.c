@@ -17,13 +17,81 @@
  * another stream. Generations wrap after 2^19 streams in one slot.
  *
  * The table is the creating process's only (POSIX: a trid used in a child
- * is EINVAL; we treat the trids of logs alike). fork() runs our child handler, which empties the child's
- * table. A child made without the handlers (_Fork()) finds out at its
- * first call: the table carries a mark in the process-local page (local.c),
- * which reads 0 in every child, checked under the table lock by every
- * lookup, at the cost of one load. If the kernel lacks MADV_WIPEONFORK
- * (before 4.14), the mark is the owner's pid, compared with getpid(): a
- * system call per lookup.
+ * is EINVAL; we treat the trids of logs alike). fork() runs our child
+ * handler, which empties the child's table. A child made without the
+ * handlers (_Fork()) finds out at its first call: the table carries a mark
+ * in the process-local page (local.c), which reads 0 in every child,
+ * checked by every lookup, at the cost of one load. If the kernel lacks
+ * MADV_WIPEONFORK (before 4.14), the mark is the owner's pid, compared
+ * with getpid(): a system call per lookup.
+ *
+ * Two ways in. The control functions (start, stop, shutdown, get_status...)
+ * take the table lock and a reference (ptk_trid_get()): simple, and their
+ * cost is a system call's anyway. The readers (the getnext functions,
+ * posixtrace_k_event_seq() and _tid()), which mostly take one event out of
+ * a batch already fetched, use ptk_stream_lock(): no table lock, no
+ * reference, only the stream's own lock, which they need anyway to take
+ * the event. That lock and its release are the only atomic
+ * read-modify-write operations on the way; everything else is a plain or
+ * an acquire load (a plain load on x86). Logs are found the first way
+ * only: a log is freed by its last put, and reading one reads a file
+ * anyway. The readers' way rests on three things:
+ *
+ *  a. The slots never move: a fixed array (PTK_SLOTS_MAX slots; the pages
+ *     beyond the slots in use are never touched), so a slot can be read
+ *     without the lock at any time. A slot's stream pointer is an atomic:
+ *     stored under the table lock, with release when a stream is put
+ *     there, and read with acquire by the lock-free lookup.
+ *
+ *  b. Streams are type-stable (like the kernel's SLAB_TYPESAFE_BY_RCU):
+ *     a struct ptk_stream is never freed. Its last put closes its fd,
+ *     frees its batch buffer and puts the object on a free list, from
+ *     which the next posix_trace_create() takes it. Its lock is
+ *     initialised once, before it is first published, and never
+ *     destroyed. So a pointer loaded from a slot, however stale, points
+ *     to a stream whose lock may be taken.
+ *
+ *  c. s->trid and s->dead, written only under s->lock, say which trid the
+ *     object stands for now and whether it still does: s->trid is set by
+ *     ptk_stream_add() before it publishes s, and again only when the
+ *     object is reused, for a new stream (with dead false again: it is
+ *     0 until then); dead is set by posix_trace_shutdown() before it
+ *     unlinks s, and stays set until the object is reused.
+ *
+ * ptk_stream_lock(trid) checks the owner mark (acquire), loads the slot's
+ * pointer (acquire), locks the stream and checks s->trid == trid and
+ * !s->dead.
+ *
+ * Why a match is right: under s->lock, it means that s is trid's stream
+ * and not shut down, and it stays so until we unlock, since ending it
+ * takes the lock (c). A trid other than the one s was created for cannot
+ * match: each create gives a trid no live stream has (the slot's
+ * generation moves on), so a stale or made-up trid never reaches another
+ * stream (only a generation wrap in the slot could: as before).
+ *
+ * Why no reference is needed while the lock is held: what a stream holds
+ * (fd, buf) goes only at its last put, which comes after the table's put,
+ * after the unlink, after the locked section of the shutdown that set
+ * s->dead; that section comes after ours, or we would have seen it dead.
+ * So the stream's memory and descriptor stay for the whole of our
+ * section. A reader that drops the lock (to call the kernel, or to wait)
+ * takes a reference first, while it still holds the lock and found s live
+ * (so the table's reference is there and the count is not 0); the object
+ * then cannot be reused until it puts it, and s->dead alone says, each
+ * time it has the lock back, whether the stream is still there.
+ *
+ * Why a miss is harmless: NULL (no stream in the slot, a stream of
+ * another trid, a table not owned) only sends the caller to ptk_trid_get(),
+ * under the table lock, which decides: a log's trid, a child's first call
+ * (which forgets the parent's streams there), EINVAL.
+ *
+ * Children: the mark is checked before the slot is read, so a _Fork()
+ * child never locks one of the parent's streams, whose lock another
+ * thread of the parent may have held at the fork; ptk_table_own() forgets
+ * them (and the free list, for the same reason) before it sets the mark
+ * (release), so a child that sees the mark sees empty slots. fork()'s
+ * child handler empties the slots and the free list before the child
+ * runs anything else.
  */
 
 #include <pthread.h>
@@ -42,48 +110,65 @@
 #define PTK_GEN_MAX	((1u << (31 - PTK_SLOT_BITS)) - 1)
 
 struct ptk_slot {
-	/* At most one is set; both NULL: the slot is free. */
-	struct ptk_stream *stream;
+	/*
+	 * At most one is set; both NULL: the slot is free. stream is read
+	 * without the lock too (ptk_stream_lock()); log only under it.
+	 */
+	struct ptk_stream *_Atomic stream;
 	struct ptk_log *log;
 	uint32_t gen;			/* of the last one put here */
 };
 
-/* The lock protects ptk_slots, ptk_nslots and every slot. */
+/*
+ * The lock protects every slot (but see stream above), ptk_nslots and the
+ * free list. The slots never move; those from ptk_nslots on were never
+ * used.
+ */
 static pthread_mutex_t ptk_table_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct ptk_slot *ptk_slots;
+static struct ptk_slot ptk_slots[PTK_SLOTS_MAX];
 static uint32_t ptk_nslots;
+/* Released streams, linked through free_next: see the top comment. */
+static struct ptk_stream *ptk_free_streams;
 /*
  * Whose table it is: *ptk_owner_mark is nonzero in the process that owns
  * it, and reads 0 in a child until ptk_table_own() takes the table over.
- * Without the page, ptk_owner_pid says it. Under the table lock.
+ * Without the page, ptk_owner_pid says it. Written under the table lock
+ * (release), read with or without it (acquire).
  */
 static uint32_t *ptk_owner_mark;
 static pid_t ptk_owner_pid;
-/* Written once, before the first slot exists. */
+/* Written once, before ptk_table_ready is set (and any slot is used). */
 static uint32_t ptk_key;
+static atomic_bool ptk_table_ready;
 static pthread_once_t ptk_table_once = PTHREAD_ONCE_INIT;
 
 /* Called with the table lock held: this process owns the table. */
 static void ptk_table_mark(void)
 {
 	if (ptk_owner_mark)
-		*ptk_owner_mark = 1;
+		__atomic_store_n(ptk_owner_mark, 1, __ATOMIC_RELEASE);
 	else
-		ptk_owner_pid = getpid();
+		__atomic_store_n(&ptk_owner_pid, getpid(), __ATOMIC_RELEASE);
 }
 
-/* Called with the table lock held. */
+/* With the table lock held or not. */
 static bool ptk_table_marked(void)
 {
 	if (ptk_owner_mark)
-		return *ptk_owner_mark;
-	return ptk_owner_pid == getpid();
+		return __atomic_load_n(ptk_owner_mark, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ptk_owner_pid, __ATOMIC_ACQUIRE) == getpid();
+}
+
+static struct ptk_stream *ptk_slot_stream(struct ptk_slot *slot)
+{
+	return atomic_load_explicit(&slot->stream, memory_order_relaxed);
 }
 
 /*
- * Forgets every stream and log of the table. Their memory is left as it
- * is: another thread of the parent may have held their locks at fork().
- * Their generations stay, so that no stale trid names a new one.
+ * Forgets every stream and log of the table, and the free list. Their
+ * memory is left as it is: another thread of the parent may have held
+ * their locks at fork(). Their generations stay, so that no stale trid
+ * names a new one.
  */
 static void ptk_table_forget(bool close_fds)
 {
@@ -92,13 +177,15 @@ static void ptk_table_forget(bool close_fds)
 
 	for (i = 0; i < ptk_nslots; i++) {
 		slot = &ptk_slots[i];
-		if (close_fds && slot->stream)
-			close(slot->stream->fd);
+		if (close_fds && ptk_slot_stream(slot))
+			close(ptk_slot_stream(slot)->fd);
 		if (close_fds && slot->log)
 			close(ptk_log_fd(slot->log));
-		slot->stream = NULL;
+		atomic_store_explicit(&slot->stream, NULL,
+				      memory_order_relaxed);
 		slot->log = NULL;
 	}
+	ptk_free_streams = NULL;
 }
 
 /*
@@ -109,7 +196,7 @@ static void ptk_table_forget(bool close_fds)
  */
 static void ptk_table_own(void)
 {
-	if (!ptk_nslots || ptk_table_marked())
+	if (ptk_table_marked())
 		return;
 	ptk_table_forget(false);
 	ptk_table_mark();
@@ -159,6 +246,15 @@ static void ptk_table_init(void)
 	/* Without the handlers, ptk_table_own() forgets in the child. */
 	(void)pthread_atfork(ptk_atfork_prepare, ptk_atfork_parent,
 			     ptk_atfork_child);
+	atomic_store_explicit(&ptk_table_ready, true, memory_order_release);
+}
+
+/* The table, initialised, locked and this process's. */
+static void ptk_table_lock_own(void)
+{
+	pthread_once(&ptk_table_once, ptk_table_init);
+	pthread_mutex_lock(&ptk_table_lock);
+	ptk_table_own();
 }
 
 static trace_id_t ptk_encode(uint32_t slot, uint32_t gen)
@@ -166,14 +262,13 @@ static trace_id_t ptk_encode(uint32_t slot, uint32_t gen)
 	return (trace_id_t)(((gen << PTK_SLOT_BITS) | slot) ^ ptk_key);
 }
 
-/* Called with the table lock held: finds or makes a free slot. */
+/* Called with the table lock held: finds a free slot. */
 static int ptk_free_slot(uint32_t *slot)
 {
-	struct ptk_slot *slots;
-	uint32_t i, n;
+	uint32_t i;
 
 	for (i = 0; i < ptk_nslots; i++) {
-		if (!ptk_slots[i].stream && !ptk_slots[i].log) {
+		if (!ptk_slot_stream(&ptk_slots[i]) && !ptk_slots[i].log) {
 			*slot = i;
 			return 0;
 		}
@@ -181,14 +276,7 @@ static int ptk_free_slot(uint32_t *slot)
 	/* Out of slots is POSIX's "no more trace streams". */
 	if (ptk_nslots == PTK_SLOTS_MAX)
 		return EAGAIN;
-	n = ptk_nslots ? 2 * ptk_nslots : 16;
-	slots = realloc(ptk_slots, n * sizeof(*slots));
-	if (!slots)
-		return ENOMEM;
-	memset(slots + ptk_nslots, 0, (n - ptk_nslots) * sizeof(*slots));
-	ptk_slots = slots;
-	*slot = ptk_nslots;
-	ptk_nslots = n;
+	*slot = ptk_nslots++;
 	return 0;
 }
 
@@ -196,25 +284,31 @@ static int ptk_free_slot(uint32_t *slot)
 static int ptk_slot_add(struct ptk_stream *s, struct ptk_log *l,
 			trace_id_t *trid)
 {
-	uint32_t slot, gen;
+	struct ptk_slot *slot;
+	uint32_t i, gen;
 	int err;
 
-	pthread_once(&ptk_table_once, ptk_table_init);
-	pthread_mutex_lock(&ptk_table_lock);
-	ptk_table_own();
-	err = ptk_free_slot(&slot);
+	ptk_table_lock_own();
+	err = ptk_free_slot(&i);
 	if (err) {
 		pthread_mutex_unlock(&ptk_table_lock);
 		return err;
 	}
-	gen = ptk_slots[slot].gen;
+	slot = &ptk_slots[i];
+	gen = slot->gen;
 	do {
 		gen = gen >= PTK_GEN_MAX ? 1 : gen + 1;
-	} while (ptk_encode(slot, gen) == 0);
-	ptk_slots[slot].stream = s;
-	ptk_slots[slot].log = l;
-	ptk_slots[slot].gen = gen;
-	*trid = ptk_encode(slot, gen);
+	} while (ptk_encode(i, gen) == 0);
+	slot->gen = gen;
+	*trid = ptk_encode(i, gen);
+	if (s) {
+		/* Named before it is published: see the top comment (c). */
+		pthread_mutex_lock(&s->lock);
+		s->trid = *trid;
+		pthread_mutex_unlock(&s->lock);
+		atomic_store_explicit(&slot->stream, s, memory_order_release);
+	}
+	slot->log = l;
 	pthread_mutex_unlock(&ptk_table_lock);
 	return 0;
 }
@@ -243,7 +337,8 @@ static struct ptk_slot *ptk_lookup(trace_id_t trid)
 	if (i >= ptk_nslots)
 		return NULL;
 	slot = &ptk_slots[i];
-	if ((!slot->stream && !slot->log) || slot->gen != raw >> PTK_SLOT_BITS)
+	if ((!ptk_slot_stream(slot) && !slot->log) ||
+	    slot->gen != raw >> PTK_SLOT_BITS)
 		return NULL;
 	return slot;
 }
@@ -255,14 +350,15 @@ static struct ptk_slot *ptk_lookup(trace_id_t trid)
 int ptk_trid_get(trace_id_t trid, struct ptk_stream **sp, struct ptk_log **lp)
 {
 	struct ptk_slot *slot;
+	struct ptk_stream *s;
 	int err = EINVAL;
 
 	pthread_mutex_lock(&ptk_table_lock);
 	slot = ptk_lookup(trid);
-	if (slot && slot->stream && sp) {
-		atomic_fetch_add_explicit(&slot->stream->refs, 1,
-					  memory_order_relaxed);
-		*sp = slot->stream;
+	s = slot ? ptk_slot_stream(slot) : NULL;
+	if (s && sp) {
+		ptk_stream_hold(s);
+		*sp = s;
 		if (lp)
 			*lp = NULL;
 		err = 0;
@@ -275,6 +371,52 @@ int ptk_trid_get(trace_id_t trid, struct ptk_stream **sp, struct ptk_log **lp)
 	}
 	pthread_mutex_unlock(&ptk_table_lock);
 	return err;
+}
+
+/* See internal.h and the top comment. */
+struct ptk_stream *ptk_stream_lock(trace_id_t trid)
+{
+	struct ptk_stream *s;
+	uint32_t i;
+
+	if (trid <= 0 ||
+	    !atomic_load_explicit(&ptk_table_ready, memory_order_acquire) ||
+	    !ptk_table_marked())
+		return NULL;
+	i = ((uint32_t)trid ^ ptk_key) & PTK_SLOT_MASK;
+	s = atomic_load_explicit(&ptk_slots[i].stream, memory_order_acquire);
+	if (!s)
+		return NULL;
+	pthread_mutex_lock(&s->lock);
+	if (s->trid == trid && !s->dead)
+		return s;
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* A released stream to use again, or NULL. */
+struct ptk_stream *ptk_stream_reuse(void)
+{
+	struct ptk_stream *s;
+
+	ptk_table_lock_own();
+	s = ptk_free_streams;
+	if (s)
+		ptk_free_streams = s->free_next;
+	pthread_mutex_unlock(&ptk_table_lock);
+	return s;
+}
+
+/*
+ * s, released (dead or never linked, no reference left), goes to the free
+ * list and is never freed: a reader may still be about to lock it.
+ */
+void ptk_stream_retire(struct ptk_stream *s)
+{
+	ptk_table_lock_own();
+	s->free_next = ptk_free_streams;
+	ptk_free_streams = s;
+	pthread_mutex_unlock(&ptk_table_lock);
 }
 
 /* A reference to what trid names, stream or log; EINVAL for nothing. */
@@ -306,7 +448,8 @@ int ptk_log_get(trace_id_t trid, struct ptk_log **lp)
 
 /*
  * Frees trid's slot if it still holds s or l. Returns true if it did: the
- * caller then owns the table's reference and must put it.
+ * caller then owns the table's reference and must put it. A stream is
+ * dead by then (posix_trace_shutdown()).
  */
 static bool ptk_slot_unlink(trace_id_t trid, struct ptk_stream *s,
 			    struct ptk_log *l)
@@ -316,9 +459,10 @@ static bool ptk_slot_unlink(trace_id_t trid, struct ptk_stream *s,
 
 	pthread_mutex_lock(&ptk_table_lock);
 	slot = ptk_lookup(trid);
-	found = slot && slot->stream == s && slot->log == l;
+	found = slot && ptk_slot_stream(slot) == s && slot->log == l;
 	if (found) {
-		slot->stream = NULL;
+		atomic_store_explicit(&slot->stream, NULL,
+				      memory_order_relaxed);
 		slot->log = NULL;
 	}
 	pthread_mutex_unlock(&ptk_table_lock);
