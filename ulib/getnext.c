@@ -34,12 +34,20 @@
  * That lock and unlock are the only atomic read-modify-write operations of
  * such a call (the table lock and a reference taken and dropped made them
  * six), and nothing there is a cancellation point, so no cleanup handler
- * (a setjmp) is pushed either. Only a reader that must drop the lock (to
- * fetch, or to wait for a fetcher) takes a reference first and pushes its
- * cleanup handlers: once a batch, not once an event. While the lock is
- * held, s->trid == trid and !s->dead say the stream is trid's and not
- * shut down; a reader holding a reference needs only look at s->dead
- * again after each wait (the object cannot be reused meanwhile).
+ * (a setjmp) is pushed either; the way is inlined in each function
+ * (ptk_getnext()), the rest is out of line (ptk_getnext_slow()). Only a
+ * reader that must drop the lock (to fetch, or to wait for a fetcher)
+ * takes a reference first and pushes its cleanup handlers: once a batch,
+ * not once an event. While the lock is held, s->trid == trid and !s->dead
+ * say the stream is trid's and not shut down; a reader holding a
+ * reference needs only look at s->dead again after each wait (the object
+ * cannot be reused meanwhile).
+ *
+ * Under QEMU's TCG an atomic costs about as much as any few instructions
+ * (some 8 ns; a lock and unlock about 50 ns): what counts is the number
+ * of instructions, some 230 a call now (twice that before). The kernel's
+ * GETNEXT, shared by the events of a batch, costs some 330 ns an event
+ * there (0.7x getppid): reading can cost no less than that.
  *
  * Trace logs (TRL):
  *  - An active stream with a log (posix_trace_create_withlog()) is not
@@ -85,8 +93,12 @@ enum ptk_wait {
 #define PTK_NOTHING	(-1)	/* no event: not an error */
 #define PTK_AGAIN	(-2)	/* the buffer grew: ask again */
 
-/* Reports the record at s->pos. Called with s->lock held and pos < len. */
-static int ptk_report(struct ptk_stream *s, const struct ptk_out *o)
+/*
+ * Reports the record at s->pos. Called with s->lock held and pos < len.
+ * Inlined: it is most of the work of most calls.
+ */
+static inline __attribute__((always_inline)) int ptk_report(
+	struct ptk_stream *s, const struct ptk_out *o)
 {
 	struct posixtrace_record rec;
 	uint32_t left = s->len - s->pos;
@@ -341,74 +353,71 @@ static void ptk_unlock_put(void *arg)
 }
 
 /*
- * Called with s->lock held, s found as trid's (it may be dead since, if
- * held); held: the caller has a reference too. Returns with the lock
- * dropped and the reference put.
+ * Everything but an event served from the buffer by ptk_getnext(). s: the
+ * stream ptk_stream_lock() found, locked, without a reference; or NULL,
+ * and the table decides (a log, a child's first call, EINVAL, or a stream
+ * after all).
  */
-static int ptk_stream_getnext(struct ptk_stream *s, bool held,
-			      const struct ptk_out *o,
-			      enum ptk_wait how, const struct timespec *abstime)
+static __attribute__((noinline)) int ptk_getnext_slow(
+	trace_id_t trid, struct ptk_stream *s, const struct ptk_out *o,
+	enum ptk_wait how, const struct timespec *abstime)
 {
+	struct ptk_log *l = NULL;
 	int err;
 
-	/*
-	 * Served from the batch: no cancellation point, no reference. (dead:
-	 * a fetch that ended after the shutdown may have filled it.)
-	 */
-	if (s->pos < s->len && !s->dead && (how != PTK_TIMED || abstime)) {
-		err = ptk_report(s, o);
-		pthread_mutex_unlock(&s->lock);
-		if (held)
-			ptk_stream_put(s);
-		return err;
+	if (s) {
+		/*
+		 * ptk_next() may drop the lock: a reference keeps fd and buf
+		 * (the table's is there: ptk_stream_lock() found s live).
+		 */
+		ptk_stream_hold(s);
+	} else {
+		/* trygetnext is for active streams only (POSIX). */
+		err = how == PTK_TRY ? ptk_stream_get(trid, &s)
+				     : ptk_trid_get(trid, &s, &l);
+		if (err)
+			return err;
+		if (l) {
+			err = ptk_log_getnext(l, o);
+			ptk_log_put(l);
+			return err;
+		}
+		pthread_mutex_lock(&s->lock);
 	}
 	if (how == PTK_TIMED && !abstime) {
-		pthread_mutex_unlock(&s->lock);
-		if (held)
-			ptk_stream_put(s);
+		ptk_unlock_put(s);
 		return EINVAL;
 	}
-	/*
-	 * ptk_next() may drop the lock: a reference keeps fd and buf (the
-	 * table's is there: ptk_stream_lock() found s live). The waits are
-	 * cancellation points: leave nothing held.
-	 */
-	if (!held)
-		ptk_stream_hold(s);
+	/* The waits are cancellation points: leave nothing held. */
 	pthread_cleanup_push(ptk_unlock_put, s);
 	err = ptk_next(s, o, how, abstime);
 	pthread_cleanup_pop(1);
 	return err;
 }
 
-static int ptk_getnext(trace_id_t trid, const struct ptk_out *o,
-		       enum ptk_wait how, const struct timespec *abstime)
+/*
+ * Inlined in each of the three functions, so that the way of most calls
+ * (see the top of the file) is short: find the stream locked, report the
+ * event at pos, unlock. No cancellation point, no reference; s is live
+ * (ptk_stream_lock()), and a stream with a log has nothing in its buffer.
+ */
+static inline __attribute__((always_inline)) int ptk_getnext(
+	trace_id_t trid, const struct ptk_out *o, enum ptk_wait how,
+	const struct timespec *abstime)
 {
 	struct ptk_stream *s;
-	struct ptk_log *l = NULL;
 	int err;
 
 	if (!o->event || !o->data_len || !o->unavailable ||
 	    (!o->data && o->num_bytes))
 		return EINVAL;
-	/* The way of most calls: see the top of the file. */
 	s = ptk_stream_lock(trid);
-	if (s)
-		return ptk_stream_getnext(s, false, o, how, abstime);
-	/* A log, a child's first call, EINVAL; or a stream after all. */
-	s = NULL;
-	/* trygetnext is for active streams only (POSIX). */
-	err = how == PTK_TRY ? ptk_stream_get(trid, &s)
-			     : ptk_trid_get(trid, &s, &l);
-	if (err)
-		return err;
-	if (l) {
-		err = ptk_log_getnext(l, o);
-		ptk_log_put(l);
+	if (s && s->pos < s->len && (how != PTK_TIMED || abstime)) {
+		err = ptk_report(s, o);
+		pthread_mutex_unlock(&s->lock);
 		return err;
 	}
-	pthread_mutex_lock(&s->lock);
-	return ptk_stream_getnext(s, true, o, how, abstime);
+	return ptk_getnext_slow(trid, s, o, how, abstime);
 }
 
 PTK_EXPORT int posix_trace_getnext_event(
