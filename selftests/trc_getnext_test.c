@@ -7,7 +7,9 @@
  * available, and refuses an invalid abstime only when it would wait
  * ([EINVAL]); a signal interrupts a blocked reader ([EINTR]) unless its
  * handler has SA_RESTART. Events are reported oldest first, each once,
- * also to several readers of one trid.
+ * also to several readers of one trid. A trid shut down under its readers
+ * gives them EINVAL, then and ever after, whatever stream takes its place;
+ * a child's first read of its parent's trid is EINVAL.
  *
  * A blocked reader is recognised from /proc: its thread sleeps in ioctl(),
  * or in futex() when it waits behind another reader of the same trid. No
@@ -15,9 +17,13 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+
+#include <posixtrace-k.h>
 
 #include "trc_common.h"
 
@@ -895,6 +901,228 @@ TEST_F(rd, concurrent_producers_are_reported_in_generation_order)
 		}
 		ASSERT_EMPTY(trid, &r);
 	}
+}
+
+/* ---- a trid shut down under its readers, its slot reused ------------- */
+
+#define CHURN_ROUNDS	40
+#define CHURN_EVENTS	2000	/* three batches of the library's 64 KiB */
+#define CHURN_READERS	3
+
+/*
+ * Round r: a stream is created (in the slot the last one left, most
+ * likely with the same memory in the library), records CHURN_EVENTS events
+ * carrying r, and is shut down while readers of every kind read it.
+ */
+struct churn {
+	trace_event_id_t id;
+	trace_id_t trids[CHURN_ROUNDS];
+	atomic_int published;			/* rounds in trids[] */
+	atomic_int shut;	/* rounds whose posix_trace_shutdown() returned */
+	atomic_int read[CHURN_ROUNDS];		/* events of each read */
+	atomic_int wrong;	/* read on round r's trid, not round r's */
+	atomic_int errors;	/* a read that failed, not with EINVAL */
+	atomic_int revived;	/* a trid that read after its EINVAL */
+};
+
+struct churn_reader {
+	struct churn *c;
+	int kind;		/* 0 getnext, 1 trygetnext, 2 timedgetnext */
+};
+
+static int churn_read(trace_id_t trid, int kind, struct rec *r)
+{
+	struct timespec abstime;
+
+	if (kind == 0)
+		return get_next(trid, r);
+	if (kind == 1)
+		return try_next(trid, r);
+	abstime = realtime_in(60000);
+	return timed_next(trid, r, &abstime);
+}
+
+/*
+ * Reads each round's trid until EINVAL, then checks it stays so once
+ * posix_trace_shutdown() has returned (a reader's EINVAL may come from
+ * the kernel while the shutdown is still on its way out).
+ */
+static void *churn_reader(void *arg)
+{
+	struct churn_reader *cr = arg;
+	struct churn *c = cr->c;
+	trace_id_t trid;
+	struct rec r;
+	uint64_t seq;
+	uint32_t v;
+	int round, err;
+
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		while (atomic_load(&c->published) <= round)
+			sched_yield();
+		trid = c->trids[round];
+		while (!(err = churn_read(trid, cr->kind, &r))) {
+			if (r.unavailable) {
+				sched_yield();
+				continue;
+			}
+			/* The readers' way in, as getnext: 0, or gone. */
+			err = posixtrace_k_event_seq(trid, &seq);
+			if (err && err != EINVAL)
+				atomic_fetch_add(&c->errors, 1);
+			if (r.info.posix_event_id == POSIX_TRACE_START)
+				continue;
+			memcpy(&v, r.data, sizeof(v));
+			if (r.info.posix_event_id != c->id ||
+			    r.len != sizeof(v) || v != (uint32_t)round)
+				atomic_fetch_add(&c->wrong, 1);
+			else
+				atomic_fetch_add(&c->read[round], 1);
+		}
+		if (err != EINVAL)
+			atomic_fetch_add(&c->errors, 1);
+		while (atomic_load(&c->shut) <= round)
+			sched_yield();
+		if (try_next(trid, &r) != EINVAL ||
+		    posixtrace_k_event_seq(trid, &seq) != EINVAL)
+			atomic_fetch_add(&c->revived, 1);
+	}
+	return NULL;
+}
+
+/*
+ * Shutdown concurrent with readers in every state (taking events from the
+ * library's buffer, fetching, waiting for a fetcher, blocked in the
+ * kernel), and the next stream in the same slot: no reader sees an event
+ * of another stream on its trid, nor crashes, nor hangs; each gets EINVAL,
+ * and so does every later call with the dead trid.
+ */
+TEST_F(rd, stale_trids_never_read_the_stream_that_reuses_their_slot)
+{
+	static struct churn c;
+	struct churn_reader cr[CHURN_READERS];
+	pthread_t thr[CHURN_READERS];
+	trace_id_t last;
+	trace_attr_t attr;
+	struct rec r;
+	uint64_t seq;
+	uint32_t v;
+	int i, round;
+
+	c.id = self->id;
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 1 << 20));
+	for (i = 0; i < CHURN_READERS; i++) {
+		cr[i] = (struct churn_reader){ .c = &c, .kind = i % 3 };
+		ASSERT_EQ(0, pthread_create(&thr[i], NULL, churn_reader,
+					    &cr[i]));
+	}
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		ASSERT_EQ(0, posix_trace_create(0, &attr, &c.trids[round]));
+		ASSERT_EQ(0, posix_trace_start(c.trids[round]));
+		for (v = 0; v < CHURN_EVENTS; v++) {
+			uint32_t data = round;
+
+			posix_trace_event(c.id, &data, sizeof(data));
+		}
+		atomic_store(&c.published, round + 1);
+		/* Shut down mid-read: once a third is read (or 2 s). */
+		for (i = 0; i < 20000 &&
+		     atomic_load(&c.read[round]) < CHURN_EVENTS / 3; i++)
+			usleep(100);
+		ASSERT_EQ(0, posix_trace_shutdown(c.trids[round]));
+		atomic_store(&c.shut, round + 1);
+	}
+	for (i = 0; i < CHURN_READERS; i++)
+		ASSERT_EQ(0, pthread_join(thr[i], NULL));
+	EXPECT_EQ(0, atomic_load(&c.wrong));
+	EXPECT_EQ(0, atomic_load(&c.errors));
+	EXPECT_EQ(0, atomic_load(&c.revived));
+	for (round = 0; round < CHURN_ROUNDS; round++)
+		ASSERT_GE(CHURN_EVENTS, atomic_load(&c.read[round]));
+
+	/* One more stream in the slot: the old trids still find nothing. */
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &last));
+	posix_trace_attr_destroy(&attr);
+	ASSERT_EQ(0, posix_trace_start(last));
+	ASSERT_NEXT(last, &r, POSIX_TRACE_START);
+	for (round = 0; round < CHURN_ROUNDS; round++) {
+		struct timespec abstime = realtime_in(1000);
+
+		ASSERT_NE(last, c.trids[round]);
+		EXPECT_EQ(EINVAL, get_next(c.trids[round], &r));
+		EXPECT_EQ(EINVAL, try_next(c.trids[round], &r));
+		EXPECT_EQ(EINVAL, timed_next(c.trids[round], &r, &abstime));
+		EXPECT_EQ(EINVAL, posixtrace_k_event_seq(c.trids[round],
+							 &seq));
+	}
+	ASSERT_EQ(0, posixtrace_k_event_seq(last, &seq));
+	ASSERT_EQ(0, posix_trace_shutdown(last));
+}
+
+/* ---- a child's first read ------------------------------------------ */
+
+enum { FIRST_GETNEXT, FIRST_TRYGETNEXT, FIRST_TIMED, FIRST_EVENT_SEQ,
+       FIRST_COUNT };
+
+static int first_call(trace_id_t trid, int which)
+{
+	struct timespec abstime = realtime_in(1000);
+	struct rec r;
+	uint64_t seq;
+
+	switch (which) {
+	case FIRST_GETNEXT:
+		return get_next(trid, &r);
+	case FIRST_TRYGETNEXT:
+		return try_next(trid, &r);
+	case FIRST_TIMED:
+		return timed_next(trid, &r, &abstime);
+	default:
+		return posixtrace_k_event_seq(trid, &seq);
+	}
+}
+
+/*
+ * "If it is used from another process, that is a child process, ...
+ * [EINVAL]": also when the read is the child's first use of the trid and
+ * the events wait in the library's buffer, which the child inherited;
+ * with fork() and with _Fork(), which runs no atfork handler.
+ */
+TEST_F(rd, first_read_in_child_is_einval_with_events_in_the_buffer)
+{
+	pid_t (*const forks[2])(void) = { fork, _Fork };
+	int f, which, status;
+	struct rec r;
+	uint64_t seq;
+	pid_t pid;
+
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	posix_trace_event(self->id, "one", 3);
+	posix_trace_event(self->id, "two", 3);
+	/* START's fetch brings the two events into the library's buffer. */
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_START);
+	ASSERT_EQ(0, posixtrace_k_event_seq(self->trid, &seq));
+	for (f = 0; f < 2; f++) {
+		for (which = 0; which < FIRST_COUNT; which++) {
+			pid = forks[f]();
+			ASSERT_LE(0, pid);
+			if (pid == 0)
+				_exit(first_call(self->trid, which));
+			ASSERT_EQ(pid, waitpid(pid, &status, 0));
+			ASSERT_TRUE(WIFEXITED(status));
+			EXPECT_EQ(EINVAL, WEXITSTATUS(status)) {
+				TH_LOG("%s, first call %d",
+				       f ? "_Fork" : "fork", which);
+			}
+		}
+	}
+	/* The parent's buffer is as it was. */
+	ASSERT_NEXT(self->trid, &r, self->id);
+	ASSERT_EQ(0, memcmp("one", r.data, 3));
+	ASSERT_NEXT(self->trid, &r, self->id);
+	ASSERT_EQ(0, memcmp("two", r.data, 3));
+	ASSERT_EMPTY(self->trid, &r);
 }
 
 TEST_HARNESS_MAIN
