@@ -17,8 +17,9 @@ usage() {
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
           [--import DIR]
-Logs the tests export land in OUT/export; --import DIR hands the *.ptlog
-files in DIR to the tests (POSIXTRACE_LOG_IMPORT).
+--bin FILE puts a program (with the libraries ldd finds) or a script in the
+guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
+the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT).
 USAGE
 	exit 2
 }
@@ -45,12 +46,13 @@ done
 ROOT=$OUT/root
 rm -rf "$OUT" && mkdir -p "$ROOT"/{bin,dev,proc,sys,tmp,root,usr/lib,lib64,posixtrace/tests}
 
-# Copy an ELF and the shared libraries it needs into the initramfs.
+# Copy an ELF and the shared libraries it needs into the initramfs (a
+# script, or a static program, has none: ldd fails on it).
 LIBPATH=$TOP_DIR/ulib
 add_elf() {
 	local dst=$1 src=$2 lib
 	install -m 0755 "$src" "$ROOT/$dst"
-	LD_LIBRARY_PATH=$LIBPATH ldd "$src" 2>/dev/null |
+	{ LD_LIBRARY_PATH=$LIBPATH ldd "$src" 2>/dev/null || true; } |
 		awk '/=> \//{print $3} /^[ \t]*\/lib64\//{print $1}' |
 		while read -r lib; do
 			case $lib in
