@@ -1,0 +1,761 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ust_cost: what one LTTng-UST tracepoint with 8 bytes of payload costs,
+ * as ratios to a null system call and to a write to ftrace's trace_marker
+ * measured in the same run: the peer event_cost is read against.
+ *
+ *   disabled  no session is active: the tracepoint's test of its state,
+ *             nothing more (LTTng registers no probe then);
+ *   enabled   a running session records it: a normal session, its channel
+ *             of 4 sub-buffers of 1 MiB per CPU (per-user buffers, discard
+ *             mode), lttng-consumerd writing the trace to -o DIR as it
+ *             comes (what posixtrace's (d) and (f) do);
+ *   enabled, default channel
+ *             the same with the default channel (channel0: 4 x 512 KiB);
+ *   snapshot  a snapshot session: its channel (4 x 1 MiB) in overwrite
+ *             mode, nothing consumed while timed (what posixtrace's (c),
+ *             a LOOP stream nobody reads, does).
+ *
+ * The session daemon must be running (bench/lttng.sh starts one); ust_cost
+ * drives it with the lttng command (in PATH). Each LTTng row has its
+ * session, created when the row is first measured and destroyed at the
+ * end; around each timed loop the session is started and stopped (the stop
+ * waits until the consumer has taken everything), and its trace cleared
+ * (lttng clear). A session that has recorded once has its buffers in
+ * place: the timed loops measure the steady state, not the first touch of
+ * a fresh buffer. The disabled row is timed while every session is stopped.
+ *
+ * After each timed loop of a normal session: the events it discarded (the
+ * session's statistics, lttng list) and the bytes it wrote, which must be
+ * at least 8 per event not discarded. At the end, a check that events
+ * really arrive: a session like the enabled row's records CHECK_EVENTS
+ * events, and babeltrace2 must read them all back with their values.
+ *
+ * Method, as event_cost's: each measurement times a loop of N calls with
+ * clock_gettime(CLOCK_MONOTONIC); N is calibrated once per case so that a
+ * loop takes about the target time (-t, 0.3 s), and checked with one loop
+ * more; R rounds (-r, 5) measure every case once each, in turn. A case's ns/call is the median over the
+ * rounds; its ratios are the medians of the per-round ratios.
+ *
+ * A benchmark, not a test: it never fails on speed, nor when LTTng cannot
+ * be used (no session daemon...): the rows it could not measure say why.
+ * Absolute times under emulation (QEMU TCG) mean little: read the ratios.
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define LTTNG_UST_TRACEPOINT_DEFINE
+#define LTTNG_UST_TRACEPOINT_CREATE_PROBES
+#include "ust_tp.h"
+
+#define NSEC_PER_SEC	1000000000.0
+#define MAX_ROUNDS	99
+#define DATA_LEN	8
+#define CHECK_EVENTS	10000
+
+enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_ON_DEFAULT, C_SNAPSHOT, NR_CASES };
+
+struct bench_case {
+	const char *name;	/* table row */
+	const char *summary;	/* summary line, NULL for references */
+	int (*setup)(struct bench_case *c);	/* 0, or an error: skipped */
+	void (*teardown)(struct bench_case *c);
+	void (*loop)(uint64_t n);
+	/* LTTng rows: lttng create's options, enable-channel's (NULL: the
+	 * default channel), and the session once created. */
+	const char *create_opts;
+	const char *channel_opts;
+	char session[64];
+	char dir[512];
+	char channel[200];	/* as lttng list describes it */
+	bool discard;		/* discard mode: counts discarded events */
+	uint64_t discarded_before;	/* the session's count so far */
+	uint64_t events, discarded;	/* over the timed loops */
+	uint64_t bytes;			/* the traces they wrote */
+	uint64_t n;
+	double ns[MAX_ROUNDS];	/* per call, per round */
+	double secs_min;	/* shortest timed loop */
+	bool skipped;
+	char note[240];
+};
+
+static uint64_t loop_n;		/* events the last loop produced */
+static bool timing;		/* in the timed rounds, not calibrating */
+static int marker_fd = -1;
+static uint64_t marker_errors;
+static const char *marker_path;
+static const char *out_dir = "/tmp";
+static char lttng_out[16384];	/* the last lttng command's output */
+static char problems[8][200];
+static int nr_problems;
+
+/* Something that makes a number mean less than it says: printed at the end. */
+static void problem(const char *msg)
+{
+	for (int i = 0; i < nr_problems; i++)
+		if (!strcmp(problems[i], msg))
+			return;
+	if (nr_problems < (int)(sizeof(problems) / sizeof(problems[0])))
+		snprintf(problems[nr_problems++], sizeof(problems[0]), "%s",
+			 msg);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
+}
+
+/* The loops. */
+
+static void loop_getppid(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		syscall(SYS_getppid);
+}
+
+static void loop_marker(uint64_t n)
+{
+	static const char buf[DATA_LEN] = "pt-bench";
+
+	for (uint64_t i = 0; i < n; i++)
+		if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+			marker_errors++;
+}
+
+static void loop_tracepoint(uint64_t n)
+{
+	loop_n = n;
+	for (uint64_t i = 0; i < n; i++)
+		lttng_ust_tracepoint(ust_bench, event, i);
+}
+
+static int no_setup(struct bench_case *c)
+{
+	(void)c;
+	return 0;
+}
+
+static void no_teardown(struct bench_case *c)
+{
+	(void)c;
+}
+
+/* trace_marker: find it, mounting tracefs if need be. */
+static int setup_marker(struct bench_case *c)
+{
+	static const char *const paths[] = {
+		"/sys/kernel/tracing/trace_marker",
+		"/sys/kernel/debug/tracing/trace_marker",
+	};
+	static const char buf[DATA_LEN] = "pt-bench";
+	int err = ENOENT;
+
+	(void)c;
+	if (marker_fd >= 0)
+		return 0;
+	for (int pass = 0; pass < 2 && marker_fd < 0; pass++) {
+		if (pass == 1 &&
+		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
+			break;
+		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+			marker_fd = open(paths[i], O_WRONLY | O_CLOEXEC);
+			if (marker_fd >= 0) {
+				marker_path = paths[i];
+				break;
+			}
+			if (errno != ENOENT)
+				err = errno;
+		}
+	}
+	if (marker_fd < 0)
+		return err;
+	/* Off (tracing_on 0) it fails at once, and would measure nothing. */
+	if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
+		err = errno ? errno : EIO;
+		close(marker_fd);
+		marker_fd = -1;
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * Run "lttng --no-sessiond ARGS" (never spawn a session daemon of its own:
+ * ours is started by the caller) through the shell; its output, stdout and
+ * stderr, in lttng_out. 0 if it exited 0.
+ */
+__attribute__((format(printf, 1, 2)))
+static int lttng(const char *fmt, ...)
+{
+	static const char prefix[] = "lttng --no-sessiond ", suffix[] = " 2>&1";
+	char cmd[1024];
+	size_t len = 0, got;
+	va_list ap;
+	FILE *p;
+	int n, st;
+
+	lttng_out[0] = '\0';
+	strcpy(cmd, prefix);
+	va_start(ap, fmt);
+	n = vsnprintf(cmd + sizeof(prefix) - 1,
+		      sizeof(cmd) - sizeof(prefix) - sizeof(suffix) + 1, fmt,
+		      ap);
+	va_end(ap);
+	if (n < 0 ||
+	    (size_t)n >= sizeof(cmd) - sizeof(prefix) - sizeof(suffix) + 1) {
+		snprintf(lttng_out, sizeof(lttng_out), "command too long");
+		return -1;
+	}
+	strcat(cmd, suffix);
+	fflush(stdout);
+	p = popen(cmd, "r");
+	if (!p) {
+		snprintf(lttng_out, sizeof(lttng_out), "popen: %s",
+			 strerror(errno));
+		return -1;
+	}
+	while ((got = fread(lttng_out + len, 1, sizeof(lttng_out) - 1 - len,
+			    p)) > 0)
+		len += got;
+	lttng_out[len] = '\0';
+	/* The rest, if it did not fit, is read and dropped. */
+	while (fread(cmd, 1, sizeof(cmd), p) > 0)
+		;
+	st = pclose(p);
+	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* The first line of lttng's output that says something: for a note. */
+static const char *lttng_said(void)
+{
+	static char line[160];
+	const char *s = lttng_out, *e;
+
+	while (*s == '\n' || *s == ' ')
+		s++;
+	e = strstr(s, "Error: ");
+	if (e)
+		s = e;
+	e = strchr(s, '\n');
+	snprintf(line, sizeof(line), "%.*s",
+		 (int)(e ? (size_t)(e - s) : strlen(s)), s);
+	return line[0] ? line : "no output";
+}
+
+/* The number after "key" in lttng's output, or -1. */
+static long long lttng_field(const char *key)
+{
+	const char *s = strstr(lttng_out, key);
+
+	return s ? strtoll(s + strlen(key), NULL, 10) : -1;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag,
+		    struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void rm_tree(const char *dir)
+{
+	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static uint64_t tree_bytes;
+
+static int add_stream_bytes(const char *path, const struct stat *st,
+			    int flag, struct FTW *ftw)
+{
+	/* The data streams: not the metadata, not the index files. */
+	if (flag == FTW_F && strcmp(path + ftw->base, "metadata") &&
+	    !strstr(path, "/index/"))
+		tree_bytes += (uint64_t)st->st_size;
+	return 0;
+}
+
+/* Bytes of the trace's data streams under dir. */
+static uint64_t stream_bytes(const char *dir)
+{
+	tree_bytes = 0;
+	nftw(dir, add_stream_bytes, 16, FTW_PHYS);
+	return tree_bytes;
+}
+
+static void session_destroy(struct bench_case *c)
+{
+	if (!c->session[0])
+		return;
+	lttng("destroy %s", c->session);
+	rm_tree(c->dir);
+	c->session[0] = '\0';
+}
+
+/* The session, its channel and its event rule: ust_bench:* in user space. */
+static int session_create(struct bench_case *c)
+{
+	static int seq;
+	const char *what;
+
+	snprintf(c->session, sizeof(c->session), "ust-bench-%d-%d",
+		 (int)getpid(), ++seq);
+	snprintf(c->dir, sizeof(c->dir), "%s/%s", out_dir, c->session);
+	what = "lttng create";
+	if (lttng("create %s %s -o '%s'", c->session, c->create_opts,
+		  c->dir)) {
+		c->session[0] = '\0';
+		goto fail;
+	}
+	what = "lttng enable-channel";
+	if (c->channel_opts &&
+	    lttng("enable-channel -u -s %s %s bench", c->session,
+		  c->channel_opts))
+		goto fail;
+	what = "lttng enable-event";
+	if (lttng("enable-event -u -s %s %s 'ust_bench:*'", c->session,
+		  c->channel_opts ? "-c bench" : ""))
+		goto fail;
+	/* What the channel is, from the daemon. */
+	what = "lttng list";
+	if (lttng("list %s", c->session))
+		goto fail;
+	c->discard = strstr(lttng_out, "Event-loss mode:  discard") != NULL;
+	snprintf(c->channel, sizeof(c->channel),
+		 "%s mode, %lld sub-buffers of %lld bytes per CPU, %s buffers",
+		 c->discard ? "discard" : "overwrite",
+		 lttng_field("Sub-buffer count:"),
+		 lttng_field("Sub-buffer size:"),
+		 strstr(lttng_out, "per-user") ? "per-user" :
+		 strstr(lttng_out, "per-process") ? "per-process" : "?");
+	return 0;
+fail:
+	snprintf(c->note, sizeof(c->note), "skipped: %s: %s", what,
+		 lttng_said());
+	session_destroy(c);
+	return EIO;
+}
+
+static int setup_session(struct bench_case *c)
+{
+	int err;
+
+	if (!c->session[0]) {
+		err = session_create(c);
+		if (err)
+			return err;
+	}
+	if (lttng("start %s", c->session)) {
+		snprintf(c->note, sizeof(c->note), "skipped: lttng start: %s",
+			 lttng_said());
+		session_destroy(c);
+		return EIO;
+	}
+	return 0;
+}
+
+/*
+ * Stop (lttng stop waits until the consumer has taken what the buffers
+ * hold), count what the loop lost and wrote, clear the trace.
+ */
+static void teardown_session(struct bench_case *c)
+{
+	char msg[200];
+	long long d = -1;
+	uint64_t lost = 0, bytes = 0;
+
+	if (lttng("stop %s", c->session))
+		problem("lttng stop failed: a session may have gone on "
+			"recording");
+	if (c->discard) {
+		if (!lttng("list %s", c->session))
+			d = lttng_field("Discarded events:");
+		if (d < 0) {
+			snprintf(msg, sizeof(msg), "%s: no discarded-event "
+				 "count from lttng list", c->name);
+			problem(msg);
+		} else {
+			/* The count is the session's since its start. */
+			lost = (uint64_t)d >= c->discarded_before ?
+			       (uint64_t)d - c->discarded_before : (uint64_t)d;
+			c->discarded_before = (uint64_t)d;
+		}
+		bytes = stream_bytes(c->dir);
+		if (lost <= loop_n && bytes < DATA_LEN * (loop_n - lost)) {
+			snprintf(msg, sizeof(msg), "%s: the trace holds %llu "
+				 "bytes for %llu events recorded", c->name,
+				 (unsigned long long)bytes,
+				 (unsigned long long)(loop_n - lost));
+			problem(msg);
+		}
+	}
+	if (timing) {
+		c->events += loop_n;
+		c->discarded += lost;
+		c->bytes += bytes;
+	}
+	if (lttng("clear %s", c->session))
+		problem("lttng clear failed: the traces were kept on disk");
+}
+
+static struct bench_case cases[NR_CASES] = {
+	[C_GETPPID] = {
+		.name = "syscall(SYS_getppid)",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_getppid,
+	},
+	[C_MARKER] = {
+		.name = "write(trace_marker, 8 B)",
+		.summary = "write(2) of 8 bytes to ftrace's trace_marker",
+		.setup = setup_marker, .teardown = no_teardown,
+		.loop = loop_marker,
+	},
+	[C_OFF] = {
+		.name = "lttng-ust disabled",
+		.summary = "lttng-ust tracepoint, no session active",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_tracepoint,
+	},
+	[C_ON] = {
+		.name = "lttng-ust enabled",
+		.summary = "lttng-ust tracepoint, a session recording (1M x 4)",
+		.setup = setup_session, .teardown = teardown_session,
+		.loop = loop_tracepoint,
+		.create_opts = "",
+		.channel_opts = "--subbuf-size 1M --num-subbuf 4",
+	},
+	[C_ON_DEFAULT] = {
+		.name = "lttng-ust enabled, dflt ch",
+		.summary = "lttng-ust tracepoint, a session recording "
+			   "(default channel)",
+		.setup = setup_session, .teardown = teardown_session,
+		.loop = loop_tracepoint,
+		.create_opts = "",
+	},
+	[C_SNAPSHOT] = {
+		.name = "lttng-ust snapshot",
+		.summary = "lttng-ust tracepoint, a snapshot session (1M x 4, "
+			   "overwrite)",
+		.setup = setup_session, .teardown = teardown_session,
+		.loop = loop_tracepoint,
+		.create_opts = "--snapshot",
+		.channel_opts = "--overwrite --subbuf-size 1M --num-subbuf 4",
+	},
+};
+
+/* One timed loop of c->n calls, between its setup and teardown. */
+static int measure(struct bench_case *c, double *secs)
+{
+	double t0, t1;
+	int err;
+
+	err = c->setup(c);
+	if (err)
+		return err;
+	t0 = now();
+	c->loop(c->n);
+	t1 = now();
+	c->teardown(c);
+	*secs = t1 - t0;
+	return 0;
+}
+
+/*
+ * N such that a loop takes about target seconds. Then one loop of that N,
+ * and N set again from it: the first loops into a session are slower (its
+ * buffers are touched for the first time, the consumer starts), and N set
+ * from them alone would make the timed loops short.
+ */
+static int calibrate(struct bench_case *c, double target)
+{
+	double secs = 0;
+	int err;
+
+	c->n = 1000;
+	for (;;) {
+		err = measure(c, &secs);
+		if (err)
+			return err;
+		if (secs >= target / 2)
+			break;
+		c->n *= secs > 0 && target / 2 / secs < 16 ? 4 : 16;
+	}
+	c->n = (uint64_t)((double)c->n * target / secs) + 1;
+	err = measure(c, &secs);
+	if (err)
+		return err;
+	c->n = (uint64_t)((double)c->n * target / secs) + 1;
+	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+static double median(const double *v, int n)
+{
+	double s[MAX_ROUNDS];
+
+	memcpy(s, v, sizeof(double) * (size_t)n);
+	qsort(s, (size_t)n, sizeof(double), cmp_double);
+	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Median over the rounds of c / ref, round by round. */
+static double ratio(const struct bench_case *c, const struct bench_case *ref,
+		    int rounds)
+{
+	double r[MAX_ROUNDS];
+
+	for (int i = 0; i < rounds; i++)
+		r[i] = c->ns[i] / ref->ns[i];
+	return median(r, rounds);
+}
+
+/*
+ * Do events arrive? A session like the enabled row's records CHECK_EVENTS
+ * events valued 0..CHECK_EVENTS-1; babeltrace2 must read them all back.
+ */
+static void check_events(void)
+{
+	struct bench_case c = cases[C_ON];
+	unsigned long long v, count = 0, sum = 0, want;
+	long long discarded;
+	char cmd[700], line[512];
+	const char *s;
+	FILE *p;
+	int st;
+
+	c.session[0] = '\0';
+	if (setup_session(&c)) {
+		printf("lttng-ust check: not run (%s)\n", c.note);
+		return;
+	}
+	loop_tracepoint(CHECK_EVENTS);
+	if (lttng("stop %s", c.session) || lttng("list %s", c.session)) {
+		printf("lttng-ust check: not run (lttng stop, list: %s)\n",
+		       lttng_said());
+		session_destroy(&c);
+		return;
+	}
+	discarded = lttng_field("Discarded events:");
+	snprintf(cmd, sizeof(cmd), "babeltrace2 '%s' 2>&1", c.dir);
+	fflush(stdout);
+	p = popen(cmd, "r");
+	if (!p) {
+		printf("lttng-ust check: not run (popen: %s)\n",
+		       strerror(errno));
+		session_destroy(&c);
+		return;
+	}
+	while (fgets(line, sizeof(line), p)) {
+		if (!strstr(line, "ust_bench:event"))
+			continue;
+		s = strstr(line, "value = ");
+		if (!s || sscanf(s + 8, "%llu", &v) != 1)
+			continue;
+		count++;
+		sum += v;
+	}
+	st = pclose(p);
+	want = (unsigned long long)CHECK_EVENTS * (CHECK_EVENTS - 1) / 2;
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st))
+		printf("lttng-ust check: babeltrace2 failed (exit status %d): "
+		       "events not checked\n",
+		       st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+	else
+		printf("lttng-ust check: babeltrace2 read back %llu of the "
+		       "%d events recorded (%s), %lld discarded\n",
+		       count, CHECK_EVENTS,
+		       sum == want && count == CHECK_EVENTS ?
+		       "values intact" : "NOT all, or not as recorded",
+		       discarded);
+	session_destroy(&c);
+}
+
+static void usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [-r ROUNDS] [-t SECONDS] [-o DIR]\n"
+		"  -r  rounds, each measuring every case once (5; 1..%d)\n"
+		"  -t  target time of one timed loop (0.3 s)\n"
+		"  -o  where the sessions write their traces (/tmp)\n"
+		"A running lttng-sessiond is needed for the enabled rows "
+		"(bench/lttng.sh).\n",
+		prog, MAX_ROUNDS);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_case *ref = &cases[C_GETPPID], *mk = &cases[C_MARKER];
+	double target = 0.3;
+	int rounds = 5, opt, err;
+	bool lttng_ok;
+
+	while ((opt = getopt(argc, argv, "r:t:o:")) != -1) {
+		switch (opt) {
+		case 'r':
+			rounds = atoi(optarg);
+			if (rounds < 1 || rounds > MAX_ROUNDS)
+				usage(argv[0]);
+			break;
+		case 't':
+			target = atof(optarg);
+			if (!(target > 0))
+				usage(argv[0]);
+			break;
+		case 'o':
+			/* It goes to the shell, in single quotes. */
+			out_dir = optarg;
+			if (strchr(out_dir, '\'') ||
+			    strlen(out_dir) > sizeof(cases[0].dir) - 64)
+				usage(argv[0]);
+			break;
+		default:
+			usage(argv[0]);
+		}
+	}
+
+	printf("ust_cost: %d rounds, each timed loop about %.2f s "
+	       "(N calibrated per case)\n", rounds, target);
+	lttng_ok = !lttng("list");
+	if (!lttng_ok)
+		printf("lttng-ust: no session daemon answers (%s): only the "
+		       "disabled tracepoint is measured\n", lttng_said());
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		c->secs_min = 1e9;
+		if (c->setup == setup_session && !lttng_ok) {
+			c->skipped = true;
+			snprintf(c->note, sizeof(c->note),
+				 "skipped: no session daemon");
+			continue;
+		}
+		err = calibrate(c, target);
+		if (err && k == C_MARKER) {
+			c->skipped = true;
+			snprintf(c->note, sizeof(c->note),
+				 "skipped: no usable trace_marker (%s)",
+				 strerror(err));
+		} else if (err) {
+			/* An LTTng row: its note says why. */
+			c->skipped = true;
+		}
+	}
+
+	timing = true;
+	for (int i = 0; i < rounds; i++) {
+		for (int k = 0; k < NR_CASES; k++) {
+			struct bench_case *c = &cases[k];
+			double secs;
+
+			if (c->skipped)
+				continue;
+			err = measure(c, &secs);
+			if (err) {
+				c->skipped = true;
+				continue;
+			}
+			c->ns[i] = secs * NSEC_PER_SEC / (double)c->n;
+			if (secs < c->secs_min)
+				c->secs_min = secs;
+			if (secs < 0.2)
+				problem("a timed loop took under 0.2 s "
+					"(see min s): -t sets the target");
+		}
+	}
+	for (int k = 0; k < NR_CASES; k++)
+		session_destroy(&cases[k]);
+	if (marker_errors)
+		snprintf(mk->note, sizeof(mk->note),
+			 "%llu writes failed: the row is not reliable",
+			 (unsigned long long)marker_errors);
+
+	printf("\n%-26s %10s %10s %8s %10s %10s\n", "case", "N", "ns/call",
+	       "min s", "x getppid", "x marker");
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (c->skipped) {
+			printf("%-26s %s\n", c->name, c->note);
+			continue;
+		}
+		printf("%-26s %10llu %10.1f %8.3f %10.3f", c->name,
+		       (unsigned long long)c->n, median(c->ns, rounds),
+		       c->secs_min, ratio(c, ref, rounds));
+		if (mk->skipped)
+			printf(" %10s\n", "-");
+		else
+			printf(" %10.3f\n", ratio(c, mk, rounds));
+	}
+	printf("\nns/call: median of %d rounds; x getppid, x marker: median "
+	       "of the per-round ratios.\n"
+	       "Absolute times under emulation (QEMU TCG) mean little: read "
+	       "the ratios.\n", rounds);
+	if (!mk->skipped)
+		printf("trace_marker: %s\n", marker_path);
+	printf("\n");
+
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (!c->summary)
+			continue;
+		if (c->skipped) {
+			printf("%s: %s\n", c->summary, c->note);
+			continue;
+		}
+		printf("%s: %.3fx getppid", c->summary, ratio(c, ref, rounds));
+		if (k != C_MARKER && !mk->skipped)
+			printf(", %.3fx trace_marker", ratio(c, mk, rounds));
+		if (k == C_MARKER && c->note[0])
+			printf(" (%s)", c->note);
+		printf("\n");
+	}
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (c->setup != setup_session || c->skipped)
+			continue;
+		printf("%s: %s; ", c->name, c->channel);
+		if (c->discard)
+			printf("%llu of the %llu events timed discarded; "
+			       "%.1f bytes of trace per event kept\n",
+			       (unsigned long long)c->discarded,
+			       (unsigned long long)c->events,
+			       c->events > c->discarded ? (double)c->bytes /
+			       (double)(c->events - c->discarded) : 0.0);
+		else
+			printf("nothing consumed while timed (full, it "
+			       "overwrites its oldest sub-buffer)\n");
+	}
+	if (lttng_ok && !cases[C_ON].skipped)
+		check_events();
+	for (int i = 0; i < nr_problems; i++)
+		printf("warning: %s\n", problems[i]);
+	return 0;
+}
