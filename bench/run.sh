@@ -2,33 +2,61 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make bench: what posix_trace_event() costs, as ratios to a null system
-# call, in the same QEMU guest the tests use (Debian's 6.12 kernel).
+# call, in the same QEMU guest the tests use (Debian's 6.12 kernel), and
+# what its peer costs there: an LTTng-UST tracepoint of 8 bytes.
 #
-# Builds the module for that kernel, the library and bench/event_cost, boots
-# the guest with selftests/vm/run-vm.sh in demo mode (bench/guest.sh runs
-# there after insmod) and prints event_cost's report. A benchmark, not a
-# test: it fails only if it cannot run, never on the numbers.
+# Builds the module for that kernel, the library, bench/event_cost and
+# bench/ust_cost, boots the guest with selftests/vm/run-vm.sh in demo mode
+# (bench/guest.sh runs there after insmod: event_cost, then ust_cost under a
+# session daemon of its own, bench/lttng.sh) and prints their reports. A
+# benchmark, not a test: it fails only if it cannot run, never on the
+# numbers. If LTTng cannot start in the guest, the report says so and goes
+# on without the LTTng rows.
 #
-#   bench/run.sh [event_cost options]	e.g. -r 7 -t 0.5
+#   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
 #
-# POSIXTRACE_BUILD (default build/) is where it builds and boots.
+# -r and -t go to event_cost and ust_cost alike. POSIXTRACE_BUILD (default
+# build/) is where it builds and boots.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../selftests/vm/lib.sh
 . "$(dirname "$0")/../selftests/vm/lib.sh"
 
 BENCH_DIR=$TOP_DIR/bench
-# event_cost's options reach the guest on the kernel command line: allow
-# only the ones it takes, with their plain values.
+# The options reach the guest on the kernel command line: allow only the
+# ones the programs take, with their plain values.
 for a in "$@"; do
 	case $a in -r|-t|[0-9]*) ;; *) die "unknown option $a (see event_cost.c)" ;; esac
 done
 
+# What the guest needs for the LTTng-UST peer, as run-vm.sh --bin options:
+# ust_cost and lttng.sh, the lttng command, the session daemon, its
+# consumer and the XML schema it reads session files with (it will not
+# start without), babeltrace2 and the plugins that read a CTF trace
+# (ust_cost checks that events arrive). What is missing is left out: the
+# guest then says what it could not run.
+lttng_bins() {
+	local f
+	for f in "$BUILD_DIR/bench/ust_cost" "$BENCH_DIR/lttng.sh" \
+		"$(command -v lttng)" "$(command -v lttng-sessiond)" \
+		"$(dpkg -L lttng-tools 2>/dev/null | grep '/lttng-consumerd$' | head -n 1)" \
+		/usr/share/xml/lttng/session.xsd \
+		"$(command -v babeltrace2)" \
+		$(dpkg -L libbabeltrace2-0 2>/dev/null |
+			grep -E '/babeltrace-plugin-(ctf|utils|text)\.so$'); do
+		if [ -n "$f" ] && [ -f "$f" ]; then
+			printf '%s\n' --bin "$f"
+		else
+			log "warning: ${f:-a program of lttng-tools or babeltrace2} is missing: the guest runs without it"
+		fi
+	done
+}
+
 "$VM_DIR/deps.sh"
+make -s -C "$TOP_DIR/ulib" >/dev/null
 rel=$(test_kernels | tail -n 1)
 log "building for $rel"
 dst=$BUILD_DIR/kmod-$rel
 build_module "$rel" "/usr/src/linux-headers-$rel" -s >/dev/null
-make -s -C "$TOP_DIR/ulib" >/dev/null
 make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
 
 # The guest script, with the options baked in (init.sh passes none).
@@ -40,13 +68,15 @@ guest=$BUILD_DIR/bench/guest.sh
 	tail -n +2 "$BENCH_DIR/guest.sh"
 } >"$guest"
 chmod +x "$guest"
+mapfile -t lttng < <(lttng_bins)
 
-log "booting $rel under QEMU (software emulation, under a minute)"
+log "booting $rel under QEMU (software emulation, a minute or two)"
 out=$BUILD_DIR/vm-bench
 set +e
 "$VM_DIR/run-vm.sh" --label bench --kernel "/boot/vmlinuz-$rel" \
-	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 300 \
-	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" >"$out.log" 2>&1
+	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 600 \
+	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" "${lttng[@]}" \
+	>"$out.log" 2>&1
 rc=$?
 set -e
 sed -n 's/^\[bench\] # bench: \{0,1\}//p' "$out.log"
