@@ -9,7 +9,10 @@
 #   make check-debug     only the debug kernel
 #   make demo            boot a guest, load the module, show it working
 #   make bench           boot a guest, measure what posix_trace_event()
-#                        costs against a null system call (bench/run.sh)
+#                        costs against a null system call, and an LTTng-UST
+#                        tracepoint next to it (bench/run.sh)
+#   make bench-host      the LTTng-UST tracepoint measured on this machine
+#                        (bench/run.sh --host)
 #   make install         library, headers, pkg-config file, tool
 #                        (DESTDIR, PREFIX, LIBDIR, INCLUDEDIR, BINDIR)
 #   make style           checkpatch --strict on the module
@@ -54,6 +57,9 @@ demo:
 bench:
 	bench/run.sh
 
+bench-host:
+	bench/run.sh --host
+
 style:
 	$(MAKE) -C kmod style
 
@@ -65,4 +71,4 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install check check-quick \
-	check-debug demo bench style clean
+	check-debug demo bench bench-host style clean

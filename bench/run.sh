@@ -14,6 +14,15 @@
 # on without the LTTng rows.
 #
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
+#   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
+#
+# --host measures natively, on this machine, with no guest: ust_cost under
+# a private lttng-sessiond (--no-kernel, LTTNG_HOME in a directory of its
+# own; as root in a mount namespace of its own, with its own /var/run/lttng
+# and /dev/shm, so that a system session daemon is left alone), with the
+# same references (getppid; trace_marker if this machine's tracefs lets us
+# write it, else that row is skipped with a note). Each program run there
+# prints its own table: host_rows below is where more are added.
 #
 # -r and -t go to event_cost and ust_cost alike. POSIXTRACE_BUILD (default
 # build/) is where it builds and boots.
@@ -22,11 +31,41 @@ set -euo pipefail
 . "$(dirname "$0")/../selftests/vm/lib.sh"
 
 BENCH_DIR=$TOP_DIR/bench
+HOST=
+if [ "${1:-}" = --host ]; then
+	HOST=1
+	shift
+fi
 # The options reach the guest on the kernel command line: allow only the
 # ones the programs take, with their plain values.
 for a in "$@"; do
 	case $a in -r|-t|[0-9]*) ;; *) die "unknown option $a (see event_cost.c)" ;; esac
 done
+
+# The rows measured on this machine (--host), one program each.
+host_rows() {
+	local cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
+	echo "host: kernel $(uname -r), $(nproc) CPUs," \
+		"clocksource $(cat $cs 2>/dev/null || echo unknown)," \
+		"$(grep -q hypervisor /proc/cpuinfo && echo 'virtual machine' || echo 'no hypervisor flag')"
+	echo
+	# LTTng-UST: as root, the session daemon's /var/run/lttng and the
+	# buffers' /dev/shm are made private to this run.
+	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+		# shellcheck disable=SC2016
+		unshare -m sh -c '
+			mkdir -p /var/run/lttng &&
+			mount -t tmpfs tmpfs /var/run/lttng &&
+			mount -t tmpfs tmpfs /dev/shm ||
+			echo "lttng-ust: no private /var/run/lttng: a root session daemon would be shared"
+			exec "$@"' sh "$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
+	else
+		"$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
+	fi
+	# More rows, e.g. our own producer path measured natively, go here:
+	# each program prints its table against getppid and trace_marker, as
+	# ust_cost does.
+}
 
 # What the guest needs for the LTTng-UST peer, as run-vm.sh --bin options:
 # ust_cost and lttng.sh, the lttng command, the session daemon, its
@@ -53,6 +92,13 @@ lttng_bins() {
 
 "$VM_DIR/deps.sh"
 make -s -C "$TOP_DIR/ulib" >/dev/null
+if [ -n "$HOST" ]; then
+	make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
+	log "measuring on this machine ($(uname -r))"
+	host_rows "$@"
+	exit 0
+fi
+
 rel=$(test_kernels | tail -n 1)
 log "building for $rel"
 dst=$BUILD_DIR/kmod-$rel
