@@ -37,7 +37,9 @@
 #include <linux/moduleparam.h>
 #include <linux/posixtrace.h>
 #include <linux/rculist.h>
+#include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sched/user.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -119,12 +121,22 @@ struct posixtrace_thread_ring {
 	void *vaddr;
 	struct page **pages;		/* control page, then the data pages */
 	unsigned int nr_pages;
+	/* Whose RLIMIT_MEMLOCK the pages count in, or NULL (CAP_IPC_LOCK). */
+	struct user_struct *user;
 };
 
 static LIST_HEAD(posixtrace_rings);
 static DEFINE_SPINLOCK(posixtrace_rings_lock);
 /* One drain at a time, of every ring: see above. */
 static DEFINE_SPINLOCK(posixtrace_drain_lock);
+/*
+ * A drain's min-heap of the rings with a record to take, by time: room
+ * for every ring (grown before a ring is listed), under the drain lock.
+ * The merge so costs log(rings) per record, not rings.
+ */
+static struct posixtrace_thread_ring **posixtrace_drain_heap;
+static unsigned int posixtrace_drain_heap_size;
+static unsigned int posixtrace_nr_rings;	/* under posixtrace_rings_lock */
 static struct workqueue_struct *posixtrace_rings_wq;
 static posixtrace_ring_emit_t posixtrace_ring_emit;
 
@@ -213,36 +225,75 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 	ring->next = NULL;
 }
 
+/* Is heap entry @a's next record older than @b's? */
+static bool posixtrace_drain_older(struct posixtrace_thread_ring *a,
+				   struct posixtrace_thread_ring *b)
+{
+	return a->next_ns < b->next_ns;
+}
+
+/* Restore the heap property from @i down, in a heap of @n. */
+static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
+				       unsigned int n, unsigned int i)
+{
+	struct posixtrace_thread_ring *tmp;
+	unsigned int least, c;
+
+	for (;;) {
+		least = i;
+		c = 2 * i + 1;
+		if (c < n && posixtrace_drain_older(heap[c], heap[least]))
+			least = c;
+		if (c + 1 < n && posixtrace_drain_older(heap[c + 1], heap[least]))
+			least = c + 1;
+		if (least == i)
+			return;
+		tmp = heap[i];
+		heap[i] = heap[least];
+		heap[least] = tmp;
+		i = least;
+	}
+}
+
 /**
  * posixtrace_thread_rings_drain - take the records of every thread ring
  *
- * One lap of each ring at most, merged by timestamp into the streams
- * tracing each ring's process. Before anything that judges or reads what
- * threads recorded: a stream's start, stop, filter change, clear,
- * shutdown, status, read or flush; a system-call event; a thread's exit;
- * the timer. Never sleeps.
+ * One lap of each ring at most, merged by timestamp (a min-heap of the
+ * rings with a record) into the streams tracing each ring's process.
+ * Before anything that judges or reads what threads recorded: a stream's
+ * start, stop, filter change, clear, shutdown, status, read or flush; a
+ * system-call event; a thread's exit; the timer. Never sleeps. The work
+ * is bounded by what the rings hold, which RLIMIT_MEMLOCK bounds per user.
  */
 void posixtrace_thread_rings_drain(void)
 {
-	struct posixtrace_thread_ring *ring, *oldest;
-	s64 now = ktime_get_real_ns();
+	struct posixtrace_thread_ring *ring, **heap;
+	unsigned int n = 0, i;
+	s64 now;
 
+	/* Nothing to do, as on most system-call events: no lock taken. */
+	if (list_empty_careful(&posixtrace_rings))
+		return;
 	rcu_read_lock();
 	spin_lock(&posixtrace_drain_lock);
+	now = ktime_get_real_ns();
+	heap = posixtrace_drain_heap;
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		ring->pos = ring->consumed;
 		ring->lap_end = ring->consumed + ring->size;
 		ring->next = NULL;
+		/* Listed rings never outnumber the heap: see _mmap(). */
+		if (n < posixtrace_drain_heap_size &&
+		    posixtrace_thread_ring_peek(ring))
+			heap[n++] = ring;
 	}
-	for (;;) {
-		oldest = NULL;
-		list_for_each_entry_rcu(ring, &posixtrace_rings, all_node)
-			if (posixtrace_thread_ring_peek(ring) &&
-			    (!oldest || ring->next_ns < oldest->next_ns))
-				oldest = ring;
-		if (!oldest)
-			break;
-		posixtrace_thread_ring_take(oldest, now);
+	for (i = n / 2; i-- > 0;)
+		posixtrace_drain_sift_down(heap, n, i);
+	while (n) {
+		posixtrace_thread_ring_take(heap[0], now);
+		if (!posixtrace_thread_ring_peek(heap[0]))
+			heap[0] = heap[--n];
+		posixtrace_drain_sift_down(heap, n, 0);
 	}
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		if (ring->pos == ring->consumed)
@@ -268,6 +319,16 @@ posixtrace_thread_ring_find(struct posixtrace_process *proc,
 	return NULL;
 }
 
+/* The pages leave the user's RLIMIT_MEMLOCK count. Never sleeps. */
+static void posixtrace_thread_ring_uncharge(struct posixtrace_thread_ring *ring)
+{
+	if (!ring->user)
+		return;
+	atomic_long_sub(ring->nr_pages, &ring->user->locked_vm);
+	free_uid(ring->user);
+	ring->user = NULL;
+}
+
 static void posixtrace_thread_ring_free(struct work_struct *work)
 {
 	struct posixtrace_thread_ring *ring =
@@ -279,6 +340,8 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 	for (i = 0; i < ring->nr_pages; i++)
 		__free_page(ring->pages[i]);
 	kvfree(ring->pages);
+	/* A ring never listed: never retired. */
+	posixtrace_thread_ring_uncharge(ring);
 	posixtrace_process_put(ring->proc);
 	put_task_struct(ring->owner);
 	kfree(ring);
@@ -295,14 +358,17 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 		spin_unlock(&posixtrace_drain_lock);
 		return;
 	}
-	ring->dead = true;
+	WRITE_ONCE(ring->dead, true);
 	spin_unlock(&posixtrace_drain_lock);
+	/* No drain takes it again: it no longer weighs on them. */
+	posixtrace_thread_ring_uncharge(ring);
 
 	spin_lock(&ring->proc->lock);
 	list_del_rcu(&ring->proc_node);
 	spin_unlock(&ring->proc->lock);
 	spin_lock(&posixtrace_rings_lock);
 	list_del_rcu(&ring->all_node);
+	posixtrace_nr_rings--;
 	spin_unlock(&posixtrace_rings_lock);
 	queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
 }
@@ -460,6 +526,70 @@ static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
 	return ret;
 }
 
+/*
+ * The ring's pages count in its user's RLIMIT_MEMLOCK, as io_uring's
+ * registered buffers do: they are pinned kernel memory, and a drain's work
+ * is bounded by what all rings hold. NULL without a limit (CAP_IPC_LOCK).
+ */
+static struct user_struct *posixtrace_thread_ring_charge(unsigned long pages,
+							 int *err)
+{
+	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT, cur;
+	struct user_struct *user;
+
+	*err = 0;
+	if (capable(CAP_IPC_LOCK))
+		return NULL;
+	user = get_uid(current_user());
+	cur = atomic_long_read(&user->locked_vm);
+	do {
+		if (cur + pages > limit) {
+			free_uid(user);
+			*err = -ENOMEM;
+			return NULL;
+		}
+	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + pages));
+	return user;
+}
+
+/*
+ * Put @ring on the list of all rings, the drains' heap grown first to
+ * hold it. Sleeps. Return: 0 or -ENOMEM.
+ */
+static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
+{
+	struct posixtrace_thread_ring **heap = NULL, **old;
+	unsigned int size;
+
+	for (;;) {
+		spin_lock(&posixtrace_rings_lock);
+		if (posixtrace_nr_rings < posixtrace_drain_heap_size) {
+			posixtrace_nr_rings++;
+			list_add_rcu(&ring->all_node, &posixtrace_rings);
+			spin_unlock(&posixtrace_rings_lock);
+			kvfree(heap);
+			return 0;
+		}
+		size = max(16U, 2 * posixtrace_drain_heap_size);
+		spin_unlock(&posixtrace_rings_lock);
+		kvfree(heap);
+		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL);
+		if (!heap)
+			return -ENOMEM;
+		spin_lock(&posixtrace_rings_lock);
+		if (size > posixtrace_drain_heap_size) {
+			/* Drains use the heap under their lock only. */
+			spin_lock(&posixtrace_drain_lock);
+			old = posixtrace_drain_heap;
+			posixtrace_drain_heap = heap;
+			posixtrace_drain_heap_size = size;
+			spin_unlock(&posixtrace_drain_lock);
+			heap = old;
+		}
+		spin_unlock(&posixtrace_rings_lock);
+	}
+}
+
 /**
  * posixtrace_thread_ring_mmap - map a new ring for the calling thread
  * @vma: a shared mapping of a page plus twice the data size, at
@@ -467,8 +597,9 @@ static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
  *
  * The thread's previous ring, if any, is drained and retired.
  *
- * Return: 0, -EINVAL (a size or mapping that is not a ring's), -ENODEV
- * (rings are off: max_ring_size is 0), -ENOMEM, or an error of
+ * Return: 0, -EINVAL (a size or mapping that is not a ring's), -EPERM
+ * (executable), -ENODEV (rings are off: max_ring_size is 0), -ENOMEM (no
+ * memory, or past the user's RLIMIT_MEMLOCK), or an error of
  * vm_insert_pages().
  */
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
@@ -477,6 +608,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	unsigned int max = READ_ONCE(max_ring_size);
 	struct posixtrace_thread_ring *ring, *old;
 	struct posixtrace_process *proc;
+	struct user_struct *user;
 	u64 size;
 	int ret;
 
@@ -488,21 +620,16 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 		return -EINVAL;
 	if (size > max)
 		return -EINVAL;
+	/* Written by user space, read by the kernel: never executed. */
+	if (vma->vm_flags & VM_EXEC)
+		return -EPERM;
 	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
-	ring = posixtrace_thread_ring_new(proc, size);
-	if (!ring) {
-		ret = -ENOMEM;
-		goto out_put_proc;
-	}
-	ret = posixtrace_thread_ring_insert(ring, vma);
-	if (ret) {
-		/* Never listed: no drain can see it. */
-		queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
-		goto out_put_proc;
-	}
-	/* One ring per thread: the new one takes over, the old one's records first. */
+	/*
+	 * One ring per thread: the old one goes first, its records taken,
+	 * and its pages no longer count in the limit.
+	 */
 	rcu_read_lock();
 	old = posixtrace_thread_ring_find(proc, current);
 	if (old) {
@@ -510,15 +637,38 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 		posixtrace_thread_ring_retire(old);
 	}
 	rcu_read_unlock();
+	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), &ret);
+	if (ret)
+		goto out_put_proc;
+	ring = posixtrace_thread_ring_new(proc, size);
+	if (!ring) {
+		ret = -ENOMEM;
+		goto out_put_proc;
+	}
+	ring->user = user;
+	user = NULL;
+	ret = posixtrace_thread_ring_list(ring);
+	if (ret) {
+		/* Never listed: no drain can see it. */
+		queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
+		goto out_put_proc;
+	}
 	spin_lock(&proc->lock);
 	list_add_rcu(&ring->proc_node, &proc->rings);
 	spin_unlock(&proc->lock);
-	spin_lock(&posixtrace_rings_lock);
-	list_add_rcu(&ring->all_node, &posixtrace_rings);
-	spin_unlock(&posixtrace_rings_lock);
+	ret = posixtrace_thread_ring_insert(ring, vma);
+	if (ret) {
+		/* Listed but never written: nothing to lose. */
+		posixtrace_thread_ring_retire(ring);
+		goto out_put_proc;
+	}
 	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
 			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
 out_put_proc:
+	if (user) {
+		atomic_long_sub(1 + (size >> PAGE_SHIFT), &user->locked_vm);
+		free_uid(user);
+	}
 	posixtrace_process_put(proc);
 	return ret;
 }
@@ -532,7 +682,9 @@ out_put_proc:
 int posixtrace_thread_rings_init(posixtrace_ring_emit_t emit)
 {
 	posixtrace_ring_emit = emit;
-	posixtrace_rings_wq = alloc_workqueue("posixtrace_rings", 0, 0);
+	/* Unbound: a kick's drain may run beside the producer, not after it. */
+	posixtrace_rings_wq = alloc_workqueue("posixtrace_rings", WQ_UNBOUND,
+					      0);
 	return posixtrace_rings_wq ? 0 : -ENOMEM;
 }
 
@@ -556,4 +708,5 @@ void posixtrace_thread_rings_exit(void)
 	/* The frees wait for a grace period, then run on our queue. */
 	rcu_barrier();
 	destroy_workqueue(posixtrace_rings_wq);
+	kvfree(posixtrace_drain_heap);
 }

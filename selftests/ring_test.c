@@ -24,7 +24,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
+#include <grp.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
@@ -249,6 +251,7 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
 	trace_attr_t attr;
 	trace_id_t trid;
 	struct rec r;
+	bool joined[COUNT_THREADS] = { false };
 	int i, running = COUNT_THREADS;
 
 	SKIP_WITHOUT_DEVICE();
@@ -264,9 +267,13 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
 	}
 	while (running) {
 		if (try_next(trid, &r) || r.unavailable) {
-			for (running = 0, i = 0; i < COUNT_THREADS; i++)
-				running += pthread_tryjoin_np(thr[i], NULL) ==
-					   EBUSY;
+			/* Each thread is joined once, and never again. */
+			for (running = 0, i = 0; i < COUNT_THREADS; i++) {
+				if (!joined[i])
+					joined[i] = !pthread_tryjoin_np(thr[i],
+									NULL);
+				running += !joined[i];
+			}
 			continue;
 		}
 		if (r.info.posix_event_id != c[0].id) {
@@ -280,8 +287,6 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
 		next[v >> 32] = (uint32_t)v + 1;
 		user++;
 	}
-	for (i = 0; i < COUNT_THREADS; i++)
-		pthread_join(thr[i], NULL);
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	while (!try_next(trid, &r) && !r.unavailable) {
 		if (r.info.posix_event_id == c[0].id)
@@ -772,7 +777,10 @@ static void raw_bad_maps(struct raw_case *rc)
 		if (p != MAP_FAILED)
 			munmap(p, bad[i].len);
 	}
-	/* Executable: never. */
+	/* Executable: never, at the mapping or after. */
+	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
+	STEP(rc, 19, p == MAP_FAILED && errno == EPERM);
 	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
 	STEP(rc, 20, p != MAP_FAILED);
@@ -799,6 +807,44 @@ TEST(raw_each_rule_of_the_mapping_has_its_error)
 	SKIP_WITHOUT_DEVICE();
 	run_raw(_metadata, &rc);
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * A ring's pages count in its user's RLIMIT_MEMLOCK: an ordinary user
+ * with a limit of 64 KiB maps a ring of 32 KiB (plus its page), not one
+ * of 64 KiB, and gets the first back when it is gone.
+ */
+TEST(raw_rings_count_in_the_users_memlock_limit)
+{
+	struct rlimit lim = { 64 * 1024, 64 * 1024 };
+	struct raw_ring rr;
+	int status;
+	pid_t child;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root to act as another user");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		if (setrlimit(RLIMIT_MEMLOCK, &lim) || setgroups(0, NULL) ||
+		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(1);
+		if (raw_ring_map(&rr, 2 * 32 * 1024) != -ENOMEM)
+			_exit(2);
+		raw_ring_unmap(&rr);
+		if (raw_ring_map(&rr, 32 * 1024))
+			_exit(3);
+		/* A second ring of the thread replaces the first. */
+		raw_ring_unmap(&rr);
+		if (raw_ring_map(&rr, 32 * 1024))
+			_exit(4);
+		raw_ring_unmap(&rr);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
 TEST_HARNESS_MAIN

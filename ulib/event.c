@@ -168,6 +168,17 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 	rec->thread = (uintptr_t)pthread_self();
 	if (len)
 		memcpy(rec + 1, data, len);
+	/*
+	 * The next record's commit word may hold old event data, which could
+	 * read as ~(its position): make it 0 while that space is free (when
+	 * it is not, it holds an unconsumed record's own commit, which never
+	 * names this position). Before our commit, so the kernel never sees
+	 * ours without it.
+	 */
+	if (r->head + size - consumed + sizeof(uint64_t) <= r->size)
+		__atomic_store_n((uint64_t *)(r->data +
+					      ((r->head + size) & (r->size - 1))),
+				 0, __ATOMIC_RELAXED);
 	/* Last, with release: the kernel takes the record once it sees this. */
 	__atomic_store_n(&rec->commit, ~r->head, __ATOMIC_RELEASE);
 	r->head += size;

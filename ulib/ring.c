@@ -102,8 +102,9 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 	size_t page = ptk_page_size(), len;
 	void *p;
 
-	pthread_once(&ptk_ring_once, ptk_ring_setup);
+	/* First: a signal handler's event meanwhile must not come here again. */
 	r->state = PTK_RING_OFF;
+	pthread_once(&ptk_ring_once, ptk_ring_setup);
 	if (!local || !ptk_ring_key_made || !ptk_ring_size)
 		return false;
 	len = page + 2 * ptk_ring_size;

@@ -509,8 +509,10 @@ struct posixtrace_enable_page {
  *
  * The thread writes records at increasing byte positions: pos & (data size
  * - 1) in the data area. A record is a struct posixtrace_ring_record and
- * its data, padded to 8 bytes; the thread writes it whole, then stores
- * ~pos in its @commit with release semantics. The module is the only
+ * its data, padded to 8 bytes; the thread writes it whole, stores 0 in the
+ * commit word of the next record's place if that place is free (old data
+ * there could read as ~ its position), then stores ~pos in its @commit
+ * with release semantics. The module is the only
  * reader: it takes records (with acquire semantics on @commit) soon after
  * the thread asks (POSIXTRACE_IOC_RING_DRAIN), when any stream tracing the
  * process is read, flushed, started, stopped, filtered, cleared or shut
