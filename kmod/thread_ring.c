@@ -348,6 +348,20 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 }
 
 /*
+ * Tell whoever still writes to @ring (a writer that is not its thread: a
+ * vfork child, a CLONE_VM child on the same TLS) to make its events by
+ * system call from now on. Before the last drain, so that what such a
+ * writer committed before it saw the word is taken.
+ */
+static void posixtrace_thread_ring_close(struct posixtrace_thread_ring *ring)
+{
+	spin_lock(&posixtrace_drain_lock);
+	if (!ring->revoked)
+		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
+	spin_unlock(&posixtrace_drain_lock);
+}
+
+/*
  * Take @ring off every list and free it once no drain can see it. The
  * pages the thread mapped stay until it unmaps them. Never sleeps.
  */
@@ -358,6 +372,8 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 		spin_unlock(&posixtrace_drain_lock);
 		return;
 	}
+	if (!ring->revoked)
+		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock(&posixtrace_drain_lock);
 	/* No drain takes it again: it no longer weighs on them. */
@@ -408,6 +424,7 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
 	proc = posixtrace_process_lookup(task_tgid(task));
 	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
 	if (ring) {
+		posixtrace_thread_ring_close(ring);
 		posixtrace_thread_rings_drain();
 		posixtrace_thread_ring_retire(ring);
 	}
@@ -427,8 +444,10 @@ void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
 
 	if (list_empty(&proc->rings))
 		return;
-	posixtrace_thread_rings_drain();
 	rcu_read_lock();
+	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
+		posixtrace_thread_ring_close(ring);
+	posixtrace_thread_rings_drain();
 	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
 		posixtrace_thread_ring_retire(ring);
 	rcu_read_unlock();
@@ -633,6 +652,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	rcu_read_lock();
 	old = posixtrace_thread_ring_find(proc, current);
 	if (old) {
+		posixtrace_thread_ring_close(old);
 		posixtrace_thread_rings_drain();
 		posixtrace_thread_ring_retire(old);
 	}

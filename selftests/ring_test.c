@@ -52,31 +52,6 @@ static bool ring_mapped(pid_t pid)
 	return found;
 }
 
-/* This process's descriptor of its (only) trace stream; -1 if none. */
-static int stream_fd(void)
-{
-	char path[300], target[64];
-	struct dirent *d;
-	int fd = -1;
-	ssize_t n;
-	DIR *dir;
-
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -1;
-	while (fd < 0 && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (!strcmp(target, "anon_inode:[posixtrace]"))
-			fd = atoi(d->d_name);
-	}
-	closedir(dir);
-	return fd;
-}
-
 /* The module's own counts for the stream. */
 static int raw_status(struct posixtrace_status *st)
 {
@@ -715,6 +690,48 @@ TEST(raw_records_outlive_an_unmap_and_a_second_ring)
 	ASSERT_EQ(2, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
 	ASSERT_EQ(1, nums[0]);
 	ASSERT_EQ(2, nums[1]);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * A second ring retires the first: its state says so (a writer that is not
+ * its thread would go by system call), what it held is taken, and nothing
+ * written there afterwards is.
+ */
+static void raw_retired_visibly(struct raw_case *rc)
+{
+	struct raw_ring first, second;
+	uint64_t v = 1;
+
+	STEP(rc, 1, !raw_ring_map(&first, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&first, raw_put(&first, rc->id, &v, sizeof(v), NULL));
+	STEP(rc, 2, !raw_ring_map(&second, RING_SIZE));
+	if (rc->err)
+		return;
+	STEP(rc, 3, first.ctl->state == POSIXTRACE_RING_RETIRED);
+	STEP(rc, 4, first.ctl->consumed == first.head);
+	STEP(rc, 5, second.ctl->state == POSIXTRACE_RING_LIVE);
+	v = 2;
+	raw_commit(&first, raw_put(&first, rc->id, &v, sizeof(v), NULL));
+	v = 3;
+	raw_commit(&second, raw_put(&second, rc->id, &v, sizeof(v), NULL));
+	STEP(rc, 6, !ioctl(second.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	raw_ring_unmap(&second);
+	raw_ring_unmap(&first);
+}
+
+TEST(raw_a_retired_ring_says_so_and_is_never_taken_again)
+{
+	struct raw_case rc = { .fn = raw_retired_visibly };
+	uint64_t nums[4];
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(2, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
+	ASSERT_EQ(1, nums[0]);
+	ASSERT_EQ(3, nums[1]);
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 

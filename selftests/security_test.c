@@ -161,31 +161,6 @@ static int ring_holding(const int *fds, unsigned int n)
 	return ring;
 }
 
-/* This process's descriptor of its (only) trace stream; -1 if none. */
-static int stream_fd(void)
-{
-	char path[300], target[64];
-	struct dirent *d;
-	int fd = -1;
-	ssize_t n;
-	DIR *dir;
-
-	dir = opendir("/proc/self/fd");
-	if (!dir)
-		return -1;
-	while (fd < 0 && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (!strcmp(target, "anon_inode:[posixtrace]"))
-			fd = atoi(d->d_name);
-	}
-	closedir(dir);
-	return fd;
-}
-
 /*
  * A stream whose APPEND log is the write end of a 4 KiB pipe, running,
  * with 64 events of 1000 bytes recorded: far more than the pipe holds.

@@ -12,10 +12,12 @@
 #ifndef TRC_COMMON_H
 #define TRC_COMMON_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -220,6 +222,47 @@ static inline void wait_byte(int fd)
 	char c;
 
 	(void)get(fd, &c, 1);
+}
+
+/* What /proc/self/fd shows for a stream's descriptor. */
+#define STREAM_LINK	"anon_inode:[posixtrace]"
+
+/* The stream descriptors this process holds (at most max of them). */
+static inline int stream_fds(int *fds, int max)
+{
+	char path[64], link[64];
+	struct dirent *e;
+	int n = 0, fd;
+	ssize_t len;
+	DIR *d;
+
+	d = opendir("/proc/self/fd");
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		fd = atoi(e->d_name);
+		if (fd == dirfd(d))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len < 0)
+			continue;
+		link[len] = '\0';
+		if (!strcmp(link, STREAM_LINK) && n < max)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	return n;
+}
+
+/* This process's descriptor of its (only) trace stream; -1 if none. */
+static inline int stream_fd(void)
+{
+	int fd;
+
+	return stream_fds(&fd, 1) == 1 ? fd : -1;
 }
 
 #define PARAM_DIR		"/sys/module/posixtrace/parameters/"

@@ -50,8 +50,6 @@
 
 #include "trc_common.h"
 
-/* What /proc/self/fd shows for a stream's descriptor. */
-#define STREAM_LINK	"anon_inode:[posixtrace]"
 /* Set in the environment of an exec'd creator: exit at once. */
 #define EXIT_AT_START	"TRC_STRESS_EXIT_AT_START"
 
@@ -334,36 +332,6 @@ static int raw_getnext(int sfd, void *buf, uint32_t size, uint32_t flags,
 	*count = gn.count;
 	*bytes = gn.bytes;
 	return 0;
-}
-
-/* The stream descriptors this process holds (at most max of them). */
-static int stream_fds(int *fds, int max)
-{
-	char path[64], link[64];
-	struct dirent *e;
-	int n = 0, fd;
-	ssize_t len;
-	DIR *d;
-
-	d = opendir("/proc/self/fd");
-	if (!d)
-		return -1;
-	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		fd = atoi(e->d_name);
-		if (fd == dirfd(d))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len < 0)
-			continue;
-		link[len] = '\0';
-		if (!strcmp(link, STREAM_LINK) && n < max)
-			fds[n++] = fd;
-	}
-	closedir(d);
-	return n;
 }
 
 #define FDS_MAX	256

@@ -528,16 +528,27 @@ struct posixtrace_enable_page {
  * lost in every running stream tracing the process, and revokes the ring
  * (@state POSIXTRACE_RING_REVOKED): nothing more is taken from it, and the
  * thread must make its events by system call.
+ *
+ * When the ring's thread exits or execs, maps another ring, or its process
+ * leaves the module's table, the module stores POSIXTRACE_RING_RETIRED in
+ * @state, takes the records committed until then, and takes nothing more.
+ * Only a writer that is not the ring's thread (a vfork() child on its
+ * parent's TLS) can see it: it must make its events by system call. A
+ * record such a writer commits after the last drain is not taken and not
+ * counted: a process that writes to a ring it does not own can lose only
+ * its own events.
  */
 #define POSIXTRACE_RING_OFFSET		0x100000
 #define POSIXTRACE_RING_MAGIC		0x70747232	/* "ptr2" */
 #define POSIXTRACE_RING_LIVE		0
 #define POSIXTRACE_RING_REVOKED		1
+#define POSIXTRACE_RING_RETIRED		2
 
 /**
  * struct posixtrace_ring_ctl - a thread ring's control page
  * @magic:	POSIXTRACE_RING_MAGIC.
- * @state:	POSIXTRACE_RING_LIVE or POSIXTRACE_RING_REVOKED.
+ * @state:	POSIXTRACE_RING_LIVE, _REVOKED or _RETIRED: the thread writes
+ *		only while it is LIVE.
  * @data_size:	Bytes in the data area.
  * @data_offset: Where the data area begins, from the start of the mapping.
  * @consumed:	The position up to which the module has taken the records.
