@@ -11,7 +11,8 @@
 #   make bench           boot a guest, measure what posix_trace_event()
 #                        costs against a null system call, and an LTTng-UST
 #                        tracepoint next to it (bench/run.sh)
-#   make bench-host      the LTTng-UST tracepoint measured on this machine
+#   make bench-host      natively on this machine: the LTTng-UST tracepoint
+#                        and our producer path against a faked kernel side
 #                        (bench/run.sh --host)
 #   make install         library, headers, pkg-config file, tool
 #                        (DESTDIR, PREFIX, LIBDIR, INCLUDEDIR, BINDIR)

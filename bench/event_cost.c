@@ -27,13 +27,10 @@
  * the same 8 bytes to ftrace's trace_marker (tracefs is mounted if it is
  * not; the row is skipped, with a note, if there is none).
  *
- * Method. Each measurement times a loop of N calls with
- * clock_gettime(CLOCK_MONOTONIC). N is calibrated once per case so that a
- * loop takes at least the target time (-t, 0.3 s by default: >= 0.2 s even
- * under TCG). Then R rounds (-r, 5) measure every case once each, in turn,
- * so that a drift of the host (or of the emulator) touches all cases alike.
- * A case's ns/call is the median over the rounds; its ratio to getppid is
- * the median of the per-round ratios (case / getppid of the same round).
+ * Method: harness.h's, as every benchmark here: loops of N calls
+ * calibrated to about -t seconds (0.3 by default: >= 0.2 s even under
+ * TCG), -r rounds (5) of every case in turn, min/median/max per call and
+ * the median of the per-round ratios.
  *
  * (c) and the LOOP stream: nobody reads the stream while it is timed. It
  * is created for each round (1 MiB, the default size) and wraps after some
@@ -72,9 +69,7 @@
 #include <linux/posixtrace.h>
 #include <trace.h>
 
-#define NSEC_PER_SEC	1000000000.0
-#define MAX_ROUNDS	99
-#define DATA_LEN	8
+#include "harness.h"
 
 enum { C_GETPPID, C_MARKER, C_A, C_B, C_C, C_D, C_E, C_F, C_G, NR_CASES };
 
@@ -86,7 +81,6 @@ struct bench_case {
 	void (*loop)(uint64_t n);
 	uint64_t n;
 	double ns[MAX_ROUNDS];	/* per call, per round */
-	double secs_min;	/* shortest timed loop */
 	bool skipped;
 	char note[160];
 };
@@ -98,50 +92,11 @@ static int log_fd = -1;		/* (d) */
 static uint64_t log_events, log_lost;
 static trace_id_t cur_trid;
 static bool have_trid;
-static int marker_fd = -1;
-static uint64_t marker_errors;
 static uint64_t reader_read, reader_emitted, reader_lost;	/* (f) */
 static atomic_bool reader_stop;
 static pthread_t reader_thr;
-static const char *marker_path;
-static char problems[8][200];
-static int nr_problems;
-
-/* Something that makes a number mean less than it says: printed at the end. */
-static void problem(const char *msg)
-{
-	for (int i = 0; i < nr_problems; i++)
-		if (!strcmp(problems[i], msg))
-			return;
-	if (nr_problems < (int)(sizeof(problems) / sizeof(problems[0])))
-		snprintf(problems[nr_problems++], sizeof(problems[0]), "%s",
-			 msg);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
-}
 
 /* The loops. Each call is to another object: nothing is optimised away. */
-
-static void loop_getppid(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
-static void loop_marker(uint64_t n)
-{
-	static const char buf[DATA_LEN] = "pt-bench";
-
-	for (uint64_t i = 0; i < n; i++)
-		if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-			marker_errors++;
-}
 
 static void loop_event(uint64_t n)
 {
@@ -504,42 +459,10 @@ static int setup_filled(void)
 	return err;
 }
 
-/* trace_marker: find it, mounting tracefs if need be. */
+/* trace_marker: harness.h finds it. */
 static int setup_marker(void)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/trace_marker",
-		"/sys/kernel/debug/tracing/trace_marker",
-	};
-	static const char buf[DATA_LEN] = "pt-bench";
-	int err = ENOENT;
-
-	if (marker_fd >= 0)
-		return 0;
-	for (int pass = 0; pass < 2 && marker_fd < 0; pass++) {
-		if (pass == 1 &&
-		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
-			break;
-		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-			marker_fd = open(paths[i], O_WRONLY | O_CLOEXEC);
-			if (marker_fd >= 0) {
-				marker_path = paths[i];
-				break;
-			}
-			if (errno != ENOENT)
-				err = errno;
-		}
-	}
-	if (marker_fd < 0)
-		return err;
-	/* Off (tracing_on 0) it fails at once, and would measure nothing. */
-	if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-		err = errno ? errno : EIO;
-		close(marker_fd);
-		marker_fd = -1;
-		return err;
-	}
-	return 0;
+	return marker_open();
 }
 
 static struct bench_case cases[NR_CASES] = {
@@ -617,50 +540,22 @@ static int measure(struct bench_case *c, double *secs)
 	return 0;
 }
 
-/* N such that a loop takes about target seconds (at least min_secs). */
+static int measure_case(void *c, double *secs)
+{
+	return measure(c, secs);
+}
+
+/* N such that a loop takes about target seconds. */
 static int calibrate(struct bench_case *c, double target)
 {
-	double secs = 0;
-	int err;
-
-	c->n = 1000;
-	for (;;) {
-		err = measure(c, &secs);
-		if (err)
-			return err;
-		if (secs >= target / 2)
-			break;
-		c->n *= secs > 0 && target / 2 / secs < 16 ? 4 : 16;
-	}
-	c->n = (uint64_t)((double)c->n * target / secs) + 1;
-	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_ROUNDS];
-
-	memcpy(s, v, sizeof(double) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	return calibrate_n(measure_case, c, &c->n, target, false);
 }
 
 /* Median over the rounds of c / ref, round by round. */
 static double ratio(const struct bench_case *c, const struct bench_case *ref,
 		    int rounds)
 {
-	double r[MAX_ROUNDS];
-
-	for (int i = 0; i < rounds; i++)
-		r[i] = c->ns[i] / ref->ns[i];
-	return median(r, rounds);
+	return ratio_of(c->ns, ref->ns, rounds);
 }
 
 /*
@@ -749,12 +644,7 @@ static void memory_report(void)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [-r ROUNDS] [-t SECONDS]\n"
-		"  -r  rounds, each measuring every case once (5; 1..%d)\n"
-		"  -t  target time of one timed loop (0.3 s)\n",
-		prog, MAX_ROUNDS);
-	exit(2);
+	usage_rt(prog, "");
 }
 
 int main(int argc, char **argv)
@@ -805,7 +695,6 @@ int main(int argc, char **argv)
 				strerror(err));
 			return 1;
 		}
-		c->secs_min = 1e9;
 	}
 
 	for (int i = 0; i < rounds; i++) {
@@ -822,11 +711,9 @@ int main(int argc, char **argv)
 				return 1;
 			}
 			c->ns[i] = secs * NSEC_PER_SEC / (double)c->n;
-			if (secs < c->secs_min)
-				c->secs_min = secs;
 			if (secs < 0.2)
-				problem("a timed loop took under 0.2 s "
-					"(see min s): -t sets the target");
+				problem("a timed loop took under 0.2 s: "
+					"-t sets the target");
 		}
 	}
 	if (marker_errors)
@@ -834,47 +721,24 @@ int main(int argc, char **argv)
 			 "%llu writes failed: the row is not reliable",
 			 (unsigned long long)marker_errors);
 
-	printf("\n%-26s %10s %10s %8s %10s %10s\n", "case", "N", "ns/call",
-	       "min s", "x getppid", "x marker");
+	print_header();
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		if (c->skipped) {
-			printf("%-26s %s\n", c->name, c->note);
-			continue;
-		}
-		printf("%-26s %10llu %10.1f %8.3f %10.3f", c->name,
-		       (unsigned long long)c->n, median(c->ns, rounds),
-		       c->secs_min, ratio(c, ref, rounds));
-		if (mk->skipped)
-			printf(" %10s\n", "-");
-		else
-			printf(" %10.3f\n", ratio(c, mk, rounds));
+		print_row(c->name, c->skipped, c->note, c->n, c->ns, ref->ns,
+			  mk->skipped ? NULL : mk->ns, rounds);
 	}
-	printf("\nns/call: median of %d rounds; x getppid, x marker: median "
-	       "of the per-round ratios.\n"
-	       "Absolute times under emulation (QEMU TCG) mean little: read "
-	       "the ratios.\n", rounds);
-	if (!mk->skipped)
-		printf("trace_marker: %s\n", marker_path);
+	print_legend(rounds);
 	printf("(c): running LOOP stream of 1 MiB, no reader while timed "
 	       "(steady state: each event drops the oldest record).\n\n");
 
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		if (!c->summary)
-			continue;
-		if (c->skipped) {
-			printf("%s: %s\n", c->summary, c->note);
-			continue;
-		}
-		printf("%s: %.3fx getppid", c->summary, ratio(c, ref, rounds));
-		if (k != C_MARKER && !mk->skipped)
-			printf(", %.3fx trace_marker", ratio(c, mk, rounds));
-		if (k == C_MARKER && c->note[0])
-			printf(" (%s)", c->note);
-		printf("\n");
+		if (c->summary)
+			print_summary(c->summary, c->skipped, c->note, c->ns,
+				      ref->ns, k == C_MARKER || mk->skipped ?
+				      NULL : mk->ns, rounds);
 	}
 	printf("two threads: %.2fx the throughput of one ((c) / (e))\n",
 	       ratio(&cases[C_C], &cases[C_E], rounds));
@@ -903,7 +767,6 @@ int main(int argc, char **argv)
 		       (unsigned long long)log_lost,
 		       log_lost ? " (the flush fell behind, the stream filled)"
 				: "");
-	for (int i = 0; i < nr_problems; i++)
-		printf("warning: %s\n", problems[i]);
+	print_problems();
 	return 0;
 }

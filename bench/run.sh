@@ -21,8 +21,9 @@
 # own; as root in a mount namespace of its own, with its own /var/run/lttng
 # and /dev/shm, so that a system session daemon is left alone), with the
 # same references (getppid; trace_marker if this machine's tracefs lets us
-# write it, else that row is skipped with a note). Each program run there
-# prints its own table: host_rows below is where more are added.
+# write it, else that row is skipped with a note); then producer_host, our
+# library's producer path against a faked kernel side (bench/producer_host.c)
+# and the quotient of the two, each against getppid of its own run.
 #
 # -r and -t go to event_cost and ust_cost alike. POSIXTRACE_BUILD (default
 # build/) is where it builds and boots.
@@ -49,6 +50,8 @@ host_rows() {
 		"clocksource $(cat $cs 2>/dev/null || echo unknown)," \
 		"$(grep -q hypervisor /proc/cpuinfo && echo 'virtual machine' || echo 'no hypervisor flag')"
 	echo
+	local out=$BUILD_DIR/bench/host-report
+	mkdir -p "$out"
 	# LTTng-UST: as root, the session daemon's /var/run/lttng and the
 	# buffers' /dev/shm are made private to this run.
 	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
@@ -61,10 +64,28 @@ host_rows() {
 			exec "$@"' sh "$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
 	else
 		"$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
-	fi
-	# More rows, e.g. our own producer path measured natively, go here:
-	# each program prints its table against getppid and trace_marker, as
-	# ust_cost does.
+	fi | tee "$out/ust_cost.txt"
+	echo
+	# Our producer path, the library's own code, against a faked kernel.
+	LD_LIBRARY_PATH=$TOP_DIR/ulib "$BUILD_DIR/bench/producer_host" "$@" |
+		tee "$out/producer_host.txt"
+	echo
+	# Both against getppid of their own run: their quotient is ours
+	# against LTTng-UST's.
+	awk '
+		FNR == 1 { file++ }
+		file == 1 && /^lttng-ust tracepoint, a session recording \(1M x 4\):/ {
+			sub(/.*: /, ""); ust = $1 + 0 }
+		file == 2 && /^posix_trace_event, recorded \(producer path\):/ {
+			sub(/.*: /, ""); ours = $1 + 0 }
+		END {
+			if (!ust || !ours) {
+				print "goal (issue): host producer path at most 1.0x LTTng-UST: not measured (a row is missing)"
+				exit
+			}
+			printf "host: producer path %.3fx getppid, LTTng-UST enabled %.3fx: %.2fx LTTng-UST\n", ours, ust, ours / ust
+			printf "goal (issue): host producer path at most 1.0x LTTng-UST: %s\n", ours / ust <= 1.0 ? "met" : "NOT met"
+		}' "$out/ust_cost.txt" "$out/producer_host.txt"
 }
 
 # What the guest needs for the LTTng-UST peer, as run-vm.sh --bin options:

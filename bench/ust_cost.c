@@ -31,11 +31,9 @@
  * really arrive: a session like the enabled row's records CHECK_EVENTS
  * events, and babeltrace2 must read them all back with their values.
  *
- * Method, as event_cost's: each measurement times a loop of N calls with
- * clock_gettime(CLOCK_MONOTONIC); N is calibrated once per case so that a
- * loop takes about the target time (-t, 0.3 s), and checked with one loop
- * more; R rounds (-r, 5) measure every case once each, in turn. A case's ns/call is the median over the
- * rounds; its ratios are the medians of the per-round ratios.
+ * Method: harness.h's, as event_cost's, with N checked by one loop more
+ * (-t, 0.3 s; -r, 5 rounds): min/median/max per call, and the medians of
+ * the per-round ratios.
  *
  * A benchmark, not a test: it never fails on speed, nor when LTTng cannot
  * be used (no session daemon...): the rows it could not measure say why.
@@ -62,9 +60,8 @@
 #define LTTNG_UST_TRACEPOINT_CREATE_PROBES
 #include "ust_tp.h"
 
-#define NSEC_PER_SEC	1000000000.0
-#define MAX_ROUNDS	99
-#define DATA_LEN	8
+#include "harness.h"
+
 #define CHECK_EVENTS	10000
 
 enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_ON_DEFAULT, C_SNAPSHOT, NR_CASES };
@@ -88,56 +85,16 @@ struct bench_case {
 	uint64_t bytes;			/* the traces they wrote */
 	uint64_t n;
 	double ns[MAX_ROUNDS];	/* per call, per round */
-	double secs_min;	/* shortest timed loop */
 	bool skipped;
 	char note[240];
 };
 
 static uint64_t loop_n;		/* events the last loop produced */
 static bool timing;		/* in the timed rounds, not calibrating */
-static int marker_fd = -1;
-static uint64_t marker_errors;
-static const char *marker_path;
 static const char *out_dir = "/tmp";
 static char lttng_out[16384];	/* the last lttng command's output */
-static char problems[8][200];
-static int nr_problems;
-
-/* Something that makes a number mean less than it says: printed at the end. */
-static void problem(const char *msg)
-{
-	for (int i = 0; i < nr_problems; i++)
-		if (!strcmp(problems[i], msg))
-			return;
-	if (nr_problems < (int)(sizeof(problems) / sizeof(problems[0])))
-		snprintf(problems[nr_problems++], sizeof(problems[0]), "%s",
-			 msg);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
-}
 
 /* The loops. */
-
-static void loop_getppid(uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		syscall(SYS_getppid);
-}
-
-static void loop_marker(uint64_t n)
-{
-	static const char buf[DATA_LEN] = "pt-bench";
-
-	for (uint64_t i = 0; i < n; i++)
-		if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
-			marker_errors++;
-}
 
 static void loop_tracepoint(uint64_t n)
 {
@@ -157,43 +114,11 @@ static void no_teardown(struct bench_case *c)
 	(void)c;
 }
 
-/* trace_marker: find it, mounting tracefs if need be. */
+/* trace_marker: harness.h finds it. */
 static int setup_marker(struct bench_case *c)
 {
-	static const char *const paths[] = {
-		"/sys/kernel/tracing/trace_marker",
-		"/sys/kernel/debug/tracing/trace_marker",
-	};
-	static const char buf[DATA_LEN] = "pt-bench";
-	int err = ENOENT;
-
 	(void)c;
-	if (marker_fd >= 0)
-		return 0;
-	for (int pass = 0; pass < 2 && marker_fd < 0; pass++) {
-		if (pass == 1 &&
-		    mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL))
-			break;
-		for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
-			marker_fd = open(paths[i], O_WRONLY | O_CLOEXEC);
-			if (marker_fd >= 0) {
-				marker_path = paths[i];
-				break;
-			}
-			if (errno != ENOENT)
-				err = errno;
-		}
-	}
-	if (marker_fd < 0)
-		return err;
-	/* Off (tracing_on 0) it fails at once, and would measure nothing. */
-	if (write(marker_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf)) {
-		err = errno ? errno : EIO;
-		close(marker_fd);
-		marker_fd = -1;
-		return err;
-	}
-	return 0;
+	return marker_open();
 }
 
 /*
@@ -479,59 +404,19 @@ static int measure(struct bench_case *c, double *secs)
 	return 0;
 }
 
+static int measure_case(void *c, double *secs)
+{
+	return measure(c, secs);
+}
+
 /*
- * N such that a loop takes about target seconds. Then one loop of that N,
- * and N set again from it: the first loops into a session are slower (its
- * buffers are touched for the first time, the consumer starts), and N set
- * from them alone would make the timed loops short.
+ * N such that a loop takes about target seconds, set again after one
+ * loop more: the first loops into a session are slower (its buffers are
+ * touched for the first time, the consumer starts).
  */
 static int calibrate(struct bench_case *c, double target)
 {
-	double secs = 0;
-	int err;
-
-	c->n = 1000;
-	for (;;) {
-		err = measure(c, &secs);
-		if (err)
-			return err;
-		if (secs >= target / 2)
-			break;
-		c->n *= secs > 0 && target / 2 / secs < 16 ? 4 : 16;
-	}
-	c->n = (uint64_t)((double)c->n * target / secs) + 1;
-	err = measure(c, &secs);
-	if (err)
-		return err;
-	c->n = (uint64_t)((double)c->n * target / secs) + 1;
-	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-static double median(const double *v, int n)
-{
-	double s[MAX_ROUNDS];
-
-	memcpy(s, v, sizeof(double) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(double), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
-}
-
-/* Median over the rounds of c / ref, round by round. */
-static double ratio(const struct bench_case *c, const struct bench_case *ref,
-		    int rounds)
-{
-	double r[MAX_ROUNDS];
-
-	for (int i = 0; i < rounds; i++)
-		r[i] = c->ns[i] / ref->ns[i];
-	return median(r, rounds);
+	return calibrate_n(measure_case, c, &c->n, target, true);
 }
 
 /*
@@ -648,7 +533,6 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		c->secs_min = 1e9;
 		if (c->setup == setup_session && !lttng_ok) {
 			c->skipped = true;
 			snprintf(c->note, sizeof(c->note),
@@ -681,11 +565,9 @@ int main(int argc, char **argv)
 				continue;
 			}
 			c->ns[i] = secs * NSEC_PER_SEC / (double)c->n;
-			if (secs < c->secs_min)
-				c->secs_min = secs;
 			if (secs < 0.2)
-				problem("a timed loop took under 0.2 s "
-					"(see min s): -t sets the target");
+				problem("a timed loop took under 0.2 s: "
+					"-t sets the target");
 		}
 	}
 	for (int k = 0; k < NR_CASES; k++)
@@ -695,46 +577,23 @@ int main(int argc, char **argv)
 			 "%llu writes failed: the row is not reliable",
 			 (unsigned long long)marker_errors);
 
-	printf("\n%-26s %10s %10s %8s %10s %10s\n", "case", "N", "ns/call",
-	       "min s", "x getppid", "x marker");
+	print_header();
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		if (c->skipped) {
-			printf("%-26s %s\n", c->name, c->note);
-			continue;
-		}
-		printf("%-26s %10llu %10.1f %8.3f %10.3f", c->name,
-		       (unsigned long long)c->n, median(c->ns, rounds),
-		       c->secs_min, ratio(c, ref, rounds));
-		if (mk->skipped)
-			printf(" %10s\n", "-");
-		else
-			printf(" %10.3f\n", ratio(c, mk, rounds));
+		print_row(c->name, c->skipped, c->note, c->n, c->ns, ref->ns,
+			  mk->skipped ? NULL : mk->ns, rounds);
 	}
-	printf("\nns/call: median of %d rounds; x getppid, x marker: median "
-	       "of the per-round ratios.\n"
-	       "Absolute times under emulation (QEMU TCG) mean little: read "
-	       "the ratios.\n", rounds);
-	if (!mk->skipped)
-		printf("trace_marker: %s\n", marker_path);
+	print_legend(rounds);
 	printf("\n");
 
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		if (!c->summary)
-			continue;
-		if (c->skipped) {
-			printf("%s: %s\n", c->summary, c->note);
-			continue;
-		}
-		printf("%s: %.3fx getppid", c->summary, ratio(c, ref, rounds));
-		if (k != C_MARKER && !mk->skipped)
-			printf(", %.3fx trace_marker", ratio(c, mk, rounds));
-		if (k == C_MARKER && c->note[0])
-			printf(" (%s)", c->note);
-		printf("\n");
+		if (c->summary)
+			print_summary(c->summary, c->skipped, c->note, c->ns,
+				      ref->ns, k == C_MARKER || mk->skipped ?
+				      NULL : mk->ns, rounds);
 	}
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
@@ -755,7 +614,6 @@ int main(int argc, char **argv)
 	}
 	if (lttng_ok && !cases[C_ON].skipped)
 		check_events();
-	for (int i = 0; i < nr_problems; i++)
-		printf("warning: %s\n", problems[i]);
+	print_problems();
 	return 0;
 }

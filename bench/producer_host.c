@@ -1,0 +1,574 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * producer_host: what posix_trace_event() costs the traced process,
+ * natively, on a machine where the module cannot be loaded: the library's
+ * own producer path (libposixtrace-k, unchanged), against a faked kernel
+ * side. make bench-host runs it beside ust_cost, LTTng-UST's tracepoint on
+ * the same machine, and reads the two against each other.
+ *
+ *   off        no stream may record the event (its enable bit is clear):
+ *              the test the library makes before anything else;
+ *   recorded   a stream records it: the library writes it into the
+ *              thread's ring, and the fake drain takes it on another CPU;
+ *   two threads
+ *              the same from two threads at once, ns per event of both
+ *              together.
+ *
+ * The fake kernel. This program defines open(), ioctl(), mmap() and
+ * munmap(): the library's calls reach them before the C library's (the
+ * executable comes first in symbol lookup). /dev/posixtrace opens as a
+ * memfd. EVENTID_OPEN hands out identifiers. The enable page is a page of
+ * ours whose bits each row sets or clears. A ring is mapped as the module
+ * maps it: a control page, then the data area twice in a row, the same
+ * pages. The drain is a thread that does what the module does with each
+ * record (acquire on the commit word, the header copied once and checked,
+ * the record copied out, as into a stream, and @consumed stored with
+ * release), spinning while there is work; munmap() of a ring drains it a
+ * last time, as a thread's exit does. RING_DRAIN, the library's kick at
+ * half a ring, and EVENT, its system-call path (a full ring), cost a null
+ * system call each here, as the real ones cost at least that; both are
+ * counted, and every event is checked to have arrived by one way or the
+ * other.
+ *
+ * What it leaves out: the kernel's work per record (the fake drain's copy
+ * stands for it) runs on another CPU and is not timed, as LTTng-UST's
+ * consumer daemon is not. Method: harness.h's.
+ */
+
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+
+#include <linux/posixtrace.h>
+#include <trace.h>
+
+#include "harness.h"
+
+#define DEVICE_PATH	"/dev/posixtrace"
+#define MAX_RINGS	16
+#define SINK_SIZE	(1 << 20)
+
+enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_TWO, NR_CASES };
+
+/* ---- the fake kernel ----------------------------------------------------- */
+
+struct fake_ring {
+	uint8_t *base;		/* the mapping: control page, data twice */
+	size_t len;
+	struct posixtrace_ring_ctl *ctl;
+	const uint8_t *data;
+	uint64_t size;
+	uint64_t consumed;
+	bool revoked;
+};
+
+static int fake_fd = -1;
+/* The descriptors open() gave for the device (the library keeps one). */
+static bool fake_fds[1024];
+static uint8_t *enable_page;
+static uint32_t next_id = POSIXTRACE_EVENT_UNNAMED_USER + 1;
+static pthread_mutex_t rings_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fake_ring rings[MAX_RINGS];
+static uint8_t sink[SINK_SIZE];
+static size_t sink_head;
+static atomic_uint_fast64_t taken, syscall_events, kicks, bad_records;
+static atomic_bool drain_stop;
+static pthread_t drain_thr;
+
+static size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* The module's check of a header copy (thread_ring.c). */
+static bool record_ok(const struct posixtrace_ring_record *h, uint64_t room)
+{
+	return h->size >= sizeof(*h) && !(h->size & 7) && h->size <= room &&
+	       h->data_len <= h->size - sizeof(*h) && h->ts_nsec < 1000000000 &&
+	       h->ts_sec >= 0;
+}
+
+/* One lap of @r at most, as the module's drain; under rings_lock. */
+static uint64_t drain_ring(struct fake_ring *r)
+{
+	struct posixtrace_ring_record h;
+	uint64_t pos = r->consumed, end = r->consumed + r->size, n = 0;
+	const struct posixtrace_ring_record *rec;
+
+	while (!r->revoked && pos < end) {
+		rec = (const void *)(r->data + (pos & (r->size - 1)));
+		if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE) != ~pos)
+			break;
+		memcpy(&h, rec, sizeof(h));
+		if (!record_ok(&h, end - pos)) {
+			r->revoked = true;
+			__atomic_store_n(&r->ctl->state, POSIXTRACE_RING_REVOKED,
+					 __ATOMIC_RELAXED);
+			bad_records++;
+			break;
+		}
+		/* As into a stream: the header and the data, copied. */
+		if (sink_head + h.size > SINK_SIZE)
+			sink_head = 0;
+		memcpy(sink + sink_head, rec, h.size);
+		sink_head += h.size;
+		pos += h.size;
+		n++;
+	}
+	if (pos != r->consumed) {
+		r->consumed = pos;
+		__atomic_store_n(&r->ctl->consumed, pos, __ATOMIC_RELEASE);
+	}
+	taken += n;
+	return n;
+}
+
+static uint64_t drain_all(void)
+{
+	uint64_t n = 0;
+
+	pthread_mutex_lock(&rings_lock);
+	for (int i = 0; i < MAX_RINGS; i++)
+		if (rings[i].base)
+			n += drain_ring(&rings[i]);
+	pthread_mutex_unlock(&rings_lock);
+	return n;
+}
+
+/* The drain: spins while there is work, naps briefly when there is none. */
+static void *drain_main(void *arg)
+{
+	const struct timespec nap = { .tv_nsec = 20000 };
+	unsigned int idle = 0;
+
+	(void)arg;
+	while (!atomic_load(&drain_stop)) {
+		if (drain_all()) {
+			idle = 0;
+		} else if (++idle > 1000) {
+			nanosleep(&nap, NULL);
+		} else {
+			__builtin_ia32_pause();
+		}
+	}
+	return NULL;
+}
+
+/* A ring for the calling thread, as the module maps one; or MAP_FAILED. */
+static void *fake_ring_map(size_t len)
+{
+	size_t page = page_size(), size = (len - page) / 2;
+	struct fake_ring *r = NULL;
+	uint8_t *base;
+	int mfd;
+
+	if (len <= page || (len - page) % 2 || size < page ||
+	    (size & (size - 1))) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
+	if (mfd < 0)
+		return MAP_FAILED;
+	base = (void *)syscall(SYS_mmap, NULL, len, PROT_NONE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ftruncate(mfd, (off_t)(page + size)) || base == MAP_FAILED ||
+	    (void *)syscall(SYS_mmap, base, page + size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
+			    0) == MAP_FAILED ||
+	    (void *)syscall(SYS_mmap, base + page + size, size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
+			    page) == MAP_FAILED) {
+		close(mfd);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	close(mfd);
+	pthread_mutex_lock(&rings_lock);
+	for (int i = 0; i < MAX_RINGS && !r; i++)
+		if (!rings[i].base)
+			r = &rings[i];
+	if (r) {
+		*r = (struct fake_ring) {
+			.base = base, .len = len, .ctl = (void *)base,
+			.data = base + page, .size = size,
+		};
+		r->ctl->magic = POSIXTRACE_RING_MAGIC;
+		r->ctl->state = POSIXTRACE_RING_LIVE;
+		r->ctl->data_size = size;
+		r->ctl->data_offset = page;
+	}
+	pthread_mutex_unlock(&rings_lock);
+	if (!r) {
+		syscall(SYS_munmap, base, len);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
+	return base;
+}
+
+int open(const char *path, int flags, ...)
+{
+	mode_t mode = 0;
+	va_list ap;
+
+	if (flags & (O_CREAT | O_TMPFILE)) {
+		va_start(ap, flags);
+		mode = va_arg(ap, mode_t);
+		va_end(ap);
+	}
+	if (!strcmp(path, DEVICE_PATH)) {
+		int fd;
+
+		if (fake_fd < 0)
+			fake_fd = memfd_create("fake-posixtrace", MFD_CLOEXEC);
+		fd = fake_fd < 0 ? -1 : fcntl(fake_fd, F_DUPFD_CLOEXEC, 0);
+		if (fd >= (int)(sizeof(fake_fds) / sizeof(fake_fds[0]))) {
+			close(fd);
+			errno = EMFILE;
+			return -1;
+		}
+		if (fd >= 0)
+			fake_fds[fd] = true;
+		return fd;
+	}
+	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+/* Is @fd a descriptor of the fake device? (Never closed by the library.) */
+static bool is_fake(int fd)
+{
+	return fd >= 0 && fd < (int)(sizeof(fake_fds) / sizeof(fake_fds[0])) &&
+	       fake_fds[fd];
+}
+
+int ioctl(int fd, unsigned long req, ...)
+{
+	struct posixtrace_eventid *eid;
+	va_list ap;
+	void *arg;
+
+	va_start(ap, req);
+	arg = va_arg(ap, void *);
+	va_end(ap);
+	if (!is_fake(fd))
+		return (int)syscall(SYS_ioctl, fd, req, arg);
+	switch (req) {
+	case POSIXTRACE_IOC_EVENTID_OPEN:
+		eid = arg;
+		eid->event_id = next_id++;
+		return 0;
+	case POSIXTRACE_IOC_EVENT:
+		syscall_events++;
+		syscall(SYS_getppid);
+		return 0;
+	case POSIXTRACE_IOC_RING_DRAIN:
+		kicks++;
+		syscall(SYS_getppid);
+		return 0;
+	default:
+		errno = ENOTTY;
+		return -1;
+	}
+}
+
+void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	struct posixtrace_enable_page *ep;
+
+	if (!is_fake(fd))
+		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd,
+				       off);
+	if (off == POSIXTRACE_RING_OFFSET)
+		return fake_ring_map(len);
+	if (off != POSIXTRACE_ENABLE_PAGE_OFFSET || len != page_size()) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (!enable_page) {
+		enable_page = (void *)syscall(SYS_mmap, NULL, len,
+					      PROT_READ | PROT_WRITE,
+					      MAP_PRIVATE | MAP_ANONYMOUS, -1,
+					      0);
+		if (enable_page == MAP_FAILED) {
+			enable_page = NULL;
+			return MAP_FAILED;
+		}
+		ep = (void *)enable_page;
+		ep->magic = POSIXTRACE_ENABLE_MAGIC;
+	}
+	return enable_page;
+}
+
+/* A thread's ring goes: its last records taken first, as at its exit. */
+int munmap(void *addr, size_t len)
+{
+	pthread_mutex_lock(&rings_lock);
+	for (int i = 0; i < MAX_RINGS; i++) {
+		if (rings[i].base != addr)
+			continue;
+		drain_ring(&rings[i]);
+		rings[i].base = NULL;
+	}
+	pthread_mutex_unlock(&rings_lock);
+	return (int)syscall(SYS_munmap, addr, len);
+}
+
+/* Every user event type recordable, or none. */
+static void enable_all(bool on)
+{
+	struct posixtrace_enable_page *ep = (void *)enable_page;
+
+	for (int i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
+		__atomic_store_n(&ep->enabled[i], on ? ~0ULL : 0,
+				 __ATOMIC_RELAXED);
+}
+
+/* ---- the cases ----------------------------------------------------------- */
+
+struct bench_case {
+	const char *name;
+	const char *summary;
+	int (*setup)(void);
+	void (*teardown)(void);
+	void (*loop)(uint64_t n);
+	uint64_t n;
+	double ns[MAX_ROUNDS];
+	bool skipped;
+	char note[160];
+};
+
+static trace_event_id_t ev_id;
+static uint64_t emitted, lost_checks;
+
+static void loop_event(uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t data = i;
+
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+}
+
+static void *emit_half(void *arg)
+{
+	loop_event(*(uint64_t *)arg);
+	return NULL;
+}
+
+/* Two threads, n / 2 events each; their rings are mapped at their first. */
+static void loop_event_two(uint64_t n)
+{
+	uint64_t half = n / 2;
+	pthread_t thr;
+
+	if (pthread_create(&thr, NULL, emit_half, &half)) {
+		problem("pthread_create failed: (two threads) is one");
+		loop_event(n);
+		return;
+	}
+	loop_event(n - half);
+	pthread_join(thr, NULL);
+}
+
+static int no_setup(void)
+{
+	return 0;
+}
+
+static void no_teardown(void)
+{
+}
+
+static int setup_marker(void)
+{
+	return marker_open();
+}
+
+static int setup_off(void)
+{
+	enable_all(false);
+	return 0;
+}
+
+static uint64_t before;
+
+static int setup_on(void)
+{
+	enable_all(true);
+	before = atomic_load(&taken) + atomic_load(&syscall_events);
+	return 0;
+}
+
+/* Every event arrived, by the ring or by the system call. */
+static void teardown_on(void)
+{
+	uint64_t after;
+
+	enable_all(false);
+	drain_all();
+	after = atomic_load(&taken) + atomic_load(&syscall_events);
+	if (after - before != emitted)
+		lost_checks++;
+}
+
+static struct bench_case cases[NR_CASES] = {
+	[C_GETPPID] = {
+		.name = "syscall(SYS_getppid)",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_getppid,
+	},
+	[C_MARKER] = {
+		.name = "write(trace_marker, 8 B)",
+		.summary = "write(2) of 8 bytes to ftrace's trace_marker",
+		.setup = setup_marker, .teardown = no_teardown,
+		.loop = loop_marker,
+	},
+	[C_OFF] = {
+		.name = "posix_trace_event off",
+		.summary = "posix_trace_event, no stream may record it",
+		.setup = setup_off, .teardown = no_teardown,
+		.loop = loop_event,
+	},
+	[C_ON] = {
+		.name = "posix_trace_event recorded",
+		.summary = "posix_trace_event, recorded (producer path)",
+		.setup = setup_on, .teardown = teardown_on,
+		.loop = loop_event,
+	},
+	[C_TWO] = {
+		.name = "posix_trace_event 2 thr",
+		.summary = "posix_trace_event, recorded from two threads",
+		.setup = setup_on, .teardown = teardown_on,
+		.loop = loop_event_two,
+	},
+};
+
+static int measure(struct bench_case *c, double *secs)
+{
+	double t0, t1;
+	int err;
+
+	err = c->setup();
+	if (err)
+		return err;
+	emitted = c->n;
+	t0 = now();
+	c->loop(c->n);
+	t1 = now();
+	c->teardown();
+	*secs = t1 - t0;
+	return 0;
+}
+
+static int measure_case(void *c, double *secs)
+{
+	return measure(c, secs);
+}
+
+int main(int argc, char **argv)
+{
+	struct bench_case *ref = &cases[C_GETPPID], *mk = &cases[C_MARKER];
+	double target = 0.3;
+	int rounds = 5, opt, err;
+	uint64_t events;
+
+	while ((opt = getopt(argc, argv, "r:t:")) != -1) {
+		switch (opt) {
+		case 'r':
+			rounds = atoi(optarg);
+			if (rounds < 1 || rounds > MAX_ROUNDS)
+				usage_rt(argv[0], "");
+			break;
+		case 't':
+			target = atof(optarg);
+			if (!(target > 0))
+				usage_rt(argv[0], "");
+			break;
+		default:
+			usage_rt(argv[0], "");
+		}
+	}
+	err = posix_trace_eventid_open("bench.event", &ev_id);
+	if (err || !enable_page) {
+		fprintf(stderr, "producer_host: the fake kernel was not used "
+			"(eventid_open: %s)\n", strerror(err));
+		return 1;
+	}
+	if (pthread_create(&drain_thr, NULL, drain_main, NULL)) {
+		fprintf(stderr, "producer_host: no drain thread\n");
+		return 1;
+	}
+
+	printf("producer_host: libposixtrace-k's producer path against a "
+	       "faked kernel side, natively;\n%d rounds, each timed loop "
+	       "about %.2f s (N calibrated per case)\n", rounds, target);
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		err = calibrate_n(measure_case, c, &c->n, target, false);
+		if (err) {
+			c->skipped = true;
+			snprintf(c->note, sizeof(c->note),
+				 "skipped: no usable trace_marker (%s)",
+				 strerror(err));
+		}
+	}
+	atomic_store(&syscall_events, 0);
+	atomic_store(&kicks, 0);
+	events = atomic_load(&taken);
+	for (int i = 0; i < rounds; i++) {
+		for (int k = 0; k < NR_CASES; k++) {
+			struct bench_case *c = &cases[k];
+			double secs;
+
+			if (c->skipped)
+				continue;
+			if (measure(c, &secs)) {
+				c->skipped = true;
+				continue;
+			}
+			c->ns[i] = secs * NSEC_PER_SEC / (double)c->n;
+			if (secs < 0.2)
+				problem("a timed loop took under 0.2 s: "
+					"-t sets the target");
+		}
+	}
+	events = atomic_load(&taken) - events;
+	atomic_store(&drain_stop, true);
+	pthread_join(drain_thr, NULL);
+
+	print_header();
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		print_row(c->name, c->skipped, c->note, c->n, c->ns, ref->ns,
+			  mk->skipped ? NULL : mk->ns, rounds);
+	}
+	print_legend(rounds);
+	printf("\n");
+	for (int k = 0; k < NR_CASES; k++) {
+		struct bench_case *c = &cases[k];
+
+		if (c->summary)
+			print_summary(c->summary, c->skipped, c->note, c->ns,
+				      ref->ns, k == C_MARKER || mk->skipped ?
+				      NULL : mk->ns, rounds);
+	}
+	printf("two threads: %.2fx the throughput of one\n",
+	       ratio_of(cases[C_ON].ns, cases[C_TWO].ns, rounds));
+	printf("timed rounds: %llu events through the rings, %llu by the "
+	       "system call (a full ring), %llu kicks, %llu bad records; "
+	       "%s\n",
+	       (unsigned long long)events,
+	       (unsigned long long)atomic_load(&syscall_events),
+	       (unsigned long long)atomic_load(&kicks),
+	       (unsigned long long)atomic_load(&bad_records),
+	       lost_checks ? "SOME EVENTS NEVER ARRIVED" :
+	       "every event arrived");
+	print_problems();
+	return lost_checks ? 1 : 0;
+}
