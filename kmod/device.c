@@ -148,7 +148,7 @@ static long posixtrace_event_short(const struct posixtrace_event *ev,
 				     posixtrace_process_data_max(proc));
 		if (emit->copied <= n) {
 			emit->data = data;
-			posixtrace_links_emit(proc, emit);
+			posixtrace_links_emit(proc, emit, 1);
 		} else {
 			ret = 1;
 		}
@@ -214,7 +214,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 out_emit:
 	emit.data = data;
 	rcu_read_lock();
-	posixtrace_links_emit(proc, &emit);
+	posixtrace_links_emit(proc, &emit, 1);
 	rcu_read_unlock();
 out_free_data:
 	if (data != stack_data)

@@ -161,14 +161,14 @@ bool posixtrace_links_traced(struct posixtrace_process *proc)
 	return !list_empty(&proc->links);
 }
 
-/* Hand @emit to every stream tracing @proc; under rcu_read_lock(). */
+/* Hand @n events of @proc to every stream tracing it; under RCU. */
 void posixtrace_links_emit(struct posixtrace_process *proc,
-			   const struct posixtrace_emit *emit)
+			   const struct posixtrace_emit *emits, unsigned int n)
 {
 	struct posixtrace_link *link;
 
 	list_for_each_entry_rcu(link, &proc->links, proc_node)
-		posixtrace_stream_emit(link->stream, emit);
+		posixtrace_stream_emit(link->stream, emits, n);
 }
 
 /* Recompute the enable bits of every process @stream traces. */

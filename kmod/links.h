@@ -35,7 +35,7 @@ void posixtrace_links_drop_process(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
 void posixtrace_links_emit(struct posixtrace_process *proc,
-			   const struct posixtrace_emit *emit);
+			   const struct posixtrace_emit *emits, unsigned int n);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);

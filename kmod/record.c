@@ -80,12 +80,25 @@ size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream)
 	       posixtrace_stream_keep(stream, POSIXTRACE_EVENT_ERROR);
 }
 
+/*
+ * Who made the events of a batch, as the stream's pid namespace numbers
+ * them: looked up once for a run of events of one thread (a drain hands
+ * a ring's records in runs), not once per event.
+ */
+struct posixtrace_record_ids {
+	struct task_struct *task;
+	pid_t pid, tid;
+};
+
 /* Fill the fixed part of a record; @task NULL for events of no process. */
 static void posixtrace_record_init(struct posixtrace_stream *stream,
 				   struct posixtrace_record *rec, u32 id,
 				   struct task_struct *task,
-				   const struct timespec64 *ts, size_t data_len)
+				   const struct timespec64 *ts, size_t data_len,
+				   struct posixtrace_record_ids *ids)
 {
+	struct posixtrace_record_ids fresh;
+
 	memset(rec, 0, sizeof(*rec));
 	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
 	rec->header_size = sizeof(*rec);
@@ -93,10 +106,45 @@ static void posixtrace_record_init(struct posixtrace_stream *stream,
 	rec->ts_sec = ts->tv_sec;
 	rec->ts_nsec = ts->tv_nsec;
 	rec->data_len = data_len;
-	if (task) {
-		rec->pid = task_tgid_nr_ns(task, stream->pid_ns);
-		rec->tid = task_pid_nr_ns(task, stream->pid_ns);
+	if (!task)
+		return;
+	if (!ids)
+		ids = &fresh;
+	if (ids != &fresh && ids->task == task) {
+		rec->pid = ids->pid;
+		rec->tid = ids->tid;
+		return;
 	}
+	ids->task = task;
+	ids->pid = task_tgid_nr_ns(task, stream->pid_ns);
+	ids->tid = task_pid_nr_ns(task, stream->pid_ns);
+	rec->pid = ids->pid;
+	rec->tid = ids->tid;
+}
+
+/*
+ * Append @rec and its data, the room made. Built in place when it does not
+ * wrap, as most records: the header copied whole (a constant size, so no
+ * call), the padding zeroed by its last word before the data goes over it.
+ */
+static void posixtrace_record_append(struct posixtrace_ring *ring,
+				     const struct posixtrace_record *rec,
+				     const void *data)
+{
+	u8 *dst = posixtrace_ring_reserve(ring, rec->size);
+
+	if (!dst) {
+		posixtrace_ring_write(ring, rec, sizeof(*rec), data,
+				      rec->data_len, rec->size);
+		return;
+	}
+	memcpy(dst, rec, sizeof(*rec));
+	if (rec->data_len) {
+		/* Records are 8-byte aligned and sized: an aligned word. */
+		*(u64 *)(dst + rec->size - sizeof(u64)) = 0;
+		memcpy(dst + sizeof(*rec), data, rec->data_len);
+	}
+	posixtrace_ring_commit(ring, rec->size);
 }
 
 /* LOOP: drop the oldest record to make room, keeping the gap's start time. */
@@ -172,8 +220,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	rec->seq = stream->seq++;
 	stream->last_ts.tv_sec = rec->ts_sec;
 	stream->last_ts.tv_nsec = rec->ts_nsec;
-	posixtrace_ring_write(ring, rec, sizeof(*rec), data, rec->data_len,
-			      rec->size);
+	posixtrace_record_append(ring, rec, data);
 	stream->events_recorded++;
 	if (stream->log)
 		posixtrace_flush_maybe(stream);
@@ -193,7 +240,7 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 
 	if (test_bit(id, stream->filter))
 		return true;
-	posixtrace_record_init(stream, &rec, id, task, ts, len);
+	posixtrace_record_init(stream, &rec, id, task, ts, len, NULL);
 	return posixtrace_stream_store(stream, &rec, data, true);
 }
 
@@ -243,7 +290,8 @@ void posixtrace_stream_wake(struct posixtrace_stream *stream)
  */
 static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 					 const struct posixtrace_emit *emit,
-					 size_t len)
+					 size_t len,
+					 struct posixtrace_record_ids *ids)
 {
 	struct posixtrace_record rec;
 	struct timespec64 ts;
@@ -258,7 +306,7 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 	else
 		ktime_get_real_ts64(&ts);
 	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
-			       len);
+			       len, ids);
 	rec.prog_address = emit->prog_address;
 	rec.thread = emit->thread;
 	if (len < emit->data_len)
@@ -266,15 +314,10 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 	return posixtrace_stream_store(stream, &rec, emit->data, false);
 }
 
-/**
- * posixtrace_stream_emit - record a user event into one stream
- * @stream: a stream tracing the calling process
- * @emit: the event, its data already copied in
- *
- * Called under rcu_read_lock(); never sleeps.
- */
-void posixtrace_stream_emit(struct posixtrace_stream *stream,
-			    const struct posixtrace_emit *emit)
+/* One user event for a stream, its lock held; true if readers have news. */
+static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
+				       const struct posixtrace_emit *emit,
+				       struct posixtrace_record_ids *ids)
 {
 	/* The data this stream keeps: truncated to its max data size. */
 	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
@@ -285,9 +328,7 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	 * after it looked: to this stream the event came before it existed.
 	 */
 	if (len > emit->copied)
-		return;
-
-	spin_lock(&stream->lock);
+		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
 		if (stream->running)
@@ -295,13 +336,36 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	} else if (test_bit(emit->event_id, stream->filter)) {
 		;	/* filtered out: neither recorded nor lost */
 	} else if (stream->running) {
-		stored = posixtrace_stream_store_user(stream, emit, len);
+		stored = posixtrace_stream_store_user(stream, emit, len, ids);
 		/* Lost, but it stopped the stream: readers get the STOP. */
 		stored |= stream->auto_stopped;
 	} else if (stream->auto_stopped && stream->restart_pending) {
 		/* Generated while full: lost (after a stop, not generated). */
 		posixtrace_stream_lost(stream);
 	}
+	return stored;
+}
+
+/**
+ * posixtrace_stream_emit - record user events into one stream
+ * @stream: a stream tracing the process that made them
+ * @emits: the events, in the order they were made, their data copied in
+ * @n: how many
+ *
+ * One lock for them all: a drain hands a ring's records in runs. Called
+ * under rcu_read_lock(); never sleeps.
+ */
+void posixtrace_stream_emit(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emits,
+			    unsigned int n)
+{
+	struct posixtrace_record_ids ids = { };
+	bool stored = false;
+	unsigned int i;
+
+	spin_lock(&stream->lock);
+	for (i = 0; i < n; i++)
+		stored |= posixtrace_stream_emit_one(stream, &emits[i], &ids);
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);

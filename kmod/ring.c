@@ -54,13 +54,23 @@ static void posixtrace_ring_copy_in(struct posixtrace_ring *ring, size_t off,
 	memcpy(ring->buf, src + first, len - first);
 }
 
-static void posixtrace_ring_copy_out(const struct posixtrace_ring *ring,
-				     size_t off, void *dst, size_t len)
+/* Copy @len bytes at @off out, across the end of the buffer if need be. */
+void posixtrace_ring_copy_out(const struct posixtrace_ring *ring, size_t off,
+			      void *dst, size_t len)
 {
 	size_t first = min(len, ring->size - off);
 
 	memcpy(dst, ring->buf + off, first);
 	memcpy(dst + first, ring->buf, len - first);
+}
+
+/* A record of @rec_len bytes was written at the head: it is in the ring. */
+void posixtrace_ring_commit(struct posixtrace_ring *ring, size_t rec_len)
+{
+	ring->head = posixtrace_ring_advance(ring, ring->head, rec_len);
+	ring->used += rec_len;
+	/* Readers' wait conditions peek at count without the lock. */
+	WRITE_ONCE(ring->count, ring->count + 1);
 }
 
 /*
@@ -79,25 +89,7 @@ void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
 	posixtrace_ring_copy_in(ring, off, data, data_len);
 	off = posixtrace_ring_advance(ring, off, data_len);
 	posixtrace_ring_copy_in(ring, off, zeroes, rec_len - hdr_len - data_len);
-	ring->head = posixtrace_ring_advance(ring, ring->head, rec_len);
-	ring->used += rec_len;
-	/* Readers' wait conditions peek at count without the lock. */
-	WRITE_ONCE(ring->count, ring->count + 1);
-}
-
-/* Copy the first @len bytes of the oldest record; the ring is not empty. */
-void posixtrace_ring_peek(const struct posixtrace_ring *ring, void *dst,
-			  size_t len)
-{
-	posixtrace_ring_copy_out(ring, ring->tail, dst, len);
-}
-
-/* Copy out the oldest record, @rec_len bytes, and free its space. */
-void posixtrace_ring_read(struct posixtrace_ring *ring, void *dst,
-			  size_t rec_len)
-{
-	posixtrace_ring_copy_out(ring, ring->tail, dst, rec_len);
-	posixtrace_ring_drop(ring, rec_len);
+	posixtrace_ring_commit(ring, rec_len);
 }
 
 /* Free the oldest record's space without reading it. */

@@ -3,7 +3,9 @@
 #define _POSIXTRACE_RING_H
 
 #include <linux/align.h>
+#include <linux/compiler.h>
 #include <linux/posixtrace.h>
+#include <linux/string.h>
 #include <linux/types.h>
 
 /* A record's size in the ring: header, data, padding to 8 bytes. */
@@ -44,15 +46,46 @@ void posixtrace_ring_reset(struct posixtrace_ring *ring);
 void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
 			   size_t hdr_len, const void *data, size_t data_len,
 			   size_t rec_len);
-void posixtrace_ring_peek(const struct posixtrace_ring *ring, void *dst,
-			  size_t len);
-void posixtrace_ring_read(struct posixtrace_ring *ring, void *dst,
-			  size_t rec_len);
+void posixtrace_ring_commit(struct posixtrace_ring *ring, size_t rec_len);
+void posixtrace_ring_copy_out(const struct posixtrace_ring *ring, size_t off,
+			      void *dst, size_t len);
 void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len);
 
 static inline size_t posixtrace_ring_free(const struct posixtrace_ring *ring)
 {
 	return ring->size - ring->used;
+}
+
+/*
+ * Where a record of @rec_len bytes goes, if it fits before the end of the
+ * buffer: the caller writes it there whole, then posixtrace_ring_commit().
+ * NULL if it would wrap: posixtrace_ring_write() then. The caller has made
+ * room. Inline, with the copies of the common case: a record is built in
+ * place, with no call per part of it.
+ */
+static inline void *posixtrace_ring_reserve(struct posixtrace_ring *ring,
+					    size_t rec_len)
+{
+	return ring->head + rec_len <= ring->size ? ring->buf + ring->head :
+						    NULL;
+}
+
+/* Copy the first @len bytes of the oldest record; the ring is not empty. */
+static inline void posixtrace_ring_peek(const struct posixtrace_ring *ring,
+					void *dst, size_t len)
+{
+	if (likely(ring->tail + len <= ring->size))
+		memcpy(dst, ring->buf + ring->tail, len);
+	else
+		posixtrace_ring_copy_out(ring, ring->tail, dst, len);
+}
+
+/* Copy out the oldest record, @rec_len bytes, and free its space. */
+static inline void posixtrace_ring_read(struct posixtrace_ring *ring,
+					void *dst, size_t rec_len)
+{
+	posixtrace_ring_peek(ring, dst, rec_len);
+	posixtrace_ring_drop(ring, rec_len);
 }
 
 #endif /* _POSIXTRACE_RING_H */

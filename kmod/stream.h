@@ -84,7 +84,8 @@ void posixtrace_streams_exit(void);
 
 /* record.c: recording, and taking records out */
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
-			    const struct posixtrace_emit *emit);
+			    const struct posixtrace_emit *emits,
+			    unsigned int n);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);

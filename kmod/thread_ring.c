@@ -140,6 +140,37 @@ static unsigned int posixtrace_nr_rings;	/* under posixtrace_rings_lock */
 static struct workqueue_struct *posixtrace_rings_wq;
 static posixtrace_ring_emit_t posixtrace_ring_emit;
 
+/*
+ * The records a drain has taken and not yet handed on: runs of one
+ * process's records go to its streams together, each stream's lock taken
+ * once a run, not once a record. Under the drain lock (too big for the
+ * stack of the exit hook that may drain).
+ */
+#define POSIXTRACE_DRAIN_BATCH	32
+static struct posixtrace_process *posixtrace_batch_proc;
+static unsigned int posixtrace_batch_len;
+static struct posixtrace_emit posixtrace_batch[POSIXTRACE_DRAIN_BATCH];
+
+/* Hand the batch on; under the drain lock. */
+static void posixtrace_drain_batch_flush(void)
+{
+	if (posixtrace_batch_len)
+		posixtrace_ring_emit(posixtrace_batch_proc, posixtrace_batch,
+				     posixtrace_batch_len);
+	posixtrace_batch_len = 0;
+}
+
+/* A place in the batch for one of @proc's records; under the drain lock. */
+static struct posixtrace_emit *
+posixtrace_drain_batch_slot(struct posixtrace_process *proc)
+{
+	if (posixtrace_batch_len == POSIXTRACE_DRAIN_BATCH ||
+	    (posixtrace_batch_len && posixtrace_batch_proc != proc))
+		posixtrace_drain_batch_flush();
+	posixtrace_batch_proc = proc;
+	return &posixtrace_batch[posixtrace_batch_len++];
+}
+
 static void posixtrace_rings_tick(struct work_struct *work);
 static DECLARE_DELAYED_WORK(posixtrace_rings_tick_work, posixtrace_rings_tick);
 
@@ -156,14 +187,12 @@ static bool posixtrace_ring_record_ok(const struct posixtrace_ring_record *h,
 /* Revoke the ring over a bad record: one event lost, nothing more taken. */
 static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 {
-	struct posixtrace_emit emit = {
+	ring->revoked = true;
+	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
+	*posixtrace_drain_batch_slot(ring->proc) = (struct posixtrace_emit) {
 		.garbage = true,
 		.task = ring->owner,
 	};
-
-	ring->revoked = true;
-	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
-	posixtrace_ring_emit(ring->proc, &emit);
 }
 
 /*
@@ -195,21 +224,23 @@ static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 }
 
 /*
- * Hand @ring's next record to the streams. Its time is kept between the
- * ring's last one and now: a thread can only misdate its own events.
+ * Take @ring's next record into the batch for the streams. Its time is
+ * kept between the ring's last one and now: a thread can only misdate its
+ * own events. Its data stays in the ring, which the thread may not reuse
+ * before the drain ends.
  */
 static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 					s64 now)
 {
 	const struct posixtrace_ring_record *h = &ring->next_hdr;
-	struct posixtrace_emit emit;
 	s64 ns = clamp(ring->next_ns, ring->last_ns, max(now, ring->last_ns));
 
 	ring->pos += h->size;
 	ring->last_ns = ns;
 	/* An identifier it never opened: ignored, as a system call's. */
-	if (posixtrace_process_event_valid(ring->proc, h->event_id)) {
-		emit = (struct posixtrace_emit) {
+	if (posixtrace_process_event_valid(ring->proc, h->event_id))
+		*posixtrace_drain_batch_slot(ring->proc) =
+			(struct posixtrace_emit) {
 			.event_id = h->event_id,
 			.task = ring->owner,
 			.prog_address = h->prog_address,
@@ -218,10 +249,11 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 			.data_len = h->data_len,
 			.copied = h->data_len,
 			.timed = true,
-			.ts = ns_to_timespec64(ns),
+			/* Its own time, unless clamped: no division then. */
+			.ts = ns == ring->next_ns ?
+			      (struct timespec64) { h->ts_sec, h->ts_nsec } :
+			      ns_to_timespec64(ns),
 		};
-		posixtrace_ring_emit(ring->proc, &emit);
-	}
 	ring->next = NULL;
 }
 
@@ -295,6 +327,8 @@ void posixtrace_thread_rings_drain(void)
 			heap[0] = heap[--n];
 		posixtrace_drain_sift_down(heap, n, 0);
 	}
+	/* Before the thread may write over what the batch points at. */
+	posixtrace_drain_batch_flush();
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		if (ring->pos == ring->consumed)
 			continue;
@@ -398,7 +432,7 @@ static DECLARE_WORK(posixtrace_rings_drain_work,
 		    posixtrace_rings_drain_work_fn);
 
 /**
- * posixtrace_thread_rings_kick - a thread's ring is half full: drain soon
+ * posixtrace_thread_rings_kick - a thread's ring is filling: drain soon
  *
  * From a worker, so that the thread goes on at once (on another CPU, the
  * worker takes the records while the thread writes more).

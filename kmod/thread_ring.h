@@ -11,12 +11,14 @@ struct task_struct;
 struct vm_area_struct;
 
 /*
- * What a drain does with each record it takes: hand it to the streams
- * tracing @proc (links.c's posixtrace_links_emit()). Called under
- * rcu_read_lock() and the drain's spinlock; must not sleep.
+ * What a drain does with the records it takes: hand @n of them, made by
+ * @proc's threads, in order, to the streams tracing @proc (links.c's
+ * posixtrace_links_emit()). Called under rcu_read_lock() and the drain's
+ * spinlock; must not sleep.
  */
 typedef void (*posixtrace_ring_emit_t)(struct posixtrace_process *proc,
-				       const struct posixtrace_emit *emit);
+				       const struct posixtrace_emit *emits,
+				       unsigned int n);
 
 int posixtrace_thread_rings_init(posixtrace_ring_emit_t emit);
 void posixtrace_thread_rings_exit(void);
