@@ -25,7 +25,7 @@
  * the record copied out, as into a stream, and @consumed stored with
  * release), spinning while there is work; munmap() of a ring drains it a
  * last time, as a thread's exit does. RING_DRAIN, the library's kick at
- * half a ring, and EVENT, its system-call path (a full ring), cost a null
+ * each quarter of a ring, and EVENT, its system-call path (a full ring), cost a null
  * system call each here, as the real ones cost at least that; both are
  * counted, and every event is checked to have arrived by one way or the
  * other.

@@ -184,7 +184,7 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 	r->head += size;
 	atomic_signal_fence(memory_order_seq_cst);
 	r->busy = 0;
-	if (r->head - r->kicked >= r->size / 2)
+	if (r->head - r->kicked >= r->size / 4)
 		ptk_ring_kick(r);
 	return true;
 }

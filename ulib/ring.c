@@ -131,8 +131,11 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 }
 
 /*
- * Half a ring written since the kernel was last asked: ask it to take
- * them (it does so from a worker; the call returns at once).
+ * A quarter of the ring written since the kernel was last asked: ask it
+ * to take them (it does so from a worker; the call returns at once). A
+ * quarter, not a half: the worker may take a while to start, and the
+ * thread must not find its ring full meanwhile (it would then pay a
+ * system call per event until the worker has run).
  */
 void ptk_ring_kick(struct ptk_ring *r)
 {
