@@ -550,8 +550,11 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream)
 {
 	struct timespec64 ts;
 
-	/* What the threads made before goes in first. */
-	posixtrace_thread_rings_drain();
+	/*
+	 * What the threads made before goes in first. Without sleeping:
+	 * a creator's exit comes here from its hook, under the streams' lock.
+	 */
+	posixtrace_thread_rings_drain_atomic();
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);

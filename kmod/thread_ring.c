@@ -24,7 +24,10 @@
  * streams in the order they were made, whoever drains (a reader, a state
  * change, a thread's exit, the timer). A record made before one already
  * taken (its thread was preempted between reading the clock and
- * committing) takes that one's time: a stream's times never go back.
+ * committing) takes that one's time: a stream's times never go back. A
+ * drain that may sleep lets go of the lock every POSIXTRACE_DRAIN_BUDGET
+ * records, having handed on what it took: to the streams it is as if two
+ * drains had run.
  *
  * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
  * to the list of all rings (posixtrace_rings, RCU). It is retired when the
@@ -110,6 +113,8 @@ struct posixtrace_thread_ring {
 	s64 last_ns;			/* the timestamp of the last record */
 	/* A drain's view: its next record (@next, @next_ns), where to stop. */
 	u64 pos, lap_end;
+	/* A sleeping drain's lap, kept while it lets go of the lock. */
+	u64 long_lap_end, lap_gen;
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
 	s64 next_ns;
@@ -129,6 +134,13 @@ static LIST_HEAD(posixtrace_rings);
 static DEFINE_SPINLOCK(posixtrace_rings_lock);
 /* One drain at a time, of every ring: see above. */
 static DEFINE_SPINLOCK(posixtrace_drain_lock);
+/*
+ * A drain from a context that may sleep lets go of the lock every so many
+ * records; such drains take turns (their laps are kept in the rings).
+ */
+#define POSIXTRACE_DRAIN_BUDGET	512
+static DEFINE_MUTEX(posixtrace_drain_mutex);
+static u64 posixtrace_drain_gen;	/* under posixtrace_drain_mutex */
 /*
  * A drain's min-heap of the rings with a record to take, by time: room
  * for every ring (grown before a ring is listed), under the drain lock.
@@ -198,6 +210,10 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 /*
  * Find @ring's next committed record within this drain's lap, its header
  * copied and checked; false if there is none (or it revoked the ring).
+ * The lap only says where to stop; a record is checked against what the
+ * thread may use: up to a ring's size past what was taken (@consumed,
+ * which moves only at the end of a pass). A sleeping drain's lap began
+ * before its earlier passes, so a valid record may run past it.
  */
 static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 {
@@ -214,7 +230,8 @@ static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 		return false;
 	/* Once: the thread may be rewriting it under our feet. */
 	memcpy(h, rec, sizeof(*h));
-	if (!posixtrace_ring_record_ok(h, ring->lap_end - ring->pos)) {
+	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
+					  ring->pos)) {
 		posixtrace_thread_ring_revoke(ring);
 		return false;
 	}
@@ -287,32 +304,28 @@ static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
 	}
 }
 
-/**
- * posixtrace_thread_rings_drain - take the records of every thread ring
- *
- * One lap of each ring at most, merged by timestamp (a min-heap of the
- * rings with a record) into the streams tracing each ring's process.
- * Before anything that judges or reads what threads recorded: a stream's
- * start, stop, filter change, clear, shutdown, status, read or flush; a
- * system-call event; a thread's exit; the timer. Never sleeps. The work
- * is bounded by what the rings hold, which RLIMIT_MEMLOCK bounds per user.
+/*
+ * One pass of a drain, under the drain lock: the records of every ring,
+ * merged by timestamp (a min-heap of the rings with a record), at most
+ * @budget of them, within each ring's lap: one lap from where the pass
+ * began (@gen 0), or from where the sleeping drain @gen began. Hands them
+ * on and stores how far each ring was taken. Returns true if the budget
+ * ran out with records left in the laps.
  */
-void posixtrace_thread_rings_drain(void)
+static bool posixtrace_drain_pass(u64 gen, unsigned int budget)
 {
-	struct posixtrace_thread_ring *ring, **heap;
+	struct posixtrace_thread_ring *ring, **heap = posixtrace_drain_heap;
+	s64 now = ktime_get_real_ns();
 	unsigned int n = 0, i;
-	s64 now;
 
-	/* Nothing to do, as on most system-call events: no lock taken. */
-	if (list_empty_careful(&posixtrace_rings))
-		return;
-	rcu_read_lock();
-	spin_lock(&posixtrace_drain_lock);
-	now = ktime_get_real_ns();
-	heap = posixtrace_drain_heap;
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		ring->pos = ring->consumed;
-		ring->lap_end = ring->consumed + ring->size;
+		if (gen && ring->lap_gen != gen) {
+			ring->lap_gen = gen;
+			ring->long_lap_end = ring->consumed + ring->size;
+		}
+		ring->lap_end = gen ? ring->long_lap_end :
+				      ring->consumed + ring->size;
 		ring->next = NULL;
 		/* Listed rings never outnumber the heap: see _mmap(). */
 		if (n < posixtrace_drain_heap_size &&
@@ -321,7 +334,7 @@ void posixtrace_thread_rings_drain(void)
 	}
 	for (i = n / 2; i-- > 0;)
 		posixtrace_drain_sift_down(heap, n, i);
-	while (n) {
+	for (; n && budget; budget--) {
 		posixtrace_thread_ring_take(heap[0], now);
 		if (!posixtrace_thread_ring_peek(heap[0]))
 			heap[0] = heap[--n];
@@ -330,14 +343,69 @@ void posixtrace_thread_rings_drain(void)
 	/* Before the thread may write over what the batch points at. */
 	posixtrace_drain_batch_flush();
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+		ring->next = NULL;
 		if (ring->pos == ring->consumed)
 			continue;
 		ring->consumed = ring->pos;
 		/* The thread may write over what we took, not before. */
 		smp_store_release(&ring->ctl->consumed, ring->pos);
 	}
+	return n;
+}
+
+/**
+ * posixtrace_thread_rings_drain_atomic - a whole drain, never sleeping
+ *
+ * posixtrace_thread_rings_drain() without letting go of the lock, for the
+ * hooks and for callers holding a spinlock or under rcu_read_lock(). The
+ * work is bounded by what the rings hold, which RLIMIT_MEMLOCK bounds per
+ * user.
+ */
+void posixtrace_thread_rings_drain_atomic(void)
+{
+	/* Nothing to do, as on most system-call events: no lock taken. */
+	if (list_empty_careful(&posixtrace_rings))
+		return;
+	rcu_read_lock();
+	spin_lock(&posixtrace_drain_lock);
+	posixtrace_drain_pass(0, UINT_MAX);
 	spin_unlock(&posixtrace_drain_lock);
 	rcu_read_unlock();
+}
+
+/**
+ * posixtrace_thread_rings_drain - take the records of every thread ring
+ *
+ * One lap of each ring at most, as the ring was when the drain began,
+ * merged by timestamp into the streams tracing each ring's process.
+ * Before anything that judges or reads what threads recorded: a stream's
+ * start, stop, filter change, clear, shutdown, status, read or flush; a
+ * system-call event; the timer and the threads' kicks. May sleep: it lets
+ * go of the drain lock (and the CPU, if need be) after each
+ * POSIXTRACE_DRAIN_BUDGET records, so that however much the rings hold,
+ * preemption is never off for long. A drain of the hooks' may run in
+ * between; it only takes records sooner.
+ */
+void posixtrace_thread_rings_drain(void)
+{
+	bool more;
+	u64 gen;
+
+	might_sleep();
+	if (list_empty_careful(&posixtrace_rings))
+		return;
+	mutex_lock(&posixtrace_drain_mutex);
+	gen = ++posixtrace_drain_gen;
+	do {
+		rcu_read_lock();
+		spin_lock(&posixtrace_drain_lock);
+		more = posixtrace_drain_pass(gen, POSIXTRACE_DRAIN_BUDGET);
+		spin_unlock(&posixtrace_drain_lock);
+		rcu_read_unlock();
+		if (more)
+			cond_resched();
+	} while (more);
+	mutex_unlock(&posixtrace_drain_mutex);
 }
 
 /* @task's live ring in @proc, or NULL; under rcu_read_lock(). */
@@ -459,7 +527,7 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
 	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
 	if (ring) {
 		posixtrace_thread_ring_close(ring);
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain_atomic();
 		posixtrace_thread_ring_retire(ring);
 	}
 	rcu_read_unlock();
@@ -481,7 +549,7 @@ void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
 	rcu_read_lock();
 	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
 		posixtrace_thread_ring_close(ring);
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain_atomic();
 	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
 		posixtrace_thread_ring_retire(ring);
 	rcu_read_unlock();
@@ -687,7 +755,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	old = posixtrace_thread_ring_find(proc, current);
 	if (old) {
 		posixtrace_thread_ring_close(old);
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain_atomic();
 		posixtrace_thread_ring_retire(old);
 	}
 	rcu_read_unlock();

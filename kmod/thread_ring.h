@@ -25,6 +25,7 @@ void posixtrace_thread_rings_exit(void);
 
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma);
 void posixtrace_thread_rings_drain(void);
+void posixtrace_thread_rings_drain_atomic(void);
 void posixtrace_thread_rings_kick(void);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_retire(struct posixtrace_process *proc);

@@ -735,6 +735,112 @@ TEST(raw_a_retired_ring_says_so_and_is_never_taken_again)
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
+/*
+ * Two threads each fill a 1 MiB ring, their times interleaved, and commit
+ * all but their first record; the test commits the two first records at
+ * once, and a stop takes them all: one drain of tens of passes, letting go
+ * of its lock between them. The reader must see the two threads' events
+ * alternate, none missing. The timer is slowed meanwhile: a drain between
+ * the two first commits would take one ring before the other.
+ */
+#define LONG_RECORDS	15000
+#define DRAIN_MS_PARAM	PARAM_DIR "ring_drain_ms"
+
+struct long_drain {
+	trace_event_id_t id;
+	int which;
+	struct timespec base;
+	pthread_barrier_t *ready, *done;
+	struct posixtrace_ring_record *first;
+	int err;
+};
+
+static void *long_drain_thread(void *arg)
+{
+	struct posixtrace_ring_record *rec;
+	struct long_drain *ld = arg;
+	struct raw_ring rr;
+	int i;
+
+	ld->err = raw_ring_map(&rr, 1 << 20);
+	for (i = 0; !ld->err && i < LONG_RECORDS; i++) {
+		uint64_t v = (uint64_t)ld->which << 32 | (uint64_t)i;
+		long long ns = ld->base.tv_nsec + 20LL * i + 10 * ld->which;
+		struct timespec ts = {
+			.tv_sec = ld->base.tv_sec + ns / 1000000000,
+			.tv_nsec = ns % 1000000000,
+		};
+
+		rec = raw_put(&rr, ld->id, &v, sizeof(v), &ts);
+		/* The first stays uncommitted: nothing can be taken yet. */
+		if (i)
+			raw_commit(&rr, rec);
+		else
+			ld->first = rec, rr.head += rec->size;
+	}
+	pthread_barrier_wait(ld->ready);
+	pthread_barrier_wait(ld->done);
+	if (!ld->err)
+		raw_ring_unmap(&rr);
+	return NULL;
+}
+
+TEST(a_long_drain_lets_go_of_its_lock_and_keeps_the_order)
+{
+	pthread_barrier_t ready, done;
+	struct long_drain ld[2];
+	struct timespec base;
+	int n = 0, drain_ms;
+	pthread_t thr[2];
+	trace_id_t trid;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	/* A tick already due fires now, and comes back in 10 s. */
+	usleep(300000);
+	ASSERT_EQ(0, pthread_barrier_init(&ready, NULL, 3));
+	ASSERT_EQ(0, pthread_barrier_init(&done, NULL, 3));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	/* After START: the records need not take its time. */
+	clock_gettime(CLOCK_REALTIME, &base);
+	for (int t = 0; t < 2; t++) {
+		ld[t] = (struct long_drain) {
+			.which = t, .base = base, .ready = &ready, .done = &done,
+		};
+		ASSERT_EQ(0, posix_trace_eventid_open("ring.long", &ld[t].id));
+		ASSERT_EQ(0, pthread_create(&thr[t], NULL, long_drain_thread,
+					    &ld[t]));
+	}
+	pthread_barrier_wait(&ready);
+	for (int t = 0; t < 2 && !ld[0].err && !ld[1].err; t++)
+		__atomic_store_n(&ld[t].first->commit, ~0ULL,
+				 __ATOMIC_RELEASE);
+	EXPECT_EQ(0, posix_trace_stop(trid));
+	pthread_barrier_wait(&done);
+	for (int t = 0; t < 2; t++) {
+		ASSERT_EQ(0, pthread_join(thr[t], NULL));
+		ASSERT_EQ(0, ld[t].err);
+	}
+	EXPECT_TRUE(param_write(DRAIN_MS_PARAM, drain_ms));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		uint64_t v;
+
+		if (r.info.posix_event_id != ld[0].id)
+			continue;
+		ASSERT_EQ(sizeof(v), r.len);
+		memcpy(&v, r.data, sizeof(v));
+		ASSERT_EQ((uint64_t)(n % 2) << 32 | (uint64_t)(n / 2), v)
+			TH_LOG("event %d out of order", n);
+		n++;
+	}
+	ASSERT_EQ(2 * LONG_RECORDS, n);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	pthread_barrier_destroy(&ready);
+	pthread_barrier_destroy(&done);
+}
+
 /* A child does not inherit the mapping: it could not write the ring. */
 static void raw_fork(struct raw_case *rc)
 {
