@@ -17,11 +17,12 @@
  *   (f) as (c), with a reader thread taking the events as they come
  *       (posix_trace_getnext_event()): ns per event end to end, and the
  *       events lost (read + lost = emitted, checked);
- *   (g) reading: ns per event of posix_trace_getnext_event() on a
- *       stopped stream that holds the events, against getppid.
- * Then memory: what one traced thread's ring costs (MemAvailable before
- * and after 32 threads each record one event, against 32 that do not),
- * and what a stream costs beyond its size.
+ *   (g) reading: ns per event of posix_trace_trygetnext_event() (the
+ *       same way as getnext's, which could wait for ever on a stream that
+ *       ran dry) on a stopped stream that holds the events.
+ * Then memory: what one traced thread's ring costs in the kernel, and
+ * what a stream does (memory.current of a cgroup of the bench's own:
+ * see memory_report()).
  *
  * References: syscall(SYS_getppid), the null system call, and write(2) of
  * the same 8 bytes to ftrace's trace_marker (tracefs is mounted if it is
@@ -144,10 +145,11 @@ static void loop_read(uint64_t n)
 	int unavailable;
 	size_t len;
 
+	/* The try form: a stream that ran dry must not hang the bench. */
 	for (uint64_t i = 0; i < n; i++)
-		if (posix_trace_getnext_event(cur_trid, &info, data,
-					      sizeof(data), &len,
-					      &unavailable) || unavailable) {
+		if (posix_trace_trygetnext_event(cur_trid, &info, data,
+						 sizeof(data), &len,
+						 &unavailable) || unavailable) {
 			problem("(g): the stream held fewer events than "
 				"timed: -t smaller");
 			break;
@@ -442,7 +444,7 @@ static int setup_filled(void)
 	if (!err)
 		err = posix_trace_attr_setmaxdatasize(&attr, DATA_LEN);
 	if (!err)
-		err = posix_trace_attr_setstreamsize(&attr, 64 << 20);
+		err = posix_trace_attr_setstreamsize(&attr, 128 << 20);
 	if (!err)
 		err = posix_trace_create(0, &attr, &cur_trid);
 	posix_trace_attr_destroy(&attr);
@@ -559,30 +561,76 @@ static double ratio(const struct bench_case *c, const struct bench_case *ref,
 }
 
 /*
- * MemAvailable, in KiB, or -1. The kernel keeps the counters per CPU and
- * folds them in lazily: stat_refresh (root) folds them now.
+ * Memory: what the module charges to the memory cgroup of the process that
+ * makes it allocate (a traced thread's ring, a stream's buffers). The
+ * bench moves itself into a cgroup of its own (cgroup2, mounted if need
+ * be) and reads memory.current around what it measures. The cgroup's
+ * counter moves in batches of up to 64 pages a CPU, so each figure is
+ * taken over many objects: MEM_THREADS threads, MEM_STREAMS streams.
  */
-static long long mem_available(void)
+#define CGROUP_ROOT	"/sys/fs/cgroup"
+#define CGROUP_DIR	CGROUP_ROOT "/posixtrace-bench"
+#define MEM_THREADS	256
+#define MEM_STREAMS	8
+
+static bool write_file(const char *path, const char *text)
 {
-	char line[128];
-	long long kb = -1;
-	FILE *f = fopen("/proc/sys/vm/stat_refresh", "w");
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	bool ok;
 
-	if (f) {
-		fputs("1", f);
-		fclose(f);
-	}
-	f = fopen("/proc/meminfo", "r");
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %lld kB", &kb) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return kb;
+	if (fd < 0)
+		return false;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
 }
 
-#define MEM_THREADS	32
+/* Into a memory cgroup of our own; false (and why, in @why) if not. */
+static bool cgroup_enter(char *why, size_t len)
+{
+	char pid[32];
+
+	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL)) {
+		snprintf(why, len, "no cgroup2 (%s)", strerror(errno));
+		return false;
+	}
+	write_file(CGROUP_ROOT "/cgroup.subtree_control", "+memory");
+	if (mkdir(CGROUP_DIR, 0755) && errno != EEXIST) {
+		snprintf(why, len, "mkdir %s: %s", CGROUP_DIR, strerror(errno));
+		return false;
+	}
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!write_file(CGROUP_DIR "/cgroup.procs", pid) ||
+	    access(CGROUP_DIR "/memory.current", R_OK)) {
+		snprintf(why, len, "no memory controller for %s", CGROUP_DIR);
+		return false;
+	}
+	return true;
+}
+
+static void cgroup_leave(void)
+{
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	write_file(CGROUP_ROOT "/cgroup.procs", pid);
+	rmdir(CGROUP_DIR);
+}
+
+/* Bytes charged to our cgroup now, or -1. */
+static long long mem_charged(void)
+{
+	long long bytes = -1;
+	FILE *f = fopen(CGROUP_DIR "/memory.current", "r");
+
+	if (f) {
+		if (fscanf(f, "%lld", &bytes) != 1)
+			bytes = -1;
+		fclose(f);
+	}
+	return bytes;
+}
 
 static pthread_barrier_t mem_barrier;
 
@@ -598,48 +646,92 @@ static void *mem_thread(void *arg)
 	return NULL;
 }
 
-/* MemAvailable taken by MEM_THREADS threads, recording or not. */
+/* Bytes charged for MEM_THREADS threads, recording or not; -1 if unknown. */
 static long long mem_of_threads(bool record)
 {
 	pthread_t thr[MEM_THREADS];
 	long long before, after;
-	int i;
+	int i, n;
 
 	pthread_barrier_init(&mem_barrier, NULL, MEM_THREADS + 1);
-	before = mem_available();
-	for (i = 0; i < MEM_THREADS; i++)
-		pthread_create(&thr[i], NULL, mem_thread,
-			       record ? (void *)1 : NULL);
+	before = mem_charged();
+	for (n = 0; n < MEM_THREADS; n++)
+		if (pthread_create(&thr[n], NULL, mem_thread,
+				   record ? (void *)1 : NULL))
+			break;
+	/* All of them, or the barrier would never open: give up. */
+	if (n < MEM_THREADS) {
+		fprintf(stderr, "memory: only %d threads\n", n);
+		exit(1);
+	}
 	pthread_barrier_wait(&mem_barrier);
-	after = mem_available();
+	after = mem_charged();
 	pthread_barrier_wait(&mem_barrier);
-	for (i = 0; i < MEM_THREADS; i++)
+	for (i = 0; i < n; i++)
 		pthread_join(thr[i], NULL);
 	pthread_barrier_destroy(&mem_barrier);
-	return before - after;
+	return before < 0 || after < 0 ? -1 : after - before;
+}
+
+/* Bytes charged for MEM_STREAMS streams of 1 MiB (the default); -1. */
+static long long mem_of_streams(void)
+{
+	trace_id_t trid[MEM_STREAMS];
+	long long before = mem_charged(), after;
+	trace_attr_t attr;
+	int n = 0;
+
+	if (posix_trace_attr_init(&attr))
+		return -1;
+	while (n < MEM_STREAMS && !posix_trace_create(0, &attr, &trid[n]))
+		n++;
+	after = mem_charged();
+	for (int i = 0; i < n; i++)
+		posix_trace_shutdown(trid[i]);
+	posix_trace_attr_destroy(&attr);
+	return before < 0 || after < 0 || n < MEM_STREAMS ? -1 :
+	       (after - before) / MEM_STREAMS;
 }
 
 static void memory_report(void)
 {
 	long long plain, rec, stream;
+	char why[160];
+	size_t stream_size = 0;
+	trace_attr_t attr;
 
+	if (!cgroup_enter(why, sizeof(why))) {
+		printf("memory: not measured: %s\n", why);
+		return;
+	}
 	if (setup_recorded()) {
 		problem("memory: no stream");
+		cgroup_leave();
 		return;
 	}
 	plain = mem_of_threads(false);
 	rec = mem_of_threads(true);
 	stream_shutdown();
-	stream = mem_available();
-	if (setup_recorded())
-		return;
-	stream -= mem_available();
-	stream_shutdown();
-	printf("memory: a traced thread that records takes %.0f KiB more "
-	       "than one that does not (%d threads; MemAvailable)\n",
-	       (double)(rec - plain) / MEM_THREADS, MEM_THREADS);
-	printf("memory: a stream of 1 MiB takes %lld KiB (MemAvailable)\n",
-	       stream);
+	stream = mem_of_streams();
+	cgroup_leave();
+	if (!posix_trace_attr_init(&attr)) {
+		posix_trace_attr_getstreamsize(&attr, &stream_size);
+		posix_trace_attr_destroy(&attr);
+	}
+	if (plain < 0 || rec < 0)
+		printf("memory: per traced thread: not measured\n");
+	else
+		printf("memory: a traced thread's ring takes %.1f KiB in the "
+		       "kernel (%d threads that record one event, against %d "
+		       "that do not; memory.current)\n",
+		       (double)(rec - plain) / MEM_THREADS / 1024, MEM_THREADS,
+		       MEM_THREADS);
+	if (stream < 0)
+		printf("memory: per stream: not measured\n");
+	else
+		printf("memory: a stream of %zu KiB (the default size) takes "
+		       "%.1f KiB in the kernel (%d streams; memory.current)\n",
+		       stream_size / 1024, (double)stream / 1024, MEM_STREAMS);
 }
 
 static void usage(const char *prog)

@@ -141,7 +141,13 @@ static inline int calibrate_n(int (*measure)(void *c, double *secs), void *c,
 			return err;
 		if (secs >= target / 2)
 			break;
-		*n *= secs > 0 && target / 2 / secs < 16 ? 4 : 16;
+		/*
+		 * Towards the target, by at most 16 and at least 2: never
+		 * far past it (a case that fills a stream first must not
+		 * be asked for more than it holds).
+		 */
+		*n *= secs > 0 && target / secs < 16 ?
+		      (target / secs < 2 ? 2 : (uint64_t)(target / secs)) : 16;
 	}
 	*n = (uint64_t)((double)*n * target / secs) + 1;
 	if (!again)
