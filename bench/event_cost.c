@@ -88,6 +88,10 @@ struct bench_case {
 
 static trace_event_id_t ev_id;
 static uint64_t fill_n;		/* (g): events to put in the stream */
+/* (g)'s UNTIL_FULL stream, and the events of DATA_LEN bytes it holds. */
+#define G_STREAM_SIZE	(64 << 20)
+#define G_MAX_EVENTS	(G_STREAM_SIZE / \
+			 (sizeof(struct posixtrace_record) + DATA_LEN) - 16)
 static uint64_t loop_n;		/* events the last loop produced */
 static int log_fd = -1;		/* (d) */
 static uint64_t log_events, log_lost;
@@ -444,7 +448,7 @@ static int setup_filled(void)
 	if (!err)
 		err = posix_trace_attr_setmaxdatasize(&attr, DATA_LEN);
 	if (!err)
-		err = posix_trace_attr_setstreamsize(&attr, 128 << 20);
+		err = posix_trace_attr_setstreamsize(&attr, G_STREAM_SIZE);
 	if (!err)
 		err = posix_trace_create(0, &attr, &cur_trid);
 	posix_trace_attr_destroy(&attr);
@@ -550,7 +554,9 @@ static int measure_case(void *c, double *secs)
 /* N such that a loop takes about target seconds. */
 static int calibrate(struct bench_case *c, double target)
 {
-	return calibrate_n(measure_case, c, &c->n, target, false);
+	/* (g) reads back what its stream holds: no more than that. */
+	return calibrate_n(measure_case, c, &c->n, target, false,
+			   c->loop == loop_read ? G_MAX_EVENTS : 0);
 }
 
 /* Median over the rounds of c / ref, round by round. */

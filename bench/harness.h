@@ -124,12 +124,15 @@ static inline int marker_open(void)
 
 /*
  * N (*n) such that one loop, as measure(c, &secs) times it, takes about
- * target seconds. With again, one loop more of that N and N set from it:
- * the first loops of some cases are slower (buffers touched for the first
- * time), and N set from them alone would make the timed loops short.
+ * target seconds, and at most max_n (0: no limit; a case that reads back
+ * what a stream holds cannot do more). With again, one loop more of that
+ * N and N set from it: the first loops of some cases are slower (buffers
+ * touched for the first time), and N set from them alone would make the
+ * timed loops short.
  */
 static inline int calibrate_n(int (*measure)(void *c, double *secs), void *c,
-			      uint64_t *n, double target, bool again)
+			      uint64_t *n, double target, bool again,
+			      uint64_t max_n)
 {
 	double secs = 0;
 	int err;
@@ -139,7 +142,7 @@ static inline int calibrate_n(int (*measure)(void *c, double *secs), void *c,
 		err = measure(c, &secs);
 		if (err)
 			return err;
-		if (secs >= target / 2)
+		if (secs >= target / 2 || (max_n && *n >= max_n))
 			break;
 		/*
 		 * Towards the target, by at most 16 and at least 2: never
@@ -148,14 +151,20 @@ static inline int calibrate_n(int (*measure)(void *c, double *secs), void *c,
 		 */
 		*n *= secs > 0 && target / secs < 16 ?
 		      (target / secs < 2 ? 2 : (uint64_t)(target / secs)) : 16;
+		if (max_n && *n > max_n)
+			*n = max_n;
 	}
 	*n = (uint64_t)((double)*n * target / secs) + 1;
+	if (max_n && *n > max_n)
+		*n = max_n;
 	if (!again)
 		return 0;
 	err = measure(c, &secs);
 	if (err)
 		return err;
 	*n = (uint64_t)((double)*n * target / secs) + 1;
+	if (max_n && *n > max_n)
+		*n = max_n;
 	return 0;
 }
 

@@ -509,7 +509,7 @@ int main(int argc, char **argv)
 	for (int k = 0; k < NR_CASES; k++) {
 		struct bench_case *c = &cases[k];
 
-		err = calibrate_n(measure_case, c, &c->n, target, false);
+		err = calibrate_n(measure_case, c, &c->n, target, false, 0);
 		if (err) {
 			c->skipped = true;
 			snprintf(c->note, sizeof(c->note),

@@ -416,7 +416,7 @@ static int measure_case(void *c, double *secs)
  */
 static int calibrate(struct bench_case *c, double target)
 {
-	return calibrate_n(measure_case, c, &c->n, target, true);
+	return calibrate_n(measure_case, c, &c->n, target, true, 0);
 }
 
 /*
