@@ -111,6 +111,67 @@ install_and_build_against_it() {
 	done
 }
 
+# The symbols ulib/libposixtrace-k.map exports, one a line.
+map_symbols() {
+	sed -n '/global:/,/local:/p' "$TOP_DIR/ulib/libposixtrace-k.map" |
+		grep -Eo '^[[:space:]]+[a-z_0-9]+;' | tr -d ' \t;' | sort
+}
+
+# Every exported symbol has a section 3 page in DIR (ulib/man by default):
+# its own, or a .so link to its family's page, whose NAME section names it.
+man_pages_cover_map() {
+	local dir=${1:-$TOP_DIR/ulib/man} syms sym page target bad=0
+	syms=$(map_symbols)
+	[ -n "$syms" ] || return 1
+	for sym in $syms; do
+		page=$dir/$sym.3
+		if [ ! -s "$page" ]; then
+			echo "$sym: no page $page"
+			bad=1
+			continue
+		fi
+		target=$(sed -n '1s|^\.so man3/||p' "$page")
+		[ -z "$target" ] || page=$dir/$target
+		if ! sed -n '/^\.SH NAME/,/^\.SH /p' "$page" 2>/dev/null |
+			grep -qw -- "$sym"; then
+			echo "$sym: ${page##*/} does not name it"
+			bad=1
+		fi
+	done
+	echo "$(wc -w <<<"$syms") symbols, $(ls "$dir" | wc -l) pages in $dir"
+	return $bad
+}
+
+# Every page of ulib/man renders without a warning, its .so link followed
+# as man finds it in an installed man3 directory.
+man_pages_render_cleanly() {
+	local tmp page err bad=0
+	tmp=$(mktemp -d) || return 1
+	mkdir "$tmp/man3" && cp "$TOP_DIR"/ulib/man/*.3 "$tmp/man3/" || bad=1
+	for page in "$tmp"/man3/*.3; do
+		page=man3/${page##*/}
+		# stderr must stay empty, and the page must render to something.
+		err=$(cd "$tmp" && {
+			out=$(MANWIDTH=80 man --warnings -E UTF-8 -l "$page")
+		} 2>&1 && [ -n "$out" ] || echo "renders to nothing")
+		if [ -n "$err" ]; then
+			printf '%s:\n%s\n' "$page" "$err"
+			bad=1
+		fi
+	done
+	rm -rf "$tmp"
+	[ $bad = 0 ] && echo "every page renders cleanly"
+}
+
+# make install puts a page for every exported symbol in $(MANDIR)/man3.
+man_pages_install() {
+	local root=$BUILD_DIR/man-install-root
+	rm -rf "$root"
+	make -C "$TOP_DIR/ulib" --no-print-directory install-man \
+		DESTDIR="$root" PREFIX=/usr || return 1
+	man_pages_cover_map "$root/usr/share/man/man3"
+}
+
 checkpatch_strict() {
 	make -C "$TOP_DIR/kmod" --no-print-directory style \
 		CHECKPATCH="$(ksft_tree)/scripts/checkpatch.pl" KERNELDIR=/nonexistent
@@ -173,6 +234,9 @@ host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
 host_case public_headers_compile public_headers_compile
 host_case install_and_build_against_it install_and_build_against_it
+host_case man_pages_cover_map man_pages_cover_map
+host_case man_pages_render_cleanly man_pages_render_cleanly
+host_case man_pages_install man_pages_install
 host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/selftests"
 # Trace logs are read without the module: the reader's own tests, then a
 # short libFuzzer run over it (seeds in fuzz/corpus).

@@ -16,6 +16,7 @@ PKGS=(
 	babeltrace2 clang libclang-rt-14-dev
 	libnl-genl-3-dev libnl-utils
 	lttng-tools liblttng-ust-dev
+	man-db
 )
 
 missing() {
