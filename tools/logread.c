@@ -98,15 +98,16 @@ int log_open(struct log_reader *lr, const char *path, const char *prog)
 		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
 		return err;
 	}
-	err = posix_trace_open(fd, &lr->trid);
 	/* The library reads its own duplicate of the descriptor. */
-	close(fd);
+	err = posix_trace_open(fd, &lr->trid);
 	if (err) {
+		close(fd);
 		fprintf(stderr, "%s: %s: not a readable trace log: %s\n", prog,
 			path, strerror(err));
 		return err;
 	}
 	lr->open = true;
+	lr->fd = fd;
 	what = "attributes";
 	err = posix_trace_get_attr(lr->trid, &lr->attr);
 	if (!err)
@@ -177,6 +178,7 @@ void log_close(struct log_reader *lr)
 	if (!lr->open)
 		return;
 	posix_trace_close(lr->trid);
+	close(lr->fd);
 	lr->open = false;
 	for (i = 0; i < lr->ntypes; i++)
 		free(lr->types[i].name);

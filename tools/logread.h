@@ -46,6 +46,8 @@ struct log_event {
 struct log_reader {
 	const char *path;
 	bool open;
+	/* Ours, open until log_close(), for readers besides the library. */
+	int fd;
 	trace_id_t trid;
 	trace_attr_t attr;
 	unsigned char *buf;
