@@ -2,7 +2,7 @@
 /*
  * The subcommands of posixtrace. Each takes the arguments after the
  * program name (argv[0] is the subcommand's name) and returns the exit
- * status: 0 done, 1 failed, 2 bad usage.
+ * status: 0 done, 1 failed, 2 bad usage (and dump's 3: a damaged log).
  */
 #ifndef POSIXTRACE_TOOL_COMMAND_H
 #define POSIXTRACE_TOOL_COMMAND_H

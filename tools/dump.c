@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * posixtrace dump LOG: a trace log as text, one line per event.
- *
- * Lines that are not events start with '#': the header (the stream's
- * attributes), the gaps in sequence numbers, and the final status. So
- * "grep -v '^#'" leaves the events, and two dumps diff line by line.
+ * posixtrace dump LOG: a trace log as text, one line per event, or as
+ * JSON, one object per line; the events chosen by name, pid, tid and time.
+ * This file reads the log and chooses; dump_text.c and dump_json.c print.
  */
 
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -14,292 +13,290 @@
 #include <string.h>
 
 #include "command.h"
-#include "logread.h"
-#include "text.h"
+#include "dump.h"
+#include "dump_filter.h"
 
-/* Payload bytes shown per event unless --full-data. */
-#define DATA_SHOWN	32
-
-struct dump_totals {
-	uint64_t events;
-	uint64_t missing;
-	uint64_t gaps;
-};
-
-static void print_header(const struct log_reader *lr)
-{
-	char name[TRACE_NAME_MAX + 1] = "", esc[ESCAPED_SIZE(TRACE_NAME_MAX)];
-	char gen[TRACE_NAME_MAX + 1] = "", time_text[TIME_TEXT_SIZE];
-	char b1[16], b2[16], b3[16];
-	size_t stream_size = 0, max_data = 0, log_size = 0, listed = 0, i;
-	int sfp = 0, lfp = 0, inh = 0;
-	struct timespec ts;
-
-	posix_trace_attr_getname(&lr->attr, name);
-	escape_text(esc, name);
-	printf("# trace: %s\n", esc[0] ? esc : "(unnamed)");
-	if (!posix_trace_attr_getgenversion(&lr->attr, gen)) {
-		escape_text(esc, gen);
-		printf("# generation: %s\n", esc);
-	}
-	if (!posix_trace_attr_getcreatetime(&lr->attr, &ts)) {
-		format_time(time_text, &ts);
-		printf("# created: %s", time_text);
-		if (!posix_trace_attr_getclockres(&lr->attr, &ts) &&
-		    !ts.tv_sec)
-			printf(" (clock resolution %ld ns)", ts.tv_nsec);
-		putchar('\n');
-	}
-	posix_trace_attr_getstreamfullpolicy(&lr->attr, &sfp);
-	posix_trace_attr_getlogfullpolicy(&lr->attr, &lfp);
-	posix_trace_attr_getinherited(&lr->attr, &inh);
-	printf("# policies: stream-full=%s log-full=%s inheritance=%s\n",
-	       policy_text(sfp, b1, sizeof(b1)),
-	       policy_text(lfp, b2, sizeof(b2)),
-	       policy_text(inh, b3, sizeof(b3)));
-	posix_trace_attr_getstreamsize(&lr->attr, &stream_size);
-	posix_trace_attr_getmaxdatasize(&lr->attr, &max_data);
-	posix_trace_attr_getlogsize(&lr->attr, &log_size);
-	printf("# sizes: stream=%zu max-data=%zu log=%zu\n", stream_size,
-	       max_data, log_size);
-	for (i = 0; i < lr->ntypes; i++)
-		listed += lr->types[i].listed;
-	printf("# event types: %zu\n", listed);
-}
-
-static const char *truncation_text(int t, char *buf, size_t size)
-{
-	switch (t) {
-	case POSIX_TRACE_NOT_TRUNCATED:
-		return "no";
-	case POSIX_TRACE_TRUNCATED_RECORD:
-		return "record";
-	case POSIX_TRACE_TRUNCATED_READ:
-		return "read";
-	}
-	snprintf(buf, size, "%d", t);
-	return buf;
-}
-
-static unsigned int set_count(const unsigned char *p)
-{
-	unsigned int n = 0;
-	uint64_t w;
-	size_t i;
-
-	/* A word's population is the same in either byte order. */
-	for (i = 0; i < sizeof(trace_event_set_t); i += sizeof(w)) {
-		memcpy(&w, p + i, sizeof(w));
-		n += (unsigned int)__builtin_popcountll(w);
-	}
-	return n;
-}
-
-/* The int a system event carries, in this machine's byte order. */
-static int data_int(const unsigned char *p)
-{
-	int v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/*
- * What the system events' data means, when it has the expected size. A
- * log keeps it little-endian (<linux/posixtrace_log.h>), but the library
- * hands it over in this machine's order, as a stream's would be.
- */
-static void print_decoded(const struct log_event *ev)
-{
-	static const char *const stop_why[] = {
-		"posix_trace_stop", "stream full", "log full",
-	};
-	const size_t set = sizeof(trace_event_set_t);
-	int v;
-
-	switch (ev->info.posix_event_id) {
-	case POSIX_TRACE_ERROR:
-		if (ev->data_len != 4)
-			return;
-		v = data_int(ev->data);
-		printf(" (error: %d, %s)", v, strerror(v));
-		return;
-	case POSIX_TRACE_STOP:
-		if (ev->data_len != 4)
-			return;
-		v = data_int(ev->data);
-		printf(" (stop: %d, %s)", v, v >= 0 && v <= 2 ? stop_why[v] :
-		       "unknown reason");
-		return;
-	case POSIX_TRACE_START:
-		if (ev->data_len == set)
-			printf(" (filter: %u types)", set_count(ev->data));
-		return;
-	case POSIX_TRACE_FILTER:
-		if (ev->data_len == 2 * set)
-			printf(" (filter: %u types -> %u types)",
-			       set_count(ev->data), set_count(ev->data + set));
-		return;
-	}
-}
-
-static void print_event(const struct log_event *ev, bool full_data)
-{
-	char time_text[TIME_TEXT_SIZE], tbuf[16];
-	size_t i, shown;
-
-	if (ev->gap)
-		printf("# gap: %" PRIu64 " events missing before seq %" PRIu64
-		       "\n", ev->gap, ev->seq);
-	format_time(time_text, &ev->info.posix_timestamp);
-	printf("%s %s pid=%d", time_text, ev->type->name,
-	       (int)ev->info.posix_pid);
-	if (ev->has_tid)
-		printf(" tid=%d", (int)ev->tid);
-	else
-		printf(" tid=?");
-	printf(" thread=0x%" PRIxMAX,
-	       (uintmax_t)(uintptr_t)ev->info.posix_thread_id);
-	if (ev->has_seq)
-		printf(" seq=%" PRIu64, ev->seq);
-	else
-		printf(" seq=?");
-	printf(" addr=0x%" PRIxMAX " trunc=%s len=%zu data=",
-	       (uintmax_t)(uintptr_t)ev->info.posix_prog_address,
-	       truncation_text(ev->info.posix_truncation_status, tbuf,
-			       sizeof(tbuf)),
-	       ev->data_len);
-	shown = full_data || ev->data_len <= DATA_SHOWN ? ev->data_len :
-		DATA_SHOWN;
-	for (i = 0; i < shown; i++)
-		printf("%02x", ev->data[i]);
-	if (shown < ev->data_len)
-		printf("...");
-	print_decoded(ev);
-	putchar('\n');
-}
-
-static const char *overrun_text(int v, char *buf, size_t size)
-{
-	if (v == POSIX_TRACE_OVERRUN)
-		return "OVERRUN";
-	if (v == POSIX_TRACE_NO_OVERRUN)
-		return "NO_OVERRUN";
-	snprintf(buf, size, "%d", v);
-	return buf;
-}
-
-static void print_filter(struct log_reader *lr)
-{
-	trace_event_set_t set;
-	unsigned int n, shown = 0;
-	size_t i;
-	int in;
-
-	if (posix_trace_get_filter(lr->trid, &set))
-		return;
-	n = set_count((const unsigned char *)&set);
-	printf("# filter: %u types", n);
-	/* Name the known types; a long list would drown the line. */
-	for (i = 0; i < lr->ntypes && shown < 8; i++) {
-		if (!posix_trace_eventset_ismember(lr->types[i].id, &set, &in) &&
-		    in) {
-			printf(" %s", lr->types[i].name);
-			shown++;
-		}
-	}
-	printf(n > shown ? " ...\n" : "\n");
-}
-
-static void print_footer(struct log_reader *lr, const struct dump_totals *t)
-{
-	struct posix_trace_status_info st;
-	char b[7][16];
-	int err;
-
-	err = posix_trace_get_status(lr->trid, &st);
-	if (err) {
-		printf("# status: unavailable: %s\n", strerror(err));
-	} else {
-		printf("# status: stream=%s full=%s overrun=%s flush=%s "
-		       "flush-error=%d log-overrun=%s log-full=%s\n",
-		       policy_text(st.posix_stream_status, b[0], 16),
-		       policy_text(st.posix_stream_full_status, b[1], 16),
-		       overrun_text(st.posix_stream_overrun_status, b[2], 16),
-		       policy_text(st.posix_stream_flush_status, b[3], 16),
-		       st.posix_stream_flush_error,
-		       overrun_text(st.posix_log_overrun_status, b[5], 16),
-		       policy_text(st.posix_log_full_status, b[6], 16));
-	}
-	print_filter(lr);
-	printf("# events: %" PRIu64 " read, %" PRIu64 " missing in %" PRIu64
-	       " gaps\n", t->events, t->missing, t->gaps);
-}
+/* Read to the end, but the log had bytes the library could not read. */
+#define EXIT_DAMAGED	3
 
 static const char dump_usage[] =
-"usage: posixtrace dump [--full-data] LOG\n"
+"usage: posixtrace dump [OPTIONS] LOG\n"
 "Print the trace log LOG as text, one line per event:\n"
 "  TIME NAME pid=PID tid=TID thread=0xTHREAD seq=SEQ addr=0xADDR\n"
-"  trunc=no|record|read len=N data=HEX [(decoded system event data)]\n"
+"  trunc=no|record|read len=N data=DATA [(decoded system event data)]\n"
 "TID is the kernel thread id (gettid()) of the event's thread, 0 for events\n"
 "of no thread (most system events).\n"
 "TIME is UTC with nanoseconds; names escape bytes outside printable ASCII,\n"
-"space, %, \" and \\ as %XX. Other lines start with '#': the stream's\n"
-"attributes first, '# gap:' where sequence numbers skip events, the final\n"
-"status last.\n"
+"space, %, \" and \\ as %XX. DATA is \"quoted text\" when the payload is\n"
+"printable, {names} for the filters of START and FILTER, else hex. Other\n"
+"lines start with '#': the stream's attributes first, '# gap:' where\n"
+"sequence numbers skip events, the final status last.\n"
 "\n"
+"Choosing events (an option given twice matches either value; events must\n"
+"match every option given):\n"
+"  -e, --event GLOB  names matching the shell pattern GLOB ('app.*')\n"
+"  -p, --pid PID     events of process PID (PID,PID,... too)\n"
+"  -t, --tid TID     events of thread TID (TID,TID,... too)\n"
+"      --since TIME  events at or after TIME\n"
+"      --until TIME  events at or before TIME\n"
+"TIME is seconds since the epoch (1764122400.5), a UTC date and time\n"
+"(2025-11-26T02:00:00.123456789, a zone Z, +hh:mm or -hh:mm may follow), or\n"
+"an offset from the log's first event: +1.5, +250ms, +10us, +3ns, +2m, +1h.\n"
+"'# events:' still counts every event read, and says how many were shown.\n"
+"\n"
+"Output:\n"
+"  -j, --json        one JSON object per line per event, nothing else\n"
+"  -r, --relative    times since the log's first event (+1.500000000)\n"
+"  -d, --delta       times since the previous event printed\n"
+"      --hex         every payload in hex, as before text and {names}\n"
 "  -x, --full-data   print every payload byte (default: the first 32, then ...)\n"
 "  -h, --help        print this help\n"
 "\n"
-"Exit status: 0 read to the end, 1 not a trace log or a read error, 2 usage.\n";
+"A log with bytes it cannot read (cut short, a bad record or block header)\n"
+"is printed as far as it can be read, with one warning on stderr.\n"
+"Exit status: 0 read to the end, 1 not a trace log or a read error, 2 usage,\n"
+"3 read to the end but damaged (the warning says how).\n";
 
-int cmd_dump(int argc, char **argv)
+enum {
+	OPT_SINCE = 256,
+	OPT_UNTIL,
+	OPT_HEX,
+};
+
+static const struct option options[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "until", required_argument, NULL, OPT_UNTIL },
+	{ "json", no_argument, NULL, 'j' },
+	{ "relative", no_argument, NULL, 'r' },
+	{ "delta", no_argument, NULL, 'd' },
+	{ "hex", no_argument, NULL, OPT_HEX },
+	{ "full-data", no_argument, NULL, 'x' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --relative and --delta: one way to show time. */
+static int set_time_mode(struct dump_opts *o, enum dump_time mode)
 {
-	static const struct option options[] = {
-		{ "full-data", no_argument, NULL, 'x' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct dump_totals totals = { 0 };
-	struct log_reader lr;
-	struct log_event ev;
-	bool full_data = false, end = false;
-	int c, err;
+	if (o->time != DUMP_TIME_ABSOLUTE && o->time != mode)
+		return usage_error(dump_usage,
+				   "--relative and --delta exclude each other");
+	o->time = mode;
+	return 0;
+}
 
-	while ((c = getopt_long(argc, argv, "xh", options, NULL)) != -1) {
-		switch (c) {
-		case 'x':
-			full_data = true;
-			break;
-		case 'h':
-			return usage_help(dump_usage);
-		default:
-			return usage_error(dump_usage, NULL);
-		}
+static int time_option(struct time_arg *t, const char *name, const char *arg)
+{
+	const char *why = parse_time_arg(arg, t);
+
+	if (why)
+		return usage_error(dump_usage, "%s '%s': %s", name, arg, why);
+	return 0;
+}
+
+/* An option's error: usage (2), or out of memory (1). */
+static int option_error(int err, const char *name, const char *arg,
+			const char *why)
+{
+	if (err == ENOMEM) {
+		fprintf(stderr, "posixtrace dump: %s\n", strerror(err));
+		return 1;
+	}
+	return usage_error(dump_usage, "%s '%s': %s", name, arg, why);
+}
+
+/* One option: 0, or the exit status; *help when it was --help. */
+static int parse_option(int c, struct dump_opts *o, struct dump_filter *f,
+			bool *help)
+{
+	const char *why = NULL;
+	int err;
+
+	switch (c) {
+	case 'e':
+		err = filter_add_glob(f, optarg, &why);
+		return err ? option_error(err, "--event", optarg, why) : 0;
+	case 'p':
+		err = filter_add_ids(&f->pids, optarg, &why);
+		return err ? option_error(err, "--pid", optarg, why) : 0;
+	case 't':
+		err = filter_add_ids(&f->tids, optarg, &why);
+		return err ? option_error(err, "--tid", optarg, why) : 0;
+	case OPT_SINCE:
+		return time_option(&f->since, "--since", optarg);
+	case OPT_UNTIL:
+		return time_option(&f->until, "--until", optarg);
+	case 'j':
+		o->json = true;
+		return 0;
+	case 'r':
+		return set_time_mode(o, DUMP_TIME_RELATIVE);
+	case 'd':
+		return set_time_mode(o, DUMP_TIME_DELTA);
+	case OPT_HEX:
+		o->hex = true;
+		return 0;
+	case 'x':
+		o->full_data = true;
+		return 0;
+	case 'h':
+		*help = true;
+		return usage_help(dump_usage);
+	}
+	return usage_error(dump_usage, NULL);
+}
+
+/* The options, then LOG: 0 and *path, or the exit status. */
+static int parse_args(int argc, char **argv, struct dump_opts *o,
+		      struct dump_filter *f, const char **path)
+{
+	bool help = false;
+	const char *why;
+	int c, ret;
+
+	while ((c = getopt_long(argc, argv, "e:p:t:jrdxh", options,
+				NULL)) != -1) {
+		ret = parse_option(c, o, f, &help);
+		if (ret || help)
+			return ret;
 	}
 	if (argc - optind != 1)
 		return usage_error(dump_usage, argc == optind ? "no LOG given" :
 				   "one LOG at a time");
-	if (log_open(&lr, argv[optind], "posixtrace dump"))
-		return 1;
-	print_header(&lr);
-	while (!(err = log_next(&lr, &ev, &end)) && !end) {
-		print_event(&ev, full_data);
-		totals.events++;
-		totals.missing += ev.gap;
-		totals.gaps += ev.gap != 0;
+	why = filter_check(f);
+	if (why)
+		return usage_error(dump_usage, "%s", why);
+	*path = argv[optind];
+	return 0;
+}
+
+/* What the footer says of the filter when the log has no END. */
+static void note_filter(struct dump_totals *t, const struct log_event *ev)
+{
+	const size_t set = DUMP_SET_SIZE;
+
+	if (ev->info.posix_event_id == POSIX_TRACE_START &&
+	    ev->data_len == set) {
+		memcpy(t->filter, ev->data, set);
+		t->have_filter = true;
+	} else if (ev->info.posix_event_id == POSIX_TRACE_FILTER &&
+		   ev->data_len == 2 * set) {
+		memcpy(t->filter, ev->data + set, set);
+		t->have_filter = true;
 	}
+}
+
+struct dump {
+	struct log_reader lr;
+	struct dump_opts opts;
+	struct dump_filter filter;
+	struct dump_clock clock;
+	struct dump_totals totals;
+	struct log_damage damage;
+};
+
+/*
+ * One event read: counted whatever the filters say, its gap shown if it
+ * is in the time range (the events lost there may be any process's, of
+ * any name), printed if it matches.
+ */
+static void dump_event(struct dump *d, const struct log_event *ev)
+{
+	const struct timespec *ts = &ev->info.posix_timestamp;
+	struct dump_totals *t = &d->totals;
+
+	if (!t->events++) {
+		d->clock.first = d->clock.prev = *ts;
+		filter_set_origin(&d->filter, ts);
+		if (!d->opts.json && d->opts.time != DUMP_TIME_ABSOLUTE)
+			dump_text_origin(ts);
+	}
+	t->missing += ev->gap;
+	t->gaps += ev->gap != 0;
+	note_filter(t, ev);
+	if (ev->gap && !d->opts.json && filter_in_time(&d->filter, ts))
+		dump_text_gap(ev);
+	if (!filter_match(&d->filter, ev))
+		return;
+	t->shown++;
+	if (d->opts.json)
+		dump_json_event(&d->lr, ev, &d->opts, &d->clock);
+	else
+		dump_text_event(&d->lr, ev, &d->opts, &d->clock);
+	d->clock.prev = *ts;
+}
+
+/* Every event of the log: 0, or the error that stopped the reading. */
+static int dump_events(struct dump *d)
+{
+	struct log_event ev;
+	bool end = false;
+	int err;
+
+	while (!(err = log_next(&d->lr, &ev, &end)) && !end)
+		dump_event(d, &ev);
 	if (err) {
 		fflush(stdout);
 		fprintf(stderr, "posixtrace dump: %s: reading event %" PRIu64
-			": %s\n", lr.path, totals.events + 1, strerror(err));
-	} else {
-		print_footer(&lr, &totals);
+			": %s\n", d->lr.path, d->totals.events + 1,
+			strerror(err));
 	}
-	log_close(&lr);
+	return err;
+}
+
+/* Once, last, so that it is seen: what the library could not read. */
+static void warn_damage(const struct dump *d)
+{
+	fprintf(stderr, "posixtrace dump: warning: %s: %" PRIu64
+		" bytes not read: ", d->lr.path, log_damage_bytes(&d->damage));
+	log_damage_print(stderr, &d->damage);
+	fputc('\n', stderr);
+}
+
+static int dump_log(struct dump *d)
+{
+	int err;
+
+	err = log_check(d->lr.fd, &d->damage);
+	if (err) {
+		fprintf(stderr, "posixtrace dump: %s: checking the log: %s\n",
+			d->lr.path, strerror(err));
+		return 1;
+	}
+	d->totals.filtered = filter_active(&d->filter);
+	if (!d->opts.json)
+		dump_text_header(&d->lr);
+	err = dump_events(d);
+	if (!err && !d->opts.json)
+		dump_text_footer(&d->lr, &d->damage, &d->totals);
 	if (fflush(stdout) || ferror(stdout)) {
 		perror("posixtrace dump: standard output");
 		return 1;
 	}
-	return err ? 1 : 0;
+	if (log_damaged(&d->damage))
+		warn_damage(d);
+	if (err)
+		return 1;
+	return log_damaged(&d->damage) ? EXIT_DAMAGED : 0;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	struct dump d = { 0 };
+	const char *path = NULL;
+	int ret;
+
+	ret = parse_args(argc, argv, &d.opts, &d.filter, &path);
+	if (!ret && path) {
+		if (log_open(&d.lr, path, "posixtrace dump"))
+			ret = 1;
+		else
+			ret = dump_log(&d);
+		log_close(&d.lr);
+	}
+	filter_free(&d.filter);
+	return ret;
 }

@@ -2,14 +2,18 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <trace.h>
 
 #include "json.h"
 #include "text.h"
 
-/* The length of the valid UTF-8 sequence at p (RFC 3629), 0 if none. */
-static int utf8_length(const unsigned char *p)
+/*
+ * The length of the valid UTF-8 sequence at p (RFC 3629), of which left
+ * bytes are there, 0 if none.
+ */
+static int utf8_length(const unsigned char *p, size_t left)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
 	int n, i;
@@ -23,6 +27,8 @@ static int utf8_length(const unsigned char *p)
 	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
 		n = 4;
 	else
+		return 0;
+	if (left < (size_t)n)
 		return 0;
 	/* No overlong forms, surrogates, or code points above U+10FFFF. */
 	if (p[0] == 0xe0)
@@ -41,13 +47,13 @@ static int utf8_length(const unsigned char *p)
 	return n;
 }
 
-void json_string(FILE *out, const char *s)
+void json_string_n(FILE *out, const void *s, size_t len)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	const unsigned char *p = s, *end = p + len;
 	int n;
 
 	putc('"', out);
-	while (*p) {
+	while (p < end) {
 		switch (*p) {
 		case '"': fputs("\\\"", out); p++; continue;
 		case '\\': fputs("\\\\", out); p++; continue;
@@ -61,7 +67,7 @@ void json_string(FILE *out, const char *s)
 			fprintf(out, "\\u%04x", *p++);
 			continue;
 		}
-		n = utf8_length(p);
+		n = utf8_length(p, (size_t)(end - p));
 		if (!n) {
 			fputs("\\ufffd", out);
 			p++;
@@ -71,6 +77,11 @@ void json_string(FILE *out, const char *s)
 		p += n;
 	}
 	putc('"', out);
+}
+
+void json_string(FILE *out, const char *s)
+{
+	json_string_n(out, s, strlen(s));
 }
 
 /* A <trace.h> constant by name: a string in every case, for scripts. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * JSON output of "posixtrace list --json" and "posixtrace monitor --json":
- * strings escaped per RFC 8259, streams as objects.
+ * JSON output of "posixtrace list --json", "posixtrace monitor --json" and
+ * "posixtrace dump --json": strings escaped per RFC 8259, streams as
+ * objects.
  */
 #ifndef POSIXTRACE_TOOL_JSON_H
 #define POSIXTRACE_TOOL_JSON_H
@@ -16,6 +17,9 @@
  * UTF-8 becomes U+FFFD, since JSON text is Unicode.
  */
 void json_string(FILE *out, const char *s);
+
+/* The same for len bytes, NULs included (as \u0000). */
+void json_string_n(FILE *out, const void *s, size_t len);
 
 /*
  * The stream's attributes as "key": value members, comma-separated, with

@@ -64,6 +64,19 @@ static struct log_type *type_get(struct log_reader *lr, trace_event_id_t id)
 	return t;
 }
 
+const char *log_type_name(const struct log_reader *lr, trace_event_id_t id,
+			  char buf[LOG_TYPE_NAME_SIZE])
+{
+	const struct log_type *t;
+
+	t = lr->ntypes ? bsearch(&id, lr->types, lr->ntypes, sizeof(*t),
+				 type_cmp) : NULL;
+	if (t)
+		return t->name;
+	snprintf(buf, LOG_TYPE_NAME_SIZE, "?%d", (int)id);
+	return buf;
+}
+
 static int read_types(struct log_reader *lr)
 {
 	struct log_type *t;

@@ -71,4 +71,12 @@ int log_open(struct log_reader *lr, const char *path, const char *prog);
 int log_next(struct log_reader *lr, struct log_event *ev, bool *end);
 void log_close(struct log_reader *lr);
 
+/*
+ * The name of type id as log_next() names it, without adding the type:
+ * a type the log does not know is "?ID", written into buf.
+ */
+#define LOG_TYPE_NAME_SIZE	16
+const char *log_type_name(const struct log_reader *lr, trace_event_id_t id,
+			  char buf[LOG_TYPE_NAME_SIZE]);
+
 #endif /* POSIXTRACE_TOOL_LOGREAD_H */

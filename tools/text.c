@@ -114,3 +114,71 @@ const char *human_size(uint64_t bytes, char *buf, size_t size)
 			 units[u]);
 	return buf;
 }
+
+/* |v| of a negative time_t, without overflow at its minimum. */
+static uintmax_t magnitude(time_t v)
+{
+	return v < 0 ? (uintmax_t)-(v + 1) + 1 : (uintmax_t)v;
+}
+
+void format_epoch(char *out, const struct timespec *ts)
+{
+	/* -1.5 s is tv_sec -2, tv_nsec 500000000. */
+	if (ts->tv_sec < 0 && ts->tv_nsec)
+		snprintf(out, EPOCH_TEXT_SIZE, "-%ju.%09ld",
+			 magnitude(ts->tv_sec) - 1, 1000000000L - ts->tv_nsec);
+	else
+		snprintf(out, EPOCH_TEXT_SIZE, "%s%ju.%09ld",
+			 ts->tv_sec < 0 ? "-" : "", magnitude(ts->tv_sec),
+			 ts->tv_nsec);
+}
+
+void format_offset(char *out, const struct timespec *a,
+		   const struct timespec *b)
+{
+	bool neg = a->tv_sec < b->tv_sec ||
+		   (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+	const struct timespec *hi = neg ? b : a, *lo = neg ? a : b;
+	/* Modulo 2^64 the difference is right even where time_t's is not. */
+	uint64_t sec = (uint64_t)hi->tv_sec - (uint64_t)lo->tv_sec;
+	long nsec = hi->tv_nsec - lo->tv_nsec;
+
+	if (nsec < 0) {
+		nsec += 1000000000L;
+		sec--;
+	}
+	snprintf(out, OFFSET_TEXT_SIZE, "%c%" PRIu64 ".%09ld", neg ? '-' : '+',
+		 sec, nsec);
+}
+
+bool data_is_text(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	if (n && !p[n - 1])
+		n--;
+	for (i = 0; i < n; i++)
+		if ((p[i] < ' ' || p[i] > '~') && p[i] != '\t' &&
+		    p[i] != '\n' && p[i] != '\r')
+			return false;
+	return true;
+}
+
+void print_quoted(FILE *out, const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	putc('"', out);
+	for (i = 0; i < n; i++) {
+		switch (p[i]) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\t': fputs("\\t", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\0': fputs("\\0", out); break;
+		default: putc(p[i], out); break;
+		}
+	}
+	putc('"', out);
+}

@@ -49,7 +49,11 @@ fail() {
 	exit 1
 }
 
-"$tool" dump --full-data "$log" >"$work/dump.txt" 2>"$work/dump.err" ||
+# Payloads in hex, as babeltrace2 shows them. A damaged log (status 3)
+# is compared as far as both read it.
+"$tool" dump --hex --full-data "$log" >"$work/dump.txt" 2>"$work/dump.err"
+rc=$?
+[ $rc = 0 ] || [ $rc = 3 ] ||
 	fail "posixtrace dump failed: $(tail -n 12 "$work/dump.err")"
 "$tool" export -o "$work/ctf" "$log" 2>"$work/export.err" ||
 	fail "posixtrace export failed: $(tail -n 12 "$work/export.err")"
