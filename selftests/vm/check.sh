@@ -241,6 +241,8 @@ host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/s
 # Trace logs are read without the module: the reader's own tests, then a
 # short libFuzzer run over it (seeds in fuzz/corpus).
 host_case log_reader_tests make -C "$TOP_DIR/ulib" --no-print-directory test
+# posixtrace dump on synthesized logs: filters, formats, damaged logs.
+host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
 host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
 	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 

@@ -1,0 +1,468 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# usage: dump-test.sh
+# Host test of "posixtrace dump" and of the conventions of every command:
+# no module needed. dump_logs (beside this script, built by "make -C tools
+# test") writes small trace logs with the library's log synthesizer;
+# each case runs the tool on one and checks its standard output, standard
+# error and exit status exactly.
+#
+# Prints "ok N NAME" or "not ok N NAME" and a diff for each case, then
+# "N passed, M failed"; exits 0 only if every case passed.
+#
+# Environment: POSIXTRACE, the tool (default: ../posixtrace beside this
+# script); DUMP_LOGS, the log writer (default: dump_logs beside it);
+# KEEP=1 keeps the work directory and says where it is.
+
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+tool=${POSIXTRACE:-$here/../posixtrace}
+dump_logs=${DUMP_LOGS:-$here/dump_logs}
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/dump-test.XXXXXX") || exit 1
+if [ "${KEEP:-0}" = 1 ]; then
+	echo "dump-test: work directory $work" >&2
+else
+	trap 'rm -rf "$work"' EXIT
+fi
+"$dump_logs" "$work" >"$work/offsets" || exit 1
+# Messages name the log as it is given: run where the logs are.
+cd "$work" || exit 1
+
+# The file offset dump_logs reported for KEY.
+offset() {
+	awk -v k="$1" '$1 == k { print $2 }' offsets
+}
+
+N=0 PASSED=0 FAILED=0
+: >want.out
+: >want.err
+
+# expect: standard input is the output the next case must print.
+expect() {
+	cat >want.out
+}
+
+# expect_err: the same for standard error (empty unless given).
+expect_err() {
+	cat >want.err
+}
+
+# run NAME STATUS COMMAND...: runs the command and compares.
+run() {
+	local name=$1 want_rc=$2 rc ok=1
+	shift 2
+	N=$((N + 1))
+	"$@" >got.out 2>got.err
+	rc=$?
+	diff -u --label "want $name" --label "got $name" want.out got.out \
+		>diff.txt || ok=0
+	diff -u --label "want stderr" --label "got stderr" want.err got.err \
+		>>diff.txt || ok=0
+	if [ "$rc" != "$want_rc" ]; then
+		echo "exit status $rc, want $want_rc" >>diff.txt
+		ok=0
+	fi
+	if [ $ok = 1 ]; then
+		PASSED=$((PASSED + 1))
+		echo "ok $N $name"
+	else
+		FAILED=$((FAILED + 1))
+		echo "not ok $N $name"
+		sed 's/^/#   /' diff.txt
+	fi
+	: >want.out
+	: >want.err
+}
+
+# check NAME STATUS ARGS...: "posixtrace ARGS...".
+check() {
+	local name=$1 want_rc=$2
+	shift 2
+	run "$name" "$want_rc" "$tool" "$@"
+}
+
+# check_sh NAME STATUS SCRIPT: a shell script, the tool in $0.
+check_sh() {
+	run "$1" "$2" sh -c "$3" "$tool"
+}
+
+# usage_case NAME MESSAGE ARGS...: a usage error: nothing on standard
+# output; "posixtrace dump: MESSAGE" and the hint on standard error; 2.
+usage_case() {
+	local name=$1 msg=$2
+	shift 2
+	printf 'posixtrace dump: %s\nTry '\''posixtrace dump --help'\''.\n' \
+		"$msg" | expect_err
+	check "usage.$name" 2 dump "$@"
+}
+
+# The header every log of dump_logs has, with its number of types.
+header() {
+	cat <<EOF
+# trace: synth-stream
+# generation: posixtrace-k 0.1.0
+# created: 2023-11-14T22:13:20.123456789Z (clock resolution 1 ns)
+# policies: stream-full=FLUSH log-full=${2:-UNTIL_FULL} inheritance=CLOSE_FOR_CHILD
+# sizes: stream=65536 max-data=200 log=1048576
+# event types: $1
+EOF
+}
+
+# basic.ptlog's events, one line each, by seq; the gap before seq 7.
+START='2025-11-26T02:00:00.123456789Z posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data={app.debug} (filter: 1 types)'
+E1='2025-11-26T02:00:00.123706789Z app.step pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=15 data="hello \"world\"\n\0"'
+E2='2025-11-26T02:00:00.623456789Z app.bin pid=4242 tid=4243 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=4 data=0001feff'
+E3='2025-11-26T02:00:01.123456789Z net.recv pid=4242 tid=4243 thread=0x7f0000000003 seq=3 addr=0x400003 trunc=no len=0 data='
+E4='2025-11-26T02:00:01.623456789Z app.step pid=4300 tid=4301 thread=0x7f0000000004 seq=4 addr=0x400004 trunc=no len=34 data="a payload longer than the 32 sho"...'
+GAP='# gap: 2 events missing before seq 7'
+E7='2025-11-26T02:00:02.373456789Z app.step pid=4300 tid=4302 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=3 data="x\ty"'
+E8='2025-11-26T02:00:03.123456789Z net.recv pid=4300 tid=4302 thread=0x7f0000000008 seq=8 addr=0x400008 trunc=no len=2 data="ok"'
+FILTER='2025-11-26T02:00:03.123456790Z posix_trace_filter pid=0 tid=0 thread=0x0 seq=9 addr=0x0 trunc=no len=288 data={app.debug}->{app.debug,net.recv} (filter: 1 types -> 2 types)'
+STOP='2025-11-26T02:00:10.123456789Z posix_trace_stop pid=0 tid=0 thread=0x0 seq=10 addr=0x0 trunc=no len=4 data=00000000 (stop: 0, posix_trace_stop)'
+STATUS='# status: stream=SUSPENDED full=NOT_FULL overrun=NO_OVERRUN flush=NOT_FLUSHING flush-error=0 log-overrun=NO_OVERRUN log-full=NOT_FULL'
+NO_STATUS='# status: unknown: the log has no END block (its writer did not finish it)'
+END_FILTER='# filter: 2 types app.debug net.recv'
+
+# lines LINE...: one per line.
+lines() {
+	printf '%s\n' "$@"
+}
+
+# ---- Formats ----------------------------------------------------------
+
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check text 0 dump basic.ptlog
+
+# The form of before: hex for every payload, event sets included.
+{ header 13; cat <<'EOF'
+2025-11-26T02:00:00.123456789Z posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data=0000000000000000080000000000000000000000000000000000000000000000... (filter: 1 types)
+2025-11-26T02:00:00.123706789Z app.step pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=15 data=68656c6c6f2022776f726c64220a00
+2025-11-26T02:00:00.623456789Z app.bin pid=4242 tid=4243 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=4 data=0001feff
+2025-11-26T02:00:01.123456789Z net.recv pid=4242 tid=4243 thread=0x7f0000000003 seq=3 addr=0x400003 trunc=no len=0 data=
+2025-11-26T02:00:01.623456789Z app.step pid=4300 tid=4301 thread=0x7f0000000004 seq=4 addr=0x400004 trunc=no len=34 data=61207061796c6f6164206c6f6e676572207468616e207468652033322073686f...
+# gap: 2 events missing before seq 7
+2025-11-26T02:00:02.373456789Z app.step pid=4300 tid=4302 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=3 data=780979
+2025-11-26T02:00:03.123456789Z net.recv pid=4300 tid=4302 thread=0x7f0000000008 seq=8 addr=0x400008 trunc=no len=2 data=6f6b
+2025-11-26T02:00:03.123456790Z posix_trace_filter pid=0 tid=0 thread=0x0 seq=9 addr=0x0 trunc=no len=288 data=0000000000000000080000000000000000000000000000000000000000000000... (filter: 1 types -> 2 types)
+2025-11-26T02:00:10.123456789Z posix_trace_stop pid=0 tid=0 thread=0x0 seq=10 addr=0x0 trunc=no len=4 data=00000000 (stop: 0, posix_trace_stop)
+EOF
+lines "$STATUS" "$END_FILTER" '# events: 9 read, 2 missing in 1 gaps'; } |
+	expect
+check hex 0 dump --hex basic.ptlog
+
+# Every byte, and every name of a set (slots_full_set below).
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "${E4%\"...}wn\"" "$GAP" \
+	"$E7" "$E8" "$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check full_data 0 dump -x basic.ptlog
+
+# Times since the first event; since the previous event printed.
+{ header 13; cat <<'EOF'
+# time origin: 2025-11-26T02:00:00.123456789Z (the first event)
++0.000000000 posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data={app.debug} (filter: 1 types)
++0.000250000 app.step pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=15 data="hello \"world\"\n\0"
++0.500000000 app.bin pid=4242 tid=4243 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=4 data=0001feff
++1.000000000 net.recv pid=4242 tid=4243 thread=0x7f0000000003 seq=3 addr=0x400003 trunc=no len=0 data=
++1.500000000 app.step pid=4300 tid=4301 thread=0x7f0000000004 seq=4 addr=0x400004 trunc=no len=34 data="a payload longer than the 32 sho"...
+# gap: 2 events missing before seq 7
++2.250000000 app.step pid=4300 tid=4302 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=3 data="x\ty"
++3.000000000 net.recv pid=4300 tid=4302 thread=0x7f0000000008 seq=8 addr=0x400008 trunc=no len=2 data="ok"
++3.000000001 posix_trace_filter pid=0 tid=0 thread=0x0 seq=9 addr=0x0 trunc=no len=288 data={app.debug}->{app.debug,net.recv} (filter: 1 types -> 2 types)
++10.000000000 posix_trace_stop pid=0 tid=0 thread=0x0 seq=10 addr=0x0 trunc=no len=4 data=00000000 (stop: 0, posix_trace_stop)
+EOF
+lines "$STATUS" "$END_FILTER" '# events: 9 read, 2 missing in 1 gaps'; } |
+	expect
+check relative 0 dump --relative basic.ptlog
+
+{ header 13; cat <<'EOF'
+# time origin: 2025-11-26T02:00:00.123456789Z (the first event)
++0.000250000 app.step pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=15 data="hello \"world\"\n\0"
++0.499750000 app.bin pid=4242 tid=4243 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=4 data=0001feff
++1.000000000 app.step pid=4300 tid=4301 thread=0x7f0000000004 seq=4 addr=0x400004 trunc=no len=34 data="a payload longer than the 32 sho"...
+# gap: 2 events missing before seq 7
++0.750000000 app.step pid=4300 tid=4302 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=3 data="x\ty"
+EOF
+lines "$STATUS" "$END_FILTER" '# events: 9 read, 4 shown, 2 missing in 1 gaps'
+} | expect
+check delta_filtered 0 dump -d -e 'app.*' basic.ptlog
+
+cat <<'EOF' | expect
+{"ts": "1764122400.123456789", "ts_sec": 1764122400, "ts_nsec": 123456789, "time": "2025-11-26T02:00:00.123456789Z", "event": "posix_trace_start", "id": 1, "system": "START", "meaning": "tracing started", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 0, "gap": 0, "truncated": false, "truncation": "no", "data_len": 144, "data_encoding": "hex", "data": "000000000000000008000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "filter": ["app.debug"]}
+{"ts": "1764122400.123706789", "ts_sec": 1764122400, "ts_nsec": 123706789, "time": "2025-11-26T02:00:00.123706789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4242, "tid": 4242, "thread": "0x7f0000000001", "prog_address": "0x400001", "seq": 1, "gap": 0, "truncated": false, "truncation": "no", "data_len": 15, "data_encoding": "text", "data": "hello \"world\"\n\u0000"}
+{"ts": "1764122400.623456789", "ts_sec": 1764122400, "ts_nsec": 623456789, "time": "2025-11-26T02:00:00.623456789Z", "event": "app.bin", "id": 66, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000002", "prog_address": "0x400002", "seq": 2, "gap": 0, "truncated": false, "truncation": "no", "data_len": 4, "data_encoding": "hex", "data": "0001feff"}
+{"ts": "1764122401.123456789", "ts_sec": 1764122401, "ts_nsec": 123456789, "time": "2025-11-26T02:00:01.123456789Z", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000003", "prog_address": "0x400003", "seq": 3, "gap": 0, "truncated": false, "truncation": "no", "data_len": 0, "data_encoding": "text", "data": ""}
+{"ts": "1764122401.623456789", "ts_sec": 1764122401, "ts_nsec": 623456789, "time": "2025-11-26T02:00:01.623456789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4300, "tid": 4301, "thread": "0x7f0000000004", "prog_address": "0x400004", "seq": 4, "gap": 0, "truncated": false, "truncation": "no", "data_len": 34, "data_encoding": "text", "data": "a payload longer than the 32 shown"}
+{"ts": "1764122402.373456789", "ts_sec": 1764122402, "ts_nsec": 373456789, "time": "2025-11-26T02:00:02.373456789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000007", "prog_address": "0x400007", "seq": 7, "gap": 2, "truncated": false, "truncation": "no", "data_len": 3, "data_encoding": "text", "data": "x\ty"}
+{"ts": "1764122403.123456789", "ts_sec": 1764122403, "ts_nsec": 123456789, "time": "2025-11-26T02:00:03.123456789Z", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000008", "prog_address": "0x400008", "seq": 8, "gap": 0, "truncated": false, "truncation": "no", "data_len": 2, "data_encoding": "text", "data": "ok"}
+{"ts": "1764122403.123456790", "ts_sec": 1764122403, "ts_nsec": 123456790, "time": "2025-11-26T02:00:03.123456790Z", "event": "posix_trace_filter", "id": 7, "system": "FILTER", "meaning": "the event filter changed", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 9, "gap": 0, "truncated": false, "truncation": "no", "data_len": 288, "data_encoding": "hex", "data": "000000000000000008000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000018000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "filter_old": ["app.debug"], "filter": ["app.debug", "net.recv"]}
+{"ts": "1764122410.123456789", "ts_sec": 1764122410, "ts_nsec": 123456789, "time": "2025-11-26T02:00:10.123456789Z", "event": "posix_trace_stop", "id": 2, "system": "STOP", "meaning": "tracing stopped", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 10, "gap": 0, "truncated": false, "truncation": "no", "data_len": 4, "data_encoding": "hex", "data": "00000000", "stop": 0, "stop_reason": "posix_trace_stop"}
+EOF
+check json 0 dump --json basic.ptlog
+
+cat <<'EOF' | expect
+{"ts": "1764122401.123456789", "ts_sec": 1764122401, "ts_nsec": 123456789, "time": "2025-11-26T02:00:01.123456789Z", "relative": "+1.000000000", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000003", "prog_address": "0x400003", "seq": 3, "gap": 0, "truncated": false, "truncation": "no", "data_len": 0, "data_encoding": "text", "data": ""}
+{"ts": "1764122403.123456789", "ts_sec": 1764122403, "ts_nsec": 123456789, "time": "2025-11-26T02:00:03.123456789Z", "relative": "+3.000000000", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000008", "prog_address": "0x400008", "seq": 8, "gap": 0, "truncated": false, "truncation": "no", "data_len": 2, "data_encoding": "text", "data": "ok"}
+EOF
+check json_relative 0 dump -j -r -e 'net*' basic.ptlog
+
+cat <<'EOF' | expect
+{"ts": "1764122402.373456789", "ts_sec": 1764122402, "ts_nsec": 373456789, "time": "2025-11-26T02:00:02.373456789Z", "delta": "+2.250000000", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000007", "prog_address": "0x400007", "seq": 7, "gap": 2, "truncated": false, "truncation": "no", "data_len": 3, "data_encoding": "text", "data": "x\ty"}
+{"ts": "1764122403.123456789", "ts_sec": 1764122403, "ts_nsec": 123456789, "time": "2025-11-26T02:00:03.123456789Z", "delta": "+0.750000000", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000008", "prog_address": "0x400008", "seq": 8, "gap": 0, "truncated": false, "truncation": "no", "data_len": 2, "data_encoding": "text", "data": "ok"}
+EOF
+check json_delta_tid 0 dump --json --delta --tid 4302 basic.ptlog
+
+cat <<'EOF' | expect
+{"ts": "1764122403.123456789", "ts_sec": 1764122403, "ts_nsec": 123456789, "time": "2025-11-26T02:00:03.123456789Z", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000008", "prog_address": "0x400008", "seq": 8, "gap": 0, "truncated": false, "truncation": "no", "data_len": 2, "data_encoding": "hex", "data": "6f6b"}
+EOF
+check json_hex 0 dump --json --hex -e net.recv -t 4302 basic.ptlog
+
+# ---- Filters ----------------------------------------------------------
+
+# filtered EVENT_LINES...: basic.ptlog's header, the lines, its footer
+# saying how many of the 9 events were shown.
+filtered() {
+	local shown=0 l
+	for l in "$@"; do
+		[ "${l:0:1}" = '#' ] || shown=$((shown + 1))
+	done
+	{ header 13; lines "$@" "$STATUS" "$END_FILTER" \
+		"# events: 9 read, $shown shown, 2 missing in 1 gaps"; } | expect
+}
+
+# A gap shows where its event is in the time range, whichever the event:
+# the events lost may have been of any name or process.
+filtered "$E1" "$E2" "$E4" "$GAP" "$E7"
+check event_glob 0 dump -e 'app.*' basic.ptlog
+
+filtered "$E4" "$GAP" "$E7" "$E8"
+check event_twice_and_pid 0 dump -e app.step --event 'net.*' -p 4300 basic.ptlog
+
+filtered "$GAP"
+check event_none 0 dump -e 'no[!a-z]thing' basic.ptlog
+
+filtered "$START" "$E1" "$E4" "$GAP" "$E7" "$STOP"
+check event_class 0 dump -e '[[:lower:]]*[._]s*' basic.ptlog
+
+filtered "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8"
+check pid_list 0 dump --pid 4242,4300 basic.ptlog
+
+# System events are no process's: pid 0.
+filtered "$START" "$GAP" "$FILTER" "$STOP"
+check pid_zero 0 dump -p 0 basic.ptlog
+
+filtered "$E2" "$E3" "$E4" "$GAP"
+check tid_twice 0 dump -t 4243 --tid 4301 basic.ptlog
+
+filtered "$E3" "$E4" "$GAP" "$E7" "$E8"
+check since_until_relative 0 dump --since +1 --until +3 basic.ptlog
+
+# Both bounds are included.
+filtered "$E3" "$E4" "$GAP" "$E7"
+check since_until_epoch 0 dump --since 1764122401.123456789 \
+	--until @1764122402.373456789 basic.ptlog
+
+filtered "$E3" "$E4" "$GAP" "$E7"
+check since_until_iso 0 dump --since 2025-11-26T03:00:01.123456789+01:00 \
+	--until '2025-11-26 02:00:02.373456789' basic.ptlog
+
+filtered "$E1" "$E2"
+check since_until_units 0 dump --since +250us --until +500ms basic.ptlog
+
+filtered "$STOP"
+check since_minutes 0 dump --since +0.1m basic.ptlog
+
+filtered "$START" "$E1" "$E2" "$E3" "$E4"
+check until_date 0 dump --until 2025-11-26T02:00:02Z basic.ptlog
+
+filtered
+check since_after_last 0 dump --since 2025-11-27 basic.ptlog
+
+# ---- Damaged and incomplete logs --------------------------------------
+
+# Without END the status is unknown, not made up; the filter is the last
+# START's or FILTER's.
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$NO_STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check incomplete 0 dump incomplete.ptlog
+
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" \
+	"$NO_STATUS" '# filter: 1 types app.debug' \
+	'# events: 6 read, 2 missing in 1 gaps'; } | expect
+echo "posixtrace dump: warning: cut.ptlog: $(offset cut.bytes) bytes not" \
+	"read: cut short in the block at offset $(offset cut)" | expect_err
+check cut 3 dump cut.ptlog
+
+head -n 6 <<'EOF' | expect
+{"ts": "1764122400.123456789", "ts_sec": 1764122400, "ts_nsec": 123456789, "time": "2025-11-26T02:00:00.123456789Z", "event": "posix_trace_start", "id": 1, "system": "START", "meaning": "tracing started", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 0, "gap": 0, "truncated": false, "truncation": "no", "data_len": 144, "data_encoding": "hex", "data": "000000000000000008000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "filter": ["app.debug"]}
+{"ts": "1764122400.123706789", "ts_sec": 1764122400, "ts_nsec": 123706789, "time": "2025-11-26T02:00:00.123706789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4242, "tid": 4242, "thread": "0x7f0000000001", "prog_address": "0x400001", "seq": 1, "gap": 0, "truncated": false, "truncation": "no", "data_len": 15, "data_encoding": "text", "data": "hello \"world\"\n\u0000"}
+{"ts": "1764122400.623456789", "ts_sec": 1764122400, "ts_nsec": 623456789, "time": "2025-11-26T02:00:00.623456789Z", "event": "app.bin", "id": 66, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000002", "prog_address": "0x400002", "seq": 2, "gap": 0, "truncated": false, "truncation": "no", "data_len": 4, "data_encoding": "hex", "data": "0001feff"}
+{"ts": "1764122401.123456789", "ts_sec": 1764122401, "ts_nsec": 123456789, "time": "2025-11-26T02:00:01.123456789Z", "event": "net.recv", "id": 68, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000003", "prog_address": "0x400003", "seq": 3, "gap": 0, "truncated": false, "truncation": "no", "data_len": 0, "data_encoding": "text", "data": ""}
+{"ts": "1764122401.623456789", "ts_sec": 1764122401, "ts_nsec": 623456789, "time": "2025-11-26T02:00:01.623456789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4300, "tid": 4301, "thread": "0x7f0000000004", "prog_address": "0x400004", "seq": 4, "gap": 0, "truncated": false, "truncation": "no", "data_len": 34, "data_encoding": "text", "data": "a payload longer than the 32 shown"}
+{"ts": "1764122402.373456789", "ts_sec": 1764122402, "ts_nsec": 373456789, "time": "2025-11-26T02:00:02.373456789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4300, "tid": 4302, "thread": "0x7f0000000007", "prog_address": "0x400007", "seq": 7, "gap": 2, "truncated": false, "truncation": "no", "data_len": 3, "data_encoding": "text", "data": "x\ty"}
+EOF
+echo "posixtrace dump: warning: cut.ptlog: $(offset cut.bytes) bytes not" \
+	"read: cut short in the block at offset $(offset cut)" | expect_err
+check cut_json 3 dump --json cut.ptlog
+
+# The bad record ends its block: seq 2 to 4 are lost, and show in the gap.
+{ header 13; lines "$START" "$E1" '# gap: 5 events missing before seq 7' \
+	"$E7" "$E8" "$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 6 read, 5 missing in 1 gaps'; } | expect
+echo "posixtrace dump: warning: damaged.ptlog: $(offset damaged.bytes) bytes" \
+	"not read: a bad record at offset $(offset damaged)" | expect_err
+check bad_record 3 dump damaged.ptlog
+
+# Filtered or not, the warning is the log's.
+filtered "$E1" '# gap: 5 events missing before seq 7'
+sed -i 's/9 read, 1 shown, 2 missing/6 read, 1 shown, 5 missing/' want.out
+echo "posixtrace dump: warning: damaged.ptlog: $(offset damaged.bytes) bytes" \
+	"not read: a bad record at offset $(offset damaged)" | expect_err
+check bad_record_filtered 3 dump -p 4242 damaged.ptlog
+
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$NO_STATUS" \
+	'# filter: 1 types app.debug' '# events: 5 read, 0 missing in 0 gaps'
+} | expect
+echo "posixtrace dump: warning: badblock.ptlog: $(offset badblock.bytes)" \
+	"bytes not read: a bad block header at offset $(offset badblock)" |
+	expect_err
+check bad_block 3 dump badblock.ptlog
+
+{ header 10 LOOP; cat <<'EOF'
+2025-11-26T02:00:00.123456789Z posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data={?70,?71,?72,?73,?74,?75,?76,?77,...} (filter: 10 types)
+2025-11-26T02:00:00.123457789Z app.step pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=3 data="one"
+2025-11-26T02:00:00.123458789Z app.step pid=4242 tid=4242 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=3 data="two"
+# status: unknown: the log has no END block (its writer did not finish it)
+# filter: 10 types ?70 ?71 ?72 ?73 ?74 ?75 ?76 ?77 ...
+# events: 3 read, 0 missing in 0 gaps
+EOF
+} | expect
+echo "posixtrace dump: warning: slots.ptlog: $(offset slots.cut_bytes) bytes" \
+	"not read: cut short in the block at offset $(offset slots.cut)" | expect_err
+check slots_cut 3 dump slots.ptlog
+
+{ header 10 LOOP; cat <<'EOF'
+2025-11-26T02:00:00.123456789Z posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data={?70,?71,?72,?73,?74,?75,?76,?77,?78,?79} (filter: 10 types)
+EOF
+echo '# status: unknown: the log has no END block (its writer did not finish it)'
+echo '# filter: 10 types ?70 ?71 ?72 ?73 ?74 ?75 ?76 ?77 ...'
+echo '# events: 3 read, 1 shown, 0 missing in 0 gaps'
+} | expect
+echo "posixtrace dump: warning: slots.ptlog: $(offset slots.cut_bytes) bytes" \
+	"not read: cut short in the block at offset $(offset slots.cut)" | expect_err
+check slots_full_set 3 dump -x -e posix_trace_start slots.ptlog
+
+# Every prefix of basic.ptlog past its header, as a crash may leave it:
+# one ending between blocks is a shorter log (0, no warning); any other
+# is cut short (3, one warning saying so).
+prefixes() {
+	local size len rc bad=0
+	size=$(wc -c <basic.ptlog)
+	for ((len = $(offset boundary | head -n 1); len <= size; len += 4)); do
+		head -c "$len" basic.ptlog >prefix.ptlog
+		"$tool" dump prefix.ptlog >/dev/null 2>prefix.err
+		rc=$?
+		if grep -qx "boundary $len" offsets; then
+			[ $rc = 0 ] && [ ! -s prefix.err ] && continue
+		else
+			[ $rc = 3 ] && [ "$(grep -c . prefix.err)" = 1 ] &&
+				grep -q ' bytes not read: cut short in the block at offset ' \
+					prefix.err && continue
+		fi
+		echo "prefix of $len bytes: status $rc: $(cat prefix.err)"
+		bad=1
+	done
+	return $bad
+}
+run every_prefix 0 prefixes
+
+echo 'posixtrace dump: notalog.txt: not a readable trace log: Invalid argument' |
+	expect_err
+check not_a_log 1 dump notalog.txt
+
+echo 'posixtrace dump: missing.ptlog: No such file or directory' | expect_err
+check missing_log 1 dump missing.ptlog
+
+# ---- Usage errors: one line, the hint, 2 ------------------------------
+
+usage_case no_log 'no LOG given'
+usage_case two_logs 'one LOG at a time' basic.ptlog basic.ptlog
+printf '%s\n' "posixtrace dump: unrecognized option '--bogus'" \
+	"Try 'posixtrace dump --help'." | expect_err
+check usage.unknown_option 2 dump --bogus basic.ptlog
+printf '%s\n' "posixtrace dump: option requires an argument -- 'e'" \
+	"Try 'posixtrace dump --help'." | expect_err
+check usage.missing_argument 2 dump basic.ptlog -e
+usage_case empty_glob "--event '': empty event pattern" -e '' basic.ptlog
+usage_case open_bracket "--event 'app.[ab': '[' without ']' in pattern" \
+	-e 'app.[ab' basic.ptlog
+usage_case bad_class "--event '[[:nope:]]': unknown character class in pattern" \
+	-e '[[:nope:]]' basic.ptlog
+usage_case trailing_backslash "--event 'app\\': pattern ends with '\\'" \
+	-e 'app\' basic.ptlog
+usage_case bad_pid "--pid '12x': not a process or thread id (0 to 2147483647)" \
+	-p 12x basic.ptlog
+usage_case negative_pid "--pid '-1': not a process or thread id (0 to 2147483647)" \
+	--pid=-1 basic.ptlog
+usage_case empty_in_list "--pid '1,,2': not a process or thread id (0 to 2147483647)" \
+	-p 1,,2 basic.ptlog
+usage_case huge_tid "--tid '2147483648': not a process or thread id (0 to 2147483647)" \
+	-t 2147483648 basic.ptlog
+usage_case bad_unit "--since '+1.5xs': unknown unit (ns, us, ms, s, m, min or h)" \
+	--since +1.5xs basic.ptlog
+usage_case bad_epoch "--since '17x': trailing characters after the seconds" \
+	--since 17x basic.ptlog
+usage_case ten_decimals "--until '1.0123456789': more than nine decimals" \
+	--until 1.0123456789 basic.ptlog
+usage_case bad_date "--since '2025-02-29T00:00:00': no such date" \
+	--since 2025-02-29T00:00:00 basic.ptlog
+usage_case bad_time "--until '2025-11-26T24:00:00': time of day out of range" \
+	--until 2025-11-26T24:00:00 basic.ptlog
+usage_case bad_zone "--since '2025-11-26T02:00:00+1': a time zone offset is +hh:mm or -hh:mm" \
+	--since 2025-11-26T02:00:00+1 basic.ptlog
+usage_case no_number "--since '+ms': a number must start with a digit" \
+	--since +ms basic.ptlog
+usage_case empty_time "--until '': a number must start with a digit" \
+	--until '' basic.ptlog
+usage_case since_after_until '--since is after --until' \
+	--since +2 --until +1 basic.ptlog
+usage_case relative_and_delta '--relative and --delta exclude each other' \
+	-r -d basic.ptlog
+
+printf 'usage: posixtrace dump [OPTIONS] LOG\n' | expect
+check_sh help_first_line 0 '"$0" dump --help | head -n 1'
+
+# ---- The whole tool's conventions -------------------------------------
+
+printf '%s\n' 'posixtrace: no command given' "Try 'posixtrace --help'." |
+	expect_err
+check top.no_command 2
+
+printf '%s\n' "posixtrace: unknown command 'dumb'" \
+	"Try 'posixtrace --help'." | expect_err
+check top.unknown_command 2 dumb basic.ptlog
+
+printf '%s\n' "posixtrace: unknown option '--verbose'" \
+	"Try 'posixtrace --help'." | expect_err
+check top.unknown_option 2 --verbose
+
+printf '%s\n' "posixtrace: unknown command 'dumb'" \
+	"Try 'posixtrace --help'." | expect_err
+check top.help_unknown 2 help dumb
+
+printf '%s\n' "posixtrace: unexpected argument 'x'" \
+	"Try 'posixtrace --help'." | expect_err
+check top.version_argument 2 --version x
+
+# The package's version first, then the module's ABI if it is loaded.
+echo ok | expect
+check_sh top.version 0 '"$0" --version | head -n 1 |
+	grep -qx "posixtrace [0-9][0-9.]*" && echo ok'
+
+echo "$PASSED passed, $FAILED failed"
+[ "$FAILED" = 0 ]
