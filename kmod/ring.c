@@ -13,8 +13,13 @@
 int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t size)
 {
 	memset(ring, 0, sizeof(*ring));
-	/* Charged to the creator's memory cgroup: the size is theirs. */
-	ring->buf = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	/*
+	 * Charged to the creator's memory cgroup: the size is theirs. Page
+	 * by page: kvmalloc() would first try one block of the next power
+	 * of two, and a ring is a power of two plus the room kept for STOP,
+	 * so a 1 MiB stream would take 2 MiB.
+	 */
+	ring->buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ring->buf)
 		return -ENOMEM;
 	ring->size = size;

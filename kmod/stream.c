@@ -20,6 +20,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/vmalloc.h>
 
 #include "access.h"
 #include "links.h"
@@ -373,8 +374,9 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	stream->bounce_size = max(POSIXTRACE_BOUNCE_SIZE,
 				  POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
 				  2 * sizeof(struct posixtrace_record));
-	stream->bounce = kvmalloc(stream->bounce_size,
-				  GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	/* Page by page, as the ring (ring.c says why). */
+	stream->bounce = __vmalloc(stream->bounce_size,
+				   GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!stream->bounce) {
 		ret = -ENOMEM;
 		goto err_put_stream;
