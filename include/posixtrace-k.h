@@ -16,8 +16,9 @@ extern "C" {
 
 /*
  * The ABI version of the loaded module (see <linux/posixtrace.h>).
- * Returns 0, or an error number: ENOENT when the module is not loaded,
- * EACCES when /dev/posixtrace cannot be opened.
+ * Returns 0, or an error number: EINVAL for a NULL pointer, else that of
+ * opening /dev/posixtrace (ENOENT when the module is not loaded, EACCES
+ * when the device may not be opened) or of its VERSION command.
  */
 int posixtrace_k_abi_version(unsigned int *major, unsigned int *minor);
 

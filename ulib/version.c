@@ -13,6 +13,8 @@ PTK_EXPORT int posixtrace_k_abi_version(unsigned int *major,
 	struct posixtrace_version ver = { .size = sizeof(ver) };
 	int fd, err;
 
+	if (!major || !minor)
+		return EINVAL;
 	err = ptk_device_fd(&fd);
 	if (err)
 		return err;
