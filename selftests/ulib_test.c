@@ -24,4 +24,13 @@ TEST(abi_version_matches_header)
 	ASSERT_EQ(1234, errno);
 }
 
+TEST(abi_version_null_pointers_are_einval)
+{
+	unsigned int v;
+
+	/* Before the device is looked at: the same with or without it. */
+	ASSERT_EQ(EINVAL, posixtrace_k_abi_version(NULL, &v));
+	ASSERT_EQ(EINVAL, posixtrace_k_abi_version(&v, NULL));
+}
+
 TEST_HARNESS_MAIN
