@@ -242,8 +242,8 @@ static inline void print_legend(int rounds)
 {
 	printf("\nmin/median/max ns: per call, over %d rounds; x getppid, "
 	       "x marker: median of the per-round ratios.\n"
-	       "Absolute times under emulation (QEMU TCG) mean little: read "
-	       "the ratios.\n", rounds);
+	       "Under emulation (QEMU TCG) absolute times mean little: read "
+	       "the ratios there.\n", rounds);
 	if (marker_path)
 		printf("trace_marker: %s\n", marker_path);
 }
