@@ -222,6 +222,10 @@ run_vm() {
 }
 
 "$VM_DIR/deps.sh" || die "installing dependencies failed"
+# Every build here treats a warning as an error (the Makefiles add
+# $(WERROR) to their flags; a user's build leaves it empty), besides the
+# no_warnings wrappers that fail a build case on any warning printed.
+export WERROR=-Werror
 mapfile -t KERNELS < <(test_kernels)
 
 echo "TAP version 13"
