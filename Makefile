@@ -14,8 +14,10 @@
 #   make bench-host      natively on this machine: the LTTng-UST tracepoint
 #                        and our producer path against a faked kernel side
 #                        (bench/run.sh --host)
-#   make install         library, headers, pkg-config file, tool
-#                        (DESTDIR, PREFIX, LIBDIR, INCLUDEDIR, BINDIR)
+#   make install         library, headers, pkg-config file, tool, man
+#                        pages, bash completion (DESTDIR, PREFIX, LIBDIR,
+#                        INCLUDEDIR, BINDIR, MANDIR, BASHCOMPDIR)
+#   make uninstall       removes exactly that (the same variables)
 #   make style           checkpatch --strict on the module
 
 VERSION := 0.1.0
@@ -42,6 +44,10 @@ selftests: ulib
 install: ulib tools
 	$(MAKE) -C ulib install
 	$(MAKE) -C tools install
+
+uninstall:
+	$(MAKE) -C ulib uninstall
+	$(MAKE) -C tools uninstall
 
 check:
 	$(VM)/check.sh
@@ -71,5 +77,5 @@ clean:
 	$(MAKE) -C examples clean
 	rm -rf build
 
-.PHONY: all kmod ulib tools examples selftests install check check-quick \
-	check-debug demo bench bench-host style clean
+.PHONY: all kmod ulib tools examples selftests install uninstall check \
+	check-quick check-debug demo bench bench-host style clean

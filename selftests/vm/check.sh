@@ -111,6 +111,102 @@ install_and_build_against_it() {
 	done
 }
 
+# make uninstall removes exactly what make install put in a scratch root:
+# with the default layout and with every directory variable set, nothing
+# is left but empty directories and a file of someone else's, and a
+# second uninstall finds nothing to fail on.
+install_then_uninstall() {
+	local root=$BUILD_DIR/uninstall-root vars left n
+	for vars in "PREFIX=/usr" "PREFIX=/opt/pt LIBDIR=/opt/pt/lib64 \
+INCLUDEDIR=/opt/pt/inc BINDIR=/opt/pt/sbin MANDIR=/opt/pt/man \
+BASHCOMPDIR=/opt/pt/bash"; do
+		echo "== $vars"
+		rm -rf "$root"
+		# shellcheck disable=SC2086 # the variables, one a word
+		make -C "$TOP_DIR" --no-print-directory install DESTDIR="$root" $vars || return 1
+		n=$(find "$root" ! -type d | wc -l)
+		echo "installed $n files"
+		[ "$n" -gt 10 ] || return 1
+		[ -f "$root/usr/share/bash-completion/completions/posixtrace" ] ||
+			[ -f "$root/opt/pt/bash/posixtrace" ] || return 1
+		mkdir -p "$root/usr/lib" && echo other >"$root/usr/lib/other.so"
+		# shellcheck disable=SC2086
+		make -C "$TOP_DIR" --no-print-directory uninstall DESTDIR="$root" $vars || return 1
+		# shellcheck disable=SC2086
+		make -C "$TOP_DIR" --no-print-directory uninstall DESTDIR="$root" $vars || return 1
+		left=$(find "$root" ! -type d ! -path "$root/usr/lib/other.so")
+		if [ -n "$left" ] || [ ! -f "$root/usr/lib/other.so" ]; then
+			echo "left behind, or removed what is not ours:"
+			printf '%s\n' "$left"
+			return 1
+		fi
+		echo "left: $(find "$root" -type d | wc -l) empty directories"
+	done
+}
+
+# complete_posixtrace WORD...: what tools/posixtrace.bash-completion offers
+# on the command line "posixtrace WORD...", completing the last word; on
+# one line, sorted.
+complete_posixtrace() {
+	bash -c 'src=$1; shift; . "$src" || exit 1
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1))
+		COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_posixtrace || exit 1
+		printf "%s\n" "${COMPREPLY[@]}"' sh \
+		"$TOP_DIR/tools/posixtrace.bash-completion" \
+		"$TOP_DIR/tools/posixtrace" "$@" | sort | paste -sd ' '
+}
+
+# The bash completion, in a directory holding logs, another file and a
+# directory: commands, options (as --help lists them), option values, log
+# files, pids, and the command record runs.
+bash_completion_completes() {
+	local dir bad=0 got
+	dir=$(mktemp -d) || return 1
+	touch "$dir/a.ptlog" "$dir/b.ptl" "$dir/c.txt" && mkdir "$dir/sub" || return 1
+	expect() {
+		local want=$1
+		shift
+		got=$(cd "$dir" && complete_posixtrace "$@")
+		if [ "$got" = "$want" ]; then
+			echo "ok: posixtrace $*|: $got"
+		else
+			echo "posixtrace $*|: got '$got', want '$want'"
+			bad=1
+		fi
+	}
+	expect "dump export help list monitor record version" ''
+	expect "--help --version -V -h" -
+	expect "dump" help d
+	expect "--full-data" dump --fu
+	expect "--force --help --output -f -h -o" export -
+	expect "--help --id --json -h -i -j" list -
+	expect "--help --json -h -j" monitor -
+	expect "--help -h" version -
+	expect "a.ptlog b.ptl sub" dump ''
+	expect "a.ptlog b.ptl sub" dump -x --since +1 ''
+	expect "" dump a.ptlog ''
+	expect "" dump -e ''
+	expect "sub" export -o ''
+	expect "sub" export --output = ''
+	expect "--output=sub" export --output=s
+	expect "a.ptlog b.ptl sub" export -o out ''
+	expect "append loop until-full" record --log-policy ''
+	got=$(complete_posixtrace record -o x -p "$$")
+	grep -qw "$$" <<<"$got" || { echo "record -p $$: not in '$got'"; bad=1; }
+	expect "echo" record -o x.ptlog --name n ech
+	expect "a.ptlog b.ptl c.txt sub" record -o x -- ls ''
+	got=$(cd "$dir" && complete_posixtrace record -)
+	for o in --output --pid --stream-size --log-policy --no-inherit -o -p; do
+		grep -qw -- "$o" <<<"$got" || { echo "record -: no $o in $got"; bad=1; }
+	done
+	# c.txt is offered when no log is there to complete
+	rm "$dir/a.ptlog" "$dir/b.ptl"
+	expect "c.txt sub" dump ''
+	rm -rf "$dir"
+	return $bad
+}
+
 # The symbols ulib/libposixtrace-k.map exports, one a line.
 map_symbols() {
 	sed -n '/global:/,/local:/p' "$TOP_DIR/ulib/libposixtrace-k.map" |
@@ -238,6 +334,8 @@ host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
 host_case public_headers_compile public_headers_compile
 host_case install_and_build_against_it install_and_build_against_it
+host_case install_then_uninstall install_then_uninstall
+host_case bash_completion bash_completion_completes
 host_case man_pages_cover_map man_pages_cover_map
 host_case man_pages_render_cleanly man_pages_render_cleanly
 host_case man_pages_install man_pages_install
