@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -18,10 +19,14 @@
 #include "trl_common.h"
 
 #define WORK_EVENTS	100
+/* More events than a 64 KiB log holds: ~49,000 of them cannot be logged. */
+#define MANY_EVENTS	50000
 
 /*
  * The traced program: TRI_RECORD_WORKER=fork records WORK_EVENTS events
- * and has a child record as many; =loop records until SIGTERM.
+ * and has a child record as many; =loop records until SIGTERM; =many
+ * records MANY_EVENTS as fast as it can, pausing a little every 1000 so
+ * that the stream itself keeps up (the losses are then the log's).
  */
 static void __attribute__((constructor)) worker(void)
 {
@@ -40,6 +45,13 @@ static void __attribute__((constructor)) worker(void)
 			posix_trace_event(id, &i, sizeof(i));
 			usleep(1000);
 		}
+	}
+	if (!strcmp(mode, "many")) {
+		for (i = 0; i < MANY_EVENTS; i += 1000) {
+			emit_numbered(id, i, 1000);
+			usleep(2000);
+		}
+		_exit(0);
 	}
 	emit_numbered(id, 0, WORK_EVENTS);
 	child = fork();
@@ -249,6 +261,66 @@ TEST(record_of_a_missing_command_exits_127)
 	}
 	close(errfd);
 	unlink("/tmp/rec-none.ptlog");
+}
+
+/* "..., N lost, ..." of the summary line; -1 if there is none. */
+static long long summary_lost(const char *err)
+{
+	const char *p = strstr(err, " lost, ");
+	long long n;
+
+	while (p && p > err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (!p || sscanf(p, "%lld", &n) != 1)
+		return -1;
+	return n;
+}
+
+/*
+ * A log that fails (a full disk) loses events: record counts them from
+ * the stream's status, says why, and exits with 1 whatever the command's
+ * status. It used to read the log back alone and say "0 lost", since
+ * nothing follows the last event logged to show a gap.
+ */
+TEST(record_counts_the_events_a_full_disk_lost)
+{
+	const char *dir = "/tmp/rec-full";
+	const char *args[] = { "-o", "/tmp/rec-full/full.ptlog", "--",
+			       self_exe(), NULL };
+	char err[8192];
+	int errfd, status, fd, i, logged = 0;
+	struct logbuf lb;
+	long long lost;
+	pid_t rec;
+
+	SKIP_WITHOUT_TOOL();
+	mkdir(dir, 0755);
+	if (mount("tmpfs", dir, "tmpfs", 0, "size=64k"))
+		SKIP(return, "cannot mount a small tmpfs: %s", strerror(errno));
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	rec = start_record(args, "many", errfd);
+	ASSERT_LT(0, rec);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	slurp(errfd, err, sizeof(err));
+	TH_LOG("record said: %s", err);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(1, WEXITSTATUS(status));
+	EXPECT_NE(NULL, strstr(err, "No space left on device"));
+	/* Every event emitted is in the log or counted lost. */
+	fd = open(args[1], O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, read_log(fd, &lb));
+	for (i = 0; i < lb.n; i++)
+		logged += !strcmp(lb.ev[i].name, "rec.work");
+	lost = summary_lost(err);
+	EXPECT_LE((long long)(MANY_EVENTS - logged), lost);
+	EXPECT_LT(0, lost);
+	free_log(&lb);
+	close(fd);
+	close(errfd);
+	umount2(dir, MNT_DETACH);
+	rmdir(dir);
 }
 
 TEST_HARNESS_MAIN

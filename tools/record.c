@@ -27,14 +27,21 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <posixtrace-k.h>
+
 #include "command.h"
-#include "logread.h"
+#include "record_status.h"
+#include "record_summary.h"
 
 #define PROG		"posixtrace record"
-/* How often the log on disk is brought up to date while tracing. */
-#define FLUSH_INTERVAL_NS	1000000000L
+/* How often the stream's status is read (and the progress line shown). */
+#define TICK_NS			250000000L
+/* How often, in ticks, the log on disk is brought up to date. */
+#define FLUSH_TICKS		4
 /* The exit status of a command that could not be run, as the shell's. */
 #define EXIT_CANNOT_RUN	127
+/* Events were lost in the stream, or missing from the log unasked. */
+#define EXIT_EVENTS_LOST	3
 
 struct record_opts {
 	const char *output;		/* "-": standard output */
@@ -58,17 +65,11 @@ struct record_run {
 	sigset_t run_mask;		/* the mask to wait with */
 	bool flush_failed;
 	bool trace_error;		/* the log may be incomplete */
-};
-
-struct record_summary {
-	uint64_t events;
-	uint64_t lost;
-	size_t nprocesses;
-	pid_t *pids;			/* sorted, distinct */
-	bool log_full;
-	int log_policy;
-	int flush_error;
-	off_t bytes;
+	size_t log_size;		/* as the attributes say */
+	struct record_status_src status_src;
+	/* Latched as tracing goes, final once the stream is stopped. */
+	struct record_status status;
+	bool error_told;		/* the log's write error was said */
 };
 
 static const char record_usage[] =
@@ -492,6 +493,7 @@ static int start_trace(struct record_run *run, pid_t pid)
 		return 1;
 	}
 	err = posix_trace_create_withlog(pid, &attr, run->log_fd, &run->trid);
+	posix_trace_attr_getlogsize(&attr, &run->log_size);
 	posix_trace_attr_destroy(&attr);
 	close_log(run);
 	if (!err) {
@@ -504,6 +506,7 @@ static int start_trace(struct record_run *run, pid_t pid)
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run->started);
+	record_status_open(&run->status_src, run->trid);
 	return 0;
 }
 
@@ -540,6 +543,7 @@ static int wait_exec(struct record_run *run, int err_fd)
 		return 0;
 	fprintf(stderr, PROG ": cannot run %s: %s\n", run->opts->argv[0],
 		strerror(err));
+	record_status_close(&run->status_src);
 	posix_trace_shutdown(run->trid);
 	reap(run->child);
 	return EXIT_CANNOT_RUN;
@@ -618,21 +622,45 @@ static void flush(struct record_run *run)
 }
 
 /*
- * Until the traced process exits or a signal asks us to stop, flushing
- * every FLUSH_INTERVAL_NS. Returns 0, or 1 on a wait error.
+ * Reads the stream's status, and says at once when the log starts
+ * failing (events are being lost: the user may want to stop now).
+ */
+static void check_status(struct record_run *run)
+{
+	record_status_read(&run->status_src, &run->status);
+	if (run->status.flush_error && !run->error_told) {
+		fprintf(stderr, PROG ": writing %s: %s: events are being "
+			"lost\n", run->log_on_stdout ? "standard output" :
+			run->opts->output, strerror(run->status.flush_error));
+		run->error_told = true;
+	}
+}
+
+/* One tick: the status every time, a flush every FLUSH_TICKS. */
+static void tick(struct record_run *run, unsigned int n)
+{
+	if (n % FLUSH_TICKS == 0)
+		flush(run);
+	check_status(run);
+}
+
+/*
+ * Until the traced process exits or a signal asks us to stop, reading the
+ * status every TICK_NS. Returns 0, or 1 on a wait error.
  */
 static int trace_loop(struct record_run *run)
 {
 	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
-	int64_t next = now_ns() + FLUSH_INTERVAL_NS, left;
+	int64_t next = now_ns() + TICK_NS, left;
 	struct timespec timeout;
+	unsigned int ticks = 0;
 	int n;
 
 	while (!stop_signal) {
 		left = next - now_ns();
 		if (left <= 0) {
-			flush(run);
-			next += FLUSH_INTERVAL_NS;
+			tick(run, ++ticks);
+			next += TICK_NS;
 			continue;
 		}
 		timeout.tv_sec = left / 1000000000;
@@ -648,12 +676,24 @@ static int trace_loop(struct record_run *run)
 	return 0;
 }
 
-/* Stops tracing; the log is complete when shutdown returns. */
+/*
+ * Stops tracing; the log is complete when shutdown returns. The stream's
+ * status is read in between, once nothing more is recorded: after the
+ * shutdown there is no stream to ask, and the log's own final status may
+ * be the very thing a failing log could not write.
+ */
 static void stop_trace(struct record_run *run)
 {
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &run->stopped);
+	/* Stopped, the counts are final: nothing is recorded after them. */
+	err = posix_trace_stop(run->trid);
+	if (err)
+		fprintf(stderr, PROG ": stopping the stream: %s\n",
+			strerror(err));
+	record_status_read(&run->status_src, &run->status);
+	record_status_close(&run->status_src);
 	err = posix_trace_shutdown(run->trid);
 	if (err) {
 		fprintf(stderr, PROG ": finishing the log: %s\n",
@@ -670,102 +710,6 @@ static int wait_command(struct record_run *run)
 	while (ppoll(&pfd, 1, NULL, &run->run_mask) < 0 && errno == EINTR)
 		;
 	return reap(run->child);
-}
-
-/* Adds pid to the sorted set s->pids, unless there already. */
-static int add_pid(struct record_summary *s, pid_t pid)
-{
-	size_t lo = 0, hi = s->nprocesses, mid;
-	pid_t *p;
-
-	while (lo < hi) {
-		mid = (lo + hi) / 2;
-		if (s->pids[mid] == pid)
-			return 0;
-		if (s->pids[mid] < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	p = realloc(s->pids, (s->nprocesses + 1) * sizeof(*p));
-	if (!p)
-		return ENOMEM;
-	s->pids = p;
-	memmove(p + lo + 1, p + lo, (s->nprocesses - lo) * sizeof(*p));
-	p[lo] = pid;
-	s->nprocesses++;
-	return 0;
-}
-
-static int count_events(struct log_reader *lr, struct record_summary *s)
-{
-	struct log_event ev;
-	bool end = false;
-	int err;
-
-	while (!(err = log_next(lr, &ev, &end)) && !end) {
-		s->events++;
-		s->lost += ev.gap;
-		/* System events carry the controller's pid, or 0. */
-		if (ev.info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT)
-			err = add_pid(s, ev.info.posix_pid);
-		if (err)
-			break;
-	}
-	return err;
-}
-
-/* Reads the finished log back; its status says what the events cannot. */
-static int summarize(const char *path, struct record_summary *s)
-{
-	struct posix_trace_status_info st;
-	struct log_reader lr;
-	struct stat sb;
-	int err;
-
-	if (stat(path, &sb) == 0)
-		s->bytes = sb.st_size;
-	if (log_open(&lr, path, PROG))
-		return 1;
-	err = count_events(&lr, s);
-	if (err)
-		fprintf(stderr, PROG ": %s: reading event %" PRIu64 ": %s\n",
-			path, s->events + 1, strerror(err));
-	if (!posix_trace_get_status(lr.trid, &st)) {
-		s->log_full = st.posix_log_full_status == POSIX_TRACE_FULL;
-		posix_trace_attr_getlogfullpolicy(&lr.attr, &s->log_policy);
-		s->flush_error = st.posix_stream_flush_error;
-	}
-	log_close(&lr);
-	return err ? 1 : 0;
-}
-
-static void format_bytes(char *buf, size_t size, off_t bytes)
-{
-	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
-	double v = (double)bytes;
-	size_t u = 0;
-
-	if (bytes < 1024) {
-		snprintf(buf, size, "%lld B", (long long)bytes);
-		return;
-	}
-	v /= 1024;
-	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
-		v /= 1024;
-		u++;
-	}
-	snprintf(buf, size, "%.1f %s", v, units[u]);
-}
-
-/* Why a full log lost events: the count alone would not say. */
-static const char *full_note(const struct record_summary *s)
-{
-	if (!s->log_full)
-		return "";
-	if (s->log_policy == POSIX_TRACE_LOOP)
-		return " (log looped: the oldest events were overwritten)";
-	return " (log full: later events were not logged)";
 }
 
 static double elapsed(const struct record_run *run)
@@ -789,33 +733,32 @@ static const char *readable_path(const struct record_run *run)
 	return NULL;
 }
 
-/* The one line on stderr. Returns 1 if the log is not what it should be. */
+/*
+ * The summary on stderr. Returns the exit status it calls for: 1 if the
+ * log failed or could not be read, EXIT_EVENTS_LOST if events were lost
+ * otherwise than by the log policy chosen, else 0.
+ */
 static int print_summary(struct record_run *run)
 {
-	const char *path = readable_path(run);
-	const char *shown = run->log_on_stdout ? "standard output" :
-			    run->opts->output;
-	struct record_summary s = { 0 };
-	char size[32];
-	int bad = 0;
+	struct record_summary_in in = {
+		.read_path = readable_path(run),
+		.shown = run->log_on_stdout ? "standard output" :
+			 run->opts->output,
+		.seconds = elapsed(run),
+		.log_policy = run->opts->log_policy,
+		.log_size = run->log_size,
+		.status = &run->status,
+	};
+	struct record_summary s;
+	int bad;
 
-	if (!path) {
-		fprintf(stderr, PROG ": trace log written to %s, %.2f s\n",
-			shown, elapsed(run));
-		return 0;
-	}
-	bad = summarize(path, &s);
-	if (s.flush_error) {
-		fprintf(stderr, PROG ": writing %s: %s\n", shown,
-			strerror(s.flush_error));
+	bad = record_summarize(&in, &s);
+	record_summary_print(&in, &s);
+	if (s.status.flush_error)
 		bad = 1;
-	}
-	format_bytes(size, sizeof(size), s.bytes);
-	fprintf(stderr, PROG ": %" PRIu64 " event%s (%zu process%s), %" PRIu64
-		" lost, %s in %s, %.2f s%s\n", s.events, s.events == 1 ? "" : "s",
-		s.nprocesses, s.nprocesses == 1 ? "" : "es", s.lost, size,
-		shown, elapsed(run), full_note(&s));
-	free(s.pids);
+	else if (!bad && record_summary_unexpected_loss(&s))
+		bad = EXIT_EVENTS_LOST;
+	record_summary_free(&s);
 	return bad;
 }
 
@@ -825,7 +768,7 @@ static int record(const struct record_opts *o)
 	struct record_run run = { .opts = o, .log_fd = -1, .pidfd = -1 };
 	unsigned int major, minor;
 	sigset_t saved;
-	int status, err;
+	int status, summary, err;
 
 	/* Before LOG is truncated or COMMAND started: is there a module? */
 	err = posixtrace_k_abi_version(&major, &minor);
@@ -847,10 +790,12 @@ static int record(const struct record_opts *o)
 		run.trace_error = true;
 	stop_trace(&run);
 	status = o->pid ? 0 : wait_command(&run);
-	if (print_summary(&run))
-		run.trace_error = true;
+	summary = print_summary(&run);
 	close(run.pidfd);
-	return run.trace_error ? 1 : status;
+	/* A failed log first, lost events next: both outrank COMMAND's. */
+	if (run.trace_error || summary == 1)
+		return 1;
+	return summary ? summary : status;
 }
 
 int cmd_record(int argc, char **argv)
