@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -78,17 +79,52 @@ static void print_uuid(FILE *f, const uint8_t u[16])
 		u[15]);
 }
 
-/* The log's attributes, for whoever reads the trace. */
+/*
+ * The trace's name: the stream's, else the log file's name without a
+ * .ptlog or .ptl suffix; escape_text()'s spelling, at most NAME_MAX bytes
+ * of it.
+ */
+static void trace_name(char out[ESCAPED_SIZE(NAME_MAX)],
+		       const struct log_reader *lr)
+{
+	char name[NAME_MAX + 1] = "";
+	const char *base;
+	size_t len;
+
+	_Static_assert(NAME_MAX >= TRACE_NAME_MAX, "a trace name fits");
+
+	posix_trace_attr_getname(&lr->attr, name);
+	if (!name[0]) {
+		base = strrchr(lr->path, '/');
+		base = base ? base + 1 : lr->path;
+		len = strnlen(base, NAME_MAX);
+		if (len > 6 && !strncmp(base + len - 6, ".ptlog", 6))
+			len -= 6;
+		else if (len > 4 && !strncmp(base + len - 4, ".ptl", 4))
+			len -= 4;
+		memcpy(name, base, len);
+		name[len] = '\0';
+	}
+	escape_text(out, name);
+}
+
+/*
+ * The trace's environment: the log's attributes, for whoever reads the
+ * trace, and the two entries readers name a trace by. babeltrace2 names
+ * it after hostname (LTTng's convention), Trace Compass groups traces by
+ * it: a log does not say on which machine it was written, so this is the
+ * one that exported it, most often the same.
+ */
 static void print_env(FILE *f, const struct log_reader *lr)
 {
-	char name[TRACE_NAME_MAX + 1] = "", gen[TRACE_NAME_MAX + 1] = "";
-	char esc[ESCAPED_SIZE(TRACE_NAME_MAX)], time_text[TIME_TEXT_SIZE];
+	char gen[TRACE_NAME_MAX + 1] = "";
+	char esc[ESCAPED_SIZE(NAME_MAX)], time_text[TIME_TEXT_SIZE];
+	char host[HOST_NAME_MAX + 1] = "";
 	char b1[16], b2[16], b3[16];
 	size_t stream_size = 0, max_data = 0, log_size = 0;
 	int sfp = 0, lfp = 0, inh = 0;
 	struct timespec ct = { 0, 0 };
 
-	posix_trace_attr_getname(&lr->attr, name);
 	posix_trace_attr_getgenversion(&lr->attr, gen);
 	posix_trace_attr_getcreatetime(&lr->attr, &ct);
 	posix_trace_attr_getstreamsize(&lr->attr, &stream_size);
@@ -100,7 +136,13 @@ static void print_env(FILE *f, const struct log_reader *lr)
 
 	fprintf(f, "env {\n\tdomain = \"posixtrace\";\n");
 	fprintf(f, "\ttracer_name = \"posixtrace\";\n");
-	escape_text(esc, name);
+	/* "(none)": the kernel's until someone names the machine. */
+	if (!gethostname(host, sizeof(host) - 1) && host[0] &&
+	    strcmp(host, "(none)")) {
+		escape_name(esc, host);
+		fprintf(f, "\thostname = \"%s\";\n", esc);
+	}
+	trace_name(esc, lr);
 	fprintf(f, "\ttrace_name = \"%s\";\n", esc);
 	escape_text(esc, gen);
 	fprintf(f, "\tgeneration = \"%s\";\n", esc);

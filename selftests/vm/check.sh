@@ -207,6 +207,21 @@ bash_completion_completes() {
 	return $bad
 }
 
+# The CTF trace export writes is named: babeltrace2 shows it by the
+# exporting machine's hostname, and its environment has the stream's name.
+export_names_trace() {
+	local dir out
+	dir=$(mktemp -d) || return 1
+	"$TOP_DIR/tools/posixtrace" export -o "$dir/ctf" \
+		"$TOP_DIR/fuzz/corpus/kernel-golden.ptl" || return 1
+	out=$(babeltrace2 "$dir/ctf" -c sink.text.details \
+		--params='with-metadata=false,color="never"' 2>&1)
+	rm -rf "$dir"
+	grep -E '^ +(Trace `|trace_name:|hostname:)' <<<"$out"
+	grep -qxF "  Trace \`$(hostname)\`:" <<<"$out" &&
+		grep -qxE ' +trace_name: golden' <<<"$out"
+}
+
 # The symbols ulib/libposixtrace-k.map exports, one a line.
 map_symbols() {
 	sed -n '/global:/,/local:/p' "$TOP_DIR/ulib/libposixtrace-k.map" |
@@ -345,6 +360,13 @@ host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/s
 host_case log_reader_tests make -C "$TOP_DIR/ulib" --no-print-directory test
 # posixtrace dump on synthesized logs: filters, formats, damaged logs.
 host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
+# posixtrace export against dump through babeltrace2, on the seed logs
+# (the guests' logs are compared the same way after each run_vm).
+host_case export_names_trace export_names_trace
+for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
+	host_case "bt2_compare.corpus.$(basename "$log" .ptl)" \
+		"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
+done
 host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
 	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 

@@ -82,8 +82,10 @@ awk '
 		print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
 	}' "$work/dump.txt" >"$work/expected.txt"
 
-# babeltrace2's view in the same form.
-awk '
+# babeltrace2's view in the same form. It prints the trace's hostname
+# (export writes the exporting machine's) before each event's name.
+host=$(sed -n 's/^\thostname = "\(.*\)";$/\1/p' "$work/ctf/metadata")
+awk -v host="$host" '
 	FNR == 1 { file++ }
 	# order.txt: count the events; note the discards before each. (Its
 	# muxer already fails on time going back, packet bounds included.)
@@ -116,6 +118,8 @@ awk '
 		t = substr($0, 2, index($0, "]") - 2)
 		sub(/ /, "T", t)
 		rest = substr($0, index($0, "] ") + 2)
+		if (host != "" && index(rest, host " ") == 1)
+			rest = substr(rest, length(host) + 2)
 		name = substr(rest, 1, index(rest, ": { ") - 1)
 		body = substr(rest, index(rest, ": { ") + 4)
 		seq = field("seq = [0-9]+")
