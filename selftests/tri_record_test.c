@@ -135,6 +135,17 @@ TEST(record_traces_a_command_and_its_children)
 	snprintf(want, sizeof(want), "%d events (2 processes), 0 lost",
 		 lb.n);
 	ASSERT_NE(NULL, strstr(err, want));
+	/* First what is recorded and how to stop; no progress off a tty. */
+	ASSERT_EQ(0, strncmp(err, "posixtrace record: recording PID ", 33));
+	ASSERT_NE(NULL, strstr(err, " and its children into "
+			       "/tmp/rec-cmd.ptlog; "));
+	ASSERT_NE(NULL, strstr(err, " to stop\n"));
+	ASSERT_EQ(NULL, strchr(err, '\r'));
+	/* The counts per process and per type. */
+	ASSERT_NE(NULL, strstr(err, "\n  process "));
+	snprintf(want, sizeof(want), "\n  %-40s %12d\n", "rec.work",
+		 2 * WORK_EVENTS);
+	ASSERT_NE(NULL, strstr(err, want));
 	for (i = 0; i < lb.n; i++) {
 		int k;
 
@@ -237,6 +248,61 @@ TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 	close(fd);
 	close(errfd);
 	unlink("/tmp/rec-pid.ptlog");
+}
+
+/*
+ * A pty for record's standard error, as a terminal would be; -1 if there
+ * is none (the guest may lack /dev/pts until it is mounted here).
+ */
+static int open_pty(int *slave)
+{
+	int master;
+
+	mkdir("/dev/pts", 0755);
+	mount("devpts", "/dev/pts", "devpts", 0, "ptmxmode=0666");
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	if (master < 0 || grantpt(master) || unlockpt(master))
+		return -1;
+	*slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	if (*slave < 0) {
+		close(master);
+		return -1;
+	}
+	return master;
+}
+
+/* With a terminal on stderr, a line counts the events as they come. */
+TEST(record_shows_progress_on_a_terminal)
+{
+	const char *args[] = { "-o", "/tmp/rec-tty.ptlog", "--", self_exe(),
+			       NULL };
+	char out[16384];
+	int master, slave, status;
+	ssize_t n, len = 0;
+	pid_t rec;
+
+	SKIP_WITHOUT_TOOL();
+	master = open_pty(&slave);
+	if (master < 0)
+		SKIP(return, "no pseudo-terminal");
+	rec = start_record(args, "loop", slave);
+	ASSERT_LT(0, rec);
+	close(slave);
+	usleep(900000);
+	ASSERT_EQ(0, kill(rec, SIGINT));
+	/* Read until record closes its end, or the buffer is full. */
+	while (len < (ssize_t)sizeof(out) - 1 &&
+	       (n = read(master, out + len, sizeof(out) - 1 - len)) > 0)
+		len += n;
+	out[len] = '\0';
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	TH_LOG("record said: %s", out);
+	/* Rewritten in place: a carriage return, not a new line each. */
+	ASSERT_NE(NULL, strstr(out, "\rposixtrace record: "));
+	ASSERT_NE(NULL, strstr(out, " events, 0 lost, "));
+	ASSERT_NE(NULL, strstr(out, " of log"));
+	close(master);
+	unlink(args[1]);
 }
 
 /* A command that cannot run: 127, and a message. */

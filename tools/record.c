@@ -30,6 +30,7 @@
 #include <posixtrace-k.h>
 
 #include "command.h"
+#include "record_progress.h"
 #include "record_status.h"
 #include "record_summary.h"
 
@@ -70,6 +71,7 @@ struct record_run {
 	/* Latched as tracing goes, final once the stream is stopped. */
 	struct record_status status;
 	bool error_told;		/* the log's write error was said */
+	struct record_progress progress;
 };
 
 static const char record_usage[] =
@@ -479,6 +481,27 @@ static void print_trace_error(const struct record_run *run, int err)
 	fputc('\n', stderr);
 }
 
+/*
+ * What is recorded where, and how to stop it: a person who started record
+ * in a terminal sees at once that it works, and what Ctrl-C will do.
+ */
+static void announce(const struct record_run *run, pid_t pid)
+{
+	const struct record_opts *o = run->opts;
+	char name[TRACE_NAME_MAX + 1];
+
+	default_name(o, name, sizeof(name));
+	fprintf(stderr, PROG ": recording PID %d (%s)%s into %s; ", (int)pid,
+		name, !o->inherit ? "" : o->pid ?
+		" and the processes it starts" : " and its children",
+		run->log_on_stdout ? "standard output" : o->output);
+	/* No terminal: Ctrl-C is no way to stop it. */
+	if (isatty(STDIN_FILENO))
+		fprintf(stderr, "Ctrl-C to stop\n");
+	else
+		fprintf(stderr, "kill -INT %d to stop\n", (int)getpid());
+}
+
 /* Creates and starts the stream on pid; the log then belongs to it. */
 static int start_trace(struct record_run *run, pid_t pid)
 {
@@ -507,6 +530,8 @@ static int start_trace(struct record_run *run, pid_t pid)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run->started);
 	record_status_open(&run->status_src, run->trid);
+	record_progress_init(&run->progress);
+	announce(run, pid);
 	return 0;
 }
 
@@ -621,19 +646,45 @@ static void flush(struct record_run *run)
 	}
 }
 
+/* The log's size now, -1 if it is not a file we can see. */
+static long long log_bytes(const struct record_run *run)
+{
+	struct stat sb;
+	int err;
+
+	err = run->log_on_stdout ? fstat(STDOUT_FILENO, &sb) :
+				   stat(run->opts->output, &sb);
+	if (err || !S_ISREG(sb.st_mode))
+		return -1;
+	return sb.st_size;
+}
+
+static double since_start(const struct record_run *run)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - run->started.tv_sec) +
+	       (double)(now.tv_nsec - run->started.tv_nsec) / 1e9;
+}
+
 /*
- * Reads the stream's status, and says at once when the log starts
- * failing (events are being lost: the user may want to stop now).
+ * Reads the stream's status, says at once when the log starts failing
+ * (events are being lost: the user may want to stop now), and shows the
+ * progress line.
  */
 static void check_status(struct record_run *run)
 {
 	record_status_read(&run->status_src, &run->status);
 	if (run->status.flush_error && !run->error_told) {
+		record_progress_clear(&run->progress);
 		fprintf(stderr, PROG ": writing %s: %s: events are being "
 			"lost\n", run->log_on_stdout ? "standard output" :
 			run->opts->output, strerror(run->status.flush_error));
 		run->error_told = true;
 	}
+	record_progress_show(&run->progress, &run->status, log_bytes(run),
+			     since_start(run));
 }
 
 /* One tick: the status every time, a flush every FLUSH_TICKS. */
@@ -687,6 +738,7 @@ static void stop_trace(struct record_run *run)
 	int err;
 
 	clock_gettime(CLOCK_MONOTONIC, &run->stopped);
+	record_progress_clear(&run->progress);
 	/* Stopped, the counts are final: nothing is recorded after them. */
 	err = posix_trace_stop(run->trid);
 	if (err)
