@@ -22,6 +22,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/ioctl.h>
 #include <grp.h>
@@ -279,6 +280,155 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
 	ASSERT_EQ(st.events_recorded, user + sys + st.events_lost);
 	ASSERT_EQ(user + sys, st.events_read);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * Exact accounting across streams, threads and a SIGKILL: a child with
+ * three threads emits into two streams that trace it (inherited): A holds
+ * every event, B (64 KiB, LOOP) loses most. It is killed mid-way. A must
+ * hold, per thread, every event whose posix_trace_event() returned (and
+ * at most one more: the one under way), none missing; B must have read
+ * or counted lost exactly what A holds.
+ */
+#define KILL_THREADS	3
+#define KILL_EVENTS	100000
+
+struct kill_shm {
+	atomic_uint_fast64_t done[KILL_THREADS];
+};
+
+struct kill_thread {
+	struct kill_shm *shm;
+	trace_event_id_t id;
+	uint64_t t;
+};
+
+static void *kill_emitter(void *arg)
+{
+	struct kill_thread *kt = arg;
+
+	for (uint64_t i = 0; ; i++) {
+		uint64_t v = kt->t << 32 | i;
+
+		posix_trace_event(kt->id, &v, sizeof(v));
+		atomic_store(&kt->shm->done[kt->t], i + 1);
+	}
+	return NULL;
+}
+
+/* Read @trid to its end: our events per thread (A checks the order). */
+static void kill_read(struct __test_metadata *_metadata, trace_id_t trid,
+		      trace_event_id_t id, uint64_t *per_thread, bool dense,
+		      uint64_t *user, uint64_t *sys)
+{
+	struct rec r;
+	uint64_t v;
+
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != id) {
+			*sys += r.info.posix_event_id == POSIX_TRACE_START ||
+				r.info.posix_event_id == POSIX_TRACE_STOP;
+			continue;
+		}
+		ASSERT_EQ(sizeof(v), r.len);
+		memcpy(&v, r.data, sizeof(v));
+		ASSERT_LT(v >> 32, KILL_THREADS);
+		if (dense)
+			ASSERT_EQ(per_thread[v >> 32], (uint32_t)v)
+				TH_LOG("thread %llu: a gap",
+				       (unsigned long long)(v >> 32));
+		per_thread[v >> 32]++;
+		(*user)++;
+	}
+}
+
+TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
+{
+	uint64_t in_a[KILL_THREADS] = { 0 }, in_b[KILL_THREADS] = { 0 };
+	uint64_t user_a = 0, sys_a = 0, user_b = 0, sys_b = 0, total = 0;
+	struct posixtrace_status st_a, st_b;
+	trace_id_t a, b;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	struct kill_shm *shm;
+	int fds[2], status;
+	pid_t child;
+
+	SKIP_WITHOUT_DEVICE();
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shm);
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill2", &id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setinherited(&attr,
+						   POSIX_TRACE_INHERITED));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 20));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &a));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &b));
+	ASSERT_EQ(2, stream_fds(fds, 2));
+	ASSERT_EQ(0, posix_trace_start(a));
+	ASSERT_EQ(0, posix_trace_start(b));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		struct kill_thread kt[KILL_THREADS];
+		pthread_t thr;
+
+		for (int t = 0; t < KILL_THREADS; t++) {
+			kt[t] = (struct kill_thread) {
+				.shm = shm, .id = id, .t = t,
+			};
+			if (pthread_create(&thr, NULL, kill_emitter, &kt[t]))
+				_exit(1);
+		}
+		pause();
+		_exit(1);
+	}
+	/* Killed mid-way: once they made some (A holds 900,000). */
+	for (int waited = 0; waited < 20000; waited++) {
+		uint64_t sum = 0;
+
+		for (int t = 0; t < KILL_THREADS; t++)
+			sum += atomic_load(&shm->done[t]);
+		if (sum >= KILL_EVENTS)
+			break;
+		usleep(1000);
+	}
+	ASSERT_EQ(0, kill(child, SIGKILL));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFSIGNALED(status));
+	ASSERT_EQ(0, posix_trace_stop(a));
+	ASSERT_EQ(0, posix_trace_stop(b));
+	kill_read(_metadata, a, id, in_a, true, &user_a, &sys_a);
+	kill_read(_metadata, b, id, in_b, false, &user_b, &sys_b);
+	for (int t = 0; t < KILL_THREADS; t++) {
+		uint64_t done = atomic_load(&shm->done[t]);
+
+		/* Returned means recorded; one more may have been under way. */
+		ASSERT_LE(done, in_a[t]);
+		ASSERT_GE(done + 1, in_a[t]);
+		ASSERT_LE(in_b[t], in_a[t]);
+		total += in_a[t];
+	}
+	TH_LOG("emitted %llu; B read %llu", (unsigned long long)total,
+	       (unsigned long long)user_b);
+	/* Each stream's own books: recorded = read + lost, exactly. */
+	memset(&st_a, 0, sizeof(st_a));
+	st_a.size = sizeof(st_a);
+	memset(&st_b, 0, sizeof(st_b));
+	st_b.size = sizeof(st_b);
+	ASSERT_EQ(0, ioctl(fds[0], POSIXTRACE_IOC_STATUS, &st_a));
+	ASSERT_EQ(0, ioctl(fds[1], POSIXTRACE_IOC_STATUS, &st_b));
+	ASSERT_EQ(0, st_a.events_lost);
+	ASSERT_EQ(total + sys_a, st_a.events_recorded);
+	ASSERT_EQ(st_a.events_recorded, st_a.events_read);
+	/* B recorded START, the same events as A, STOP: read or lost. */
+	ASSERT_EQ(total + 2, st_b.events_recorded);
+	ASSERT_EQ(st_b.events_recorded, user_b + sys_b + st_b.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	ASSERT_EQ(0, posix_trace_shutdown(b));
+	munmap(shm, sizeof(*shm));
 }
 
 /* ---- raw producers ------------------------------------------------------ */
