@@ -2,9 +2,12 @@
 #
 # posixtrace: the POSIX Tracing option for Linux.
 #
-#   make                 module (for KERNELDIR), library, tool
+#   make                 module (for the running kernel, or KVER=<release>,
+#                        or KERNELDIR=<dir>), library, tool; warnings are
+#                        errors only with WERROR=-Werror
 #   make check           install what is missing, build, test on Debian's
-#                        6.1 and 6.12 and on a debug kernel (QEMU)
+#                        6.1 and 6.12 and on a debug kernel (QEMU); every
+#                        build with WERROR=-Werror
 #   make check-quick     the same without DKMS and the debug kernel
 #   make check-debug     only the debug kernel
 #   make demo            boot a guest, load the module, show it working
