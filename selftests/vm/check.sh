@@ -154,7 +154,7 @@ complete_posixtrace() {
 		_posixtrace || exit 1
 		printf "%s\n" "${COMPREPLY[@]}"' sh \
 		"$TOP_DIR/tools/posixtrace.bash-completion" \
-		"$TOP_DIR/tools/posixtrace" "$@" | sort | paste -sd ' '
+		"$TOP_DIR/tools/posixtrace" "$@" | LC_ALL=C sort | paste -sd ' '
 }
 
 # The bash completion, in a directory holding logs, another file and a
