@@ -234,12 +234,29 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 }
 
 /*
+ * A stream may record the event (or there is no enable page to ask):
+ * into the thread's ring, else by system call. Out of line, so that
+ * posix_trace_event() saves no register and builds no frame on the way
+ * out when no stream records the event: it reaches here by a tail call.
+ */
+static __attribute__((noinline)) void
+ptk_event_record(struct ptk_local *local,
+		 const struct posixtrace_enable_page *ep, uint32_t id,
+		 const void *data_ptr, size_t data_len,
+		 const void *prog_address)
+{
+	if (ep && ptk_ring_write(local, id, data_ptr, data_len, prog_address))
+		return;
+	ptk_event_slow(ep, id, data_ptr, data_len, prog_address);
+}
+
+/*
  * POSIX gives posix_trace_event() no way to fail: without the module, a
  * stream, or a valid event_id, it has no effect. Safe from any thread.
  * The fast path touches no errno and takes no lock: a range check, two
- * loads to find the page, one to read the bit; then, to record, a write
- * into the thread's ring. noinline keeps __builtin_return_address(0) the
- * caller's address.
+ * loads to find the page, one to read the bit, and no frame; then, to
+ * record, a write into the thread's ring. noinline keeps
+ * __builtin_return_address(0) the caller's address.
  */
 PTK_EXPORT __attribute__((noinline)) void
 posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
@@ -257,9 +274,6 @@ posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
 					  memory_order_acquire) : NULL;
 	if (ep && !ptk_enabled(ep, id))
 		return;
-	if (ep && ptk_ring_write(local, id, data_ptr, data_len,
-				 __builtin_return_address(0)))
-		return;
-	ptk_event_slow(ep, id, data_ptr, data_len,
-		       __builtin_return_address(0));
+	ptk_event_record(local, ep, id, data_ptr, data_len,
+			 __builtin_return_address(0));
 }
