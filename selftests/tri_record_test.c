@@ -21,12 +21,31 @@
 #define WORK_EVENTS	100
 /* More events than a 64 KiB log holds: ~49,000 of them cannot be logged. */
 #define MANY_EVENTS	50000
+#define TYPE_EVENTS	10
+
+static void emit_types(void)
+{
+	static const char *const names[] = { "sel.a", "sel.b", "other.c" };
+	trace_event_id_t ids[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		if (posix_trace_eventid_open(names[i], &ids[i]))
+			_exit(10);
+	/* Two of record's status checks: a pattern has classified them. */
+	usleep(700000);
+	for (i = 0; i < 3; i++)
+		emit_numbered(ids[i], 0, TYPE_EVENTS);
+	_exit(0);
+}
 
 /*
  * The traced program: TRI_RECORD_WORKER=fork records WORK_EVENTS events
  * and has a child record as many; =loop records until SIGTERM; =many
  * records MANY_EVENTS as fast as it can, pausing a little every 1000 so
- * that the stream itself keeps up (the losses are then the log's).
+ * that the stream itself keeps up (the losses are then the log's); =burst
+ * records them without a pause; =types opens sel.a, sel.b and other.c,
+ * waits for record to see them, and records TYPE_EVENTS of each.
  */
 static void __attribute__((constructor)) worker(void)
 {
@@ -38,6 +57,8 @@ static void __attribute__((constructor)) worker(void)
 
 	if (!mode)
 		return;
+	if (!strcmp(mode, "types"))
+		emit_types();
 	if (posix_trace_eventid_open("rec.work", &id))
 		_exit(10);
 	if (!strcmp(mode, "loop")) {
@@ -51,6 +72,10 @@ static void __attribute__((constructor)) worker(void)
 			emit_numbered(id, i, 1000);
 			usleep(2000);
 		}
+		_exit(0);
+	}
+	if (!strcmp(mode, "burst")) {
+		emit_numbered(id, 0, MANY_EVENTS);
 		_exit(0);
 	}
 	emit_numbered(id, 0, WORK_EVENTS);
@@ -303,6 +328,152 @@ TEST(record_shows_progress_on_a_terminal)
 	ASSERT_NE(NULL, strstr(out, " of log"));
 	close(master);
 	unlink(args[1]);
+}
+
+/* Run record with args on the worker in mode; its stderr in err. */
+static int run_record(const char *const *args, const char *mode, char *err,
+		      size_t size)
+{
+	int errfd = tmp_log(), status = -1;
+	pid_t rec;
+
+	if (errfd < 0)
+		return -1;
+	rec = start_record(args, mode, errfd);
+	if (rec > 0 && waitpid(rec, &status, 0) == rec)
+		status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	slurp(errfd, err, size);
+	close(errfd);
+	return status;
+}
+
+/* How many events of each type the log at path holds. */
+static void count_types(const char *path, int *a, int *b, int *c)
+{
+	struct logbuf lb = { 0 };
+	int fd = open(path, O_RDONLY), i;
+
+	*a = *b = *c = -1;
+	if (fd < 0 || read_log(fd, &lb))
+		return;
+	*a = *b = *c = 0;
+	for (i = 0; i < lb.n; i++) {
+		*a += !strcmp(lb.ev[i].name, "sel.a");
+		*b += !strcmp(lb.ev[i].name, "sel.b");
+		*c += !strcmp(lb.ev[i].name, "other.c");
+	}
+	free_log(&lb);
+	close(fd);
+}
+
+/*
+ * -e NAME records that type only, though the program opens it after the
+ * start: record opened the name on the stream first.
+ */
+TEST(record_event_name_selects_one_type)
+{
+	const char *args[] = { "-e", "sel.a", "-o", "/tmp/rec-e.ptlog", "--",
+			       self_exe(), NULL };
+	char err[8192];
+	int a, b, c;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, run_record(args, "types", err, sizeof(err))) {
+		TH_LOG("record said: %s", err);
+	}
+	count_types(args[3], &a, &b, &c);
+	EXPECT_EQ(TYPE_EVENTS, a);
+	EXPECT_EQ(0, b);
+	EXPECT_EQ(0, c);
+	EXPECT_EQ(NULL, strstr(err, "warning"));
+	unlink(args[3]);
+}
+
+/*
+ * -e PATTERN, twice: every type either matches, those opened after the
+ * start included; other types are filtered once record has seen them.
+ */
+TEST(record_event_patterns_select_the_types_they_match)
+{
+	const char *args[] = { "-e", "sel.[a]", "--event", "*.b", "-o",
+			       "/tmp/rec-eg.ptlog", "--", self_exe(), NULL };
+	char err[8192];
+	int a, b, c;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, run_record(args, "types", err, sizeof(err))) {
+		TH_LOG("record said: %s", err);
+	}
+	count_types(args[5], &a, &b, &c);
+	EXPECT_EQ(TYPE_EVENTS, a);
+	EXPECT_EQ(TYPE_EVENTS, b);
+	EXPECT_EQ(0, c);
+	unlink(args[5]);
+}
+
+/* An -e that matched nothing may be misspelt: record says so. */
+TEST(record_event_warns_of_a_name_nothing_matched)
+{
+	const char *args[] = { "-e", "sel.x*", "-o", "/tmp/rec-ew.ptlog",
+			       "--", self_exe(), NULL };
+	char err[8192];
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, run_record(args, "types", err, sizeof(err)));
+	EXPECT_NE(NULL, strstr(err, "warning: no event recorded matches "
+			       "--event 'sel.x*'\n")) {
+		TH_LOG("record said: %s", err);
+	}
+	unlink(args[3]);
+}
+
+/* Bad -e values: one line saying why, the hint, exit 2, nothing run. */
+TEST(record_event_refuses_bad_names_and_patterns)
+{
+	static const char *const bad[] = {
+		"", "sel.[a", "sel\\", "a%zz", "a%00",
+		"a123456789012345678901234567890123456789012345678901234567890123",
+	};
+	const char *args[] = { "-e", NULL, "-o", "/tmp/rec-eb.ptlog", "--",
+			       "/nonexistent", NULL };
+	char err[4096], *nl;
+	size_t i;
+
+	SKIP_WITHOUT_TOOL();
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		args[1] = bad[i];
+		EXPECT_EQ(2, run_record(args, NULL, err, sizeof(err)));
+		EXPECT_EQ(0, strncmp(err, "posixtrace record: bad --event '",
+				     32)) {
+			TH_LOG("-e '%s': %s", bad[i], err);
+		}
+		/* Exactly two lines: the reason, then the hint. */
+		nl = strchr(err, '\n');
+		EXPECT_NE(NULL, nl);
+		if (nl)
+			EXPECT_STREQ("Try 'posixtrace record --help'.\n",
+				     nl + 1);
+		/* Nothing was started, and the log was not created. */
+		EXPECT_NE(0, access(args[3], F_OK));
+	}
+}
+
+/*
+ * A stream too small for a burst loses events before they reach the log:
+ * exit 3, and the advice to raise --stream-size.
+ */
+TEST(record_of_a_stream_too_small_exits_3_with_advice)
+{
+	const char *args[] = { "-s", "8K", "-o", "/tmp/rec-small.ptlog",
+			       "--", self_exe(), NULL };
+	char err[8192];
+
+	SKIP_WITHOUT_TOOL();
+	EXPECT_EQ(3, run_record(args, "burst", err, sizeof(err)));
+	TH_LOG("record said: %s", err);
+	EXPECT_NE(NULL, strstr(err, " lost in the stream: it was full\n"));
+	EXPECT_NE(NULL, strstr(err, "advice: raise --stream-size"));
+	unlink(args[3]);
 }
 
 /* A command that cannot run: 127, and a message. */

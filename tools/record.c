@@ -31,6 +31,7 @@
 
 #include "command.h"
 #include "record_progress.h"
+#include "record_select.h"
 #include "record_status.h"
 #include "record_summary.h"
 
@@ -53,10 +54,12 @@ struct record_opts {
 	bool has_stream_size, has_max_data_size, has_log_size;
 	int log_policy;
 	bool inherit;
+	struct record_select select;	/* -e */
 };
 
 struct record_run {
 	const struct record_opts *opts;
+	struct record_select *select;	/* opts' own, which it updates */
 	int log_fd;
 	bool log_on_stdout;
 	pid_t child;			/* our command, 0 with -p */
@@ -87,6 +90,10 @@ static const char record_usage[] =
 "                           file, never a terminal; COMMAND's standard output\n"
 "                           then goes to standard error)\n"
 "  -p, --pid PID            trace PID rather than run a command\n"
+"  -e, --event NAME         record only the user events of this type; a\n"
+"                           shell pattern (*, ?, [...]) selects every type\n"
+"                           it matches; repeatable (default: every type;\n"
+"                           system events are always recorded)\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
 "  -m, --max-data-size SIZE the largest event payload kept (default 1024)\n"
 "      --log-policy POLICY  append (default, no size limit), until-full\n"
@@ -196,6 +203,21 @@ enum {
 	OPT_NO_INHERIT,
 };
 
+static int add_event(struct record_opts *o, const char *arg)
+{
+	const char *why = NULL;
+	int err;
+
+	err = record_select_add(&o->select, arg, &why);
+	if (err == EINVAL)
+		return misuse("bad --event '%s': %s", arg, why);
+	if (err) {
+		fprintf(stderr, PROG ": %s\n", strerror(err));
+		return 1;
+	}
+	return 0;
+}
+
 /* Sets the option c; returns 0, or the exit status of a usage error. */
 static int set_option(struct record_opts *o, int c, const char *arg)
 {
@@ -206,6 +228,8 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 	case 'p':
 		return parse_pid(arg, &o->pid) ?
 			misuse("bad PID '%s'", arg) : 0;
+	case 'e':
+		return add_event(o, arg);
 	case 's':
 		o->has_stream_size = true;
 		return parse_size(arg, &o->stream_size) ?
@@ -260,6 +284,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "event", required_argument, NULL, 'e' },
 		{ "stream-size", required_argument, NULL, 's' },
 		{ "max-data-size", required_argument, NULL, 'm' },
 		{ "log-policy", required_argument, NULL, OPT_LOG_POLICY },
@@ -275,7 +300,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->log_policy = POSIX_TRACE_APPEND;
 	o->inherit = true;
 	/* '+': the first non-option is COMMAND, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:s:m:h", options,
+	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:h", options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_help(record_usage);
@@ -519,6 +544,11 @@ static int start_trace(struct record_run *run, pid_t pid)
 	posix_trace_attr_getlogsize(&attr, &run->log_size);
 	posix_trace_attr_destroy(&attr);
 	close_log(run);
+	/* Set while suspended: the START event carries the filter. */
+	if (!err && record_select_apply(run->select, run->trid)) {
+		posix_trace_shutdown(run->trid);
+		return 1;
+	}
 	if (!err) {
 		err = posix_trace_start(run->trid);
 		if (err)
@@ -690,6 +720,7 @@ static void check_status(struct record_run *run)
 /* One tick: the status every time, a flush every FLUSH_TICKS. */
 static void tick(struct record_run *run, unsigned int n)
 {
+	record_select_update(run->select, run->trid);
 	if (n % FLUSH_TICKS == 0)
 		flush(run);
 	check_status(run);
@@ -800,6 +831,7 @@ static int print_summary(struct record_run *run)
 		.log_policy = run->opts->log_policy,
 		.log_size = run->log_size,
 		.status = &run->status,
+		.select = run->select,
 	};
 	struct record_summary s;
 	int bad;
@@ -815,9 +847,10 @@ static int print_summary(struct record_run *run)
 }
 
 /* Everything after the options: trace, stop, summarize. */
-static int record(const struct record_opts *o)
+static int record(struct record_opts *o)
 {
-	struct record_run run = { .opts = o, .log_fd = -1, .pidfd = -1 };
+	struct record_run run = { .opts = o, .select = &o->select,
+				  .log_fd = -1, .pidfd = -1 };
 	unsigned int major, minor;
 	sigset_t saved;
 	int status, summary, err;
@@ -858,13 +891,17 @@ int cmd_record(int argc, char **argv)
 	int status;
 
 	status = parse_args(argc, argv, &opts);
-	if (status)
-		return status < 0 ? 0 : status;
-	/* The library checks sizes too: refuse them before COMMAND runs. */
-	bad = make_attr(&opts, &attr);
-	if (bad)
-		return misuse("%s: value not accepted (too small or too "
-			      "large)", bad);
-	posix_trace_attr_destroy(&attr);
-	return record(&opts);
+	if (!status) {
+		/* The library checks sizes too: refuse them before COMMAND. */
+		bad = make_attr(&opts, &attr);
+		if (bad)
+			status = misuse("%s: value not accepted (too small or "
+					"too large)", bad);
+		else
+			posix_trace_attr_destroy(&attr);
+	}
+	if (!status)
+		status = record(&opts);
+	record_select_free(&opts.select);
+	return status < 0 ? 0 : status;
 }

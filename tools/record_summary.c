@@ -355,6 +355,34 @@ static void print_advice(const struct record_summary *s)
 	}
 }
 
+/* True if a type the log holds events of is selected by the i-th -e. */
+static bool pattern_used(const struct record_summary_in *in,
+			 const struct record_summary *s, size_t i)
+{
+	size_t t;
+
+	for (t = 0; t < s->types.n; t++)
+		if (s->types.rows[t].name && record_select_match_one(
+				in->select, i, s->types.rows[t].name))
+			return true;
+	return false;
+}
+
+/* An -e that recorded nothing may be misspelt: names are not checked. */
+static void print_unused_patterns(const struct record_summary_in *in,
+				  const struct record_summary *s)
+{
+	size_t i;
+
+	if (!in->select || !s->log_read)
+		return;
+	for (i = 0; i < in->select->n; i++)
+		if (!pattern_used(in, s, i))
+			fprintf(stderr, PROG ": warning: no event recorded "
+				"matches --event '%s'\n",
+				in->select->patterns[i]);
+}
+
 void record_summary_print(const struct record_summary_in *in,
 			  const struct record_summary *s)
 {
@@ -363,6 +391,7 @@ void record_summary_print(const struct record_summary_in *in,
 		print_table(&s->processes, "process", "processes");
 		print_table(&s->types, "event type", "types");
 	}
+	print_unused_patterns(in, s);
 	print_losses(in, s);
 	print_advice(s);
 }

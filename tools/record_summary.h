@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record_select.h"
 #include "record_status.h"
 
 /* A count per key: a process (pid) or an event type (id and name). */
@@ -56,6 +57,7 @@ struct record_summary_in {
 	int log_policy;
 	size_t log_size;
 	const struct record_status *status;	/* before shutdown */
+	const struct record_select *select;	/* -e */
 };
 
 /*
