@@ -83,7 +83,10 @@ static const char record_usage[] =
 "Run COMMAND, or attach to the running process PID, and record the events\n"
 "it and the processes it creates (POSIX_TRACE_INHERITED) generate into the\n"
 "trace log LOG. Tracing stops when COMMAND or PID exits, or on SIGINT or\n"
-"SIGTERM; then one summary line goes to standard error.\n"
+"SIGTERM. On standard error: a line saying what is recorded, a progress\n"
+"line while tracing (on a terminal only), then a summary: the events, the\n"
+"events lost, read from the stream's status, counts per process and per\n"
+"event type, and what would keep the events lost.\n"
 "\n"
 "  -o, --output LOG         the trace log to write, truncated if it exists;\n"
 "                           '-' writes it to standard output (a pipe or a\n"
@@ -110,7 +113,10 @@ static const char record_usage[] =
 "COMMAND a SIGTERM; Ctrl-C on the terminal reaches COMMAND by itself.\n"
 "\n"
 "Exit status: COMMAND's (128+N if signal N killed it), 0 with -p; 127\n"
-"COMMAND could not be run; 1 a trace error; 2 usage.\n";
+"COMMAND could not be run; 1 a trace error, or the log failed (a write\n"
+"error: events were not written); 2 usage; 3 events were lost otherwise\n"
+"(the stream was full), not counting what --log-policy until-full or loop\n"
+"leaves out by design.\n";
 
 /* The signal that asked us to stop; 0 while none did. */
 static volatile sig_atomic_t stop_signal;
