@@ -411,6 +411,47 @@ TEST(record_event_patterns_select_the_types_they_match)
 	unlink(args[5]);
 }
 
+/*
+ * -e PATTERN with -p: the types the process opened before the start are
+ * classified then, and those the pattern does not select filtered.
+ */
+TEST(record_event_pattern_on_a_running_process)
+{
+	const char *args[] = { "-e", "sel.*", "-o", "/tmp/rec-ep.ptlog",
+			       "-p", NULL, NULL };
+	char pidstr[16], err[8192];
+	int errfd, status, a, b, c;
+	pid_t worker_pid, rec;
+
+	SKIP_WITHOUT_TOOL();
+	worker_pid = fork();
+	ASSERT_LE(0, worker_pid);
+	if (!worker_pid) {
+		setenv("TRI_RECORD_WORKER", "types", 1);
+		execl("/proc/self/exe", "worker", (char *)NULL);
+		_exit(126);
+	}
+	snprintf(pidstr, sizeof(pidstr), "%d", worker_pid);
+	args[5] = pidstr;
+	/* It opens its types at once, then waits 0.7 s before using them. */
+	usleep(200000);
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	rec = start_record(args, NULL, errfd);
+	ASSERT_EQ(rec, waitpid(rec, &status, 0));
+	waitpid(worker_pid, NULL, 0);
+	slurp(errfd, err, sizeof(err));
+	TH_LOG("record said: %s", err);
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	count_types(args[3], &a, &b, &c);
+	EXPECT_EQ(TYPE_EVENTS, a);
+	EXPECT_EQ(TYPE_EVENTS, b);
+	EXPECT_EQ(0, c);
+	close(errfd);
+	unlink(args[3]);
+}
+
 /* An -e that matched nothing may be misspelt: record says so. */
 TEST(record_event_warns_of_a_name_nothing_matched)
 {

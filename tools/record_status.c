@@ -89,12 +89,15 @@ int record_status_read(struct record_status_src *src,
 	struct posix_trace_status_info info;
 	int err;
 
-	/* The counts first: a flag read after them covers them. */
-	if (src->nl && ptnl_get(src->nl, false, src->stream_id, take_counts,
-				st))
-		st->have_counts = false;
+	/*
+	 * The status first: it takes what the traced threads' rings hold
+	 * into the stream, so that the counts read next include it.
+	 */
 	err = posix_trace_get_status(src->trid, &info);
 	if (!err)
 		latch(st, &info);
+	if (src->nl && ptnl_get(src->nl, false, src->stream_id, take_counts,
+				st))
+		st->have_counts = false;
 	return err;
 }

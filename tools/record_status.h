@@ -36,8 +36,6 @@ struct record_status_src {
 	trace_id_t trid;
 	struct ptnl *nl;		/* NULL: no counts */
 	uint64_t stream_id;
-	/* The flush error was said already. */
-	bool error_told;
 };
 
 /*
