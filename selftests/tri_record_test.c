@@ -72,6 +72,8 @@ static void __attribute__((constructor)) worker(void)
 			emit_numbered(id, i, 1000);
 			usleep(2000);
 		}
+		/* Long enough for record to see the log fail as it runs. */
+		usleep(600000);
 		_exit(0);
 	}
 	if (!strcmp(mode, "burst")) {
@@ -584,7 +586,13 @@ TEST(record_counts_the_events_a_full_disk_lost)
 	TH_LOG("record said: %s", err);
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(1, WEXITSTATUS(status));
-	EXPECT_NE(NULL, strstr(err, "No space left on device"));
+	/* Said as soon as the stream reported it, then counted. */
+	EXPECT_NE(NULL, strstr(err, ": No space left on device: events are "
+			       "being lost\n"));
+	EXPECT_NE(NULL, strstr(err, " events not written to "
+			       "/tmp/rec-full/full.ptlog: No space left on "
+			       "device\n"));
+	EXPECT_NE(NULL, strstr(err, "advice: make room"));
 	/* Every event emitted is in the log or counted lost. */
 	fd = open(args[1], O_RDONLY);
 	ASSERT_LE(0, fd);
