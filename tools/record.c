@@ -4,9 +4,12 @@
  * posixtrace record -o LOG [options] -p PID
  *
  * Runs COMMAND (or attaches to PID) with a stream that has a trace log,
- * stops when it exits or on SIGINT/SIGTERM, and reads the log back for a
- * one-line summary. The kernel writes the log; this process only starts,
- * flushes and shuts the stream down.
+ * stops when it exits or on SIGINT/SIGTERM, and summarizes. The kernel
+ * writes the log; this process only starts, filters (record_select.c),
+ * flushes, watches (record_status.c, record_progress.c), stops and shuts
+ * the stream down, then reads the log back (record_summary.c). What was
+ * lost comes from the stream's status, read before the shutdown: a log
+ * that failed cannot say it itself.
  */
 
 #include <ctype.h>
