@@ -332,6 +332,8 @@ TEST(record_shows_progress_on_a_terminal)
 	unlink(args[1]);
 }
 
+static long long summary_lost(const char *err);
+
 /* Run record with args on the worker in mode; its stderr in err. */
 static int run_record(const char *const *args, const char *mode, char *err,
 		      size_t size)
@@ -517,6 +519,30 @@ TEST(record_of_a_stream_too_small_exits_3_with_advice)
 	EXPECT_NE(NULL, strstr(err, " lost in the stream: it was full\n"));
 	EXPECT_NE(NULL, strstr(err, "advice: raise --stream-size"));
 	unlink(args[3]);
+}
+
+/*
+ * An until-full log leaves out what comes once it is full, as asked: the
+ * events are counted and the advice given, and the status is COMMAND's.
+ */
+TEST(record_of_a_full_until_full_log_counts_and_advises)
+{
+	const char *args[] = { "--log-policy", "until-full", "--log-size",
+			       "64K", "-o", "/tmp/rec-uf.ptlog", "--",
+			       self_exe(), NULL };
+	char err[8192];
+	long long lost;
+
+	SKIP_WITHOUT_TOOL();
+	EXPECT_EQ(0, run_record(args, "many", err, sizeof(err)));
+	TH_LOG("record said: %s", err);
+	lost = summary_lost(err);
+	EXPECT_LT(40000, lost);
+	EXPECT_NE(NULL, strstr(err, " events not in the log: the log was "
+			       "full\n"));
+	EXPECT_NE(NULL, strstr(err, "advice: raise --log-size (now 64.0 "
+			       "KiB), or use --log-policy loop"));
+	unlink(args[5]);
 }
 
 /* A command that cannot run: 127, and a message. */
