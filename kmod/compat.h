@@ -9,6 +9,13 @@
 #include <linux/mm.h>
 #include <linux/version.h>
 
+/* v6.12 moved <asm/unaligned.h> (put_unaligned()) to <linux/unaligned.h>. */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#include <asm/unaligned.h>
+#else
+#include <linux/unaligned.h>
+#endif
+
 /* v6.3 made vma->vm_flags read-only behind vm_flags_*(). */
 #if LINUX_VERSION_CODE < KERNEL_VERSION(6, 3, 0)
 static inline void vm_flags_mod(struct vm_area_struct *vma,

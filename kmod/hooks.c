@@ -6,8 +6,8 @@
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
  * preemption disabled: they only take spinlocks. The exit and exec probes
- * take what the thread's ring holds (a bounded drain, thread_ring.c) and
- * defer the rest.
+ * drain every thread ring whole (thread_ring.c says why, and what that
+ * costs) before the thread's ring goes.
  */
 
 #include <linux/binfmts.h>

@@ -43,6 +43,7 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
+#include "compat.h"
 #include "links.h"
 #include "stream_core.h"
 #include "thread_ring.h"
@@ -140,8 +141,8 @@ static void posixtrace_record_append(struct posixtrace_ring *ring,
 	}
 	memcpy(dst, rec, sizeof(*rec));
 	if (rec->data_len) {
-		/* Records are 8-byte aligned and sized: an aligned word. */
-		*(u64 *)(dst + rec->size - sizeof(u64)) = 0;
+		/* A stream's size need not be a multiple of 8: maybe unaligned. */
+		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
 		memcpy(dst + sizeof(*rec), data, rec->data_len);
 	}
 	posixtrace_ring_commit(ring, rec->size);

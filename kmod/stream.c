@@ -548,15 +548,19 @@ void posixtrace_stream_get_filter(struct posixtrace_stream *stream,
  * wakes its readers (EINVAL) and gives back its TRACE_SYS_MAX slot. Every
  * path that records or reads checks shut_down under the stream's lock.
  */
-static void posixtrace_stream_kill(struct posixtrace_stream *stream)
+static void posixtrace_stream_kill(struct posixtrace_stream *stream,
+				   bool may_sleep)
 {
 	struct timespec64 ts;
 
 	/*
-	 * What the threads made before goes in first. Without sleeping:
-	 * a creator's exit comes here from its hook, under the streams' lock.
+	 * What the threads made before goes in first. A creator's exit
+	 * comes here from its hook, under the streams' lock: no sleeping.
 	 */
-	posixtrace_thread_rings_drain_atomic();
+	if (may_sleep)
+		posixtrace_thread_rings_drain();
+	else
+		posixtrace_thread_rings_drain_atomic();
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
@@ -603,7 +607,7 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 {
 	void *buf, *bounce = NULL;
 
-	posixtrace_stream_kill(stream);
+	posixtrace_stream_kill(stream, true);
 	spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
 	spin_unlock(&posixtrace_streams_lock);
@@ -868,7 +872,7 @@ void posixtrace_streams_creator_gone(struct pid *tgid)
 	list_for_each_entry(stream, &posixtrace_streams, all_node) {
 		if (stream->creator == tgid && !stream->creator_gone) {
 			/* Shut down before waitpid() can see the exit. */
-			posixtrace_stream_kill(stream);
+			posixtrace_stream_kill(stream, false);
 			WRITE_ONCE(stream->creator_gone, true);
 			found = true;
 		}

@@ -308,11 +308,13 @@ static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
  * One pass of a drain, under the drain lock: the records of every ring,
  * merged by timestamp (a min-heap of the rings with a record), at most
  * @budget of them, within each ring's lap: one lap from where the pass
- * began (@gen 0), or from where the sleeping drain @gen began. Hands them
- * on and stores how far each ring was taken. Returns true if the budget
- * ran out with records left in the laps.
+ * began (@gen 0), or from where the sleeping drain @gen began (@first: this
+ * is its first pass). A ring listed after that first pass gets no lap: its
+ * records were all made after the drain began, and new rings must not keep
+ * a drain going. Hands the records on and stores how far each ring was
+ * taken. Returns true if the budget ran out with records left in the laps.
  */
-static bool posixtrace_drain_pass(u64 gen, unsigned int budget)
+static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 {
 	struct posixtrace_thread_ring *ring, **heap = posixtrace_drain_heap;
 	s64 now = ktime_get_real_ns();
@@ -322,7 +324,8 @@ static bool posixtrace_drain_pass(u64 gen, unsigned int budget)
 		ring->pos = ring->consumed;
 		if (gen && ring->lap_gen != gen) {
 			ring->lap_gen = gen;
-			ring->long_lap_end = ring->consumed + ring->size;
+			ring->long_lap_end = ring->consumed +
+					     (first ? ring->size : 0);
 		}
 		ring->lap_end = gen ? ring->long_lap_end :
 				      ring->consumed + ring->size;
@@ -357,9 +360,12 @@ static bool posixtrace_drain_pass(u64 gen, unsigned int budget)
  * posixtrace_thread_rings_drain_atomic - a whole drain, never sleeping
  *
  * posixtrace_thread_rings_drain() without letting go of the lock, for the
- * hooks and for callers holding a spinlock or under rcu_read_lock(). The
- * work is bounded by what the rings hold, which RLIMIT_MEMLOCK bounds per
- * user.
+ * hooks (a thread's exit or exec, a process leaving the table, a creator's
+ * exit under the streams' lock), which may not sleep. The work is what all
+ * rings hold: bounded per user by RLIMIT_MEMLOCK, not overall; a thread
+ * exit of any user can so keep preemption off that long. Taking only the
+ * exiting thread's ring would put its records before older ones of other
+ * threads; deferring the rest to a worker is the way out, not yet taken.
  */
 void posixtrace_thread_rings_drain_atomic(void)
 {
@@ -368,7 +374,7 @@ void posixtrace_thread_rings_drain_atomic(void)
 		return;
 	rcu_read_lock();
 	spin_lock(&posixtrace_drain_lock);
-	posixtrace_drain_pass(0, UINT_MAX);
+	posixtrace_drain_pass(0, true, UINT_MAX);
 	spin_unlock(&posixtrace_drain_lock);
 	rcu_read_unlock();
 }
@@ -388,7 +394,7 @@ void posixtrace_thread_rings_drain_atomic(void)
  */
 void posixtrace_thread_rings_drain(void)
 {
-	bool more;
+	bool more, first = true;
 	u64 gen;
 
 	might_sleep();
@@ -399,7 +405,9 @@ void posixtrace_thread_rings_drain(void)
 	do {
 		rcu_read_lock();
 		spin_lock(&posixtrace_drain_lock);
-		more = posixtrace_drain_pass(gen, POSIXTRACE_DRAIN_BUDGET);
+		more = posixtrace_drain_pass(gen, first,
+					     POSIXTRACE_DRAIN_BUDGET);
+		first = false;
 		spin_unlock(&posixtrace_drain_lock);
 		rcu_read_unlock();
 		if (more)
@@ -753,12 +761,18 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	 */
 	rcu_read_lock();
 	old = posixtrace_thread_ring_find(proc, current);
-	if (old) {
+	if (old)
 		posixtrace_thread_ring_close(old);
-		posixtrace_thread_rings_drain_atomic();
-		posixtrace_thread_ring_retire(old);
-	}
 	rcu_read_unlock();
+	if (old) {
+		/* A drain that may sleep: any user may map rings in a loop. */
+		posixtrace_thread_rings_drain();
+		rcu_read_lock();
+		old = posixtrace_thread_ring_find(proc, current);
+		if (old)
+			posixtrace_thread_ring_retire(old);
+		rcu_read_unlock();
+	}
 	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), &ret);
 	if (ret)
 		goto out_put_proc;
