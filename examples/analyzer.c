@@ -15,20 +15,42 @@
 #include <unistd.h>
 #include <trace.h>
 
+/* Bytes of binary data printed in hexadecimal; longer data shows its size. */
+#define HEX_SHOWN 16
+
 static void print_event(trace_id_t trid, const struct posix_trace_event_info *info,
 			const unsigned char *data, size_t len)
 {
-	char name[TRACE_EVENT_NAME_MAX + 1];
+	static struct timespec first = { -1, 0 };
+	const struct timespec *ts = &info->posix_timestamp;
+	char name[TRACE_EVENT_NAME_MAX + 1], date[32];
+	long sec, nsec;
+	struct tm tm;
 	size_t i;
 
+	/* Times are from the first event, whose date is said once. */
+	if (first.tv_sec < 0) {
+		first = *ts;
+		gmtime_r(&first.tv_sec, &tm);
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S", &tm);
+		printf("analyzer: first event at %s.%09ld UTC, times from it:\n",
+		       date, first.tv_nsec);
+	}
+	sec = (long)(ts->tv_sec - first.tv_sec);
+	nsec = ts->tv_nsec - first.tv_nsec;
+	if (nsec < 0) {
+		sec--;
+		nsec += 1000000000;
+	}
 	if (posix_trace_eventid_get_name(trid, info->posix_event_id, name))
 		strcpy(name, "?");
 	/* pthread_t is opaque; on Linux it is an address, unique per thread. */
-	printf("%ld.%09ld pid %-5d thread %-14lx %-18s",
-	       (long)info->posix_timestamp.tv_sec, info->posix_timestamp.tv_nsec,
+	printf("+%ld.%09ld pid %-5d thread %-14lx %-18s", sec, nsec,
 	       (int)info->posix_pid, (unsigned long)info->posix_thread_id, name);
 	if (len && data[0] >= ' ' && data[0] < 127)
 		printf(" \"%.*s\"", (int)len, (const char *)data);
+	else if (len > HEX_SHOWN)
+		printf(" (%zu bytes)", len);
 	else
 		for (i = 0; i < len; i++)
 			printf(" %02x", data[i]);
