@@ -1,19 +1,76 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Runs inside the demo guest after init.sh loaded the module.
-say() { echo "# demo: $*"; }
-show() { sed 's/^/# demo:   /'; }
-say "the module is loaded, its device is world read-write:"
-ls -l /dev/posixtrace | show
-posixtrace version | show
+#
+# Runs inside the demo guest after init.sh loaded the module, and tells the
+# story make demo shows: a program traced live, a command recorded into a
+# log, the streams listed while one runs, the log dumped with a filter, then
+# exported to CTF and read by babeltrace2. Every line of it is a "# demo: "
+# line, which demo.sh prints without the prefix; the rest of the guest's
+# output (KTAP, the kernel log) is the test harness's. A command of the
+# story that fails says its exit status and prints "# demo-failed: ", which
+# makes demo.sh fail.
+say() { printf '%s\n' "$*" | sed 's/^/# demo: /'; }
+show() { sed 's/^/# demo:     /'; }
+step() { say; say "$*"; }
+# run 'COMMAND': print it as typed, then run it and show what it prints.
+run() {
+	say "  \$ $1"
+	{ eval "$1" 2>&1; echo $? >/tmp/.demo-rc; } | show
+	rc=$(cat /tmp/.demo-rc)
+	[ "$rc" = 0 ] || failed "$1" "$rc"
+}
+# failed COMMAND STATUS: say it in the story, and to demo.sh.
+failed() {
+	say "    (exit status $2)"
+	echo "# demo-failed: $1 (exit status $2)"
+}
+
+hostname demo 2>/dev/null
+cd /tmp || exit 1
+# demo.sh put babeltrace2's plugins in /bin, next to it.
+export BABELTRACE_PLUGIN_PATH=/bin
+
+say "posixtrace: the POSIX trace API (<trace.h>) for Linux, its module loaded"
+say "in a QEMU guest running Linux $(uname -r)."
+run 'posixtrace --version'
+
+step "1. A program traced live: examples/analyzer starts examples/worker (two
+threads calling posix_trace_event()) and prints its events as they come."
+run 'analyzer worker 2'
+
+step "2. posixtrace record traces a command and the processes it starts into a
+log (here a shell running worker twice), then sums up what it recorded."
+run "posixtrace record -o demo.ptlog -- sh -c 'worker 3 100; worker 2'"
+
+step "3. posixtrace list shows the streams while they run: a recording of
+job_begin events only, in the background, listed, then left to finish."
+say "  \$ posixtrace record -e job_begin -o live.ptlog -- worker 20 100 &"
+posixtrace record -e job_begin -o live.ptlog -- worker 20 100 >live.out 2>&1 &
+sleep 1
+# What record said so far (its start line), then the rest once it ends.
+said=$(wc -l <live.out)
+show <live.out
+run 'posixtrace list'
+say "  \$ wait"
+wait $!
+rc=$?
+tail -n +$((said + 1)) live.out | show
+[ $rc = 0 ] || failed "posixtrace record -e job_begin ... &" $rc
+
+step "4. posixtrace dump reads a log back, with or without the module: here
+the jobs begun after the first 0.2 s, with times from the first event."
+run 'posixtrace dump -e job_begin --since +0.2 --relative demo.ptlog'
+
+step "5. posixtrace export writes the log as a CTF trace, which babeltrace2
+(and Trace Compass) read: the first job_end events, in UTC, then how many
+events it read, as many as dump read."
+run 'posixtrace export -o demo.ctf demo.ptlog'
+if command -v babeltrace2 >/dev/null; then
+	run 'babeltrace2 --clock-gmt --clock-date demo.ctf | grep job_end | head -n 2'
+	run 'babeltrace2 demo.ctf | wc -l'
+else
+	say "  (babeltrace2 is not installed on the host: not shown here)"
+fi
+
 say
-say "examples/selftrace: a process traces itself and reads its events back"
-selftrace 2>&1 | show
-say
-say "examples/analyzer runs examples/worker (two threads, instrumented with"
-say "posix_trace_event) as a child, traces it from the analyzer process, and"
-say "prints the worker's events as they arrive:"
-analyzer worker 2>&1 | show
-say
-say "what the kernel logged:"
-dmesg | grep 'posixtrace:' | show
+say "To try it on your machine: README.md, \"Using it on a real machine\"."
