@@ -10,7 +10,9 @@
 #                        build with WERROR=-Werror
 #   make check-quick     the same without DKMS and the debug kernel
 #   make check-debug     only the debug kernel
-#   make demo            boot a guest, load the module, show it working
+#   make demo            boot a guest, load the module, and tell the story:
+#                        a program traced live, record, list, dump,
+#                        export and babeltrace2 (selftests/vm/demo.sh)
 #   make bench           boot a guest, measure what posix_trace_event()
 #                        costs against a null system call, and an LTTng-UST
 #                        tracepoint next to it (bench/run.sh)
