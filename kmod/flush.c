@@ -205,6 +205,8 @@ static void posixtrace_flush_account(struct posixtrace_stream *stream)
 		stream->log_full = log->full;
 	stream->log_overrun |= log->overrun;
 	log->overrun = false;
+	/* The log's thread alone writes it: mirrored here, read by STATUS. */
+	stream->log_discarded = log->events_discarded;
 	if (!error)
 		return;
 	log->error = 0;
@@ -292,6 +294,7 @@ static bool posixtrace_flush_close(struct posixtrace_stream *stream)
 	 */
 	if (stream->ring.count) {
 		log->events_discarded += stream->ring.count;
+		stream->log_discarded = log->events_discarded;
 		stream->log_overrun = true;
 	}
 	__posixtrace_stream_status(stream, &st);

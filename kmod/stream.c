@@ -764,6 +764,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 	st->events_read = stream->events_read;
 	st->bytes_used = stream->ring.used;
 	st->bytes_total = stream->attr.stream_size;
+	st->log_events_discarded = stream->log_discarded;
 }
 
 /**

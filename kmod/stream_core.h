@@ -118,6 +118,7 @@ struct posixtrace_stream {
 	bool log_final;			/* shutting down: flush, then close */
 	bool log_full;			/* log_full_status */
 	bool log_overrun;		/* log_overrun_status */
+	u64 log_discarded;		/* the log's events_discarded */
 	int flush_error;		/* first flush error not yet read */
 
 	/* News for monitoring (stream.c), under @lock; sent by @news_work. */

@@ -239,6 +239,70 @@ static void until_full_keeps(struct __test_metadata *_metadata,
 		  self->lb.status.posix_log_overrun_status);
 }
 
+/* The module's STATUS of this process's only stream. */
+static int stream_status(struct posixtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+}
+
+/* Flush and wait until the flush is done (5 s at most). */
+static int flush_and_wait(trace_id_t trid)
+{
+	struct posix_trace_status_info info;
+	int ret = posix_trace_flush(trid), i;
+
+	for (i = 0; !ret && i < 500; i++) {
+		ret = posix_trace_get_status(trid, &info);
+		if (ret || info.posix_stream_flush_status ==
+			   POSIX_TRACE_NOT_FLUSHING)
+			return ret;
+		usleep(10000);
+	}
+	return ret ? ret : ETIMEDOUT;
+}
+
+/*
+ * STATUS counts what the log did not keep (ABI 0.6), readable while the
+ * log's END block is not written yet, or cannot be: an UNTIL_FULL log
+ * that holds ten events, given twenty, discarded the last ten (and the
+ * flush's own markers, once full); a log with room discards nothing.
+ */
+TEST_F(log, status_counts_the_events_the_log_did_not_keep)
+{
+	struct posixtrace_status st;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
+			      POSIX_TRACE_UNTIL_FULL, 0, START_RECORD_SIZE +
+			      10 * EVENT8_SIZE + STOP_RECORD_SIZE));
+	ASSERT_EQ(0, create_log(self));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_EQ(0, st.log_events_discarded);
+	emit_numbered(self->a, 0, 20);
+	ASSERT_EQ(0, flush_and_wait(self->trid));
+	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_LE(10, st.log_events_discarded);
+	ASSERT_GE(12, st.log_events_discarded);
+	ASSERT_EQ(0, shutdown_log(self));
+}
+
+TEST_F(log, status_counts_nothing_discarded_by_a_log_with_room)
+{
+	struct posixtrace_status st;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
+			      POSIX_TRACE_APPEND, 0, 0));
+	ASSERT_EQ(0, create_log(self));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	emit_numbered(self->a, 0, 100);
+	ASSERT_EQ(0, flush_and_wait(self->trid));
+	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_EQ(0, st.log_events_discarded);
+	ASSERT_EQ(0, shutdown_log(self));
+}
+
 /* L = START + 10 events + a STOP: exactly ten events fit. */
 TEST_F(log, until_full_log_keeps_what_fits_and_ends_with_stop)
 {

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	5
+#define POSIXTRACE_ABI_MINOR	6
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -397,6 +397,13 @@ struct posixtrace_getnext {
  * @events_read: Output: events read since creation.
  * @bytes_used:	Output: bytes of event storage in use.
  * @bytes_total: Output: bytes of event storage (the stream size).
+ * @log_events_discarded: Output (ABI 0.6; a caller's @size of
+ *		POSIXTRACE_STATUS_SIZE_VER0 does not get it): events the log
+ *		did not keep since creation: not written (a write failed, the
+ *		log was abandoned), discarded by an UNTIL_FULL log or
+ *		overwritten in a LOOP log. The log's END block carries the
+ *		same count, if it can be written; this one can be read when
+ *		it cannot (a full disk, a broken pipe). 0 without a log.
  *
  * Without a log, the TRL members read NOT_FLUSHING, 0, NO_OVERRUN and
  * NOT_FULL.
@@ -417,6 +424,7 @@ struct posixtrace_status {
 	__u64 events_read;
 	__u64 bytes_used;
 	__u64 bytes_total;
+	__u64 log_events_discarded;
 };
 
 #define POSIXTRACE_STATUS_SIZE_VER0	80
