@@ -91,15 +91,16 @@ struct posixtrace_record_ids {
 	pid_t pid, tid;
 };
 
-/* Fill the fixed part of a record; @task NULL for events of no process. */
+/*
+ * Fill the fixed part of a record; @task NULL for events of no process.
+ * @ids: who the last task given was (zeroed at first).
+ */
 static void posixtrace_record_init(struct posixtrace_stream *stream,
 				   struct posixtrace_record *rec, u32 id,
 				   struct task_struct *task,
 				   const struct timespec64 *ts, size_t data_len,
 				   struct posixtrace_record_ids *ids)
 {
-	struct posixtrace_record_ids fresh;
-
 	memset(rec, 0, sizeof(*rec));
 	rec->size = POSIXTRACE_RECORD_SIZE(data_len);
 	rec->header_size = sizeof(*rec);
@@ -109,16 +110,11 @@ static void posixtrace_record_init(struct posixtrace_stream *stream,
 	rec->data_len = data_len;
 	if (!task)
 		return;
-	if (!ids)
-		ids = &fresh;
-	if (ids != &fresh && ids->task == task) {
-		rec->pid = ids->pid;
-		rec->tid = ids->tid;
-		return;
+	if (ids->task != task) {
+		ids->task = task;
+		ids->pid = task_tgid_nr_ns(task, stream->pid_ns);
+		ids->tid = task_pid_nr_ns(task, stream->pid_ns);
 	}
-	ids->task = task;
-	ids->pid = task_tgid_nr_ns(task, stream->pid_ns);
-	ids->tid = task_pid_nr_ns(task, stream->pid_ns);
 	rec->pid = ids->pid;
 	rec->tid = ids->tid;
 }
@@ -237,11 +233,12 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const struct timespec64 *ts,
 				    const void *data, size_t len)
 {
+	struct posixtrace_record_ids ids = { };
 	struct posixtrace_record rec;
 
 	if (test_bit(id, stream->filter))
 		return true;
-	posixtrace_record_init(stream, &rec, id, task, ts, len, NULL);
+	posixtrace_record_init(stream, &rec, id, task, ts, len, &ids);
 	return posixtrace_stream_store(stream, &rec, data, true);
 }
 

@@ -457,6 +457,14 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 	kfree(ring);
 }
 
+/* Say @ring is retired, unless revoked; under the drain lock. */
+static void
+posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
+{
+	if (!ring->revoked)
+		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
+}
+
 /*
  * Tell whoever still writes to @ring (a writer that is not its thread: a
  * vfork child, a CLONE_VM child on the same TLS) to make its events by
@@ -466,8 +474,7 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 static void posixtrace_thread_ring_close(struct posixtrace_thread_ring *ring)
 {
 	spin_lock(&posixtrace_drain_lock);
-	if (!ring->revoked)
-		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
+	posixtrace_thread_ring_mark_retired(ring);
 	spin_unlock(&posixtrace_drain_lock);
 }
 
@@ -482,8 +489,8 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 		spin_unlock(&posixtrace_drain_lock);
 		return;
 	}
-	if (!ring->revoked)
-		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
+	/* Closed already, but for module exit and a ring never written. */
+	posixtrace_thread_ring_mark_retired(ring);
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock(&posixtrace_drain_lock);
 	/* No drain takes it again: it no longer weighs on them. */
