@@ -6,6 +6,7 @@
 #ifndef _POSIXTRACE_K_H
 #define _POSIXTRACE_K_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <trace.h>
@@ -48,6 +49,51 @@ int posixtrace_k_event_seq(trace_id_t trid, uint64_t *seq);
  * Symbol version LIBPOSIXTRACE_K_0.4.
  */
 int posixtrace_k_event_tid(trace_id_t trid, pid_t *tid);
+
+/*
+ * Event formats (ABI 0.7): what the data of an event type carries, so that
+ * tools (posixtrace dump, export) show fields instead of bytes. A format
+ * is "field:type[,field:type]...": 1 to 16 fields, at most 255
+ * characters, no spaces; a field name is a C identifier of at most 31
+ * characters, unique in the format; a type is u8 u16 u32 u64 s8 s16 s32
+ * s64 f32 f64 (integers and IEEE 754 floats), str (text and its NUL) or
+ * bytes (the rest of the data, last field only). The event's data is the
+ * fields packed in order, without padding, in the producer's byte order
+ * (little-endian on every architecture the module supports). Example:
+ *
+ *	posixtrace_k_eventid_open_format("job", "id:u32,ms:f64,what:str", &id);
+ *
+ * Like posix_trace_eventid_open(), and the name keeps this format in the
+ * calling process's name table (shared, as names are, with the processes
+ * it forks while traced with inheritance): streams and logs carry it with
+ * the type. The same format again is fine; opening the name without one
+ * (posix_trace_eventid_open()) keeps it. A NULL format is a plain open.
+ * Returns 0, or an error number: those of posix_trace_eventid_open(), and
+ * EINVAL for a format not well formed, ENAMETOOLONG past 255 characters,
+ * EEXIST when the name already has another format, ENOTSUP when the
+ * module is older than ABI 0.7. Symbol version LIBPOSIXTRACE_K_0.7.
+ */
+int posixtrace_k_eventid_open_format(const char *event_name,
+				     const char *format,
+				     trace_event_id_t *event);
+
+/*
+ * The format of type event on trid, an active stream's or a log's
+ * (posix_trace_open()), NUL-terminated into format (size bytes; 256
+ * always suffice). Returns 0, or an error number: EINVAL as
+ * posix_trace_eventid_get_name() (trid or event unknown) or for a NULL
+ * format with a size, ENOENT for a type without a format (system types,
+ * and every type with a module older than ABI 0.7), ERANGE when size
+ * is too small; format is left untouched on error. A log's formats are
+ * checked as the kernel checks them: a damaged one is ENOENT. Symbol
+ * version LIBPOSIXTRACE_K_0.7.
+ */
+int posixtrace_k_eventid_get_format(trace_id_t trid, trace_event_id_t event,
+				    char *format, size_t size);
+
+/* The limits of an event format, as above. */
+#define POSIXTRACE_K_FORMAT_MAX		255
+#define POSIXTRACE_K_FORMAT_FIELDS_MAX	16
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 
 #include "compat.h"
 #include "device.h"
+#include "format.h"
 #include "links.h"
 #include "names.h"
 #include "process.h"
@@ -66,19 +67,39 @@ static long posixtrace_ioctl_create(struct posixtrace_create __user *ucreate)
 					&posixtrace_stream_fops);
 }
 
+/*
+ * The format at @uformat, checked, into @format (POSIXTRACE_FORMAT_MAX + 1
+ * bytes). Return: 0, -EFAULT, -ENAMETOOLONG or -EINVAL.
+ */
+static int posixtrace_format_from_user(char *format, u64 uformat)
+{
+	long len;
+
+	len = strncpy_from_user(format, u64_to_user_ptr(uformat),
+				POSIXTRACE_FORMAT_MAX + 1);
+	if (len < 0)
+		return len;
+	if (len == POSIXTRACE_FORMAT_MAX + 1)
+		return -ENAMETOOLONG;
+	return posixtrace_format_check(format);
+}
+
 /**
  * posixtrace_ioctl_eventid_open - EVENTID_OPEN and TRID_EVENTID_OPEN
  * @names: the table the name joins
  * @ueid: the user's struct posixtrace_eventid
  *
  * Return: 0, or -EINVAL, -EFAULT, -E2BIG (struct), -ENAMETOOLONG past
- * POSIXTRACE_EVENT_NAME_MAX characters, -EINVAL for an empty name, -ENOMEM.
+ * POSIXTRACE_EVENT_NAME_MAX characters, -EINVAL for an empty name, and for
+ * a format: -ENAMETOOLONG, -EINVAL if not well formed, -EEXIST if the name
+ * has another; -ENOMEM.
  */
 long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
 				   struct posixtrace_eventid __user *ueid)
 {
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_eventid eid;
+	char *format = NULL;
 	long len;
 	u32 usize;
 	int ret;
@@ -96,12 +117,24 @@ long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
 		return -ENAMETOOLONG;
 	if (!len)
 		return -EINVAL;
-	ret = posixtrace_names_open(names, name, &eid.event_id);
+	if (eid.format) {
+		/* Short-lived, but a caller may make many at once. */
+		format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL_ACCOUNT);
+		if (!format)
+			return -ENOMEM;
+		ret = posixtrace_format_from_user(format, eid.format);
+		if (ret)
+			goto out;
+	}
+	ret = posixtrace_names_open(names, name, format, &eid.event_id);
 	if (ret)
-		return ret;
+		goto out;
 	usize = eid.size;
 	eid.size = sizeof(eid);
-	return posixtrace_struct_to_user(ueid, usize, &eid, sizeof(eid));
+	ret = posixtrace_struct_to_user(ueid, usize, &eid, sizeof(eid));
+out:
+	kfree(format);
+	return ret;
 }
 
 /* The calling process's entry, made on its first name. */

@@ -45,11 +45,18 @@
 #define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
 #define POSIXTRACE_LOG_EVENTS_SIZE	sizeof(struct posixtrace_log_events)
 #define POSIXTRACE_LOG_ENTRY_HEADER	sizeof(struct posixtrace_log_record)
-/* A DEFINE entry naming a type whose name has @len characters. */
+/*
+ * The data of a DEFINE entry (or a TYPES entry's define): the identifier,
+ * the name and its NUL, then the format and its NUL if the type has one
+ * (posixtrace_log_define_data()).
+ */
+/* A DEFINE entry whose data has @len bytes. */
 #define POSIXTRACE_LOG_DEFINE_SIZE(len) \
-	(POSIXTRACE_LOG_ENTRY_HEADER + ALIGN(sizeof(__le32) + (len) + 1, 8))
+	(POSIXTRACE_LOG_ENTRY_HEADER + ALIGN(len, 8))
 #define POSIXTRACE_LOG_DEFINE_MAX \
-	POSIXTRACE_LOG_DEFINE_SIZE(POSIXTRACE_EVENT_NAME_MAX)
+	POSIXTRACE_LOG_DEFINE_SIZE(sizeof(__le32) + \
+				   POSIXTRACE_EVENT_NAME_MAX + 1 + \
+				   POSIXTRACE_FORMAT_MAX + 1)
 /* A block is built in memory up to this size, and then written. */
 #define POSIXTRACE_LOG_BUF_SIZE		((size_t)SZ_64K)
 /* A slot of a LOOP log is no bigger, so that its offsets fit a u32. */
@@ -468,25 +475,39 @@ static void posixtrace_log_put_record(struct posixtrace_log *log,
 	log->buf_len += size;
 }
 
-/* Append a DEFINE entry naming @id, dated like @rec. */
+/* The data of the DEFINE of the type in log->name and log->format. */
+static size_t posixtrace_log_define_data(const struct posixtrace_log *log)
+{
+	size_t flen = strlen(log->format);
+
+	return sizeof(__le32) + strlen(log->name) + 1 + (flen ? flen + 1 : 0);
+}
+
+/*
+ * Append a DEFINE entry naming @id, dated like @rec: log->name and
+ * log->format.
+ */
 static void posixtrace_log_put_define(struct posixtrace_log *log, u32 id,
-				      const char *name,
 				      const struct posixtrace_record *rec)
 {
-	size_t len = strlen(name);
+	size_t len = strlen(log->name), flen = strlen(log->format);
 	struct posixtrace_record def = {
 		.event_id = POSIXTRACE_LOG_DEFINE,
 		.ts_sec = rec->ts_sec,
 		.ts_nsec = rec->ts_nsec,
-		.data_len = sizeof(__le32) + len + 1,
+		.data_len = posixtrace_log_define_data(log),
 	};
 	struct {
 		__le32 id;
-		char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+		char text[POSIXTRACE_EVENT_NAME_MAX + 1 +
+			  POSIXTRACE_FORMAT_MAX + 1];
 	} data;
 
 	data.id = cpu_to_le32(id);
-	memcpy(data.name, name, len + 1);
+	memcpy(data.text, log->name, len + 1);
+	/* After the name's NUL, where older readers stop reading. */
+	if (flen)
+		memcpy(data.text + len + 1, log->format, flen + 1);
 	/* Not an event type: copied as bytes, the id already little-endian. */
 	posixtrace_log_put_record(log, &def, &data);
 }
@@ -578,15 +599,17 @@ static bool posixtrace_log_room(struct posixtrace_log *log, size_t need)
 
 /*
  * The bytes of the DEFINE @rec's type needs before it in the block being
- * built: 0 if the block named it already (or it has no name).
+ * built: 0 if the block named it already (or it has no name). Leaves the
+ * name and format in log->name and log->format.
  */
 static size_t posixtrace_log_define_need(struct posixtrace_log *log,
 					 struct posixtrace_names *names,
-					 u32 id, char *name)
+					 u32 id)
 {
-	if (test_bit(id, log->defined) || posixtrace_names_name(names, id, name))
+	if (test_bit(id, log->defined) ||
+	    posixtrace_names_name(names, id, log->name, log->format))
 		return 0;
-	return POSIXTRACE_LOG_DEFINE_SIZE(strlen(name));
+	return POSIXTRACE_LOG_DEFINE_SIZE(posixtrace_log_define_data(log));
 }
 
 /* Place @rec in the log, after a DEFINE naming its type if the block needs one. */
@@ -595,20 +618,18 @@ static void posixtrace_log_add(struct posixtrace_log *log,
 			       const struct posixtrace_record *rec,
 			       const void *data)
 {
-	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	size_t define;
 
-	define = posixtrace_log_define_need(log, names, rec->event_id, name);
+	define = posixtrace_log_define_need(log, names, rec->event_id);
 	if (!posixtrace_log_room(log, define + rec->size)) {
 		posixtrace_log_commit(log);
 		if (posixtrace_log_slotted(log))
 			posixtrace_log_next_slot(log);
 		/* A new block: it names its types afresh. */
-		define = posixtrace_log_define_need(log, names, rec->event_id,
-						    name);
+		define = posixtrace_log_define_need(log, names, rec->event_id);
 	}
 	if (define) {
-		posixtrace_log_put_define(log, rec->event_id, name, rec);
+		posixtrace_log_put_define(log, rec->event_id, rec);
 		__set_bit(rec->event_id, log->defined);
 	}
 	posixtrace_log_put_record(log, rec, data);
@@ -716,21 +737,27 @@ void posixtrace_log_clear(struct posixtrace_log *log)
 	}
 }
 
-/* The TYPES block: every event type of the stream, system ones included. */
+/*
+ * The TYPES block: every event type of the stream, system ones included,
+ * each with its format if it has one.
+ */
 static void posixtrace_log_write_types(struct posixtrace_log *log,
 				       struct posixtrace_names *names,
 				       loff_t *pos)
 {
-	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_log_types *hdr;
 	size_t size = sizeof(*hdr), len, entry;
 	u32 id = 0, count = 0;
-	u8 *buf;
+	u8 *buf, *p;
 
-	/* Names only grow: a type opened meanwhile finds no room and waits. */
+	/*
+	 * Names only grow (and a format is set at most once): a type opened,
+	 * or a format given, meanwhile may find no room and is left out.
+	 */
 	while (posixtrace_names_next(names, id, &id)) {
-		if (!posixtrace_names_name(names, id, name))
-			size += ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
+		if (!posixtrace_names_name(names, id, log->name, log->format))
+			size += ALIGN(sizeof(__le32) +
+				      posixtrace_log_define_data(log), 8);
 		id++;
 	}
 	buf = kvzalloc(size, GFP_KERNEL);
@@ -740,14 +767,19 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 	}
 	len = sizeof(*hdr);
 	for (id = 0; posixtrace_names_next(names, id, &id); id++) {
-		if (posixtrace_names_name(names, id, name))
+		if (posixtrace_names_name(names, id, log->name, log->format))
 			continue;
-		entry = ALIGN(2 * sizeof(__le32) + strlen(name) + 1, 8);
+		entry = ALIGN(sizeof(__le32) + posixtrace_log_define_data(log),
+			      8);
 		if (len + entry > size)
 			break;
-		*(__le32 *)(buf + len) = cpu_to_le32(entry);
-		*(__le32 *)(buf + len + 4) = cpu_to_le32(id);
-		memcpy(buf + len + 8, name, strlen(name));
+		p = buf + len;
+		*(__le32 *)p = cpu_to_le32(entry);
+		*(__le32 *)(p + 4) = cpu_to_le32(id);
+		memcpy(p + 8, log->name, strlen(log->name));
+		/* The name's NUL and the padding are the zeroes of kvzalloc. */
+		memcpy(p + 8 + strlen(log->name) + 1, log->format,
+		       strlen(log->format));
 		len += entry;
 		count++;
 	}

@@ -46,6 +46,9 @@ struct posixtrace_log {
 	size_t buf_len;
 	u32 buf_count;			/* event records in buf */
 	DECLARE_BITMAP(defined, POSIXTRACE_EVENT_ID_MAX); /* in this block */
+	/* A type's name and format, as a DEFINE or TYPES entry is built. */
+	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
+	char format[POSIXTRACE_FORMAT_MAX + 1];
 
 	u64 block_seq;			/* of the block being built */
 	u32 epoch;			/* posix_trace_clear()s so far */

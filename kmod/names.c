@@ -47,8 +47,10 @@ static void posixtrace_names_free(struct kref *ref)
 		container_of(ref, struct posixtrace_names, ref);
 	unsigned int i;
 
-	for (i = 0; i < names->nr; i++)
-		kfree(names->names[i]);
+	for (i = 0; i < names->nr; i++) {
+		kfree(names->names[i].name);
+		kfree(names->names[i].format);
+	}
 	kfree(names->names);
 	mutex_destroy(&names->lock);
 	kfree(names);
@@ -60,27 +62,48 @@ void posixtrace_names_put(struct posixtrace_names *names)
 	kref_put(&names->ref, posixtrace_names_free);
 }
 
+/*
+ * Give entry @e the format @format (NULL: none), under the table's lock.
+ * A format is set once: the same again is fine, another one is not.
+ */
+static int posixtrace_names_set_format(struct posixtrace_name *e,
+				       const char *format)
+{
+	if (!format)
+		return 0;
+	if (e->format)
+		return strcmp(e->format, format) ? -EEXIST : 0;
+	e->format = kstrdup(format, GFP_KERNEL_ACCOUNT);
+	return e->format ? 0 : -ENOMEM;
+}
+
 /**
  * posixtrace_names_open - the identifier of a user event name
  * @names: the table
  * @name: a NUL-terminated name of 1 to POSIXTRACE_EVENT_NAME_MAX characters
+ * @format: NULL, or a format posixtrace_format_check() accepted
  * @id: the identifier: the same for the same name, or the unnamed user
- *	event's once the table has POSIXTRACE_USER_EVENT_MAX names
+ *	event's once the table has POSIXTRACE_USER_EVENT_MAX names (the
+ *	format is then ignored: the unnamed event has none)
  *
- * Return: 0 or -ENOMEM.
+ * Return: 0, -EEXIST if the name has another format, or -ENOMEM. On an
+ * error the table is as it was: a new name is not added.
  */
 int posixtrace_names_open(struct posixtrace_names *names, const char *name,
-			  u32 *id)
+			  const char *format, u32 *id)
 {
+	struct posixtrace_name *array, *e;
 	unsigned int i, nr;
-	char **array;
 	int ret = 0;
 
 	mutex_lock(&names->lock);
 	nr = names->nr;
 	for (i = 0; i < nr; i++) {
-		if (!strcmp(names->names[i], name)) {
-			*id = POSIXTRACE_EVENT_USER_BASE + i;
+		if (!strcmp(names->names[i].name, name)) {
+			ret = posixtrace_names_set_format(&names->names[i],
+							  format);
+			if (!ret)
+				*id = POSIXTRACE_EVENT_USER_BASE + i;
 			goto out;
 		}
 	}
@@ -98,9 +121,16 @@ int posixtrace_names_open(struct posixtrace_names *names, const char *name,
 		}
 		names->names = array;
 	}
-	names->names[nr] = kstrdup(name, GFP_KERNEL_ACCOUNT);
-	if (!names->names[nr]) {
+	e = &names->names[nr];
+	e->format = NULL;
+	e->name = kstrdup(name, GFP_KERNEL_ACCOUNT);
+	if (!e->name) {
 		ret = -ENOMEM;
+		goto out;
+	}
+	ret = posixtrace_names_set_format(e, format);
+	if (ret) {
+		kfree(e->name);
 		goto out;
 	}
 	/* Pairs with smp_load_acquire() in the readers of nr. */
@@ -128,13 +158,19 @@ bool posixtrace_names_valid(struct posixtrace_names *names, u32 id)
  * @names: the table of the user event names
  * @id: the identifier
  * @name: POSIXTRACE_EVENT_NAME_MAX + 1 bytes for the name, NUL-terminated
+ * @format: NULL, or POSIXTRACE_FORMAT_MAX + 1 bytes for the type's format,
+ *	NUL-terminated; empty for a type without one
  *
  * Return: 0, or -EINVAL for an identifier that names nothing.
  */
-int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name)
+int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name,
+			  char *format)
 {
+	const struct posixtrace_name *e;
 	const char *src = NULL;
 
+	if (format)
+		format[0] = '\0';
 	if (id < ARRAY_SIZE(posixtrace_system_event_names))
 		src = posixtrace_system_event_names[id];
 	else if (id == POSIXTRACE_EVENT_UNNAMED_USER)
@@ -146,8 +182,10 @@ int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name)
 	if (!posixtrace_names_valid(names, id))
 		return -EINVAL;
 	mutex_lock(&names->lock);
-	strscpy(name, names->names[id - POSIXTRACE_EVENT_USER_BASE],
-		POSIXTRACE_EVENT_NAME_MAX + 1);
+	e = &names->names[id - POSIXTRACE_EVENT_USER_BASE];
+	strscpy(name, e->name, POSIXTRACE_EVENT_NAME_MAX + 1);
+	if (format && e->format)
+		strscpy(format, e->format, POSIXTRACE_FORMAT_MAX + 1);
 	mutex_unlock(&names->lock);
 	return 0;
 }

@@ -19,23 +19,35 @@
  * @lock serialises registration. @nr only grows and is published with
  * release semantics after the name it counts, so that emitters may check
  * an identifier against it without the lock; the array itself moves, and
- * is read under @lock.
+ * is read under @lock, as are the formats.
+ *
+ * A name may get a format (format.c) once, when it has none: a tracer may
+ * open a name (to filter it) before the program that gives it a format.
+ * A format never changes after that. The memory is bounded by the number
+ * of names: POSIXTRACE_USER_EVENT_MAX of them, each with at most
+ * POSIXTRACE_EVENT_NAME_MAX + POSIXTRACE_FORMAT_MAX + 2 bytes, charged to
+ * the process that opened them.
  */
+struct posixtrace_name {
+	char *name;
+	char *format;			/* NULL without a format */
+};
+
 struct posixtrace_names {
 	struct kref ref;
 	struct mutex lock;		/* see above */
 	unsigned int nr;
-	char **names;
+	struct posixtrace_name *names;
 };
 
 struct posixtrace_names *posixtrace_names_new(gfp_t gfp);
 void posixtrace_names_get(struct posixtrace_names *names);
 void posixtrace_names_put(struct posixtrace_names *names);
 int posixtrace_names_open(struct posixtrace_names *names, const char *name,
-			  u32 *id);
+			  const char *format, u32 *id);
 bool posixtrace_names_valid(struct posixtrace_names *names, u32 id);
 int posixtrace_names_name(struct posixtrace_names *names, u32 id,
-			  char *name);
+			  char *name, char *format);
 bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id);
 
 #endif /* _POSIXTRACE_NAMES_H */

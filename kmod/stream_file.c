@@ -93,8 +93,9 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	struct posixtrace_names *names = posixtrace_stream_names(stream);
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_eventtype et;
+	char *format;
 	u32 usize;
-	int ret;
+	long ret;
 
 	ret = posixtrace_struct_from_user(&et, sizeof(et), uet,
 					  POSIXTRACE_EVENTTYPE_SIZE_VER0);
@@ -102,22 +103,37 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 		return ret;
 	if (et.flags)
 		return -EINVAL;
+	et.format_len = 0;
 	if (cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT)) {
 		et.found = posixtrace_names_next(names, et.event_id,
 						 &et.event_id);
 		if (!et.found)
 			goto out;
 	}
-	ret = posixtrace_names_name(names, et.event_id, name);
+	format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL);
+	if (!format)
+		return -ENOMEM;
+	ret = posixtrace_names_name(names, et.event_id, name, format);
 	if (ret)
-		return ret;
+		goto free;
+	ret = -EFAULT;
 	if (et.name && copy_to_user(u64_to_user_ptr(et.name), name,
 				    strlen(name) + 1))
-		return -EFAULT;
+		goto free;
+	if (format[0])
+		et.format_len = strlen(format) + 1;
+	/* A buffer too small gets nothing: format_len says what it needs. */
+	if (et.format && et.format_len && et.format_len <= et.format_size &&
+	    copy_to_user(u64_to_user_ptr(et.format), format, et.format_len))
+		goto free;
+	kfree(format);
 out:
 	usize = et.size;
 	et.size = sizeof(et);
 	return posixtrace_struct_to_user(uet, usize, &et, sizeof(et));
+free:
+	kfree(format);
+	return ret;
 }
 
 /* Bits of the last word of an event set that name no event type. */

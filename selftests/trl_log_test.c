@@ -15,7 +15,7 @@
  *    in L; it then ends with a STOP whose "auto" data is 2;
  *  - a LOOP log is a ring of slots, each holding at least the largest
  *    record (and the entry naming its type): a slot is 40 bytes of header
- *    and 136 + max(64 + max data size rounded up to 8, 352) bytes of
+ *    and 392 + max(64 + max data size rounded up to 8, 352) bytes of
  *    entries; the log has min(16, L / slot) slots, at least 2.
  */
 #define _GNU_SOURCE
@@ -334,8 +334,8 @@ TEST_F(log, until_full_log_not_filled_is_not_full)
 		  self->lb.status.posix_log_overrun_status);
 }
 
-/* A LOOP slot for max data size 64: 40 + 136 + 352 bytes. */
-#define LOOP_SLOT_64	(40 + 136 + 352)
+/* A LOOP slot for max data size 64: 40 + 392 + 352 bytes. */
+#define LOOP_SLOT_64	(40 + 392 + 352)
 
 /*
  * LOOP with four slots: the log holds the most recent events, a run with

@@ -35,6 +35,8 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include <posixtrace-k.h>
+
 #include "internal.h"
 
 /* What posix_trace_event() may record: the unnamed type and opened ones. */
@@ -99,13 +101,19 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 	return ep;
 }
 
-PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
-					trace_event_id_t *restrict event_id)
+/*
+ * posix_trace_eventid_open(), and posixtrace_k_eventid_open_format() with a
+ * format. Only with a format is the struct's format member non-zero: an
+ * older module refuses that with E2BIG (not the plain open), which says
+ * "not supported" here.
+ */
+static int ptk_eventid_open(const char *event_name, const char *format,
+			    trace_event_id_t *event_id)
 {
-	PTK_KEEP_ERRNO;
 	struct posixtrace_eventid req = {
 		.size = sizeof(req),
 		.name = (uintptr_t)event_name,
+		.format = (uintptr_t)format,
 	};
 	int fd, err;
 
@@ -116,12 +124,32 @@ PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
 		return err;
 	/* So that the first event finds the page mapped. */
 	(void)ptk_enable_map(fd);
-	/* ENAMETOOLONG past TRACE_EVENT_NAME_MAX comes from the kernel. */
+	/*
+	 * ENAMETOOLONG past TRACE_EVENT_NAME_MAX comes from the kernel, and
+	 * so do a format's errors: it checks the grammar.
+	 */
 	err = ptk_ioctl(fd, POSIXTRACE_IOC_EVENTID_OPEN, &req);
 	if (err)
-		return err;
+		return format && err == E2BIG ? ENOTSUP : err;
 	*event_id = (trace_event_id_t)req.event_id;
 	return 0;
+}
+
+PTK_EXPORT int posix_trace_eventid_open(const char *restrict event_name,
+					trace_event_id_t *restrict event_id)
+{
+	PTK_KEEP_ERRNO;
+
+	return ptk_eventid_open(event_name, NULL, event_id);
+}
+
+PTK_EXPORT int posixtrace_k_eventid_open_format(const char *event_name,
+						const char *format,
+						trace_event_id_t *event)
+{
+	PTK_KEEP_ERRNO;
+
+	return ptk_eventid_open(event_name, format, event);
 }
 
 /*

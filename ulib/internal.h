@@ -56,6 +56,9 @@ struct ptk_local {
 	_Atomic uint64_t ring_generation;
 };
 
+/* format.c: is format well formed (as the kernel checks it)? */
+bool ptk_format_ok(const char *format);
+
 /* NULL until ptk_local_get(); see there. */
 extern PTK_HIDDEN struct ptk_local *_Atomic ptk_local;
 struct ptk_local *ptk_local_get(void);
@@ -246,6 +249,8 @@ int ptk_log_get_status(struct ptk_log *l,
 int ptk_log_get_filter(struct ptk_log *l, trace_event_set_t *set);
 int ptk_log_get_name(struct ptk_log *l, trace_event_id_t event,
 		     char name[POSIXTRACE_EVENT_NAME_MAX + 1]);
+int ptk_log_get_format(struct ptk_log *l, trace_event_id_t event,
+		       char format[POSIXTRACE_FORMAT_MAX + 1]);
 int ptk_log_type_next(struct ptk_log *l, trace_event_id_t *event,
 		      int *unavailable);
 void ptk_log_type_rewind(struct ptk_log *l);

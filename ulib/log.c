@@ -59,10 +59,16 @@ void ptk_log_hold(struct ptk_log *l)
 
 static void ptk_log_free(struct ptk_log *l)
 {
+	size_t i;
+
 	close(l->fd);
 	pthread_mutex_destroy(&l->lock);
 	free(l->blocks);
 	free(l->names);
+	if (l->formats)
+		for (i = 0; i < POSIXTRACE_EVENT_ID_MAX; i++)
+			free(l->formats[i]);
+	free(l->formats);
 	free(l->win);
 	free(l);
 }
@@ -434,6 +440,29 @@ int ptk_log_get_name(struct ptk_log *l, trace_event_id_t event,
 		err = EINVAL;
 	if (!err)
 		strcpy(name, l->names[id]);
+	ptk_log_unlock(l, cancel_state);
+	return err;
+}
+
+/* Types without a format, system ones included, are ENOENT. */
+int ptk_log_get_format(struct ptk_log *l, trace_event_id_t event,
+		       char format[POSIXTRACE_FORMAT_MAX + 1])
+{
+	uint32_t id = (uint32_t)event;
+	int err, cancel_state;
+
+	if (ptk_log_system_name(id))
+		return ENOENT;
+	if (id >= POSIXTRACE_EVENT_ID_MAX)
+		return EINVAL;
+	ptk_log_lock(l, &cancel_state);
+	err = ptk_log_learn(l);
+	if (!err && !(l->named[id / 64] & (UINT64_C(1) << (id % 64))))
+		err = EINVAL;
+	if (!err && !l->formats[id])
+		err = ENOENT;
+	if (!err)
+		strcpy(format, l->formats[id]);
 	ptk_log_unlock(l, cancel_state);
 	return err;
 }

@@ -55,6 +55,14 @@ struct ptk_log_entry {
 	uint64_t thread;
 };
 
+/*
+ * The most a DEFINE entry's data (or a TYPES entry's define) says: the
+ * identifier, the name and its NUL, a format and its NUL (ABI 0.7).
+ */
+#define PTK_LOG_DEFINE_MAX \
+	(sizeof(__le32) + POSIXTRACE_EVENT_NAME_MAX + 1 + \
+	 POSIXTRACE_FORMAT_MAX + 1)
+
 struct ptk_log {
 	int fd;			/* our duplicate, close-on-exec */
 	atomic_uint refs;	/* as struct ptk_stream's */
@@ -94,6 +102,7 @@ struct ptk_log {
 	bool types_good;	/* TYPES was read, every entry well formed */
 	char (*names)[POSIXTRACE_EVENT_NAME_MAX + 1];	/* by id */
 	uint64_t named[POSIXTRACE_EVENTSET_WORDS];	/* ids with a name */
+	char **formats;		/* by id: NULL, or a well-formed format */
 	bool has_filter;	/* without END: the last START or FILTER */
 	uint64_t filter[POSIXTRACE_EVENTSET_WORDS];
 	uint32_t stop_auto;	/* without END: the last STOP's "auto", */

@@ -8,7 +8,9 @@
  *    types its DEFINE entries name too, from every EVENTS block, cleared
  *    ones included (posix_trace_clear() keeps the mapping of names). The
  *    first name given to an identifier is the one kept. The system types
- *    have POSIX's names whatever the log says;
+ *    have POSIX's names whatever the log says. A format (ABI 0.7) follows
+ *    a name's NUL; the first well-formed one given with the name kept is
+ *    the type's, and one that is not well formed is ignored;
  *  - without an END block: the filter in force, from the last START
  *    (the filter) or FILTER (old and new filter) entry, and whether the
  *    stream was last stopped automatically (STOP's "auto" data), which
@@ -38,38 +40,68 @@ const char *ptk_log_system_name(uint32_t id)
 	return NULL;
 }
 
-/* The first name a log gives an identifier is the one it keeps. */
-static void ptk_log_name(struct ptk_log *l, uint32_t id, const char *name,
+/*
+ * The first name a log gives an identifier is the one it keeps. Says
+ * whether the identifier now has this name (a user type's).
+ */
+static bool ptk_log_name(struct ptk_log *l, uint32_t id, const char *name,
 			 size_t len)
 {
 	uint64_t bit = UINT64_C(1) << (id % 64);
 
-	if (id >= POSIXTRACE_EVENT_ID_MAX || ptk_log_system_name(id) ||
-	    (l->named[id / 64] & bit))
-		return;
+	if (id >= POSIXTRACE_EVENT_ID_MAX || ptk_log_system_name(id))
+		return false;
+	if (l->named[id / 64] & bit)
+		return !strcmp(l->names[id], name);
 	memcpy(l->names[id], name, len);
 	l->names[id][len] = '\0';
 	l->named[id / 64] |= bit;
+	return true;
 }
 
 /*
- * A struct posixtrace_log_define of size bytes (no more than its struct):
- * names its type if it is well formed, and says whether it was.
+ * The format after a name's NUL (ABI 0.7): text and its NUL, within room
+ * bytes, or nothing (older logs end the entry there, or pad it with
+ * zeroes). A type keeps the first well-formed format given with its name:
+ * the kernel never changes one, so a second would come from damage.
+ * Says whether what was there was good (nothing is).
+ */
+static bool ptk_log_format(struct ptk_log *l, uint32_t id, const char *format,
+			   size_t room, bool named)
+{
+	size_t len = strnlen(format, room);
+
+	if (!len)
+		return true;
+	if (len == room || !ptk_format_ok(format))
+		return false;
+	if (!named || l->formats[id])
+		return true;
+	l->formats[id] = strdup(format);
+	return true;
+}
+
+/*
+ * A struct posixtrace_log_define of size bytes, its name then maybe a
+ * format (no more than PTK_LOG_DEFINE_MAX): names its type if it is well
+ * formed, and says whether it was.
  */
 static bool ptk_log_define(struct ptk_log *l, const unsigned char *def,
 			   size_t size)
 {
+	const char *name = (const char *)def + sizeof(__le32);
+	bool named;
 	__le32 id;
 	size_t len;
 
 	if (size <= sizeof(id))
 		return false;
 	memcpy(&id, def, sizeof(id));
-	if (!ptk_log_name_ok((const char *)def + sizeof(id),
-			     size - sizeof(id), &len))
+	if (!ptk_log_name_ok(name, size - sizeof(id), &len))
 		return false;
-	ptk_log_name(l, le32toh(id), (const char *)def + sizeof(id), len);
-	return true;
+	named = ptk_log_name(l, le32toh(id), name, len);
+	return ptk_log_format(l, le32toh(id), name + len + 1,
+			      size - sizeof(id) - len - 1, named);
 }
 
 /*
@@ -78,7 +110,7 @@ static bool ptk_log_define(struct ptk_log *l, const unsigned char *def,
  * itself. types_good says whether every entry was good.
  */
 #define PTK_LOG_TYPE_ENTRY_MAX \
-	PTK_ROUND8(sizeof(__le32) + sizeof(struct posixtrace_log_define))
+	PTK_ROUND8(sizeof(__le32) + PTK_LOG_DEFINE_MAX)
 
 static int ptk_log_types(struct ptk_log *l)
 {
@@ -121,7 +153,8 @@ static int ptk_log_types(struct ptk_log *l)
 static int ptk_log_learn_entry(struct ptk_log *l,
 			       const struct ptk_log_entry *e)
 {
-	unsigned char buf[2 * PTK_LOG_SET_SIZE];
+	unsigned char buf[PTK_LOG_DEFINE_MAX > 2 * PTK_LOG_SET_SIZE ?
+			  PTK_LOG_DEFINE_MAX : 2 * PTK_LOG_SET_SIZE];
 	uint64_t data = e->pos + e->header_size;
 	size_t want = 0, skip = 0;
 	int err;
@@ -130,8 +163,8 @@ static int ptk_log_learn_entry(struct ptk_log *l,
 	case POSIXTRACE_LOG_DEFINE:
 		if (l->types_good)
 			return 0;
-		want = e->data_len < sizeof(struct posixtrace_log_define) ?
-		       e->data_len : sizeof(struct posixtrace_log_define);
+		want = e->data_len < PTK_LOG_DEFINE_MAX ?
+		       e->data_len : PTK_LOG_DEFINE_MAX;
 		break;
 	case POSIXTRACE_EVENT_START:
 		if (l->has_end)
@@ -221,6 +254,12 @@ int ptk_log_learn(struct ptk_log *l)
 	if (!l->names) {
 		l->names = calloc(POSIXTRACE_EVENT_ID_MAX, sizeof(*l->names));
 		if (!l->names)
+			return ENOMEM;
+	}
+	if (!l->formats) {
+		l->formats = calloc(POSIXTRACE_EVENT_ID_MAX,
+				    sizeof(*l->formats));
+		if (!l->formats)
 			return ENOMEM;
 	}
 	if (l->has_types) {

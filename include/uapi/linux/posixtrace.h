@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	6
+#define POSIXTRACE_ABI_MINOR	7
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -241,6 +241,14 @@ struct posixtrace_create {
  *		process has opened POSIXTRACE_USER_EVENT_MAX names (the unnamed
  *		event is predefined and not counted).
  * @__reserved:	Input: must be 0.
+ * @format:	Input (ABI 0.7, POSIXTRACE_EVENTID_SIZE_VER1): 0, or a pointer
+ *		to the NUL-terminated format of the events of this name (see
+ *		"Event formats" below), which the name keeps from then on.
+ *		EINVAL if it is not well formed, ENAMETOOLONG past
+ *		POSIXTRACE_FORMAT_MAX characters, EEXIST if the name already
+ *		has a different format (the same one again is fine). A name
+ *		opened without one keeps the one it has. When the table is
+ *		full (the unnamed event is returned), the format is ignored.
  *
  * On /dev/posixtrace (POSIXTRACE_IOC_EVENTID_OPEN) for the calling process;
  * on a stream (POSIXTRACE_IOC_TRID_EVENTID_OPEN) for the traced process.
@@ -251,9 +259,33 @@ struct posixtrace_eventid {
 	__u64 name;
 	__u32 event_id;
 	__u32 __reserved;
+	__u64 format;
 };
 
 #define POSIXTRACE_EVENTID_SIZE_VER0	24
+#define POSIXTRACE_EVENTID_SIZE_VER1	32
+
+/*
+ * Event formats (ABI 0.7): what the data of a user event type carries, so
+ * that tools can show fields instead of bytes. The kernel checks the
+ * grammar and keeps the text; it never looks at event data. A format is
+ * one to POSIXTRACE_FORMAT_FIELDS_MAX fields separated by ',', without
+ * spaces, at most POSIXTRACE_FORMAT_MAX characters:
+ *
+ *	field:type[,field:type]...
+ *
+ * A field name is a C identifier ([A-Za-z_][A-Za-z0-9_]*) of at most
+ * POSIXTRACE_FORMAT_FIELD_NAME_MAX characters, distinct from the other
+ * fields'. A type is one of u8 u16 u32 u64 (unsigned integers), s8 s16 s32
+ * s64 (two's complement), f32 f64 (IEEE 754 binary32 and binary64), str
+ * (text up to and including a NUL byte) or bytes (every byte left; only
+ * as the last field). Fields are packed in order, without padding or
+ * alignment, in the byte order of the traced process (little-endian on
+ * every architecture the module is built for; tools assume it).
+ */
+#define POSIXTRACE_FORMAT_MAX		255
+#define POSIXTRACE_FORMAT_FIELDS_MAX	16
+#define POSIXTRACE_FORMAT_FIELD_NAME_MAX 31
 
 /**
  * struct posixtrace_event - record a user event (POSIXTRACE_IOC_EVENT)
@@ -440,6 +472,14 @@ struct posixtrace_status {
  * @name:	Input: pointer to a buffer of POSIXTRACE_EVENT_NAME_MAX + 1
  *		bytes, where the name is stored. EINVAL for an unknown identifier
  *		(EVENTID_NAME).
+ * @format:	Input (ABI 0.7, POSIXTRACE_EVENTTYPE_SIZE_VER1): 0, or a
+ *		pointer to a buffer of @format_size bytes, where the type's
+ *		format is stored, NUL-terminated, if it has one and it fits.
+ * @format_size: Input: the size of that buffer.
+ * @format_len:	Output (ignored on input): the bytes the format takes,
+ *		its NUL included (at most POSIXTRACE_FORMAT_MAX + 1); 0 for a
+ *		type without one. When it is more than @format_size, nothing
+ *		is stored at @format and the command still succeeds.
  */
 struct posixtrace_eventtype {
 	__u32 size;
@@ -447,9 +487,13 @@ struct posixtrace_eventtype {
 	__u32 event_id;
 	__u32 found;
 	__u64 name;
+	__u64 format;
+	__u32 format_size;
+	__u32 format_len;
 };
 
 #define POSIXTRACE_EVENTTYPE_SIZE_VER0	24
+#define POSIXTRACE_EVENTTYPE_SIZE_VER1	40
 
 /**
  * struct posixtrace_filter - a stream's filter (SET_FILTER, GET_FILTER)

@@ -57,7 +57,7 @@
  * or block types (which readers skip).
  */
 #define POSIXTRACE_LOG_VERSION_MAJOR	1
-#define POSIXTRACE_LOG_VERSION_MINOR	0
+#define POSIXTRACE_LOG_VERSION_MINOR	1
 
 /* Written as a __le32: the bytes 04 03 02 01 in the file. */
 #define POSIXTRACE_LOG_BYTE_ORDER	0x01020304
@@ -219,6 +219,12 @@ struct posixtrace_log_record {
  *		characters. Only the name and its NUL are stored: the data is
  *		4 + strlen(name) + 1 bytes, which is what data_len (DEFINE
  *		entries) or entry_len (TYPES, before padding) allow for.
+ *
+ * Minor version 1: a type with an event format (<linux/posixtrace.h>)
+ * has it right after the name's NUL, NUL-terminated, at most
+ * POSIXTRACE_FORMAT_MAX characters, and the data is that much longer.
+ * Readers that stop at the name's NUL read the name as before; nothing
+ * (or zero padding) after it means no format.
  */
 struct posixtrace_log_define {
 	__le32 event_id;
