@@ -168,6 +168,40 @@ static void json_decoded(const struct log_reader *lr,
 	}
 }
 
+/*
+ * A type with a format: "format" (its text), then "fields", an object of
+ * the data decoded by it, or null and "fields_error" saying why the data
+ * does not match (or was truncated). "data" stays, for every event.
+ */
+static void json_fields(const struct log_event *ev)
+{
+	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
+	const struct event_format *fmt = ev->type->format;
+	const char *why, *field;
+	char text[96];
+
+	if (!fmt)
+		return;
+	json_key("format");
+	json_string(stdout, ev->type->format_text);
+	json_key("fields");
+	if (ev->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED) {
+		fputs("null", stdout);
+		json_key("fields_error");
+		json_string(stdout, "truncated");
+		return;
+	}
+	if (!fields_decode(fmt, ev->data, ev->data_len, vals, &why, &field)) {
+		fputs("null", stdout);
+		snprintf(text, sizeof(text), "%s%s%s", why, field ? " " : "",
+			 field ? field : "");
+		json_key("fields_error");
+		json_string(stdout, text);
+		return;
+	}
+	fields_print_json(stdout, vals, fmt->nfields);
+}
+
 void dump_json_event(const struct log_reader *lr, const struct log_event *ev,
 		     const struct dump_opts *o, const struct dump_clock *c)
 {
@@ -176,6 +210,7 @@ void dump_json_event(const struct log_reader *lr, const struct log_event *ev,
 	json_ids(ev);
 	json_truncation(ev);
 	json_data(ev, o->hex);
+	json_fields(ev);
 	json_decoded(lr, ev);
 	fputs("}\n", stdout);
 }

@@ -23,6 +23,32 @@ static int type_cmp(const void *key, const void *elem)
 	return id < t->id ? -1 : id > t->id;
 }
 
+/*
+ * The type's format, if the log gives one and it parses: the library
+ * checked it, but a format is only ever used as this parser reads it.
+ * Without one (or without memory for it) the type shows as bytes.
+ */
+static void type_format(struct log_reader *lr, struct log_type *t)
+{
+	char text[POSIXTRACE_K_FORMAT_MAX + 1];
+	struct event_format *fmt;
+
+	if (posixtrace_k_eventid_get_format(lr->trid, t->id, text,
+					    sizeof(text)))
+		return;
+	fmt = malloc(sizeof(*fmt));
+	if (!fmt)
+		return;
+	t->format_text = strdup(text);
+	if (!t->format_text || !format_parse(text, fmt)) {
+		free(t->format_text);
+		t->format_text = NULL;
+		free(fmt);
+		return;
+	}
+	t->format = fmt;
+}
+
 /* The type of identifier id, added (with its name) if not known yet. */
 static struct log_type *type_get(struct log_reader *lr, trace_event_id_t id)
 {
@@ -56,6 +82,8 @@ static struct log_type *type_get(struct log_reader *lr, trace_event_id_t id)
 		if (t->name)
 			escape_name(t->name, name);
 	}
+	if (t->name)
+		type_format(lr, t);
 	if (!t->name) {
 		memmove(t, t + 1, (lr->ntypes - i - 1) * sizeof(*t));
 		lr->ntypes--;
@@ -193,8 +221,11 @@ void log_close(struct log_reader *lr)
 	posix_trace_close(lr->trid);
 	close(lr->fd);
 	lr->open = false;
-	for (i = 0; i < lr->ntypes; i++)
+	for (i = 0; i < lr->ntypes; i++) {
 		free(lr->types[i].name);
+		free(lr->types[i].format_text);
+		free(lr->types[i].format);
+	}
 	free(lr->types);
 	free(lr->buf);
 	lr->types = NULL;

@@ -14,11 +14,18 @@
 #include <posixtrace-k.h>
 #include <trace.h>
 
-/* One event type: its identifier and its name as escape_name() spells it. */
+#include "fields.h"
+
+/*
+ * One event type: its identifier, its name as escape_name() spells it,
+ * and its event format if it has a well-formed one (else NULL).
+ */
 struct log_type {
 	trace_event_id_t id;
 	bool listed;		/* in the log's event type list */
 	char *name;
+	char *format_text;
+	struct event_format *format;
 };
 
 struct log_event {

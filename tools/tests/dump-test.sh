@@ -437,6 +437,44 @@ usage_case relative_and_delta '--relative and --delta exclude each other' \
 printf 'usage: posixtrace dump [OPTIONS] LOG\n' | expect
 check_sh help_first_line 0 '"$0" dump --help | head -n 1'
 
+# ---- Event formats ----------------------------------------------------
+
+# typed.ptlog: fields shown by each type's format; data that does not
+# match it (too short, a str without NUL, bytes left over, truncated)
+# shown as before, with why; a damaged format ignored (bytes, as a type
+# without one); escapes in str; 64-bit extremes; floats round-trip.
+TYPED_LINES=$(cat <<'EOF'
+2025-11-26T02:00:00.123457789Z app.job pid=4242 tid=4242 thread=0x7f0000000000 seq=0 addr=0x400000 trunc=no len=19 data={pid=4242, ms=12.5, name="resize"}
+2025-11-26T02:00:00.123458789Z app.job pid=4242 tid=4242 thread=0x7f0000000001 seq=1 addr=0x400001 trunc=no len=7 data=92100000000000 (does not match its format: data ends inside field ms)
+2025-11-26T02:00:00.123459789Z app.job pid=4242 tid=4242 thread=0x7f0000000002 seq=2 addr=0x400002 trunc=no len=18 data=921000000000000000002940726573697a65 (does not match its format: no NUL ends str field name)
+2025-11-26T02:00:00.123460789Z app.job pid=4242 tid=4242 thread=0x7f0000000003 seq=3 addr=0x400003 trunc=no len=20 data=921000000000000000002940726573697a65002a (does not match its format: bytes left after the last field)
+2025-11-26T02:00:00.123461789Z app.job pid=4242 tid=4242 thread=0x7f0000000004 seq=4 addr=0x400004 trunc=record len=10 data=92100000000000000000 (truncated: not decoded by its format)
+2025-11-26T02:00:00.123462789Z app.all pid=4242 tid=4243 thread=0x7f0000000005 seq=5 addr=0x400005 trunc=no len=44 data={a=255, b=65535, c=4294967295, d=18446744073709551615, e=-128, f=-2, g=-2147483648, h=-9223372036854775808, i=0.1, j=-1e+300, k=dead}
+2025-11-26T02:00:00.123463789Z app.damaged pid=4242 tid=4243 thread=0x7f0000000006 seq=6 addr=0x400006 trunc=no len=1 data=07
+2025-11-26T02:00:00.123464789Z app.esc pid=4242 tid=4243 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=12 data={s="say \"hi\"\n\x01\xff", rest=}
+EOF
+)
+{ header 13; printf '%s\n' "$TYPED_LINES"; lines "$STATUS" \
+	'# filter: 0 types' '# events: 8 read, 0 missing in 0 gaps'; } | expect
+check typed_text 0 dump typed.ptlog
+
+# Without TYPES the formats come from the DEFINE entries.
+{ header 13; printf '%s\n' "$TYPED_LINES"; lines "$NO_STATUS" \
+	'# filter: unknown' '# events: 8 read, 0 missing in 0 gaps'; } | expect
+check typed_incomplete 0 dump typed-incomplete.ptlog
+
+# --hex shows every payload as bytes, fields or not.
+lines '2025-11-26T02:00:00.123464789Z app.esc pid=4242 tid=4243 thread=0x7f0000000007 seq=7 addr=0x400007 trunc=no len=12 data=73617920226869220a01ff00' | expect
+check_sh typed_hex 0 '"$0" dump --hex -e app.esc typed.ptlog | grep -v "^#"'
+
+# --json: "format", then "fields" (64-bit integers as strings), or null
+# and "fields_error".
+cat <<'EOF' | expect
+{"ts": "1764122400.123462789", "ts_sec": 1764122400, "ts_nsec": 123462789, "time": "2025-11-26T02:00:00.123462789Z", "event": "app.all", "id": 66, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000005", "prog_address": "0x400005", "seq": 5, "gap": 0, "truncated": false, "truncation": "no", "data_len": 44, "data_encoding": "hex", "data": "ffffffffffffffffffffffffffffff80feff000000800000000000000080cdcccc3d9c7500883ce437fedead", "format": "a:u8,b:u16,c:u32,d:u64,e:s8,f:s16,g:s32,h:s64,i:f32,j:f64,k:bytes", "fields": {"a": 255, "b": 65535, "c": 4294967295, "d": "18446744073709551615", "e": -128, "f": -2, "g": -2147483648, "h": "-9223372036854775808", "i": 0.1, "j": -1e+300, "k": "dead"}}
+{"ts": "1764122400.123464789", "ts_sec": 1764122400, "ts_nsec": 123464789, "time": "2025-11-26T02:00:00.123464789Z", "event": "app.esc", "id": 68, "system": null, "meaning": null, "pid": 4242, "tid": 4243, "thread": "0x7f0000000007", "prog_address": "0x400007", "seq": 7, "gap": 0, "truncated": false, "truncation": "no", "data_len": 12, "data_encoding": "hex", "data": "73617920226869220a01ff00", "format": "s:str,rest:bytes", "fields": {"s": "say \"hi\"\n\u0001\ufffd", "rest": ""}}
+EOF
+check typed_json 0 dump --json -e 'app.[ae]*' typed.ptlog
+
 # ---- The whole tool's conventions -------------------------------------
 
 printf '%s\n' 'posixtrace: no command given' "Try 'posixtrace --help'." |

@@ -12,6 +12,10 @@
  *	badblock.ptlog	the second block's header with a bad size
  *	slots.ptlog	LOOP layout, cut inside its second slot; its
  *			filter has types the log never names
+ *	typed.ptlog	types with event formats: events that match,
+ *			events that do not, a damaged format
+ *	typed-incomplete.ptlog the same without TYPES and END: the formats
+ *			come from DEFINE entries
  *	notalog.txt	text
  *
  * The offsets dump reports for the damaged ones are printed on stdout,
@@ -191,6 +195,108 @@ static void slots(void)
 	synth_free(&s);
 }
 
+/* Little-endian, packed: the layout a format describes. */
+static size_t put_le(unsigned char *p, uint64_t v, unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+	return bytes;
+}
+
+static size_t put_f64(unsigned char *p, double d)
+{
+	uint64_t v;
+
+	memcpy(&v, &d, sizeof(v));
+	return put_le(p, v, 8);
+}
+
+static size_t put_f32(unsigned char *p, float f)
+{
+	uint32_t v;
+
+	memcpy(&v, &f, sizeof(v));
+	return put_le(p, v, 4);
+}
+
+enum {
+	ID_JOB = 65,	/* pid:s32,ms:f64,name:str */
+	ID_ALL,		/* every type */
+	ID_DAMAGED,	/* a format that is not well formed */
+	ID_ESC,		/* s:str,rest:bytes */
+};
+
+#define ALL_FORMAT \
+	"a:u8,b:u16,c:u32,d:u64,e:s8,f:s16,g:s32,h:s64,i:f32,j:f64,k:bytes"
+
+/*
+ * typed.ptlog: a job that matches its format, then one too short, one
+ * whose str has no NUL, one with bytes left over, one truncated; every
+ * type at its limits; a damaged format (shown as bytes); a string that
+ * needs escapes, and bytes.
+ */
+static void typed(void)
+{
+	unsigned char d[128];
+	struct synth s;
+	size_t n, types;
+	uint64_t seq = 0;
+
+	synth_init(&s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(&s, 0, 0);
+	synth_define_format(&s, ID_JOB, "app.job", "pid:s32,ms:f64,name:str");
+	synth_define_format(&s, ID_ALL, "app.all", ALL_FORMAT);
+	synth_define_format(&s, ID_DAMAGED, "app.damaged", "9lives:u8");
+	synth_define_format(&s, ID_ESC, "app.esc", "s:str,rest:bytes");
+
+	n = put_le(d, 4242, 4);
+	n += put_f64(d + n, 12.5);
+	memcpy(d + n, "resize", 7);
+	n += 7;
+	user(&s, ID_JOB, seq++, d, (uint32_t)n, 1000, 4242, 4242);
+	/* Too short: ms is cut. */
+	user(&s, ID_JOB, seq++, d, 7, 2000, 4242, 4242);
+	/* name without its NUL. */
+	user(&s, ID_JOB, seq++, d, (uint32_t)n - 1, 3000, 4242, 4242);
+	/* A byte after the last field. */
+	d[n] = 0x2a;
+	user(&s, ID_JOB, seq++, d, (uint32_t)n + 1, 4000, 4242, 4242);
+	synth_event(&s, ID_JOB, seq++, d, 10, POSIXTRACE_TRUNCATED_RECORD);
+	stamp(&s, 5000, 4242, 4242);
+
+	n = put_le(d, 255, 1);
+	n += put_le(d + n, 65535, 2);
+	n += put_le(d + n, 4294967295u, 4);
+	n += put_le(d + n, UINT64_MAX, 8);
+	n += put_le(d + n, (uint8_t)-128, 1);
+	n += put_le(d + n, (uint16_t)-2, 2);
+	n += put_le(d + n, (uint32_t)INT32_MIN, 4);
+	n += put_le(d + n, (uint64_t)INT64_MIN, 8);
+	n += put_f32(d + n, 0.1f);
+	n += put_f64(d + n, -1e300);
+	d[n++] = 0xde;
+	d[n++] = 0xad;
+	user(&s, ID_ALL, seq++, d, (uint32_t)n, 6000, 4242, 4243);
+
+	user(&s, ID_DAMAGED, seq++, "\x07", 1, 7000, 4242, 4243);
+
+	memcpy(d, "say \"hi\"\n\x01\xff", 11);
+	d[11] = 0;
+	n = 12;
+	user(&s, ID_ESC, seq++, d, (uint32_t)n, 8000, 4242, 4243);
+	synth_events_end(&s);
+	types = s.len;
+	synth_types(&s);
+	synth_end(&s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL,
+		  (uint64_t[POSIXTRACE_EVENTSET_WORDS]){ 0 });
+	save("typed.ptlog", s.buf, s.len);
+	save("typed-incomplete.ptlog", s.buf, types);
+	synth_free(&s);
+}
+
 int main(int argc, char **argv)
 {
 	static const char text[] = "not a trace log\n";
@@ -234,6 +340,7 @@ int main(int argc, char **argv)
 	free(s);
 
 	slots();
+	typed();
 	save("notalog.txt", (const unsigned char *)text, sizeof(text) - 1);
 	return 0;
 }

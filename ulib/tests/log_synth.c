@@ -212,24 +212,40 @@ static size_t synth_entry(struct synth *s, uint32_t id, uint64_t seq,
 	return p;
 }
 
-void synth_define(struct synth *s, uint32_t id, const char *name)
+void synth_define_format(struct synth *s, uint32_t id, const char *name,
+			 const char *format)
 {
-	unsigned char d[sizeof(struct posixtrace_log_define)];
-	size_t n = strlen(name);
+	unsigned char d[4 + POSIXTRACE_EVENT_NAME_MAX + 1 +
+			POSIXTRACE_FORMAT_MAX + 1];
+	size_t n = strlen(name), f = strlen(format), len;
 
 	if (n > POSIXTRACE_EVENT_NAME_MAX)
 		synth_die("name too long");
+	if (f > POSIXTRACE_FORMAT_MAX)
+		synth_die("format too long");
 	d[0] = (unsigned char)id;
 	d[1] = (unsigned char)(id >> 8);
 	d[2] = (unsigned char)(id >> 16);
 	d[3] = (unsigned char)(id >> 24);
 	memcpy(d + 4, name, n + 1);
-	synth_entry(s, POSIXTRACE_LOG_DEFINE, 0, d, (uint32_t)(4 + n + 1),
+	len = 4 + n + 1;
+	if (f) {
+		memcpy(d + len, format, f + 1);
+		len += f + 1;
+	}
+	synth_entry(s, POSIXTRACE_LOG_DEFINE, 0, d, (uint32_t)len,
 		    POSIXTRACE_NOT_TRUNCATED);
 	if (id < POSIXTRACE_EVENT_ID_MAX && !s->named[id]) {
 		memcpy(s->names[id], name, n + 1);
 		s->named[id] = true;
 	}
+	if (id < POSIXTRACE_EVENT_ID_MAX && f && !s->formats[id][0])
+		memcpy(s->formats[id], format, f + 1);
+}
+
+void synth_define(struct synth *s, uint32_t id, const char *name)
+{
+	synth_define_format(s, id, name, "");
 }
 
 void synth_event(struct synth *s, uint32_t id, uint64_t seq,
@@ -340,14 +356,17 @@ void synth_clear(struct synth *s)
 }
 
 static size_t synth_type_entry(struct synth *s, size_t pos, uint32_t id,
-			       const char *name)
+			       const char *name, const char *format)
 {
-	size_t len = SYNTH_ROUND8(4 + 4 + strlen(name) + 1);
+	size_t n = strlen(name), f = strlen(format);
+	size_t len = SYNTH_ROUND8(4 + 4 + n + 1 + (f ? f + 1 : 0));
 
 	synth_reserve(s, pos + len);
 	synth_put32(s, pos, (uint32_t)len);
 	synth_put32(s, pos + 4, id);
-	synth_put(s, pos + 8, name, strlen(name) + 1);
+	synth_put(s, pos + 8, name, n + 1);
+	if (f)
+		synth_put(s, pos + 8 + n + 1, format, f + 1);
 	return pos + len;
 }
 
@@ -364,7 +383,8 @@ void synth_types(struct synth *s)
 			name = s->names[id];
 		if (!name)
 			continue;
-		p = synth_type_entry(s, p, id, name);
+		p = synth_type_entry(s, p, id, name,
+				     synth_system_name(id) ? "" : s->formats[id]);
 		count++;
 	}
 	s->blocks[i].size = p - pos;

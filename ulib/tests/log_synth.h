@@ -62,6 +62,8 @@ struct synth {
 	/* The names of the user types defined so far. */
 	char names[POSIXTRACE_EVENT_ID_MAX][POSIXTRACE_EVENT_NAME_MAX + 1];
 	bool named[POSIXTRACE_EVENT_ID_MAX];
+	/* Their formats, as written (well formed or not); "" for none. */
+	char formats[POSIXTRACE_EVENT_ID_MAX][POSIXTRACE_FORMAT_MAX + 1];
 
 	/* The END written, if any (host order). */
 	bool has_end;
@@ -91,6 +93,12 @@ void synth_events_begin(struct synth *s, uint64_t block_seq, uint32_t epoch);
 void synth_slot_begin(struct synth *s, uint32_t slot, uint64_t block_seq,
 		      uint32_t epoch);
 void synth_define(struct synth *s, uint32_t id, const char *name);
+/*
+ * A DEFINE with a format after the name's NUL (log minor 1), written as
+ * given: a test may give one that is not well formed. TYPES gives it too.
+ */
+void synth_define_format(struct synth *s, uint32_t id, const char *name,
+			 const char *format);
 void synth_event(struct synth *s, uint32_t id, uint64_t seq,
 		 const void *data, uint32_t data_len, uint32_t truncation);
 /* Helpers for the system events' data. */

@@ -667,6 +667,90 @@ static void test_minor(void)
 	synth_free(&s);
 }
 
+/* The format trid gives type id: "" for ENOENT, "!" for another error. */
+static const char *format_of(trace_id_t trid, uint32_t id, char *buf,
+			     size_t size)
+{
+	int err = posixtrace_k_eventid_get_format(trid, id, buf, size);
+
+	if (err == ENOENT)
+		return "";
+	return err ? "!" : buf;
+}
+
+/*
+ * Event formats (minor 1): read from TYPES, or from the DEFINE entries
+ * of a log without it; the first well-formed one a type is given is
+ * kept; one that is not well formed (or not terminated) is ignored, and
+ * makes TYPES not good, so DEFINE entries are read too.
+ */
+static void test_formats(void)
+{
+	char buf[POSIXTRACE_FORMAT_MAX + 1];
+	size_t types_pos, define_pos;
+	struct synth s;
+	trace_id_t trid;
+	int pass;
+
+	for (pass = 0; pass < 2; pass++) {
+		test_name = pass ? "formats from DEFINE" : "formats from TYPES";
+		synth_init(&s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+		synth_events_begin(&s, 0, 0);
+		/* A type named before its program gave it a format. */
+		synth_define(&s, 65, "late");
+		synth_define_format(&s, 66, "job", "pid:s32,name:str");
+		synth_define_format(&s, 67, "bad", "1x:u8");
+		synth_define_format(&s, 68, "long", "a:u8,b:bytes");
+		synth_event(&s, 66, 0, "abc", 3, POSIX_TRACE_NOT_TRUNCATED);
+		synth_events_end(&s);
+		synth_events_begin(&s, 1, 0);
+		synth_define_format(&s, 65, "late", "n:u64");
+		/* A second format for a type: only damage makes one. */
+		synth_define_format(&s, 66, "job", "pid:u8");
+		synth_define_format(&s, 67, "bad", "x:u8");
+		synth_event(&s, 65, 1, "abcdefgh", 8,
+			    POSIX_TRACE_NOT_TRUNCATED);
+		synth_events_end(&s);
+		types_pos = s.len;
+		synth_types(&s);
+		synth_end(&s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+			  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL,
+			  (uint64_t[POSIXTRACE_EVENTSET_WORDS]){ 0 });
+		CHECK_ERR(open_prefix(&s, pass ? types_pos : s.len, &trid), 0);
+		CHECK(!strcmp(format_of(trid, 65, buf, sizeof(buf)), "n:u64"));
+		CHECK(!strcmp(format_of(trid, 66, buf, sizeof(buf)),
+			      "pid:s32,name:str"));
+		/* TYPES has the first, damaged, one: DEFINE gives the good. */
+		CHECK(!strcmp(format_of(trid, 67, buf, sizeof(buf)), "x:u8"));
+		CHECK(!strcmp(format_of(trid, 68, buf, sizeof(buf)),
+			      "a:u8,b:bytes"));
+		CHECK(!strcmp(format_of(trid, POSIX_TRACE_START, buf,
+					sizeof(buf)), ""));
+		CHECK_ERR(posixtrace_k_eventid_get_format(trid, 66, buf, 16),
+			  ERANGE);
+		CHECK_ERR(posixtrace_k_eventid_get_format(trid, 69, buf,
+							  sizeof(buf)), EINVAL);
+		CHECK_ERR(posix_trace_close(trid), 0);
+		synth_free(&s);
+	}
+
+	/* A format without its NUL, at the end of a DEFINE's data. */
+	test_name = "format unterminated";
+	synth_init(&s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(&s, 0, 0);
+	define_pos = s.wpos;
+	synth_define_format(&s, 65, "cut", "a:u8");
+	synth_events_end(&s);
+	/* data_len one less: the format's NUL is not in the data. */
+	synth_put32(&s, define_pos + 48, 4 + 4 + 5 - 1);
+	CHECK_ERR(open_prefix(&s, s.len, &trid), 0);
+	CHECK(!strcmp(format_of(trid, 65, buf, sizeof(buf)), ""));
+	CHECK_ERR(posix_trace_eventid_get_name(trid, 65, buf), 0);
+	CHECK(!strcmp(buf, "cut"));
+	CHECK_ERR(posix_trace_close(trid), 0);
+	synth_free(&s);
+}
+
 /* Changes one field of a good log; the reader must refuse it at open. */
 static void expect_refused(const char *what, size_t pos, int bits,
 			   uint64_t value, bool slots)
@@ -1189,6 +1273,7 @@ int main(int argc, char **argv)
 	test_sequential_clear();
 	test_slots();
 	test_minor();
+	test_formats();
 	test_header_refused();
 	test_damage();
 	test_big_data();
