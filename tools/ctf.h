@@ -15,6 +15,23 @@
  *			payload: u32 truncation, u64 prog_address,
  *				 u32 data_len, u8 data[data_len]
  *
+ * A type with an event format (posixtrace_k_eventid_open_format()) has a
+ * typed event class instead, and a raw one beside it:
+ *
+ *	typed, id = the type's	context: u32 truncation, u64 prog_address,
+ *				 u32 data_len[, u32 rest_len]
+ *				payload: the format's fields, the event's data
+ *				 as it is (packed, little-endian; str as CTF
+ *				 strings; bytes as u8[rest_len], rest_len
+ *				 only when the last field is bytes)
+ *	raw, id = CTF_RAW_ID(type), the same name: the payload above, for
+ *				the events whose data does not match the
+ *				format (or was truncated)
+ *
+ * Field names are written with a leading underscore, which CTF readers
+ * strip (CTF 1.8, 4.1.15): a field may then be named like a TSDL
+ * keyword ("event", "string").
+ *
  * The clock counts nanoseconds since the Unix epoch (freq 1 GHz, offset
  * 0): a timestamp is the event's CLOCK_REALTIME time itself.
  *
@@ -36,6 +53,9 @@
 #define CTF_MAGIC		0xc1fc1fc1u
 #define CTF_STREAM_FILE		"stream"
 #define CTF_METADATA_FILE	"metadata"
+
+/* The id of the raw event class of a type with a format. */
+#define CTF_RAW_ID(id)		((uint32_t)POSIXTRACE_EVENT_ID_MAX + (id))
 
 /* A packet ends past this many bytes of events, gap or not. */
 #define CTF_PACKET_EVENTS_MAX	(1u << 20)

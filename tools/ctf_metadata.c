@@ -172,6 +172,58 @@ static void print_clock(FILE *f, const struct log_reader *lr)
 		precision ? precision : 1);
 }
 
+/* A field of a format as TSDL declares it, its name with a leading '_'. */
+static void print_field(FILE *f, const struct field *fd)
+{
+	unsigned int bits = field_type_bits(fd->type);
+
+	fputs("\t\t", f);
+	switch (fd->type) {
+	case FIELD_STR:
+		fprintf(f, "string _%s;\n", fd->name);
+		return;
+	case FIELD_BYTES:
+		fprintf(f, "uint8_hex_t _%s[event.context.rest_len];\n",
+			fd->name);
+		return;
+	case FIELD_F32:
+	case FIELD_F64:
+		fprintf(f, "floating_point { exp_dig = %u; mant_dig = %u; "
+			"align = 8; } _%s;\n", bits == 32 ? 8 : 11,
+			bits == 32 ? 24 : 53, fd->name);
+		return;
+	default:
+		fprintf(f, "integer { size = %u; align = 8; signed = %s; } "
+			"_%s;\n", bits,
+			field_type_signed(fd->type) ? "true" : "false",
+			fd->name);
+		return;
+	}
+}
+
+/*
+ * The typed event class of a type with a format (see ctf.h): what the
+ * raw payload says of the event in its context, the fields as payload.
+ */
+static void print_typed_class(FILE *f, const struct log_type *t)
+{
+	const struct event_format *fmt = t->format;
+	unsigned int i;
+
+	fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n"
+		"\tstream_id = 0;\n\tcontext := struct {\n"
+		"\t\tenum : int32_t {\n\t\t\tNOT_TRUNCATED = 0,\n"
+		"\t\t\tTRUNCATED_RECORD = 1,\n\t\t\tTRUNCATED_READ = 2,\n"
+		"\t\t} truncation;\n\t\tuint64_hex_t prog_address;\n"
+		"\t\tuint32_t data_len;\n", t->name, (uint32_t)t->id);
+	if (fmt->fields[fmt->nfields - 1].type == FIELD_BYTES)
+		fputs("\t\tuint32_t rest_len;\n", f);
+	fputs("\t};\n\tfields := struct {\n", f);
+	for (i = 0; i < fmt->nfields; i++)
+		print_field(f, &fmt->fields[i]);
+	fputs("\t};\n};\n", f);
+}
+
 int ctf_metadata_write(int dirfd, const struct log_reader *lr,
 		       const uint8_t uuid[16])
 {
@@ -204,11 +256,15 @@ int ctf_metadata_write(int dirfd, const struct log_reader *lr,
 	 * as "posixtrace dump" names it: escape_name() leaves nothing a TSDL
 	 * string would need to escape.
 	 */
-	for (i = 0; i < lr->ntypes; i++)
+	for (i = 0; i < lr->ntypes; i++) {
+		if (lr->types[i].format)
+			print_typed_class(f, &lr->types[i]);
 		fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n"
 			"\tstream_id = 0;\n"
 			"\tfields := posixtrace_payload;\n};\n",
-			lr->types[i].name, (uint32_t)lr->types[i].id);
+			lr->types[i].name, lr->types[i].format ?
+			CTF_RAW_ID(lr->types[i].id) : (uint32_t)lr->types[i].id);
+	}
 	if (ferror(f))
 		err = errno ? errno : EIO;
 	if (fclose(f) && !err)

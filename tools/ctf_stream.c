@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -187,9 +188,36 @@ static int reserve(struct ctf_stream *cs, size_t more)
 	return 0;
 }
 
+#define NO_REST	SIZE_MAX
+
+/*
+ * The event class of ev (see ctf.h): a type without a format has one; an
+ * event of a type with one goes to the typed class when its data matches
+ * the format, else to the raw class. *rest_len gets the length of a last
+ * bytes field of the typed class, NO_REST otherwise.
+ */
+static uint32_t event_class(const struct log_event *ev, size_t *rest_len)
+{
+	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
+	const struct event_format *fmt = ev->type->format;
+	uint32_t id = (uint32_t)ev->info.posix_event_id;
+	const char *why, *field;
+
+	*rest_len = NO_REST;
+	if (!fmt)
+		return id;
+	if (ev->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED ||
+	    !fields_decode(fmt, ev->data, ev->data_len, vals, &why, &field))
+		return CTF_RAW_ID(id);
+	if (fmt->fields[fmt->nfields - 1].type == FIELD_BYTES)
+		*rest_len = vals[fmt->nfields - 1].len;
+	return id;
+}
+
 int ctf_stream_event(struct ctf_stream *cs, const struct log_event *ev)
 {
 	const struct posix_trace_event_info *in = &ev->info;
+	size_t rest_len;
 	uint64_t ts;
 	unsigned char *p;
 	int err;
@@ -225,14 +253,14 @@ int ctf_stream_event(struct ctf_stream *cs, const struct log_event *ev)
 		if (err)
 			return err;
 	}
-	err = reserve(cs, EVENT_FIXED_SIZE + ev->data_len);
+	err = reserve(cs, EVENT_FIXED_SIZE + 4 + ev->data_len);
 	if (err)
 		return err;
 	if (!cs->events)
 		cs->ts_begin = ts;
 	cs->ts_end = ts;
 	p = cs->buf + cs->len;
-	p = put_le32(p, (uint32_t)in->posix_event_id);
+	p = put_le32(p, event_class(ev, &rest_len));
 	p = put_le64(p, ts);
 	p = put_le32(p, (uint32_t)in->posix_pid);
 	/* No thread id reads as -1, which no thread has. */
@@ -243,9 +271,12 @@ int ctf_stream_event(struct ctf_stream *cs, const struct log_event *ev)
 	p = put_le32(p, (uint32_t)in->posix_truncation_status);
 	p = put_le64(p, (uint64_t)(uintptr_t)in->posix_prog_address);
 	p = put_le32(p, (uint32_t)ev->data_len);
+	if (rest_len != NO_REST)
+		p = put_le32(p, (uint32_t)rest_len);
 	if (ev->data_len)
 		memcpy(p, ev->data, ev->data_len);
-	cs->len += EVENT_FIXED_SIZE + ev->data_len;
+	p += ev->data_len;
+	cs->len = (size_t)(p - cs->buf);
 	cs->events++;
 	return 0;
 }

@@ -7,8 +7,10 @@
 # Dumps LOG, exports it as CTF, reads the CTF back with babeltrace2, and
 # checks that babeltrace2 shows the dump's events one for one (time to the
 # nanosecond as wall-clock UTC, name, pid, tid, thread, seq, prog address,
-# truncation, data length, every data byte) and reports discarded events
-# exactly where, and as many as, the dump's sequence numbers skip.
+# truncation, data length, every data byte, or every field of an event
+# shown by its type's format, floats to babeltrace2's 6 digits) and
+# reports discarded events exactly where, and as many as, the dump's
+# sequence numbers skip.
 #
 # Exit status: 0 all match; 1 a difference (printed as a diff, dump side
 # "-", babeltrace2 side "+"), or dump, export or babeltrace2 failed;
@@ -21,7 +23,7 @@
 set -u
 
 usage() {
-	sed -n '4,19s/^# \{0,1\}//p' "$0"
+	sed -n '4,21s/^# \{0,1\}//p' "$0"
 }
 case $#:${1:-} in
 1:-h | 1:--help) usage; exit 0 ;;
@@ -55,6 +57,8 @@ fail() {
 rc=$?
 [ $rc = 0 ] || [ $rc = 3 ] ||
 	fail "posixtrace dump failed: $(tail -n 12 "$work/dump.err")"
+# Fields as dump shows them, for the events of a type with a format.
+"$tool" dump --full-data "$log" >"$work/fields.txt" 2>/dev/null
 "$tool" export -o "$work/ctf" "$log" 2>"$work/export.err" ||
 	fail "posixtrace export failed: $(tail -n 12 "$work/export.err")"
 
@@ -68,29 +72,127 @@ rc=$?
 	>"$work/order.txt" 2>"$work/order.err" ||
 	fail "babeltrace2 (details) failed: $(tail -n 12 "$work/order.err")"
 
+# The typed event classes' float fields, "CLASS FIELD" a line, from the
+# metadata: babeltrace2 prints floats with 6 digits ("%g"), dump with
+# as many as they need, so both are compared as "%g" gives them.
+awk '
+	/^event \{/ { name = "" }
+	/^\tname = "/ { name = $0; sub(/^\tname = "/, "", name); sub(/";$/, "", name) }
+	/floating_point/ { f = $NF; sub(/^_/, "", f); sub(/;$/, "", f); print name, f }
+' "$work/ctf/metadata" >"$work/floats.txt"
+
+# Typed fields in one form, "name=value,..." (awk, LC_ALL=C: bytes):
+# strings as dump escapes them (babeltrace2 leaves bytes past ASCII
+# raw), arrays of bytes as hex, floats as "%g".
+fields_awk='
+	BEGIN {
+		for (byte = 128; byte < 256; byte++)
+			hexof[sprintf("%c", byte)] = sprintf("\\x%02x", byte)
+	}
+	# The number of the file being read (empty files are never read).
+	FILENAME != cur {
+		cur = FILENAME
+		for (file = 1; ARGV[file] != FILENAME; file++)
+			;
+	}
+	file == 1 { isfloat[$1 SUBSEP $2] = 1; next }
+	# s: "{a=1, s=\"x\"}" (dump) or "{ a = 1, s = \"x\" }" (babeltrace2).
+	function norm_fields(class, s,    out, name, v, c, i, n, depth, el) {
+		sub(/^\{ ?/, "", s)
+		sub(/ ?\}$/, "", s)
+		out = ""
+		while (s != "") {
+			i = index(s, "=")
+			if (!i)
+				return out "?" s
+			name = substr(s, 1, i - 1)
+			sub(/ $/, "", name)
+			s = substr(s, i + 1)
+			sub(/^ /, "", s)
+			if (substr(s, 1, 1) == "\"") {
+				# To the closing quote, escapes skipped.
+				for (i = 2; i <= length(s); i++) {
+					c = substr(s, i, 1)
+					if (c == "\\")
+						i++
+					else if (c == "\"")
+						break
+				}
+				v = ""
+				for (n = 1; n <= i; n++) {
+					c = substr(s, n, 1)
+					v = v (c in hexof ? hexof[c] : c)
+				}
+				s = substr(s, i + 1)
+			} else if (substr(s, 1, 1) == "[") {
+				# babeltrace2: [ [0] = 0xDE, ... ] or [ ].
+				depth = 0
+				for (i = 1; i <= length(s); i++) {
+					c = substr(s, i, 1)
+					if (c == "[")
+						depth++
+					else if (c == "]" && !--depth)
+						break
+				}
+				v = substr(s, 1, i)
+				s = substr(s, i + 1)
+				n = split(v, el, ", ")
+				v = ""
+				for (i = 1; i <= n; i++) {
+					if (!match(el[i], /0x[0-9A-Fa-f]+/))
+						continue
+					c = tolower(substr(el[i], RSTART + 2, RLENGTH - 2))
+					v = v (length(c) < 2 ? "0" c : c)
+				}
+			} else {
+				i = index(s, ",")
+				v = i ? substr(s, 1, i - 1) : s
+				s = i ? substr(s, i) : ""
+				if ((class SUBSEP name) in isfloat)
+					v = sprintf("%g", v + 0)
+			}
+			sub(/^, ?/, "", s)
+			out = out (out == "" ? "" : ",") name "=" v
+		}
+		return out
+	}
+'
+
 # The dump as the CTF trace should show it: the event lines' first ten
 # fields (the rest decodes system events), "gap N" before an event that
-# follows a gap. An event stamped before the one preceding it takes that
-# event's time in CTF, whose readers need time to go forward.
-awk '
+# follows a gap; for an event shown by its format, its fields (from the
+# dump without --hex: the same lines). An event stamped before the one
+# preceding it takes that event's time in CTF, whose readers need time
+# to go forward.
+LC_ALL=C awk "$fields_awk"'
+	file == 2 && /^#/ { next }
+	file == 2 {
+		# " data={name=" after the name: fields; sets have no "=".
+		if ($2 !~ /^posix_trace_/ && match($0, / data=\{[A-Za-z_][A-Za-z0-9_]*=/)) {
+			typed[FNR] = norm_fields($2, substr($0, RSTART + 6))
+		}
+		next
+	}
 	/^# gap: / { print "gap " $3; next }
 	/^#/ { next }
 	{
 		if ($1 < last)
 			$1 = last
 		last = $1
+		if (FNR in typed)
+			$10 = "data=" typed[FNR]
 		print $1, $2, $3, $4, $5, $6, $7, $8, $9, $10
-	}' "$work/dump.txt" >"$work/expected.txt"
+	}' "$work/floats.txt" "$work/fields.txt" "$work/dump.txt" \
+	>"$work/expected.txt"
 
 # babeltrace2's view in the same form. It prints the trace's hostname
 # (export writes the exporting machine's) before each event's name.
 host=$(sed -n 's/^\thostname = "\(.*\)";$/\1/p' "$work/ctf/metadata")
-awk -v host="$host" '
-	FNR == 1 { file++ }
+LC_ALL=C awk -v host="$host" "$fields_awk"'
 	# order.txt: count the events; note the discards before each. (Its
 	# muxer already fails on time going back, packet bounds included.)
-	file == 1 && / Event `/ { n++; next }
-	file == 1 && / Discarded events \(/ {
+	file == 2 && / Event `/ { n++; next }
+	file == 2 && / Discarded events \(/ {
 		s = $0
 		sub(/.* Discarded events \(/, "", s)
 		sub(/ events?\).*/, "", s)
@@ -101,8 +203,8 @@ awk -v host="$host" '
 		gap[n + 1] = s
 		next
 	}
-	file == 1 && / Discarded packets / { print "unexpected: " $0; next }
-	file == 1 { next }
+	file == 2 && / Discarded packets / { print "unexpected: " $0; next }
+	file == 2 { next }
 	# pretty.txt: one event per line.
 	function field(re, s) {
 		if (!match(body, re))
@@ -131,7 +233,10 @@ awk -v host="$host" '
 		c = field("container = -?[0-9]+")
 		tr = c == 0 ? "no" : c == 1 ? "record" : c == 2 ? "read" : c
 		data = ""
-		if (match(body, /data = \[ .* \]/)) {
+		# A typed class: its context, then its fields.
+		if (match(body, /data_len = [0-9]+(, rest_len = [0-9]+)? \}, \{ /)) {
+			data = norm_fields(name, substr(body, RSTART + RLENGTH - 2))
+		} else if (match(body, /data = \[ .* \]/)) {
 			d = substr(body, RSTART + 9, RLENGTH - 11)
 			k = split(d, el, ", ")
 			for (j = 1; j <= k; j++) {
@@ -151,7 +256,8 @@ awk -v host="$host" '
 	END {
 		if ((i + 1) in gap)
 			print "gap " gap[i + 1]
-	}' "$work/order.txt" "$work/pretty.txt" >"$work/actual.txt"
+	}' "$work/floats.txt" "$work/order.txt" "$work/pretty.txt" \
+	>"$work/actual.txt"
 
 # The warnings babeltrace2 prints must name the same counts.
 want=$(sed -n 's/^gap //p' "$work/expected.txt")

@@ -275,7 +275,7 @@ static void typed(void)
 	n += put_le(d + n, (uint32_t)INT32_MIN, 4);
 	n += put_le(d + n, (uint64_t)INT64_MIN, 8);
 	n += put_f32(d + n, 0.1f);
-	n += put_f64(d + n, -1e300);
+	n += put_f64(d + n, 1234.56789012345);
 	d[n++] = 0xde;
 	d[n++] = 0xad;
 	user(&s, ID_ALL, seq++, d, (uint32_t)n, 6000, 4242, 4243);
