@@ -5,18 +5,90 @@
  *
  * The child waits on a pipe until its stream is running, so that not one
  * of its events is missed, then execs the program.
+ *
+ * An event whose type has a format (posixtrace_k_eventid_get_format(), an
+ * extension of libposixtrace-k) is printed as its fields.
  */
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include <trace.h>
+#include <posixtrace-k.h>
 
 /* Bytes of binary data printed in hexadecimal; longer data shows its size. */
 #define HEX_SHOWN 16
+
+/*
+ * Prints data as the fields of format ("name:type,..."; the library gives
+ * only well-formed ones), " name=value" each; false, having printed
+ * nothing, when the data does not match it. Fields are packed, in this
+ * machine's byte order (the traced program's: same machine).
+ */
+static bool print_fields(const char *format, const unsigned char *data,
+			 size_t len)
+{
+	char out[1024], name[32], type[8];
+	size_t off = 0, used = 0, n;
+	const char *p = format;
+	union { uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+		int8_t s8; int16_t s16; int32_t s32; int64_t s64;
+		float f32; double f64; } v;
+	int w;
+
+	while (*p) {
+		if (sscanf(p, "%31[^:]:%7[^,]", name, type) != 2)
+			return false;
+		p += strlen(name) + 1 + strlen(type);
+		p += *p == ',';
+		if (!strcmp(type, "str")) {
+			n = strnlen((const char *)data + off, len - off);
+			if (n == len - off)
+				return false;
+			w = snprintf(out + used, sizeof(out) - used, " %s=\"%.*s\"",
+				     name, (int)n, (const char *)data + off);
+			off += n + 1;
+		} else if (!strcmp(type, "bytes")) {
+			w = snprintf(out + used, sizeof(out) - used,
+				     " %s=(%zu bytes)", name, len - off);
+			off = len;
+		} else {
+			n = (size_t)(type[1] == '8' ? 1 : type[1] == '1' ? 2 :
+				     type[1] == '3' ? 4 : 8);
+			if (len - off < n)
+				return false;
+			memcpy(&v, data + off, n);
+			off += n;
+			if (!strcmp(type, "f32"))
+				w = snprintf(out + used, sizeof(out) - used,
+					     " %s=%g", name, v.f32);
+			else if (!strcmp(type, "f64"))
+				w = snprintf(out + used, sizeof(out) - used,
+					     " %s=%g", name, v.f64);
+			else if (type[0] == 's')
+				w = snprintf(out + used, sizeof(out) - used,
+					     " %s=%lld", name, (long long)(
+					     n == 1 ? v.s8 : n == 2 ? v.s16 :
+					     n == 4 ? v.s32 : v.s64));
+			else
+				w = snprintf(out + used, sizeof(out) - used,
+					     " %s=%llu", name, (unsigned long long)(
+					     n == 1 ? v.u8 : n == 2 ? v.u16 :
+					     n == 4 ? v.u32 : v.u64));
+		}
+		if (w < 0 || (size_t)w >= sizeof(out) - used)
+			return false;
+		used += (size_t)w;
+	}
+	if (off != len)
+		return false;
+	fputs(out, stdout);
+	return true;
+}
 
 static void print_event(trace_id_t trid, const struct posix_trace_event_info *info,
 			const unsigned char *data, size_t len)
@@ -24,6 +96,8 @@ static void print_event(trace_id_t trid, const struct posix_trace_event_info *in
 	static struct timespec first = { -1, 0 };
 	const struct timespec *ts = &info->posix_timestamp;
 	char name[TRACE_EVENT_NAME_MAX + 1], date[32];
+	char format[POSIXTRACE_K_FORMAT_MAX + 1];
+	bool typed;
 	long sec, nsec;
 	struct tm tm;
 	size_t i;
@@ -47,7 +121,13 @@ static void print_event(trace_id_t trid, const struct posix_trace_event_info *in
 	/* pthread_t is opaque; on Linux it is an address, unique per thread. */
 	printf("+%ld.%09ld pid %-5d thread %-14lx %-18s", sec, nsec,
 	       (int)info->posix_pid, (unsigned long)info->posix_thread_id, name);
-	if (len && data[0] >= ' ' && data[0] < 127)
+	typed = info->posix_truncation_status == POSIX_TRACE_NOT_TRUNCATED &&
+		!posixtrace_k_eventid_get_format(trid, info->posix_event_id,
+						 format, sizeof(format)) &&
+		print_fields(format, data, len);
+	if (typed)
+		;	/* shown as its fields */
+	else if (len && data[0] >= ' ' && data[0] < 127)
 		printf(" \"%.*s\"", (int)len, (const char *)data);
 	else if (len > HEX_SHOWN)
 		printf(" (%zu bytes)", len);

@@ -6,33 +6,73 @@
  *
  * Usage: worker [JOBS [MS]]: each thread does JOBS jobs (default 4), each
  * taking MS milliseconds (default 0), so that a trace of it lasts a while.
+ *
+ * Its events say what they carry (posixtrace_k_eventid_open_format(), an
+ * extension of libposixtrace-k), so that "posixtrace dump" and babeltrace2
+ * show their fields rather than bytes: the data is the fields packed in
+ * order, in the machine's byte order, a str with its NUL.
  */
 
+#include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <trace.h>
+#include <posixtrace-k.h>
+
+#define BEGIN_FORMAT	"worker:u32,job:u32,what:str"
+#define END_FORMAT	"worker:u32,job:u32,ms:f64"
 
 static trace_event_id_t ev_begin, ev_end;
 static int jobs = 4;
 static long job_ms;
 
+static double since_ms(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)(t.tv_sec - t0->tv_sec) * 1e3 +
+	       (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
 static void *work(void *arg)
 {
-	int worker = (int)(long)arg, job;
-	struct timespec ts = { job_ms / 1000, job_ms % 1000 * 1000000 };
-	char msg[48];
+	uint32_t worker = (uint32_t)(long)arg, job;
+	struct timespec ts = { job_ms / 1000, job_ms % 1000 * 1000000 }, t0;
+	unsigned char begin[8 + 48], end[8 + 8];
+	size_t len;
+	double ms;
 
-	for (job = 0; job < jobs; job++) {
-		snprintf(msg, sizeof(msg), "worker %d job %d", worker, job);
-		posix_trace_event(ev_begin, msg, strlen(msg));
+	for (job = 0; job < (uint32_t)jobs; job++) {
+		/* worker:u32,job:u32,what:str */
+		memcpy(begin, &worker, 4);
+		memcpy(begin + 4, &job, 4);
+		len = 8 + (size_t)snprintf((char *)begin + 8, sizeof(begin) - 8,
+					   "job %u of worker %u", job, worker) + 1;
+		posix_trace_event(ev_begin, begin, len);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
 		if (job_ms)
 			nanosleep(&ts, NULL);
-		posix_trace_event(ev_end, &job, sizeof(job));
+		/* worker:u32,job:u32,ms:f64 */
+		ms = since_ms(&t0);
+		memcpy(end, &worker, 4);
+		memcpy(end + 4, &job, 4);
+		memcpy(end + 8, &ms, 8);
+		posix_trace_event(ev_end, end, sizeof(end));
 	}
 	return NULL;
+}
+
+/* A name with its format; without one if the module predates formats. */
+static int open_event(const char *name, const char *format,
+		      trace_event_id_t *id)
+{
+	int err = posixtrace_k_eventid_open_format(name, format, id);
+
+	return err == ENOTSUP ? posix_trace_eventid_open(name, id) : err;
 }
 
 /* A number from 0 to max, or -1. */
@@ -54,8 +94,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: worker [JOBS [MS]]\n");
 		return 2;
 	}
-	if (posix_trace_eventid_open("job_begin", &ev_begin) ||
-	    posix_trace_eventid_open("job_end", &ev_end)) {
+	if (open_event("job_begin", BEGIN_FORMAT, &ev_begin) ||
+	    open_event("job_end", END_FORMAT, &ev_end)) {
 		fprintf(stderr, "worker: cannot open event types\n");
 		return 1;
 	}

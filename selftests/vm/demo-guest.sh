@@ -35,7 +35,8 @@ say "in a QEMU guest running Linux $(uname -r)."
 run 'posixtrace --version'
 
 step "1. A program traced live: examples/analyzer starts examples/worker (two
-threads calling posix_trace_event()) and prints its events as they come."
+threads calling posix_trace_event(), whose event types say what their data
+holds: worker:u32,job:u32,...) and prints its events, as fields, as they come."
 run 'analyzer worker 2'
 
 step "2. posixtrace record traces a command and the processes it starts into a
@@ -58,12 +59,14 @@ tail -n +$((said + 1)) live.out | show
 [ $rc = 0 ] || failed "posixtrace record -e job_begin ... &" $rc
 
 step "4. posixtrace dump reads a log back, with or without the module: here
-the jobs begun after the first 0.2 s, with times from the first event."
+the jobs begun after the first 0.2 s, with times from the first event, and
+their data as the fields the log's event formats name."
 run 'posixtrace dump -e job_begin --since +0.2 --relative demo.ptlog'
 
 step "5. posixtrace export writes the log as a CTF trace, which babeltrace2
-(and Trace Compass) read: the first job_end events, in UTC, then how many
-events it read, as many as dump read."
+(and Trace Compass) read: the first job_end events, in UTC, their fields
+typed (worker and job integers, ms a double), then how many events it
+read, as many as dump read."
 run 'posixtrace export -o demo.ctf demo.ptlog'
 if command -v babeltrace2 >/dev/null; then
 	run 'babeltrace2 --clock-gmt --clock-date demo.ctf | grep job_end | head -n 2'
