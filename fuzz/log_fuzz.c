@@ -154,6 +154,7 @@ static void status_and_filter(trace_id_t trid)
 static void types(trace_id_t trid)
 {
 	char name[TRACE_EVENT_NAME_MAX + 1];
+	char format[POSIXTRACE_K_FORMAT_MAX + 1];
 	trace_event_id_t id, prev = -1;
 	int unavailable, n = 0, i, err;
 	static const trace_event_id_t odd[] = {
@@ -171,6 +172,17 @@ static void types(trace_id_t trid)
 		prev = id;
 		REQUIRE(posix_trace_eventid_get_name(trid, id, name) == 0);
 		REQUIRE(name[0] && strlen(name) <= TRACE_EVENT_NAME_MAX);
+		/* A format, if any, is whole, and refused to a small buffer. */
+		err = posixtrace_k_eventid_get_format(trid, id, format,
+						      sizeof(format));
+		REQUIRE(err == 0 || err == ENOENT);
+		if (!err) {
+			REQUIRE(format[0] &&
+				strlen(format) <= POSIXTRACE_K_FORMAT_MAX);
+			REQUIRE(posixtrace_k_eventid_get_format(
+					trid, id, format, strlen(format)) ==
+				ERANGE);
+		}
 		REQUIRE(++n <= ID_MAX);
 	}
 	REQUIRE(n >= 9);

@@ -679,6 +679,40 @@ static const char *format_of(trace_id_t trid, uint32_t id, char *buf,
 }
 
 /*
+ * A log of types with formats (minor 1), good and damaged, and events
+ * of them; returns where its TYPES block starts.
+ */
+static size_t build_formats(struct synth *s)
+{
+	size_t types_pos;
+
+	synth_init(s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(s, 0, 0);
+	/* A type named before its program gave it a format. */
+	synth_define(s, 65, "late");
+	synth_define_format(s, 66, "job", "pid:s32,name:str");
+	synth_define_format(s, 67, "bad", "1x:u8");
+	synth_define_format(s, 68, "long", "a:u8,b:bytes");
+	synth_event(s, 66, 0, "abcdefgh", 8, POSIX_TRACE_NOT_TRUNCATED);
+	synth_event(s, 68, 1, "abc", 3, POSIX_TRACE_NOT_TRUNCATED);
+	synth_events_end(s);
+	synth_events_begin(s, 1, 0);
+	synth_define_format(s, 65, "late", "n:u64");
+	/* A second format for a type: only damage makes one. */
+	synth_define_format(s, 66, "job", "pid:u8");
+	synth_define_format(s, 67, "bad", "x:u8");
+	synth_event(s, 65, 2, "abcdefgh", 8, POSIX_TRACE_NOT_TRUNCATED);
+	synth_event(s, 66, 3, "abc", 3, POSIX_TRACE_NOT_TRUNCATED);
+	synth_events_end(s);
+	types_pos = s->len;
+	synth_types(s);
+	synth_end(s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL,
+		  (uint64_t[POSIXTRACE_EVENTSET_WORDS]){ 0 });
+	return types_pos;
+}
+
+/*
  * Event formats (minor 1): read from TYPES, or from the DEFINE entries
  * of a log without it; the first well-formed one a type is given is
  * kept; one that is not well formed (or not terminated) is ignored, and
@@ -694,28 +728,7 @@ static void test_formats(void)
 
 	for (pass = 0; pass < 2; pass++) {
 		test_name = pass ? "formats from DEFINE" : "formats from TYPES";
-		synth_init(&s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
-		synth_events_begin(&s, 0, 0);
-		/* A type named before its program gave it a format. */
-		synth_define(&s, 65, "late");
-		synth_define_format(&s, 66, "job", "pid:s32,name:str");
-		synth_define_format(&s, 67, "bad", "1x:u8");
-		synth_define_format(&s, 68, "long", "a:u8,b:bytes");
-		synth_event(&s, 66, 0, "abc", 3, POSIX_TRACE_NOT_TRUNCATED);
-		synth_events_end(&s);
-		synth_events_begin(&s, 1, 0);
-		synth_define_format(&s, 65, "late", "n:u64");
-		/* A second format for a type: only damage makes one. */
-		synth_define_format(&s, 66, "job", "pid:u8");
-		synth_define_format(&s, 67, "bad", "x:u8");
-		synth_event(&s, 65, 1, "abcdefgh", 8,
-			    POSIX_TRACE_NOT_TRUNCATED);
-		synth_events_end(&s);
-		types_pos = s.len;
-		synth_types(&s);
-		synth_end(&s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
-			  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL,
-			  (uint64_t[POSIXTRACE_EVENTSET_WORDS]){ 0 });
+		types_pos = build_formats(&s);
 		CHECK_ERR(open_prefix(&s, pass ? types_pos : s.len, &trid), 0);
 		CHECK(!strcmp(format_of(trid, 65, buf, sizeof(buf)), "n:u64"));
 		CHECK(!strcmp(format_of(trid, 66, buf, sizeof(buf)),
@@ -1252,6 +1265,10 @@ static int write_corpus(const char *dir)
 
 	build_slots_epochs(&s, true);
 	write_seed(dir, "slots-epochs.ptl", s.buf, s.len);
+	synth_free(&s);
+
+	build_formats(&s);
+	write_seed(dir, "seq-formats.ptl", s.buf, s.len);
 	synth_free(&s);
 
 	synth_init(&s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 16);
