@@ -381,6 +381,36 @@ TEST(forked_child_of_an_inheriting_stream_shares_formats)
 }
 
 /*
+ * Copy the log in fd to $POSIXTRACE_LOG_EXPORT/name, if that is set: the
+ * host then exports it as CTF and checks babeltrace2 reads its fields as
+ * posixtrace dump does.
+ */
+static bool export_log(int fd, const char *name)
+{
+	const char *dir = getenv("POSIXTRACE_LOG_EXPORT");
+	char path[256], buf[4096];
+	off_t off = 0;
+	ssize_t n;
+	int out;
+
+	if (!dir)
+		return true;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		return false;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		if (write(out, buf, n) != n) {
+			n = -1;
+			break;
+		}
+		off += n;
+	}
+	close(out);
+	return n == 0;
+}
+
+/*
  * A log carries formats in its DEFINE entries and its TYPES block: read
  * whole (TYPES), and cut short before TYPES (DEFINE entries only).
  */
@@ -390,27 +420,35 @@ TEST(format_reaches_a_log_types_and_define)
 	struct stat st_flushed;
 	trace_attr_t attr;
 	trace_id_t trid, ltrid;
-	uint32_t v = 7;
+	struct {
+		uint32_t v;
+		double d;
+		char s[6];
+	} __attribute__((packed)) job = { 7, 2.5, "typed" };
 	char fmt[64];
 	int fd, pass;
 
 	SKIP_WITHOUT_DEVICE();
 	fd = tmp_log();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, posixtrace_k_eventid_open_format("fmt.log", "v:u32",
+	ASSERT_EQ(0, posixtrace_k_eventid_open_format("fmt.log",
+						      "v:u32,d:f64,s:str",
 						      &id));
 	ASSERT_EQ(0, posix_trace_eventid_open("fmt.plain", &plain));
 	ASSERT_EQ(0, log_attr(&attr, POSIX_TRACE_FLUSH, POSIX_TRACE_APPEND,
 			      0, 0));
 	ASSERT_EQ(0, posix_trace_create_withlog(0, &attr, fd, &trid));
 	ASSERT_EQ(0, posix_trace_start(trid));
-	posix_trace_event(id, &v, sizeof(v));
-	posix_trace_event(plain, &v, sizeof(v));
+	posix_trace_event(id, &job, sizeof(job));
+	/* One that does not match its format: shown as bytes. */
+	posix_trace_event(id, &job, 4);
+	posix_trace_event(plain, &job, sizeof(job));
 	ASSERT_EQ(0, posix_trace_flush(trid));
 	ASSERT_EQ(0, wait_flushed(trid));
 	ASSERT_EQ(0, fstat(fd, &st_flushed));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 	ASSERT_TRUE(wait_log_closed(fd));
+	ASSERT_TRUE(export_log(fd, "typed.ptlog"));
 	for (pass = 0; pass < 2; pass++) {
 		/* The second pass reads the log without TYPES and END. */
 		if (pass)
@@ -422,9 +460,9 @@ TEST(format_reaches_a_log_types_and_define)
 		lid = id;
 		ASSERT_EQ(0, posixtrace_k_eventid_get_format(ltrid, lid, fmt,
 							     sizeof(fmt)));
-		ASSERT_STREQ("v:u32", fmt);
+		ASSERT_STREQ("v:u32,d:f64,s:str", fmt);
 		ASSERT_EQ(ERANGE, posixtrace_k_eventid_get_format(ltrid, lid,
-								  fmt, 5));
+								  fmt, 17));
 		ASSERT_EQ(ENOENT, posixtrace_k_eventid_get_format(
 					  ltrid, plain, fmt, sizeof(fmt)));
 		ASSERT_EQ(ENOENT, posixtrace_k_eventid_get_format(
