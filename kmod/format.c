@@ -6,7 +6,6 @@
  * data by it: only tools do.
  */
 
-#include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/posixtrace.h>
@@ -34,14 +33,28 @@ static bool posixtrace_format_type(const char *type, size_t len, bool *rest)
 	return false;
 }
 
+/*
+ * ASCII only: the kernel's isalpha() takes Latin-1 letters too, which no
+ * C identifier (and no reader of ours) has.
+ */
+static bool posixtrace_format_ident_start(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool posixtrace_format_ident_char(char c)
+{
+	return posixtrace_format_ident_start(c) || (c >= '0' && c <= '9');
+}
+
 /* The length of the C identifier at @s, 0 if there is none. */
 static size_t posixtrace_format_ident(const char *s)
 {
-	size_t len = 0;
+	size_t len = 1;
 
-	if (!isalpha(s[0]) && s[0] != '_')
+	if (!posixtrace_format_ident_start(s[0]))
 		return 0;
-	while (isalnum(s[len]) || s[len] == '_')
+	while (posixtrace_format_ident_char(s[len]))
 		len++;
 	return len;
 }

@@ -200,6 +200,9 @@ TEST(field_name_not_an_identifier_is_einval)
 	ASSERT_EQ(EINVAL, open_fmt("fmt.bad", "a-b:u8"));
 	ASSERT_EQ(EINVAL, open_fmt("fmt.bad", ":u8"));
 	ASSERT_EQ(EINVAL, open_fmt("fmt.bad", "a :u8"));
+	/* Letters of Latin-1 or UTF-8 are not C's. */
+	ASSERT_EQ(EINVAL, open_fmt("fmt.bad", "\xe9t\xe9:u8"));
+	ASSERT_EQ(EINVAL, open_fmt("fmt.bad", "caf\xc3\xa9:u8"));
 	/* 32 characters: one too many. */
 	ASSERT_EQ(EINVAL, open_fmt("fmt.bad",
 				   "abcdefghijklmnopqrstuvwxyz012345:u8"));
