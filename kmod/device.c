@@ -88,6 +88,10 @@ static int posixtrace_format_from_user(char *format, u64 uformat)
  * posixtrace_ioctl_eventid_open - EVENTID_OPEN and TRID_EVENTID_OPEN
  * @names: the table the name joins
  * @ueid: the user's struct posixtrace_eventid
+ * @own: the caller opens a name of its own (EVENTID_OPEN): only then may
+ *	it give a format, since only the program that records the events
+ *	knows what they carry; a tracer's format is -EINVAL, so that it
+ *	cannot make the program's own one fail with -EEXIST
  *
  * Return: 0, or -EINVAL, -EFAULT, -E2BIG (struct), -ENAMETOOLONG past
  * POSIXTRACE_EVENT_NAME_MAX characters, -EINVAL for an empty name, and for
@@ -95,7 +99,8 @@ static int posixtrace_format_from_user(char *format, u64 uformat)
  * has another; -ENOMEM.
  */
 long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
-				   struct posixtrace_eventid __user *ueid)
+				   struct posixtrace_eventid __user *ueid,
+				   bool own)
 {
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_eventid eid;
@@ -108,7 +113,7 @@ long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
 					  POSIXTRACE_EVENTID_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (eid.flags || eid.__reserved)
+	if (eid.flags || eid.__reserved || (eid.format && !own))
 		return -EINVAL;
 	len = strncpy_from_user(name, u64_to_user_ptr(eid.name), sizeof(name));
 	if (len < 0)
@@ -147,7 +152,7 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
 	ret = posixtrace_ioctl_eventid_open(posixtrace_process_names(proc),
-					    ueid);
+					    ueid, true);
 	posixtrace_process_put(proc);
 	return ret;
 }

@@ -224,7 +224,7 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_ATTR):
 		return posixtrace_stream_get_attr(stream, uarg);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_TRID_EVENTID_OPEN):
-		return posixtrace_ioctl_eventid_open(names, uarg);
+		return posixtrace_ioctl_eventid_open(names, uarg, false);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTID_NAME):
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT):
 		return posixtrace_stream_eventtype(stream, POSIXTRACE_IOC_ID(cmd),

@@ -9,7 +9,8 @@
  *    unique; a type is u8..u64, s8..s64, f32, f64, str or bytes (last);
  *    anything else is EINVAL, past 255 characters ENAMETOOLONG;
  *  - a name keeps its first format: another is EEXIST, the same is fine,
- *    a plain open keeps it; a name opened without one may get one;
+ *    a plain open keeps it; a name opened without one may get one; a
+ *    tracer (TRID_EVENTID_OPEN) gives none: EINVAL;
  *  - a bad pointer is EFAULT; callers of the VER0 structs are served as
  *    before;
  *  - posixtrace_k_eventid_get_format(): ENOENT without a format, ERANGE
@@ -78,12 +79,28 @@ static int raw_stream(void)
 	return fd;
 }
 
+/* TRID_EVENTID_OPEN on the stream fd: 0 or the errno. */
+static int tracer_open(int fd, const char *name, const char *format,
+		       uint32_t *id)
+{
+	struct posixtrace_eventid eid = {
+		.size = sizeof(eid),
+		.name = (uintptr_t)name,
+		.format = (uintptr_t)format,
+	};
+
+	if (ioctl(fd, POSIXTRACE_IOC_TRID_EVENTID_OPEN, &eid))
+		return errno;
+	*id = eid.event_id;
+	return 0;
+}
+
 TEST(format_reaches_eventid_name_of_a_stream)
 {
 	struct posixtrace_eventtype et = { .size = sizeof(et) };
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	char fmt[POSIXTRACE_FORMAT_MAX + 1];
-	uint32_t id;
+	uint32_t id, id2 = 0;
 	int fd;
 
 	SKIP_WITHOUT_DEVICE();
@@ -108,6 +125,11 @@ TEST(format_reaches_eventid_name_of_a_stream)
 	ASSERT_EQ(0, ioctl(fd, POSIXTRACE_IOC_EVENTID_NAME, &et));
 	ASSERT_EQ(strlen(FMT) + 1, et.format_len);
 	ASSERT_EQ('x', fmt[0]);
+
+	/* A tracer gives no format: only the program knows its data. */
+	ASSERT_EQ(EINVAL, tracer_open(fd, "fmt.tracer", "a:u8", &id2));
+	ASSERT_EQ(0, tracer_open(fd, "fmt.tracer", NULL, &id2));
+	ASSERT_EQ(id + 1, id2);
 
 	/* A system type has none; nor has EVENTTYPE_NEXT's past the end. */
 	et.size = sizeof(et);
@@ -136,7 +158,7 @@ TEST(ver0_structs_are_served_as_before)
 		uint32_t canary;
 	} big;
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
-	uint32_t id, id2;
+	uint32_t id, id2 = 0;
 	int fd;
 
 	SKIP_WITHOUT_DEVICE();

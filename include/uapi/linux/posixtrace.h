@@ -249,6 +249,8 @@ struct posixtrace_create {
  *		has a different format (the same one again is fine). A name
  *		opened without one keeps the one it has. When the table is
  *		full (the unnamed event is returned), the format is ignored.
+ *		TRID_EVENTID_OPEN takes no format (EINVAL): only the program
+ *		that records the events says what they carry.
  *
  * On /dev/posixtrace (POSIXTRACE_IOC_EVENTID_OPEN) for the calling process;
  * on a stream (POSIXTRACE_IOC_TRID_EVENTID_OPEN) for the traced process.
