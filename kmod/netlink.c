@@ -53,6 +53,8 @@ static const struct nla_policy posixtrace_nl_policy[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_CREATE_TIME] = POSIXTRACE_NL_OUTPUT,
 	[POSIXTRACE_NL_A_EVENT] = POSIXTRACE_NL_OUTPUT,
 	[POSIXTRACE_NL_A_TRACED_COUNT] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_EVENTS_READ] = POSIXTRACE_NL_OUTPUT,
+	[POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED] = POSIXTRACE_NL_OUTPUT,
 #undef POSIXTRACE_NL_OUTPUT
 };
 
@@ -168,7 +170,7 @@ static size_t posixtrace_nl_msg_size(struct posixtrace_stream *stream)
 
 	/* u32 attributes, then u64 ones (with room for padding). */
 	size += 10 * nla_total_size(sizeof(u32));
-	size += 7 * nla_total_size_64bit(sizeof(u64));
+	size += 9 * nla_total_size_64bit(sizeof(u64));
 	size += nla_total_size(stream ?
 			       strlen(posixtrace_stream_attr(stream)->name) + 1 :
 			       POSIXTRACE_NAME_MAX + 1);
@@ -211,6 +213,8 @@ static int posixtrace_nl_fill(struct sk_buff *skb,
 			      st.events_recorded, POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_LOST,
 			      st.events_lost, POSIXTRACE_NL_A_PAD) ||
+	    nla_put_u64_64bit(skb, POSIXTRACE_NL_A_EVENTS_READ,
+			      st.events_read, POSIXTRACE_NL_A_PAD) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_OVERRUN_STATUS,
 			st.overrun_status) ||
 	    nla_put_u32(skb, POSIXTRACE_NL_A_FULL_STATUS, st.full_status) ||
@@ -221,7 +225,9 @@ static int posixtrace_nl_fill(struct sk_buff *skb,
 	if (log_path &&
 	    (nla_put_u32(skb, POSIXTRACE_NL_A_LOG_POLICY,
 			 attr->log_full_policy) ||
-	     nla_put_string(skb, POSIXTRACE_NL_A_LOG_PATH, log_path)))
+	     nla_put_string(skb, POSIXTRACE_NL_A_LOG_PATH, log_path) ||
+	     nla_put_u64_64bit(skb, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED,
+			       st.log_events_discarded, POSIXTRACE_NL_A_PAD)))
 		return -EMSGSIZE;
 	return posixtrace_nl_put_traced(skb, stream, pid_ns);
 }

@@ -20,6 +20,7 @@
 #include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -76,6 +77,7 @@ struct result {
 struct stream_info {
 	uint64_t seen;		/* a bit per attribute type present */
 	uint64_t id, stream_size, bytes_used, recorded, lost, create_time;
+	uint64_t read, log_discarded;
 	uint32_t creator_pid, creator_uid, state, full_policy, log_policy;
 	uint32_t inheritance, overrun, full_status, event;
 	int ntraced;
@@ -447,6 +449,8 @@ static const unsigned char attr_kind[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_CREATE_TIME] = K_U64,
 	[POSIXTRACE_NL_A_EVENT] = K_U32,
 	[POSIXTRACE_NL_A_TRACED_COUNT] = K_U32,
+	[POSIXTRACE_NL_A_EVENTS_READ] = K_U64,
+	[POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED] = K_U64,
 };
 
 /*
@@ -559,6 +563,10 @@ static int parse_stream(const struct nlmsghdr *nlh, uint16_t family,
 		case POSIXTRACE_NL_A_CREATE_TIME: s->create_time = u64; break;
 		case POSIXTRACE_NL_A_EVENT: s->event = u32; break;
 		case POSIXTRACE_NL_A_TRACED_COUNT: s->traced_count = u32; break;
+		case POSIXTRACE_NL_A_EVENTS_READ: s->read = u64; break;
+		case POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED:
+			s->log_discarded = u64;
+			break;
 		}
 		rem -= NLA_ALIGN(nla->nla_len);
 		nla = (const struct nlattr *)((const char *)nla +
@@ -585,6 +593,7 @@ static const int always[] = {
 	POSIXTRACE_NL_A_EVENTS_RECORDED, POSIXTRACE_NL_A_EVENTS_LOST,
 	POSIXTRACE_NL_A_OVERRUN_STATUS, POSIXTRACE_NL_A_FULL_STATUS,
 	POSIXTRACE_NL_A_CREATE_TIME, POSIXTRACE_NL_A_TRACED_COUNT,
+	POSIXTRACE_NL_A_EVENTS_READ,
 };
 
 /* The first attribute of always[] missing from s, or 0. */
@@ -831,8 +840,10 @@ TEST(dump_as_root_describes_stream_exactly)
 	ASSERT_EQ(POSIX_TRACE_NOT_FULL, s->full_status);
 	ASSERT_LE(before - 1000000000ULL, s->create_time);
 	ASSERT_GE(now + 1000000000ULL, s->create_time);
+	ASSERT_EQ(0, s->read);
 	ASSERT_FALSE(HAS(s, POSIXTRACE_NL_A_LOG_PATH));
 	ASSERT_FALSE(HAS(s, POSIXTRACE_NL_A_LOG_POLICY));
+	ASSERT_FALSE(HAS(s, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED));
 	free(st.v);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 	nl_close(&nl);
@@ -1077,6 +1088,75 @@ TEST(stream_with_log_has_log_path_and_policy)
 	ASSERT_TRUE(HAS(&s, POSIXTRACE_NL_A_LOG_POLICY));
 	ASSERT_EQ(POSIX_TRACE_APPEND, s.log_policy);
 	ASSERT_EQ(POSIX_TRACE_FLUSH, s.full_policy);
+	nl_close(&nl);
+}
+
+/* The module's STATUS of this process's only stream. */
+static int raw_status(struct posixtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+}
+
+/*
+ * GET carries the counts STATUS has and struct posix_trace_status_info
+ * has not: events read, and the events the log did not keep (an
+ * UNTIL_FULL log of room for ten events, given twenty), which is how
+ * "posixtrace record" learns what a failing log lost.
+ */
+TEST(get_counts_events_read_and_the_log_discarded)
+{
+	char path[] = "/tmp/nlt-logXXXXXX", name[POSIXTRACE_NAME_MAX + 1];
+	struct posix_trace_status_info info;
+	struct posixtrace_status raw;
+	struct stream_info s;
+	struct result res;
+	trace_event_id_t ev;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t id;
+	struct nl nl;
+	int fd, ret, i;
+
+	SKIP_WITHOUT_DEVICE();
+	NL_OPEN(&nl);
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	unlink(path);
+	unique_name(name, sizeof(name), "disc");
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setname(&attr, name));
+	ASSERT_EQ(0, posix_trace_attr_setlogfullpolicy(&attr,
+						POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, posix_trace_attr_setlogsize(&attr, START_RECORD_SIZE +
+					10 * (RECORD_SIZE + 8) + STOP_RECORD_SIZE));
+	ASSERT_EQ(0, posix_trace_create_withlog(0, &attr, fd, &trid));
+	posix_trace_attr_destroy(&attr);
+	ASSERT_EQ(0, posix_trace_eventid_open("nlt_disc", &ev));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	emit(ev, 20);
+	ASSERT_EQ(0, posix_trace_flush(trid));
+	for (i = 0; i < 500; i++) {
+		ASSERT_EQ(0, posix_trace_get_status(trid, &info));
+		if (info.posix_stream_flush_status == POSIX_TRACE_NOT_FLUSHING)
+			break;
+		usleep(10000);
+	}
+	ASSERT_EQ(0, raw_status(&raw));
+	ret = id_of(&nl, name, &id);
+	if (!ret)
+		ret = get_stream(&nl, id, &s, &res);
+	posix_trace_shutdown(trid);
+	close(fd);
+	ASSERT_EQ(0, ret);
+	ASSERT_DESCRIBED(&s);
+	ASSERT_LE(10, raw.log_events_discarded);
+	ASSERT_TRUE(HAS(&s, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED));
+	ASSERT_EQ(raw.log_events_discarded, s.log_discarded);
+	/* What the flush took out of the stream counts as read there. */
+	ASSERT_LT(0, raw.events_read);
+	ASSERT_EQ(raw.events_read, s.read);
 	nl_close(&nl);
 }
 

@@ -137,6 +137,11 @@ void json_stream_members(FILE *out, const struct ptnl_stream *s)
 			s->events_recorded);
 	if (PTNL_HAS(s, POSIXTRACE_NL_A_EVENTS_LOST))
 		fprintf(out, ", \"events_lost\": %" PRIu64, s->events_lost);
+	if (PTNL_HAS(s, POSIXTRACE_NL_A_EVENTS_READ))
+		fprintf(out, ", \"events_read\": %" PRIu64, s->events_read);
+	if (PTNL_HAS(s, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED))
+		fprintf(out, ", \"log_events_discarded\": %" PRIu64,
+			s->log_events_discarded);
 	if (PTNL_HAS(s, POSIXTRACE_NL_A_OVERRUN_STATUS)) {
 		/* policy_text() leaves 0 to us: it is NO_OVERRUN here. */
 		fputs(", \"overrun_status\": ", out);

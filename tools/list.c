@@ -193,7 +193,7 @@ static char *created_cell(const struct ptnl_stream *s)
 	struct tm tm;
 
 	if (!localtime_r(&sec, &tm) ||
-	    !strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S", &tm))
+	    !strftime(text, sizeof(text), "%Y-%m-%d %H:%M:%S %Z", &tm))
 		return cell("@%" PRIu64, s->create_time / 1000000000u);
 	return cell("%s", text);
 }

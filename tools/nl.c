@@ -54,6 +54,8 @@ static struct nla_policy stream_policy[POSIXTRACE_NL_A_MAX + 1] = {
 	[POSIXTRACE_NL_A_BYTES_USED] = { .type = NLA_U64 },
 	[POSIXTRACE_NL_A_EVENTS_RECORDED] = { .type = NLA_U64 },
 	[POSIXTRACE_NL_A_EVENTS_LOST] = { .type = NLA_U64 },
+	[POSIXTRACE_NL_A_EVENTS_READ] = { .type = NLA_U64 },
+	[POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED] = { .type = NLA_U64 },
 	[POSIXTRACE_NL_A_OVERRUN_STATUS] = { .type = NLA_U32 },
 	[POSIXTRACE_NL_A_FULL_STATUS] = { .type = NLA_U32 },
 	[POSIXTRACE_NL_A_LOG_PATH] = { .type = NLA_STRING },
@@ -118,6 +120,8 @@ static int parse_stream(struct nlmsghdr *nlh, struct ptnl_stream *s)
 	U64(POSIXTRACE_NL_A_BYTES_USED, bytes_used);
 	U64(POSIXTRACE_NL_A_EVENTS_RECORDED, events_recorded);
 	U64(POSIXTRACE_NL_A_EVENTS_LOST, events_lost);
+	U64(POSIXTRACE_NL_A_EVENTS_READ, events_read);
+	U64(POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED, log_events_discarded);
 	U32(POSIXTRACE_NL_A_OVERRUN_STATUS, overrun_status);
 	U32(POSIXTRACE_NL_A_FULL_STATUS, full_status);
 	U64(POSIXTRACE_NL_A_CREATE_TIME, create_time);

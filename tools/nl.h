@@ -25,12 +25,14 @@ struct ptnl_stream {
 	char *name;
 	uint32_t state, full_policy, log_policy, inheritance;
 	uint64_t stream_size, bytes_used, events_recorded, events_lost;
+	uint64_t events_read, log_events_discarded;
 	uint32_t overrun_status, full_status;
 	char *log_path;
 	uint64_t create_time;		/* ns since the epoch */
 	uint32_t event;			/* POSIXTRACE_NL_EV_x, NOTIFY only */
 };
 
+_Static_assert(POSIXTRACE_NL_A_MAX < 32, "ptnl_stream.have has 32 bits");
 #define PTNL_HAS(s, attr)	(((s)->have >> (attr)) & 1)
 
 void ptnl_stream_free(struct ptnl_stream *s);

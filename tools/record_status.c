@@ -65,6 +65,9 @@ static int take_counts(struct ptnl_stream *s, void *arg)
 		st->recorded = s->events_recorded;
 		st->lost = s->events_lost;
 		st->stream_size = s->stream_size;
+		st->have_log_discarded =
+			PTNL_HAS(s, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED);
+		st->log_discarded = s->log_events_discarded;
 	}
 	ptnl_stream_free(s);
 	return 0;

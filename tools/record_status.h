@@ -4,8 +4,9 @@
  * before it is shut down. posix_trace_get_status() gives the flags (the
  * flush error, the log's overrun and full status), which reading resets,
  * so they are latched here; the counts (events recorded and lost in the
- * stream) are not in struct posix_trace_status_info, and come from the
- * module's generic netlink family, as "posixtrace list" shows them.
+ * stream, and not kept by the log) are not in struct
+ * posix_trace_status_info, and come from the module's generic netlink
+ * family, as "posixtrace list --json" shows them.
  */
 #ifndef POSIXTRACE_TOOL_RECORD_STATUS_H
 #define POSIXTRACE_TOOL_RECORD_STATUS_H
@@ -24,6 +25,13 @@ struct record_status {
 	uint64_t recorded;
 	/* Lost in the stream itself (full), never stored. */
 	uint64_t lost;
+	/*
+	 * Stored, but not kept by the log: not written (a full disk, a
+	 * write error) or discarded by its full policy. The module's own
+	 * count, which does not depend on what the log holds.
+	 */
+	bool have_log_discarded;
+	uint64_t log_discarded;
 	uint64_t stream_size;
 	/* Latched: the first flush error, and the overruns ever seen. */
 	int flush_error;

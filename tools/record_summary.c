@@ -152,7 +152,15 @@ static void count_losses(struct record_summary *s)
 		return;
 	}
 	s->stream_lost = st->lost;
-	if (s->log_read && st->recorded > s->stored_logged)
+	/*
+	 * The module counts what the log did not keep (ABI 0.6). A log that
+	 * holds fewer than the rest lost more after it was written (it was
+	 * damaged or cut): the larger count is the truth.
+	 */
+	if (st->have_log_discarded)
+		s->log_lost = st->log_discarded;
+	if (s->log_read && st->recorded > s->stored_logged &&
+	    st->recorded - s->stored_logged > s->log_lost)
 		s->log_lost = st->recorded - s->stored_logged;
 }
 
