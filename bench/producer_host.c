@@ -12,7 +12,10 @@
  *              thread's ring, and the fake drain takes it on another CPU;
  *   two threads
  *              the same from two threads at once, ns per event of both
- *              together.
+ *              together;
+ *   read       posix_trace_getnext_event() per event, the reader's side:
+ *              the library takes a batch of records per GETNEXT (64 KiB,
+ *              910 events of 8 bytes) and reports them one a call.
  *
  * The fake kernel. This program defines open(), ioctl(), mmap() and
  * munmap(): the library's calls reach them before the C library's (the
@@ -28,7 +31,11 @@
  * each quarter of a ring, and EVENT, its system-call path (a full ring), cost a null
  * system call each here, as the real ones cost at least that; both are
  * counted, and every event is checked to have arrived by one way or the
- * other.
+ * other. CREATE gives a stream descriptor of the fake device; its
+ * GETNEXT costs a null system call and does what the module's does with
+ * each record (the header built, the record copied into the bounce
+ * buffer), then copies the batch out, as copy_to_user() does; the reader
+ * checks every event's number.
  *
  * What it leaves out: the kernel's work per record (the fake drain's copy
  * stands for it) runs on another CPU and is not timed, as LTTng-UST's
@@ -51,7 +58,7 @@
 #define MAX_RINGS	16
 #define SINK_SIZE	(1 << 20)
 
-enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_TWO, NR_CASES };
+enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_TWO, C_READ, NR_CASES };
 
 /* ---- the fake kernel ----------------------------------------------------- */
 
@@ -77,6 +84,9 @@ static size_t sink_head;
 static atomic_uint_fast64_t taken, syscall_events, kicks, bad_records;
 static atomic_bool drain_stop;
 static pthread_t drain_thr;
+/* The stream's GETNEXT: the next event's number, the bounce buffer. */
+static uint64_t read_seq;
+static uint8_t read_bounce[64 * 1024];
 
 static size_t page_size(void)
 {
@@ -238,6 +248,39 @@ int open(const char *path, int flags, ...)
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
+/*
+ * GETNEXT of the one stream: as many 8-byte events as fit, numbered on,
+ * built into the bounce buffer one by one and copied out at once, after
+ * a null system call, as the module's costs at least that.
+ */
+static int fake_getnext(struct posixtrace_getnext *gn)
+{
+	struct posixtrace_record rec = {
+		.size = sizeof(rec) + 8, .header_size = sizeof(rec),
+		.event_id = POSIXTRACE_EVENT_UNNAMED_USER + 1, .data_len = 8,
+	};
+	size_t room = gn->buf_size < sizeof(read_bounce) ? gn->buf_size :
+			sizeof(read_bounce), used = 0;
+	uint32_t n = 0;
+
+	syscall(SYS_getppid);
+	while (used + rec.size <= room) {
+		uint64_t data = read_seq;
+
+		rec.seq = read_seq++;
+		rec.ts_sec = (int64_t)(rec.seq / 1000000);
+		rec.ts_nsec = (uint32_t)(rec.seq % 1000000) * 1000;
+		memcpy(read_bounce + used, &rec, sizeof(rec));
+		memcpy(read_bounce + used + sizeof(rec), &data, sizeof(data));
+		used += rec.size;
+		n++;
+	}
+	memcpy((void *)(uintptr_t)gn->buf, read_bounce, used);
+	gn->count = n;
+	gn->bytes = (uint32_t)used;
+	return 0;
+}
+
 /* Is @fd a descriptor of the fake device? (Never closed by the library.) */
 static bool is_fake(int fd)
 {
@@ -269,6 +312,25 @@ int ioctl(int fd, unsigned long req, ...)
 		kicks++;
 		syscall(SYS_getppid);
 		return 0;
+	case POSIXTRACE_IOC_CREATE: {
+		/* A descriptor of the fake device stands for the stream. */
+		int sfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+		if (sfd >= 0 &&
+		    sfd >= (int)(sizeof(fake_fds) / sizeof(fake_fds[0]))) {
+			close(sfd);
+			errno = EMFILE;
+			return -1;
+		}
+		if (sfd >= 0)
+			fake_fds[sfd] = true;
+		return sfd;
+	}
+	case POSIXTRACE_IOC_GET_ATTR:
+		((struct posixtrace_attr *)arg)->max_data_size = 8;
+		return 0;
+	case POSIXTRACE_IOC_GETNEXT:
+		return fake_getnext(arg);
 	default:
 		errno = ENOTTY;
 		return -1;
@@ -374,6 +436,36 @@ static void loop_event_two(uint64_t n)
 	pthread_join(thr, NULL);
 }
 
+/* The stream read, created once (the fake never frees it). */
+static trace_id_t read_trid;
+static uint64_t read_bad;
+
+/* Read n events, checking that each is the next one. */
+static void loop_read(uint64_t n)
+{
+	struct posix_trace_event_info info;
+	uint64_t data, expect = read_seq;
+	size_t len;
+	int unavailable;
+
+	/* What the last batch left is read first: its numbers come before. */
+	if (posix_trace_trygetnext_event(read_trid, &info, &data,
+					 sizeof(data), &len, &unavailable) ||
+	    unavailable) {
+		read_bad++;
+		return;
+	}
+	expect = data + 1;
+	for (uint64_t i = 1; i < n; i++) {
+		if (posix_trace_getnext_event(read_trid, &info, &data,
+					      sizeof(data), &len,
+					      &unavailable) ||
+		    unavailable || len != sizeof(data) || data != expect)
+			read_bad++;
+		expect = data + 1;
+	}
+}
+
 static int no_setup(void)
 {
 	return 0;
@@ -445,6 +537,12 @@ static struct bench_case cases[NR_CASES] = {
 		.setup = setup_on, .teardown = teardown_on,
 		.loop = loop_event_two,
 	},
+	[C_READ] = {
+		.name = "getnext_event, per event",
+		.summary = "posix_trace_getnext_event, per event read",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_read,
+	},
 };
 
 static int measure(struct bench_case *c, double *secs)
@@ -496,6 +594,12 @@ int main(int argc, char **argv)
 	if (err || !enable_page) {
 		fprintf(stderr, "producer_host: the fake kernel was not used "
 			"(eventid_open: %s)\n", strerror(err));
+		return 1;
+	}
+	err = posix_trace_create(0, NULL, &read_trid);
+	if (err) {
+		fprintf(stderr, "producer_host: no fake stream to read (%s)\n",
+			strerror(err));
 		return 1;
 	}
 	if (pthread_create(&drain_thr, NULL, drain_main, NULL)) {
@@ -569,6 +673,8 @@ int main(int argc, char **argv)
 	       (unsigned long long)atomic_load(&bad_records),
 	       lost_checks ? "SOME EVENTS NEVER ARRIVED" :
 	       "every event arrived");
+	printf("read: %s\n", read_bad ? "SOME EVENTS READ OUT OF ORDER" :
+	       "every event read in order");
 	print_problems();
-	return lost_checks ? 1 : 0;
+	return lost_checks || read_bad ? 1 : 0;
 }
