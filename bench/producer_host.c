@@ -220,6 +220,21 @@ static void *fake_ring_map(size_t len)
 	return base;
 }
 
+/* A new descriptor of the fake device (the device's, or a stream's). */
+static int fake_dup(int fd)
+{
+	int nfd = fd < 0 ? -1 : fcntl(fd, F_DUPFD_CLOEXEC, 0);
+
+	if (nfd >= (int)(sizeof(fake_fds) / sizeof(fake_fds[0]))) {
+		close(nfd);
+		errno = EMFILE;
+		return -1;
+	}
+	if (nfd >= 0)
+		fake_fds[nfd] = true;
+	return nfd;
+}
+
 int open(const char *path, int flags, ...)
 {
 	mode_t mode = 0;
@@ -231,19 +246,9 @@ int open(const char *path, int flags, ...)
 		va_end(ap);
 	}
 	if (!strcmp(path, DEVICE_PATH)) {
-		int fd;
-
 		if (fake_fd < 0)
 			fake_fd = memfd_create("fake-posixtrace", MFD_CLOEXEC);
-		fd = fake_fd < 0 ? -1 : fcntl(fake_fd, F_DUPFD_CLOEXEC, 0);
-		if (fd >= (int)(sizeof(fake_fds) / sizeof(fake_fds[0]))) {
-			close(fd);
-			errno = EMFILE;
-			return -1;
-		}
-		if (fd >= 0)
-			fake_fds[fd] = true;
-		return fd;
+		return fake_dup(fake_fd);
 	}
 	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
@@ -312,20 +317,9 @@ int ioctl(int fd, unsigned long req, ...)
 		kicks++;
 		syscall(SYS_getppid);
 		return 0;
-	case POSIXTRACE_IOC_CREATE: {
+	case POSIXTRACE_IOC_CREATE:
 		/* A descriptor of the fake device stands for the stream. */
-		int sfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-
-		if (sfd >= 0 &&
-		    sfd >= (int)(sizeof(fake_fds) / sizeof(fake_fds[0]))) {
-			close(sfd);
-			errno = EMFILE;
-			return -1;
-		}
-		if (sfd >= 0)
-			fake_fds[sfd] = true;
-		return sfd;
-	}
+		return fake_dup(fd);
 	case POSIXTRACE_IOC_GET_ATTR:
 		((struct posixtrace_attr *)arg)->max_data_size = 8;
 		return 0;
