@@ -86,6 +86,47 @@ TEST(list_json_shows_a_stream_with_its_creator)
 	close(errfd);
 }
 
+/*
+ * Colour only when asked, or on a terminal (never here: the output is a
+ * file), and never with NO_COLOR: the table is the same text either way.
+ */
+TEST(list_colours_only_when_asked)
+{
+	const char *always[] = { "list", "--color", "always", NULL };
+	const char *never[] = { "list", "--color=never", NULL };
+	const char *plain[] = { "list", NULL };
+	int fd[3], errfd, i;
+	char out[3][65536];
+	trace_id_t trid;
+
+	SKIP_WITHOUT_TOOL();
+	errfd = tmp_log();
+	ASSERT_LE(0, errfd);
+	for (i = 0; i < 3; i++) {
+		fd[i] = tmp_log();
+		ASSERT_LE(0, fd[i]);
+	}
+	ASSERT_EQ(0, create_named("nltool-colour", &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(0, wait_status(run_tool(always, fd[0], errfd, 0)));
+	ASSERT_EQ(0, wait_status(run_tool(never, fd[1], errfd, 0)));
+	ASSERT_EQ(0, wait_status(run_tool(plain, fd[2], errfd, 0)));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	for (i = 0; i < 3; i++) {
+		slurp(fd[i], out[i], sizeof(out[i]));
+		close(fd[i]);
+	}
+	close(errfd);
+	ASSERT_NE(NULL, strstr(out[0], "\033[1mID\033[0m")) {
+		TH_LOG("%s", out[0]);
+	}
+	ASSERT_NE(NULL, strstr(out[0], "\033[32mRUNNING\033[0m"));
+	for (i = 1; i < 3; i++) {
+		ASSERT_EQ(NULL, strchr(out[i], '\033'));
+		ASSERT_NE(NULL, strstr(out[i], "nltool-colour"));
+	}
+}
+
 TEST(list_of_an_unknown_id_fails)
 {
 	const char *args[] = { "list", "-i", "999999999", NULL };

@@ -15,9 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <trace.h>
 
+#include "colour.h"
 #include "command.h"
 #include "json.h"
 #include "nl.h"
@@ -28,7 +30,7 @@
 #define TRACED_SHOWN	3
 
 static const char list_usage[] =
-"usage: posixtrace list [--json] [-i ID]\n"
+"usage: posixtrace list [--json] [-i ID] [--color WHEN]\n"
 "List the trace streams of the loaded posixtrace module that you may see:\n"
 "all of them with CAP_SYS_ADMIN or CAP_PERFMON, otherwise those created\n"
 "by processes of your effective uid. Streams that were shut down are not\n"
@@ -37,6 +39,9 @@ static const char list_usage[] =
 "  -i, --id ID   only the stream ID\n"
 "  -j, --json    a JSON array with an object per stream, every attribute\n"
 "                in it, for scripts\n"
+"      --color WHEN\n"
+"                colour the table: auto (the default: on a terminal, unless\n"
+"                NO_COLOR is set), always or never\n"
 "  -h, --help    print this help\n"
 "\n"
 "Columns: ID; NAME, the trace name (bytes outside printable ASCII, spaces,\n"
@@ -80,6 +85,7 @@ static const struct {
 
 struct list_opts {
 	bool json;
+	enum colour_when colour;
 	bool has_id;
 	uint64_t id;
 };
@@ -238,21 +244,52 @@ static bool fill_row(char **row, const struct ptnl_stream *s)
 	return true;
 }
 
-static void print_row(char *const *row, const size_t *width)
+/*
+ * The colour of each cell of a row (NULL: none), when colour is on: the
+ * titles bold; RUNNING green, SUSPENDED yellow; events lost, and the
+ * OVERRUN and FULL flags, red.
+ */
+static void row_colours(const char **sgr, char *const *row, bool titles)
 {
 	int i;
 
+	for (i = 0; i < NCOLUMNS; i++)
+		sgr[i] = titles ? SGR_BOLD : NULL;
+	if (titles)
+		return;
+	if (!strcmp(row[COL_STATE], "RUNNING"))
+		sgr[COL_STATE] = SGR_GREEN;
+	else if (!strcmp(row[COL_STATE], "SUSPENDED"))
+		sgr[COL_STATE] = SGR_YELLOW;
+	if (strcmp(row[COL_LOST], "0"))
+		sgr[COL_LOST] = SGR_RED;
+	if (strcmp(row[COL_FLAGS], "-"))
+		sgr[COL_FLAGS] = SGR_RED;
+}
+
+/* Padding counts the text, not the colour's escape sequences. */
+static void print_row(char *const *row, const size_t *width, bool colour,
+		      bool titles)
+{
+	const char *sgr[NCOLUMNS];
+	int i, pad;
+
+	row_colours(sgr, row, titles);
 	for (i = 0; i < NCOLUMNS; i++) {
+		const char *on = colour && sgr[i] ? sgr[i] : "";
+		const char *off = colour && sgr[i] ? SGR_RESET : "";
+
+		pad = (int)(width[i] - strlen(row[i]));
 		if (i == NCOLUMNS - 1)
-			printf("%s\n", row[i]);
+			printf("%s%s%s\n", on, row[i], off);
 		else if (columns[i].right)
-			printf("%*s  ", (int)width[i], row[i]);
+			printf("%*s%s%s%s  ", pad, "", on, row[i], off);
 		else
-			printf("%-*s  ", (int)width[i], row[i]);
+			printf("%s%s%s%*s  ", on, row[i], off, pad, "");
 	}
 }
 
-static int print_table(const struct stream_list *list)
+static int print_table(const struct stream_list *list, bool colour)
 {
 	char *(*rows)[NCOLUMNS] = calloc(list->n + 1, sizeof(*rows));
 	size_t width[NCOLUMNS], i;
@@ -272,9 +309,9 @@ static int print_table(const struct stream_list *list)
 
 		for (c = 0; c < NCOLUMNS; c++)
 			titles[c] = (char *)columns[c].title;
-		print_row(titles, width);
+		print_row(titles, width, colour, true);
 		for (i = 0; i < list->n; i++)
-			print_row(rows[i], width);
+			print_row(rows[i], width, colour, false);
 	}
 	for (i = 0; rows && i < list->n; i++)
 		for (c = 0; c < NCOLUMNS; c++)
@@ -306,6 +343,8 @@ static int parse_args(int argc, char **argv, struct list_opts *o)
 	static const struct option options[] = {
 		{ "id", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "color", required_argument, NULL, 'C' },
+		{ "colour", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -319,6 +358,12 @@ static int parse_args(int argc, char **argv, struct list_opts *o)
 			return -1;
 		case 'j':
 			o->json = true;
+			break;
+		case 'C':
+			if (colour_parse(optarg, &o->colour))
+				return usage_error(list_usage,
+						   "bad --color '%s': auto, "
+						   "always or never", optarg);
 			break;
 		case 'i':
 			if (parse_id(optarg, &o->id))
@@ -361,7 +406,8 @@ int cmd_list(int argc, char **argv)
 	} else if (o.json) {
 		print_json(&list);
 	} else {
-		status = print_table(&list);
+		status = print_table(&list,
+				     colour_on(o.colour, STDOUT_FILENO));
 	}
 	ptnl_close(nl);
 	free_list(&list);

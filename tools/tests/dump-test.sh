@@ -518,6 +518,12 @@ printf '%s\n' "posixtrace: unexpected argument 'x'" \
 	"Try 'posixtrace --help'." | expect_err
 check top.version_argument 2 --version x
 
+# --color takes auto, always or never; anything else is a usage error,
+# found before the module is asked.
+printf '%s\n' "posixtrace list: bad --color 'blue': auto, always or never" \
+	"Try 'posixtrace list --help'." | expect_err
+check top.bad_colour 2 list --color blue
+
 # The package's version first, then the module's ABI if it is loaded.
 echo ok | expect
 check_sh top.version 0 '"$0" --version | head -n 1 |
