@@ -115,7 +115,7 @@ PTK_EXPORT int posix_trace_eventtypelist_getnext_id(
 	}
 	s = ref.stream;
 	/* Held across the ioctl: two threads must not get the same id. */
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	req.event_id = s->type_cursor;
 	err = s->dead ? EINVAL :
 		ptk_stream_ioctl(s, POSIXTRACE_IOC_EVENTTYPE_NEXT, &req);
@@ -130,7 +130,7 @@ PTK_EXPORT int posix_trace_eventtypelist_getnext_id(
 			*unavailable = 1;
 		}
 	}
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	ptk_ref_put(&ref);
 	return err;
 }
@@ -147,9 +147,9 @@ PTK_EXPORT int posix_trace_eventtypelist_rewind(trace_id_t trid)
 	if (ref.log) {
 		ptk_log_type_rewind(ref.log);
 	} else {
-		pthread_mutex_lock(&ref.stream->lock);
+		ptk_lock(&ref.stream->lock);
 		ref.stream->type_cursor = 0;
-		pthread_mutex_unlock(&ref.stream->lock);
+		ptk_unlock(&ref.stream->lock);
 	}
 	ptk_ref_put(&ref);
 	return 0;

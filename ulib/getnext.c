@@ -44,8 +44,9 @@
  * cannot be reused meanwhile).
  *
  * Under QEMU's TCG an atomic costs about as much as any few instructions
- * (some 8 ns; a lock and unlock about 50 ns): what counts is the number
- * of instructions, some 230 a call now (twice that before). The kernel's
+ * (some 8 ns): what counts is the number of instructions, some 230 a call
+ * with a pthread_mutex_t (twice that before), fewer with the stream's own
+ * lock (lock.h says why it has one). The kernel's
  * GETNEXT, shared by the events of a batch, costs some 330 ns an event
  * there (0.7x getppid): reading can cost no less than that.
  *
@@ -73,14 +74,6 @@
 #include <posixtrace-k.h>
 
 #include "internal.h"
-
-/* The futex call taking this build's struct timespec. */
-#if defined(SYS_futex_time64) && \
-	(!defined(SYS_futex) || defined(__USE_TIME_BITS64))
-#define PTK_SYS_FUTEX	SYS_futex_time64
-#else
-#define PTK_SYS_FUTEX	SYS_futex
-#endif
 
 enum ptk_wait {
 	PTK_BLOCK,
@@ -185,7 +178,7 @@ static void ptk_fetch_cancelled(void *arg)
 {
 	struct ptk_stream *s = arg;
 
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	s->fetching = false;
 	ptk_stream_wake(s);
 }
@@ -195,7 +188,7 @@ static void ptk_wait_cancelled(void *arg)
 {
 	struct ptk_stream *s = arg;
 
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	s->waiters--;
 }
 
@@ -219,7 +212,7 @@ static int ptk_wait(struct ptk_stream *s, const struct timespec *abstime)
 	}
 	seq = atomic_load_explicit(&s->wake_seq, memory_order_relaxed);
 	s->waiters++;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	/*
 	 * A cancellation point, like the condition wait it replaces: a raw
 	 * system call is one only with asynchronous cancellation, which is
@@ -237,7 +230,7 @@ static int ptk_wait(struct ptk_stream *s, const struct timespec *abstime)
 	err = ret < 0 ? errno : 0;
 	pthread_setcanceltype(cancel_type, NULL);
 	pthread_cleanup_pop(0);
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	s->waiters--;
 	/* Woken, or the word moved before we slept: look again. */
 	return err == EAGAIN ? 0 : err;
@@ -272,7 +265,7 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 	}
 
 	s->fetching = true;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	/* ioctl() may be a cancellation point: see ptk_fetch_cancelled(). */
 	pthread_cleanup_push(ptk_fetch_cancelled, s);
 	/* POSIX wants EINTR back from the blocking forms; try never blocks. */
@@ -281,7 +274,7 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 	else
 		err = ptk_ioctl_once(s->fd, POSIXTRACE_IOC_GETNEXT, &req);
 	pthread_cleanup_pop(0);
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	s->fetching = false;
 	ptk_stream_wake(s);
 
@@ -348,7 +341,7 @@ static void ptk_unlock_put(void *arg)
 {
 	struct ptk_stream *s = arg;
 
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	ptk_stream_put(s);
 }
 
@@ -382,7 +375,7 @@ static __attribute__((noinline)) int ptk_getnext_slow(
 			ptk_log_put(l);
 			return err;
 		}
-		pthread_mutex_lock(&s->lock);
+		ptk_lock(&s->lock);
 	}
 	if (how == PTK_TIMED && !abstime) {
 		ptk_unlock_put(s);
@@ -414,7 +407,7 @@ static inline __attribute__((always_inline)) int ptk_getnext(
 	s = ptk_stream_lock(trid);
 	if (s && s->pos < s->len && (how != PTK_TIMED || abstime)) {
 		err = ptk_report(s, o);
-		pthread_mutex_unlock(&s->lock);
+		ptk_unlock(&s->lock);
 		return err;
 	}
 	return ptk_getnext_slow(trid, s, o, how, abstime);
@@ -462,7 +455,7 @@ static int ptk_stream_ids(struct ptk_stream *s, uint64_t *seq, pid_t *tid)
 		*seq = s->seq;
 	if (!err && tid)
 		*tid = s->tid;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	return err;
 }
 
@@ -485,7 +478,7 @@ static int ptk_event_ids(trace_id_t trid, uint64_t *seq, pid_t *tid)
 	if (ref.log) {
 		err = ptk_log_event_seq(ref.log, seq, tid);
 	} else {
-		pthread_mutex_lock(&ref.stream->lock);
+		ptk_lock(&ref.stream->lock);
 		err = ptk_stream_ids(ref.stream, seq, tid);
 	}
 	ptk_ref_put(&ref);

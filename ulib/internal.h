@@ -12,6 +12,8 @@
 #include <linux/posixtrace.h>
 #include <trace.h>
 
+#include "lock.h"
+
 /* Symbols are hidden by default (-fvisibility=hidden); the map decides too. */
 #define PTK_EXPORT __attribute__((visibility("default")))
 /* -fvisibility does not reach extern declarations: no GOT for these. */
@@ -153,8 +155,11 @@ struct ptk_stream {
 	/* trid.c's free list, under its table lock. */
 	struct ptk_stream *free_next;
 
-	/* The lock protects everything below (and fd, has_log, at setup). */
-	pthread_mutex_t lock;
+	/*
+	 * The lock protects everything below (and fd, has_log, at setup).
+	 * lock.h says why it is not a pthread_mutex_t.
+	 */
+	ptk_lock_t lock;
 	/*
 	 * The trid this object stands for: set when it is linked (0 before),
 	 * changed only when the object is reused for another stream.

@@ -75,13 +75,13 @@ static void ptk_stream_release(struct ptk_stream *s)
 	unsigned char *buf;
 	int fd;
 
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	buf = s->buf;
 	fd = s->fd;
 	s->buf = NULL;
 	s->buf_size = 0;
 	s->fd = -1;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	free(buf);
 	close(fd);
 	ptk_stream_retire(s);
@@ -133,10 +133,7 @@ static struct ptk_stream *ptk_stream_alloc(void)
 	if (!s)
 		return NULL;
 	/* Initialised once: the object is never freed (trid.c). */
-	if (pthread_mutex_init(&s->lock, NULL)) {
-		free(s);
-		return NULL;
-	}
+	atomic_init(&s->lock, 0);
 	atomic_init(&s->refs, 0);
 	atomic_init(&s->wake_seq, 0);
 	return s;
@@ -167,7 +164,7 @@ static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 	 * A reused object may be locked by a reader that found it under its
 	 * old trid: every member it can read is set under the lock.
 	 */
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	s->fd = fd;
 	s->has_log = has_log;
 	s->trid = 0;
@@ -182,7 +179,7 @@ static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 	s->seq_valid = false;
 	s->seq = 0;
 	s->tid = 0;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	atomic_store_explicit(&s->refs, 1, memory_order_relaxed);
 	*sp = s;
 	return 0;
@@ -358,13 +355,13 @@ PTK_EXPORT int posix_trace_clear(trace_id_t trid)
 	err = ptk_stream_get(trid, &s);
 	if (err)
 		return err;
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_CLEAR, NULL);
 	if (!err) {
 		s->pos = s->len;
 		s->type_cursor = 0;
 	}
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	ptk_stream_put(s);
 	return err;
 }
@@ -418,12 +415,12 @@ PTK_EXPORT int posix_trace_shutdown(trace_id_t trid)
 		return err;
 	err = ptk_stream_ioctl(s, POSIXTRACE_IOC_SHUTDOWN, NULL);
 	if (ptk_shut_down(s, err)) {
-		pthread_mutex_lock(&s->lock);
+		ptk_lock(&s->lock);
 		/* trid.c: no reader finds s from here on. */
 		s->dead = true;
 		s->pos = s->len;
 		ptk_stream_wake(s);
-		pthread_mutex_unlock(&s->lock);
+		ptk_unlock(&s->lock);
 		/* A concurrent shutdown may have unlinked it first. */
 		if (ptk_stream_unlink(trid, s))
 			ptk_stream_put(s);

@@ -303,9 +303,9 @@ static int ptk_slot_add(struct ptk_stream *s, struct ptk_log *l,
 	*trid = ptk_encode(i, gen);
 	if (s) {
 		/* Named before it is published: see the top comment (c). */
-		pthread_mutex_lock(&s->lock);
+		ptk_lock(&s->lock);
 		s->trid = *trid;
-		pthread_mutex_unlock(&s->lock);
+		ptk_unlock(&s->lock);
 		atomic_store_explicit(&slot->stream, s, memory_order_release);
 	}
 	slot->log = l;
@@ -387,10 +387,10 @@ struct ptk_stream *ptk_stream_lock(trace_id_t trid)
 	s = atomic_load_explicit(&ptk_slots[i].stream, memory_order_acquire);
 	if (!s)
 		return NULL;
-	pthread_mutex_lock(&s->lock);
+	ptk_lock(&s->lock);
 	if (s->trid == trid && !s->dead)
 		return s;
-	pthread_mutex_unlock(&s->lock);
+	ptk_unlock(&s->lock);
 	return NULL;
 }
 
