@@ -4,7 +4,7 @@
  * waiters. Threads add to a plain counter under the lock, some holding it
  * across a sleep so that the others wait in the kernel; any overlap of
  * two holders, or an increment lost, fails the test, and a lost wakeup
- * hangs it (make check's timeout then says so).
+ * hangs it, and the 60 s timeout of make -C ulib test then fails it.
  */
 
 #include <pthread.h>
