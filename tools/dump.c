@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "colour.h"
 #include "command.h"
 #include "dump.h"
 #include "dump_filter.h"
@@ -50,6 +52,8 @@ static const char dump_usage[] =
 "  -d, --delta       times since the previous event printed\n"
 "      --hex         every payload in hex, as before text and {names}\n"
 "  -x, --full-data   print every payload byte (default: the first 32, then ...)\n"
+"      --color WHEN  event names and gaps in colour: auto (the default: on a\n"
+"                    terminal, unless NO_COLOR is set), always or never\n"
 "  -h, --help        print this help\n"
 "\n"
 "A log with bytes it cannot read (cut short, a bad record or block header)\n"
@@ -61,6 +65,7 @@ enum {
 	OPT_SINCE = 256,
 	OPT_UNTIL,
 	OPT_HEX,
+	OPT_COLOUR,
 };
 
 static const struct option options[] = {
@@ -74,6 +79,8 @@ static const struct option options[] = {
 	{ "delta", no_argument, NULL, 'd' },
 	{ "hex", no_argument, NULL, OPT_HEX },
 	{ "full-data", no_argument, NULL, 'x' },
+	{ "color", required_argument, NULL, OPT_COLOUR },
+	{ "colour", required_argument, NULL, OPT_COLOUR },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -107,6 +114,9 @@ static int option_error(int err, const char *name, const char *arg,
 	}
 	return usage_error(dump_usage, "%s '%s': %s", name, arg, why);
 }
+
+/* --color's choice, applied once the options are read. */
+static enum colour_when colour_when;
 
 /* One option: 0, or the exit status; *help when it was --help. */
 static int parse_option(int c, struct dump_opts *o, struct dump_filter *f,
@@ -142,6 +152,11 @@ static int parse_option(int c, struct dump_opts *o, struct dump_filter *f,
 	case 'x':
 		o->full_data = true;
 		return 0;
+	case OPT_COLOUR:
+		if (colour_parse(optarg, &colour_when))
+			return usage_error(dump_usage, "bad --color '%s': auto, "
+					   "always or never", optarg);
+		return 0;
 	case 'h':
 		*help = true;
 		return usage_help(dump_usage);
@@ -169,6 +184,7 @@ static int parse_args(int argc, char **argv, struct dump_opts *o,
 	why = filter_check(f);
 	if (why)
 		return usage_error(dump_usage, "%s", why);
+	o->colour = !o->json && colour_on(colour_when, STDOUT_FILENO);
 	*path = argv[optind];
 	return 0;
 }
@@ -218,7 +234,7 @@ static void dump_event(struct dump *d, const struct log_event *ev)
 	t->gaps += ev->gap != 0;
 	note_filter(t, ev);
 	if (ev->gap && !d->opts.json && filter_in_time(&d->filter, ts))
-		dump_text_gap(ev);
+		dump_text_gap(ev, &d->opts);
 	if (!filter_match(&d->filter, ev))
 		return;
 	t->shown++;

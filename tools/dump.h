@@ -29,6 +29,7 @@ struct dump_opts {
 	bool full_data;
 	bool hex;		/* every payload in hex, event sets too */
 	bool json;
+	bool colour;		/* text: names and gaps in colour */
 	enum dump_time time;
 };
 
@@ -52,7 +53,7 @@ struct dump_totals {
 /* dump_text.c */
 void dump_text_header(const struct log_reader *lr);
 void dump_text_origin(const struct timespec *first);
-void dump_text_gap(const struct log_event *ev);
+void dump_text_gap(const struct log_event *ev, const struct dump_opts *o);
 void dump_text_event(const struct log_reader *lr, const struct log_event *ev,
 		     const struct dump_opts *o, const struct dump_clock *c);
 void dump_text_footer(const struct log_reader *lr,

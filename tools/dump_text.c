@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "colour.h"
 #include "dump.h"
 #include "text.h"
 
@@ -64,10 +65,26 @@ void dump_text_origin(const struct timespec *first)
 	printf("# time origin: %s (the first event)\n", time_text);
 }
 
-void dump_text_gap(const struct log_event *ev)
+void dump_text_gap(const struct log_event *ev, const struct dump_opts *o)
 {
-	printf("# gap: %" PRIu64 " events missing before seq %" PRIu64 "\n",
-	       ev->gap, ev->seq);
+	printf("%s# gap: %" PRIu64 " events missing before seq %" PRIu64
+	       "%s\n", o->colour ? SGR_RED : "", ev->gap, ev->seq,
+	       o->colour ? SGR_RESET : "");
+}
+
+/*
+ * An event's name: in colour, a user event's bold, a system event's
+ * (POSIX's, below the first user identifier) yellow.
+ */
+static void print_name(const struct log_event *ev, const struct dump_opts *o)
+{
+	if (!o->colour) {
+		printf(" %s", ev->type->name);
+		return;
+	}
+	printf(" %s%s" SGR_RESET,
+	       sys_event_name(ev->info.posix_event_id) ? SGR_YELLOW : SGR_BOLD,
+	       ev->type->name);
 }
 
 static const char *truncation_text(int t, char *buf, size_t size)
@@ -255,7 +272,8 @@ void dump_text_event(const struct log_reader *lr, const struct log_event *ev,
 	char tbuf[16];
 
 	print_time(ev, o, c);
-	printf(" %s pid=%d", ev->type->name, (int)ev->info.posix_pid);
+	print_name(ev, o);
+	printf(" pid=%d", (int)ev->info.posix_pid);
 	if (ev->has_tid)
 		printf(" tid=%d", (int)ev->tid);
 	else

@@ -138,6 +138,41 @@ lines() {
 	'# events: 9 read, 2 missing in 1 gaps'; } | expect
 check text 0 dump basic.ptlog
 
+# Colour: only when asked here (the output is a file, not a terminal);
+# NO_COLOR changes nothing then. Names bold, system ones yellow, gaps red.
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check colour_auto_in_a_file 0 dump --color auto basic.ptlog
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check_sh colour_never_even_on_a_terminal 0 \
+	'TERM=xterm script -qec "\"$0\" dump --color never basic.ptlog" \
+	/dev/null | tr -d "\r"'
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+check_sh colour_no_color_on_a_terminal 0 \
+	'TERM=xterm NO_COLOR=1 script -qec "\"$0\" dump basic.ptlog" /dev/null |
+	tr -d "\r"'
+esc=$(printf '\033')
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } |
+	sed -E "s/^([^ ]+Z) (posix_trace_[a-z]+) /\1 $esc[33m\2$esc[0m /;
+		s/^([^ ]+Z) ([a-z]+\.[a-z]+) /\1 $esc[1m\2$esc[0m /;
+		s/^# gap: .*/$esc[31m&$esc[0m/" | expect
+check colour_always 0 dump --color always basic.ptlog
+{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
+	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
+	'# events: 9 read, 2 missing in 1 gaps'; } |
+	sed -E "s/^([^ ]+Z) (posix_trace_[a-z]+) /\1 $esc[33m\2$esc[0m /;
+		s/^([^ ]+Z) ([a-z]+\.[a-z]+) /\1 $esc[1m\2$esc[0m /;
+		s/^# gap: .*/$esc[31m&$esc[0m/" | expect
+check_sh colour_auto_on_a_terminal 0 \
+	'TERM=xterm script -qec "\"$0\" dump basic.ptlog" /dev/null | tr -d "\r"'
+
 # The form of before: hex for every payload, event sets included.
 { header 13; cat <<'EOF'
 2025-11-26T02:00:00.123456789Z posix_trace_start pid=0 tid=0 thread=0x0 seq=0 addr=0x0 trunc=no len=144 data=0000000000000000080000000000000000000000000000000000000000000000... (filter: 1 types)
@@ -517,6 +552,9 @@ check top.help_unknown 2 help dumb
 printf '%s\n' "posixtrace: unexpected argument 'x'" \
 	"Try 'posixtrace --help'." | expect_err
 check top.version_argument 2 --version x
+
+usage_case bad_colour "bad --color 'blue': auto, always or never" \
+	--color blue basic.ptlog
 
 # --color takes auto, always or never; anything else is a usage error,
 # found before the module is asked.
