@@ -131,45 +131,42 @@ lines() {
 	printf '%s\n' "$@"
 }
 
+# What dump prints of basic.ptlog, every event shown.
+basic_text() {
+	header 13
+	lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" "$FILTER" \
+		"$STOP" "$STATUS" "$END_FILTER" \
+		'# events: 9 read, 2 missing in 1 gaps'
+}
+
 # ---- Formats ----------------------------------------------------------
 
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+basic_text | expect
 check text 0 dump basic.ptlog
 
 # Colour: only when asked here (the output is a file, not a terminal);
 # NO_COLOR changes nothing then. Names bold, system ones yellow, gaps red.
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+basic_text | expect
 check colour_auto_in_a_file 0 dump --color auto basic.ptlog
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+basic_text | expect
 check_sh colour_never_even_on_a_terminal 0 \
 	'TERM=xterm script -qec "\"$0\" dump --color never basic.ptlog" \
 	/dev/null | tr -d "\r"'
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } | expect
+basic_text | expect
 check_sh colour_no_color_on_a_terminal 0 \
 	'TERM=xterm NO_COLOR=1 script -qec "\"$0\" dump basic.ptlog" /dev/null |
 	tr -d "\r"'
 esc=$(printf '\033')
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } |
-	sed -E "s/^([^ ]+Z) (posix_trace_[a-z]+) /\1 $esc[33m\2$esc[0m /;
-		s/^([^ ]+Z) ([a-z]+\.[a-z]+) /\1 $esc[1m\2$esc[0m /;
-		s/^# gap: .*/$esc[31m&$esc[0m/" | expect
+# basic_text as --color always prints it.
+basic_coloured() {
+	basic_text |
+		sed -E "s/^([^ ]+Z) (posix_trace_[a-z]+) /\1 $esc[33m\2$esc[0m /;
+			s/^([^ ]+Z) ([a-z]+\.[a-z]+) /\1 $esc[1m\2$esc[0m /;
+			s/^# gap: .*/$esc[31m&$esc[0m/"
+}
+basic_coloured | expect
 check colour_always 0 dump --color always basic.ptlog
-{ header 13; lines "$START" "$E1" "$E2" "$E3" "$E4" "$GAP" "$E7" "$E8" \
-	"$FILTER" "$STOP" "$STATUS" "$END_FILTER" \
-	'# events: 9 read, 2 missing in 1 gaps'; } |
-	sed -E "s/^([^ ]+Z) (posix_trace_[a-z]+) /\1 $esc[33m\2$esc[0m /;
-		s/^([^ ]+Z) ([a-z]+\.[a-z]+) /\1 $esc[1m\2$esc[0m /;
-		s/^# gap: .*/$esc[31m&$esc[0m/" | expect
+basic_coloured | expect
 check_sh colour_auto_on_a_terminal 0 \
 	'TERM=xterm script -qec "\"$0\" dump basic.ptlog" /dev/null | tr -d "\r"'
 
