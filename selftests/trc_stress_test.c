@@ -3106,9 +3106,15 @@ TEST(recording_switched_on_and_off_under_producers_is_exact)
 	SKIP_WITHOUT_DEVICE();
 	rng = test_seed(_metadata, 0x70661e00ULL);
 	ASSERT_EQ(0, posix_trace_eventid_open("toggled", &t.id));
-	/* Large enough never to fill: nothing may be lost. */
-	make_attr(&attr, 8 << 20, sizeof(struct t9_event),
-		  POSIX_TRACE_UNTIL_FULL);
+	/*
+	 * Large enough never to fill, however slow the reader (a loaded
+	 * machine once filled 8 MiB): nothing may be lost. Every event the
+	 * producers can make, plus 4 MiB for the STARTs, STOPs and FILTERs
+	 * of some 700 toggles.
+	 */
+	make_attr(&attr, T9_PRODUCERS * T9_EVENTS *
+		  (RECORD_SIZE + ((sizeof(struct t9_event) + 7) & ~7UL)) +
+		  (4 << 20), sizeof(struct t9_event), POSIX_TRACE_UNTIL_FULL);
 	ASSERT_EQ(0, posix_trace_create(0, &attr, &t.trid));
 	ASSERT_EQ(0, pthread_create(&rd, NULL, t9_reader, &t));
 	for (i = 0; i < T9_PRODUCERS; i++) {
