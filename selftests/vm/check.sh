@@ -180,7 +180,9 @@ bash_completion_completes() {
 	expect "dump" help d
 	expect "--full-data" dump --fu
 	expect "--force --help --output -f -h -o" export -
-	expect "--help --id --json -h -i -j" list -
+	expect "--color --help --id --json -h -i -j" list -
+	expect "always" list --color al
+	expect "always auto never" dump --color ''
 	expect "--help --json -h -j" monitor -
 	expect "--help -h" version -
 	expect "a.ptlog b.ptl sub" dump ''
