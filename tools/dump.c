@@ -18,9 +18,6 @@
 #include "dump.h"
 #include "dump_filter.h"
 
-/* Read to the end, but the log had bytes the library could not read. */
-#define EXIT_DAMAGED	3
-
 static const char dump_usage[] =
 "usage: posixtrace dump [OPTIONS] LOG\n"
 "Print the trace log LOG as text, one line per event:\n"
@@ -263,15 +260,6 @@ static int dump_events(struct dump *d)
 	return err;
 }
 
-/* Once, last, so that it is seen: what the library could not read. */
-static void warn_damage(const struct dump *d)
-{
-	fprintf(stderr, "posixtrace dump: warning: %s: %" PRIu64
-		" bytes not read: ", d->lr.path, log_damage_bytes(&d->damage));
-	log_damage_print(stderr, &d->damage);
-	fputc('\n', stderr);
-}
-
 static int dump_log(struct dump *d)
 {
 	int err;
@@ -292,8 +280,9 @@ static int dump_log(struct dump *d)
 		perror("posixtrace dump: standard output");
 		return 1;
 	}
+	/* Once, last, so that it is seen: what the library could not read. */
 	if (log_damaged(&d->damage))
-		warn_damage(d);
+		log_damage_warn("posixtrace dump", d->lr.path, &d->damage);
 	if (err)
 		return 1;
 	return log_damaged(&d->damage) ? EXIT_DAMAGED : 0;

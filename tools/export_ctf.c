@@ -16,6 +16,7 @@
 
 #include "command.h"
 #include "ctf.h"
+#include "logcheck.h"
 
 static const char export_usage[] =
 "usage: posixtrace export [--force] -o DIR LOG\n"
@@ -33,7 +34,11 @@ static const char export_usage[] =
 "  -f, --force       overwrite DIR if it holds a previous export only\n"
 "  -h, --help        print this help\n"
 "\n"
-"Exit status: 0 written, 1 not a trace log, a read or a write error, 2 usage.\n";
+"A log with bytes it cannot read (cut short, a bad record or block header)\n"
+"is exported as far as it can be read, with one warning on stderr, as\n"
+"'posixtrace dump' gives.\n"
+"Exit status: 0 written, 1 not a trace log, a read or a write error, 2 usage,\n"
+"3 written but the log is damaged (the warning says how).\n";
 
 /* What an export writes; --force overwrites these and nothing else. */
 static bool ours(const char *name)
@@ -152,6 +157,7 @@ int cmd_export(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *prog = "posixtrace export", *dir = NULL, *what;
+	struct log_damage damage;
 	struct log_reader lr;
 	uint8_t uuid[16];
 	bool force = false, made, read_error = false;
@@ -179,6 +185,13 @@ int cmd_export(int argc, char **argv)
 				   "no LOG given" : "one LOG at a time");
 	if (log_open(&lr, argv[optind], prog))
 		return 1;
+	err = log_check(lr.fd, &damage);
+	if (err) {
+		fprintf(stderr, "%s: %s: checking the log: %s\n", prog, lr.path,
+			strerror(err));
+		log_close(&lr);
+		return 1;
+	}
 	dirfd = open_dir(dir, force, &made);
 	if (dirfd < 0) {
 		fprintf(stderr, "%s: %s: %s%s\n", prog, dir, strerror(-dirfd),
@@ -207,6 +220,10 @@ int cmd_export(int argc, char **argv)
 		undo(dirfd, dir, made);
 	}
 	close(dirfd);
+	if (!err && log_damaged(&damage))
+		log_damage_warn(prog, lr.path, &damage);
 	log_close(&lr);
-	return err ? 1 : 0;
+	if (err)
+		return 1;
+	return log_damaged(&damage) ? EXIT_DAMAGED : 0;
 }

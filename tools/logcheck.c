@@ -393,3 +393,12 @@ void log_damage_print(FILE *out, const struct log_damage *d)
 		sep = "; ";
 	}
 }
+
+void log_damage_warn(const char *prog, const char *path,
+		     const struct log_damage *d)
+{
+	fprintf(stderr, "%s: warning: %s: %" PRIu64 " bytes not read: ", prog,
+		path, log_damage_bytes(d));
+	log_damage_print(stderr, d);
+	fputc('\n', stderr);
+}

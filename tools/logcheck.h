@@ -35,6 +35,9 @@ struct log_damage {
 	struct log_loss loss[LOG_LOSS_KINDS];
 };
 
+/* The exit status of a command that read a damaged log to its end. */
+#define EXIT_DAMAGED	3
+
 /*
  * Checks the log open on fd, whose header the library accepted. Returns 0,
  * or an error number (a read error; EINVAL: no log after all).
@@ -58,5 +61,12 @@ uint64_t log_damage_bytes(const struct log_damage *d);
  * its bytes when there are two kinds.
  */
 void log_damage_print(FILE *out, const struct log_damage *d);
+
+/*
+ * The one warning a command gives, on stderr, for a damaged log:
+ * "PROG: warning: PATH: N bytes not read: " and log_damage_print()'s text.
+ */
+void log_damage_warn(const char *prog, const char *path,
+		     const struct log_damage *d);
 
 #endif /* POSIXTRACE_TOOL_LOGCHECK_H */
