@@ -406,36 +406,6 @@ TEST(forked_child_of_an_inheriting_stream_shares_formats)
 }
 
 /*
- * Copy the log in fd to $POSIXTRACE_LOG_EXPORT/name, if that is set: the
- * host then exports it as CTF and checks babeltrace2 reads its fields as
- * posixtrace dump does.
- */
-static bool export_log(int fd, const char *name)
-{
-	const char *dir = getenv("POSIXTRACE_LOG_EXPORT");
-	char path[256], buf[4096];
-	off_t off = 0;
-	ssize_t n;
-	int out;
-
-	if (!dir)
-		return true;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0)
-		return false;
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		if (write(out, buf, n) != n) {
-			n = -1;
-			break;
-		}
-		off += n;
-	}
-	close(out);
-	return n == 0;
-}
-
-/*
  * A log carries formats in its DEFINE entries and its TYPES block: read
  * whole (TYPES), and cut short before TYPES (DEFINE entries only).
  */
@@ -473,7 +443,8 @@ TEST(format_reaches_a_log_types_and_define)
 	ASSERT_EQ(0, fstat(fd, &st_flushed));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 	ASSERT_TRUE(wait_log_closed(fd));
-	ASSERT_TRUE(export_log(fd, "typed.ptlog"));
+	ASSERT_TRUE(export_log(fd, getenv("POSIXTRACE_LOG_EXPORT"),
+			       "typed.ptlog"));
 	for (pass = 0; pass < 2; pass++) {
 		/* The second pass reads the log without TYPES and END. */
 		if (pass)

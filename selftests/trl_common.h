@@ -223,4 +223,30 @@ static inline bool wait_log_closed(int fd)
 	return log_closed(fd);
 }
 
+/*
+ * Copy the log in fd to dir/name, if dir is set: the host then reads it
+ * (the golden log across kernels; babeltrace2 on an export of it).
+ */
+static inline bool export_log(int fd, const char *dir, const char *name)
+{
+	char path[256], buf[4096];
+	off_t off = 0;
+	ssize_t n;
+	int out;
+
+	if (!dir)
+		return true;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (out < 0)
+		return false;
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		if (!put(out, buf, n))
+			break;
+		off += n;
+	}
+	close(out);
+	return n == 0;
+}
+
 #endif /* TRL_COMMON_H */

@@ -381,29 +381,6 @@ TEST(broken_pipe_log_reports_epipe_once)
 	close(p[1]);
 }
 
-/* Copy the log in fd to dir/name, if dir is set (for the host). */
-static bool export_log(int fd, const char *dir, const char *name)
-{
-	char path[256], buf[4096];
-	off_t off = 0;
-	ssize_t n;
-	int out;
-
-	if (!dir)
-		return true;
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0)
-		return false;
-	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
-		if (!put(out, buf, n))
-			break;
-		off += n;
-	}
-	close(out);
-	return n == 0;
-}
-
 /*
  * The golden log: a fixed sequence any reader must read back exactly. One
  * guest writes it to $POSIXTRACE_LOG_EXPORT; the next guest (another
