@@ -746,18 +746,27 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 				       loff_t *pos)
 {
 	struct posixtrace_log_types *hdr;
-	size_t size = sizeof(*hdr), len, entry;
-	u32 id = 0, count = 0;
+	size_t size = sizeof(*hdr), len, entry, data;
+	u32 id = 0, last = 0, count = 0;
 	u8 *buf, *p;
 
 	/*
-	 * Names only grow (and a format is set at most once): a type opened,
-	 * or a format given, meanwhile may find no room and is left out.
+	 * The traced process may open names, and give a name without a
+	 * format one, while this runs. Names opened meanwhile are left out
+	 * (the log has no event of them); every type counted here gets its
+	 * room, a user type without a format room for the largest it may
+	 * get: else a format given meanwhile could push types whose events
+	 * the log holds out of the block, and readers, who prefer the block
+	 * to the DEFINE entries, would lose their names.
 	 */
 	while (posixtrace_names_next(names, id, &id)) {
-		if (!posixtrace_names_name(names, id, log->name, log->format))
-			size += ALIGN(sizeof(__le32) +
-				      posixtrace_log_define_data(log), 8);
+		if (!posixtrace_names_name(names, id, log->name, log->format)) {
+			data = posixtrace_log_define_data(log);
+			if (id >= POSIXTRACE_EVENT_USER_BASE && !log->format[0])
+				data += POSIXTRACE_FORMAT_MAX + 1;
+			size += ALIGN(sizeof(__le32) + data, 8);
+			last = id;
+		}
 		id++;
 	}
 	buf = kvzalloc(size, GFP_KERNEL);
@@ -766,11 +775,13 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 		return;
 	}
 	len = sizeof(*hdr);
-	for (id = 0; posixtrace_names_next(names, id, &id); id++) {
+	for (id = 0; posixtrace_names_next(names, id, &id) && id <= last;
+	     id++) {
 		if (posixtrace_names_name(names, id, log->name, log->format))
 			continue;
 		entry = ALIGN(sizeof(__le32) + posixtrace_log_define_data(log),
 			      8);
+		/* Cannot happen (see above); the block stays well formed. */
 		if (len + entry > size)
 			break;
 		p = buf + len;

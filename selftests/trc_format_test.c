@@ -20,6 +20,7 @@
 
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -467,6 +468,103 @@ TEST(format_reaches_a_log_types_and_define)
 		ASSERT_EQ(0, posix_trace_close(ltrid));
 	}
 	close(fd);
+}
+
+/* The names a race round opens, and the thread that gives them formats. */
+#define RACE_NAMES	200
+#define RACE_ROUNDS	4
+
+struct race {
+	int round;
+	int errors;
+};
+
+static void race_name(char *buf, size_t size, int round, int i)
+{
+	snprintf(buf, size, "race.%d.%d", round, i);
+}
+
+static void *give_formats(void *arg)
+{
+	struct race *r = arg;
+	trace_event_id_t id;
+	char name[32];
+	int i;
+
+	for (i = 0; i < RACE_NAMES; i++) {
+		race_name(name, sizeof(name), r->round, i);
+		if (posixtrace_k_eventid_open_format(name, "a:u32", &id))
+			r->errors++;
+	}
+	return NULL;
+}
+
+/*
+ * The traced process may give its names formats while its stream's log is
+ * being closed: the TYPES block must still name every type the log has
+ * events of. It once sized itself in one pass and filled itself in
+ * another, and a format given in between pushed the last types out of it;
+ * readers, who prefer TYPES to the DEFINE entries, then lost their names.
+ * A thread gives the formats while the stream shuts down; every event
+ * read back must have its name.
+ */
+TEST(formats_given_while_the_log_closes_leave_no_type_out)
+{
+	char name[32], got[TRACE_EVENT_NAME_MAX + 1], data[16];
+	trace_event_id_t ids[RACE_NAMES], first;
+	struct posix_trace_event_info info;
+	int fd, round, i, unavailable, n;
+	trace_id_t trid, ltrid;
+	struct race r;
+	trace_attr_t attr;
+	pthread_t thr;
+	size_t len;
+
+	SKIP_WITHOUT_DEVICE();
+	for (round = 0; round < RACE_ROUNDS; round++) {
+		fd = tmp_log();
+		ASSERT_LE(0, fd);
+		for (i = 0; i < RACE_NAMES; i++) {
+			race_name(name, sizeof(name), round, i);
+			ASSERT_EQ(0, posix_trace_eventid_open(name, &ids[i]));
+		}
+		first = ids[0];
+		ASSERT_EQ(0, log_attr(&attr, POSIX_TRACE_FLUSH,
+				      POSIX_TRACE_APPEND, 0, 0));
+		ASSERT_EQ(0, posix_trace_create_withlog(0, &attr, fd, &trid));
+		ASSERT_EQ(0, posix_trace_start(trid));
+		for (i = 0; i < RACE_NAMES; i++)
+			posix_trace_event(ids[i], &i, sizeof(i));
+		r = (struct race){ .round = round };
+		ASSERT_EQ(0, pthread_create(&thr, NULL, give_formats, &r));
+		ASSERT_EQ(0, posix_trace_shutdown(trid));
+		ASSERT_EQ(0, pthread_join(thr, NULL));
+		ASSERT_EQ(0, r.errors);
+		ASSERT_TRUE(wait_log_closed(fd));
+		ASSERT_EQ(0, lseek(fd, 0, SEEK_SET));
+		ASSERT_EQ(0, posix_trace_open(fd, &ltrid));
+		for (n = 0;; ) {
+			ASSERT_EQ(0, posix_trace_getnext_event(ltrid, &info,
+					data, sizeof(data), &len, &unavailable));
+			if (unavailable)
+				break;
+			if (info.posix_event_id < first ||
+			    info.posix_event_id >= first + RACE_NAMES)
+				continue;
+			i = info.posix_event_id - first;
+			race_name(name, sizeof(name), round, i);
+			ASSERT_EQ(0, posix_trace_eventid_get_name(ltrid,
+						info.posix_event_id, got)) {
+				TH_LOG("round %d: event %d has no name", round,
+				       i);
+			}
+			ASSERT_STREQ(name, got);
+			n++;
+		}
+		ASSERT_EQ(RACE_NAMES, n);
+		ASSERT_EQ(0, posix_trace_close(ltrid));
+		close(fd);
+	}
 }
 
 TEST_HARNESS_MAIN
