@@ -93,7 +93,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	struct posixtrace_names *names = posixtrace_stream_names(stream);
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_eventtype et;
-	char *format;
+	char *format = NULL;
 	u32 usize;
 	long ret;
 
@@ -110,9 +110,12 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 		if (!et.found)
 			goto out;
 	}
-	format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL);
-	if (!format)
-		return -ENOMEM;
+	/* Only a caller that knows formats (VER1) is told of them. */
+	if (et.size >= POSIXTRACE_EVENTTYPE_SIZE_VER1) {
+		format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL);
+		if (!format)
+			return -ENOMEM;
+	}
 	ret = posixtrace_names_name(names, et.event_id, name, format);
 	if (ret)
 		goto free;
@@ -120,7 +123,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	if (et.name && copy_to_user(u64_to_user_ptr(et.name), name,
 				    strlen(name) + 1))
 		goto free;
-	if (format[0])
+	if (format && format[0])
 		et.format_len = strlen(format) + 1;
 	/* A buffer too small gets nothing: format_len says what it needs. */
 	if (et.format && et.format_len && et.format_len <= et.format_size &&

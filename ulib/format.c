@@ -82,8 +82,9 @@ bool ptk_format_ok(const char *format)
 
 /*
  * The format comes into a buffer of ours, so that the caller's is
- * untouched on error. An older module answers with a smaller struct and
- * knows no format: ENOENT, as for a type without one.
+ * untouched on error. A module older than ABI 0.7 knows no format: it
+ * refuses the struct's format members (E2BIG), or answers with a smaller
+ * struct; ENOENT then, as for a type without one.
  */
 PTK_EXPORT int posixtrace_k_eventid_get_format(trace_id_t trid,
 					       trace_event_id_t event,
@@ -113,6 +114,12 @@ PTK_EXPORT int posixtrace_k_eventid_get_format(trace_id_t trid,
 	} else {
 		err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_EVENTID_NAME,
 				       &req);
+		/*
+		 * A module older than ABI 0.7 refuses the format members it
+		 * does not know with E2BIG: it has no formats.
+		 */
+		if (err == E2BIG)
+			err = ENOENT;
 		if (!err && (req.size < POSIXTRACE_EVENTTYPE_SIZE_VER1 ||
 			     !req.format_len ||
 			     req.format_len > sizeof(buf)))
