@@ -163,7 +163,8 @@ struct posixtrace_eventset {
  *		POSIXTRACE_FLUSH too with a log.
  * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND; with a
  *		LOOP log, @log_size must hold two slots (see the log format
- *		documentation), EINVAL otherwise.
+ *		documentation; a slot is 512 bytes larger since ABI 0.7),
+ *		EINVAL otherwise.
  * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD, or POSIXTRACE_INHERITED:
  *		the processes the traced process forks from then on are
  *		traced too, and theirs, sharing its event names.
