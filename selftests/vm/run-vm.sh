@@ -86,15 +86,35 @@ if [ -n "$DEMO" ]; then
 fi
 (cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet) >"$OUT/initramfs.cpio"
 
+boot() {
+	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
+		-m 2048 -nographic -no-reboot -monitor none \
+		-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" \
+		-append "$APPEND" \
+		-serial "file:$OUT/console.log" -serial "file:$OUT/ktap.log" \
+		-serial "file:$OUT/export.txt" \
+		</dev/null >"$OUT/qemu.log" 2>&1
+}
+
 start=$(date +%s)
 set +e
-timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 -m 2048 \
-	-nographic -no-reboot -monitor none \
-	-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" -append "$APPEND" \
-	-serial "file:$OUT/console.log" -serial "file:$OUT/ktap.log" \
-	-serial "file:$OUT/export.txt" \
-	</dev/null >"$OUT/qemu.log" 2>&1
+boot
 qrc=$?
+# A kernel that dies while booting, before init has run (nothing on the
+# KTAP port), never had the module: under TCG the 6.12 guest's int3-based
+# text patching at boot oopses now and then (once in 13 boots one day).
+# Once, and said, that boot is made again; a second death fails the run
+# as any other.
+if [ ! -s "$OUT/ktap.log" ] &&
+	grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null; then
+	log "[$LABEL] the guest kernel died while booting, before init and" \
+		"the module (console.log below): booting it again"
+	grep -E 'Oops|RIP:|Kernel panic' "$OUT/console.log" | head -n 3 |
+		sed "s/^/[$LABEL first boot] /" >&2
+	mv "$OUT/console.log" "$OUT/console-first-boot.log"
+	boot
+	qrc=$?
+fi
 set -e
 secs=$(($(date +%s) - start))
 tr -d '\r' <"$OUT/ktap.log" >"$OUT/ktap.txt" 2>/dev/null || : >"$OUT/ktap.txt"
