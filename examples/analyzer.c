@@ -90,6 +90,32 @@ static bool print_fields(const char *format, const unsigned char *data,
 	return true;
 }
 
+/*
+ * START carries the filter in force (a trace_event_set_t): the types it
+ * keeps out, by name, as posix_trace_eventtypelist_getnext_id() lists them.
+ */
+static void print_filter(trace_id_t trid, const unsigned char *data)
+{
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	trace_event_set_t set;
+	trace_event_id_t id;
+	int unavailable, member, n = 0;
+
+	memcpy(&set, data, sizeof(set));
+	if (posix_trace_eventtypelist_rewind(trid))
+		return;
+	while (!posix_trace_eventtypelist_getnext_id(trid, &id, &unavailable) &&
+	       !unavailable) {
+		if (posix_trace_eventset_ismember(id, &set, &member) ||
+		    !member ||
+		    posix_trace_eventid_get_name(trid, id, name))
+			continue;
+		printf("%s%s", n++ ? "," : " filter: ", name);
+	}
+	if (!n)
+		printf(" filter: none");
+}
+
 static void print_event(trace_id_t trid, const struct posix_trace_event_info *info,
 			const unsigned char *data, size_t len)
 {
@@ -127,6 +153,9 @@ static void print_event(trace_id_t trid, const struct posix_trace_event_info *in
 		print_fields(format, data, len);
 	if (typed)
 		;	/* shown as its fields */
+	else if (info->posix_event_id == POSIX_TRACE_START &&
+		 len == sizeof(trace_event_set_t))
+		print_filter(trid, data);
 	else if (len && data[0] >= ' ' && data[0] < 127)
 		printf(" \"%.*s\"", (int)len, (const char *)data);
 	else if (len > HEX_SHOWN)
