@@ -195,7 +195,7 @@ static bool print_fields(const struct log_event *ev, const struct dump_opts *o,
 			 char *mismatch, size_t size)
 {
 	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const struct event_format *fmt = ev->type->format;
+	const struct ptk_format *fmt = ev->type->format;
 	const char *why, *field;
 
 	if (!fmt || o->hex)

@@ -6,95 +6,43 @@
 #include "fields.h"
 #include "json.h"
 
+/* What the decoders need of a type besides its name. */
 static const struct {
-	const char *name;
 	unsigned int bits;
 	bool is_signed, is_float;
-} field_types[] = {
-	[FIELD_U8] = { "u8", 8, false, false },
-	[FIELD_U16] = { "u16", 16, false, false },
-	[FIELD_U32] = { "u32", 32, false, false },
-	[FIELD_U64] = { "u64", 64, false, false },
-	[FIELD_S8] = { "s8", 8, true, false },
-	[FIELD_S16] = { "s16", 16, true, false },
-	[FIELD_S32] = { "s32", 32, true, false },
-	[FIELD_S64] = { "s64", 64, true, false },
-	[FIELD_F32] = { "f32", 32, true, true },
-	[FIELD_F64] = { "f64", 64, true, true },
-	[FIELD_STR] = { "str", 0, false, false },
-	[FIELD_BYTES] = { "bytes", 0, false, false },
+} field_types[PTK_FIELD_TYPES] = {
+	[PTK_FIELD_U8] = { 8, false, false },
+	[PTK_FIELD_U16] = { 16, false, false },
+	[PTK_FIELD_U32] = { 32, false, false },
+	[PTK_FIELD_U64] = { 64, false, false },
+	[PTK_FIELD_S8] = { 8, true, false },
+	[PTK_FIELD_S16] = { 16, true, false },
+	[PTK_FIELD_S32] = { 32, true, false },
+	[PTK_FIELD_S64] = { 64, true, false },
+	[PTK_FIELD_F32] = { 32, true, true },
+	[PTK_FIELD_F64] = { 64, true, true },
+	[PTK_FIELD_STR] = { 0, false, false },
+	[PTK_FIELD_BYTES] = { 0, false, false },
 };
 
-#define NTYPES	(sizeof(field_types) / sizeof(field_types[0]))
-
-const char *field_type_name(enum field_type type)
+const char *field_type_name(enum ptk_field_type type)
 {
-	return field_types[type].name;
+	return ptk_field_type_names[type];
 }
 
-unsigned int field_type_bits(enum field_type type)
+unsigned int field_type_bits(enum ptk_field_type type)
 {
 	return field_types[type].bits;
 }
 
-bool field_type_signed(enum field_type type)
+bool field_type_signed(enum ptk_field_type type)
 {
 	return field_types[type].is_signed;
 }
 
-bool field_type_float(enum field_type type)
+bool field_type_float(enum ptk_field_type type)
 {
 	return field_types[type].is_float;
-}
-
-static bool ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool ident_char(char c)
-{
-	return ident_start(c) || (c >= '0' && c <= '9');
-}
-
-/* The grammar of <linux/posixtrace.h>, "Event formats". */
-bool format_parse(const char *text, struct event_format *fmt)
-{
-	const char *p = text, *type;
-	size_t len, tlen;
-	unsigned int i, t;
-
-	memset(fmt, 0, sizeof(*fmt));
-	if (strnlen(text, POSIXTRACE_FORMAT_MAX + 1) > POSIXTRACE_FORMAT_MAX)
-		return false;
-	do {
-		if (fmt->nfields == POSIXTRACE_FORMAT_FIELDS_MAX ||
-		    (fmt->nfields &&
-		     fmt->fields[fmt->nfields - 1].type == FIELD_BYTES))
-			return false;
-		for (len = 0; len ? ident_char(p[len]) : ident_start(p[0]);
-		     len++)
-			;
-		if (!len || len > POSIXTRACE_FORMAT_FIELD_NAME_MAX ||
-		    p[len] != ':')
-			return false;
-		for (i = 0; i < fmt->nfields; i++)
-			if (strlen(fmt->fields[i].name) == len &&
-			    !memcmp(fmt->fields[i].name, p, len))
-				return false;
-		memcpy(fmt->fields[fmt->nfields].name, p, len);
-		type = p + len + 1;
-		tlen = strcspn(type, ",");
-		for (t = 0; t < NTYPES; t++)
-			if (strlen(field_types[t].name) == tlen &&
-			    !memcmp(field_types[t].name, type, tlen))
-				break;
-		if (t == NTYPES)
-			return false;
-		fmt->fields[fmt->nfields++].type = (enum field_type)t;
-		p = type + tlen;
-	} while (*p++ == ',');
-	return true;
 }
 
 /* n bytes, little-endian, as an unsigned number. */
@@ -115,12 +63,12 @@ static void decode_number(struct field_value *fv, const unsigned char *p)
 	float f;
 
 	switch (fv->field->type) {
-	case FIELD_F32:
+	case PTK_FIELD_F32:
 		u32 = (uint32_t)u;
 		memcpy(&f, &u32, sizeof(f));
 		fv->v.f = f;
 		break;
-	case FIELD_F64:
+	case PTK_FIELD_F64:
 		memcpy(&fv->v.f, &u, sizeof(u));
 		break;
 	default:
@@ -132,7 +80,7 @@ static void decode_number(struct field_value *fv, const unsigned char *p)
 	}
 }
 
-bool fields_decode(const struct event_format *fmt, const unsigned char *data,
+bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
 		   size_t len, struct field_value *vals, const char **why,
 		   const char **field)
 {
@@ -147,7 +95,7 @@ bool fields_decode(const struct event_format *fmt, const unsigned char *data,
 		fv->field = &fmt->fields[i];
 		*field = fv->field->name;
 		switch (fv->field->type) {
-		case FIELD_STR:
+		case PTK_FIELD_STR:
 			nul = memchr(data + off, 0, len - off);
 			if (!nul) {
 				*why = "no NUL ends str field";
@@ -157,7 +105,7 @@ bool fields_decode(const struct event_format *fmt, const unsigned char *data,
 			fv->len = (size_t)(nul - (data + off));
 			off += fv->len + 1;
 			break;
-		case FIELD_BYTES:
+		case PTK_FIELD_BYTES:
 			fv->p = data + off;
 			fv->len = len - off;
 			off = len;
@@ -202,7 +150,7 @@ static void print_float(FILE *out, double v, bool single)
 static void print_number(FILE *out, const struct field_value *fv)
 {
 	if (field_type_float(fv->field->type))
-		print_float(out, fv->v.f, fv->field->type == FIELD_F32);
+		print_float(out, fv->v.f, fv->field->type == PTK_FIELD_F32);
 	else if (field_type_signed(fv->field->type))
 		fprintf(out, "%jd", (intmax_t)fv->v.s);
 	else
@@ -252,9 +200,9 @@ void fields_print_text(FILE *out, const struct field_value *vals,
 	for (i = 0; i < n; i++) {
 		fv = &vals[i];
 		fprintf(out, "%s%s=", i ? ", " : "", fv->field->name);
-		if (fv->field->type == FIELD_STR) {
+		if (fv->field->type == PTK_FIELD_STR) {
 			print_string(out, fv->p, fv->len);
-		} else if (fv->field->type == FIELD_BYTES) {
+		} else if (fv->field->type == PTK_FIELD_BYTES) {
 			for (j = 0; j < fv->len && j < max_bytes; j++)
 				fprintf(out, "%02x", fv->p[j]);
 			if (j < fv->len)
@@ -278,23 +226,23 @@ void fields_print_json(FILE *out, const struct field_value *vals,
 		fv = &vals[i];
 		fprintf(out, "%s\"%s\": ", i ? ", " : "", fv->field->name);
 		switch (fv->field->type) {
-		case FIELD_STR:
+		case PTK_FIELD_STR:
 			json_string_n(out, fv->p, fv->len);
 			break;
-		case FIELD_BYTES:
+		case PTK_FIELD_BYTES:
 			putc('"', out);
 			for (j = 0; j < fv->len; j++)
 				fprintf(out, "%02x", fv->p[j]);
 			putc('"', out);
 			break;
-		case FIELD_U64:
+		case PTK_FIELD_U64:
 			fprintf(out, "\"%ju\"", (uintmax_t)fv->v.u);
 			break;
-		case FIELD_S64:
+		case PTK_FIELD_S64:
 			fprintf(out, "\"%jd\"", (intmax_t)fv->v.s);
 			break;
-		case FIELD_F32:
-		case FIELD_F64:
+		case PTK_FIELD_F32:
+		case PTK_FIELD_F64:
 			if (isnan(fv->v.f))
 				fputs("\"nan\"", out);
 			else if (isinf(fv->v.f))

@@ -2,9 +2,10 @@
 /*
  * Event formats (<posixtrace-k.h>, posixtrace_k_eventid_open_format()):
  * parsing one into fields, and decoding an event's data by it. A format
- * read from a log is untrusted: the library checked it, and this parser
- * checks the same grammar again rather than rely on that. Data never
- * trusted either: fields_decode() says why data does not match.
+ * read from a log is untrusted: the library checked it, and the tools
+ * parse it again, with the library's own parser (ulib/format_grammar.h),
+ * rather than rely on that. Data never trusted either: fields_decode()
+ * says why data does not match.
  */
 #ifndef POSIXTRACE_TOOL_FIELDS_H
 #define POSIXTRACE_TOOL_FIELDS_H
@@ -16,27 +17,12 @@
 
 #include <linux/posixtrace.h>
 
-enum field_type {
-	FIELD_U8, FIELD_U16, FIELD_U32, FIELD_U64,
-	FIELD_S8, FIELD_S16, FIELD_S32, FIELD_S64,
-	FIELD_F32, FIELD_F64,
-	FIELD_STR,	/* text and its NUL */
-	FIELD_BYTES,	/* the rest, last only */
-};
-
-struct field {
-	char name[POSIXTRACE_FORMAT_FIELD_NAME_MAX + 1];
-	enum field_type type;
-};
-
-struct event_format {
-	unsigned int nfields;
-	struct field fields[POSIXTRACE_FORMAT_FIELDS_MAX];
-};
+/* The grammar and its types, the library's own (struct ptk_format). */
+#include "../ulib/format_grammar.h"
 
 /* One field of one event. */
 struct field_value {
-	const struct field *field;
+	const struct ptk_field *field;
 	union {
 		uint64_t u;
 		int64_t s;
@@ -47,21 +33,18 @@ struct field_value {
 };
 
 /* The type's name in a format: "u8", ..., "bytes". */
-const char *field_type_name(enum field_type type);
+const char *field_type_name(enum ptk_field_type type);
 /* Its size in bits for integers and floats, 0 for str and bytes. */
-unsigned int field_type_bits(enum field_type type);
-bool field_type_signed(enum field_type type);
-bool field_type_float(enum field_type type);
-
-/* Parses text; false if it is not a well-formed format. */
-bool format_parse(const char *text, struct event_format *fmt);
+unsigned int field_type_bits(enum ptk_field_type type);
+bool field_type_signed(enum ptk_field_type type);
+bool field_type_float(enum ptk_field_type type);
 
 /*
  * Decodes len bytes of data (little-endian, packed) into
  * vals[fmt->nfields]. False if they do not match the format, with why
  * (a static string, "... %s ..." naming the field in field).
  */
-bool fields_decode(const struct event_format *fmt, const unsigned char *data,
+bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
 		   size_t len, struct field_value *vals, const char **why,
 		   const char **field);
 

@@ -25,7 +25,7 @@ struct log_type {
 	bool listed;		/* in the log's event type list */
 	char *name;
 	char *format_text;
-	struct event_format *format;
+	struct ptk_format *format;
 };
 
 struct log_event {

@@ -12,72 +12,15 @@
 
 #include <posixtrace-k.h>
 
+#include "format_grammar.h"
 #include "internal.h"
-
-static const char *const ptk_format_types[] = {
-	"u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64",
-	"f32", "f64", "str", "bytes",
-};
-
-static bool ptk_ident_start(char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-
-static bool ptk_ident_char(char c)
-{
-	return ptk_ident_start(c) || (c >= '0' && c <= '9');
-}
-
-/* Is type (len characters) a type of the grammar, and is it "bytes"? */
-static bool ptk_format_type(const char *type, size_t len, bool *rest)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ptk_format_types) / sizeof(ptk_format_types[0]);
-	     i++) {
-		if (strlen(ptk_format_types[i]) == len &&
-		    !memcmp(ptk_format_types[i], type, len)) {
-			*rest = !strcmp(ptk_format_types[i], "bytes");
-			return true;
-		}
-	}
-	return false;
-}
 
 /* The grammar of <linux/posixtrace.h>, as the kernel checks it (format.c). */
 bool ptk_format_ok(const char *format)
 {
-	const char *names[POSIXTRACE_FORMAT_FIELDS_MAX];
-	size_t lens[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const char *p = format, *type;
-	unsigned int n = 0, i;
-	bool rest = false;
-	size_t len;
+	struct ptk_format fmt;
 
-	if (strlen(format) > POSIXTRACE_FORMAT_MAX)
-		return false;
-	do {
-		if (rest || n == POSIXTRACE_FORMAT_FIELDS_MAX)
-			return false;
-		for (len = 0; len == 0 ? ptk_ident_start(p[0]) :
-						 ptk_ident_char(p[len]);
-		     len++)
-			;
-		if (!len || len > POSIXTRACE_FORMAT_FIELD_NAME_MAX ||
-		    p[len] != ':')
-			return false;
-		for (i = 0; i < n; i++)
-			if (lens[i] == len && !memcmp(names[i], p, len))
-				return false;
-		names[n] = p;
-		lens[n++] = len;
-		type = p + len + 1;
-		p = type + strcspn(type, ",");
-		if (!ptk_format_type(type, (size_t)(p - type), &rest))
-			return false;
-	} while (*p++ == ',');
-	return true;
+	return ptk_format_parse(format, &fmt);
 }
 
 /*
