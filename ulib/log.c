@@ -421,6 +421,19 @@ int ptk_log_get_filter(struct ptk_log *l, trace_event_set_t *set)
 	return err;
 }
 
+/*
+ * The log's mapping learned, and user type id named in it: 0, EINVAL, or
+ * the error of learning it. Called with the log locked.
+ */
+static int ptk_log_learn_type(struct ptk_log *l, uint32_t id)
+{
+	int err = ptk_log_learn(l);
+
+	if (!err && !(l->named[id / 64] & (UINT64_C(1) << (id % 64))))
+		err = EINVAL;
+	return err;
+}
+
 int ptk_log_get_name(struct ptk_log *l, trace_event_id_t event,
 		     char name[POSIXTRACE_EVENT_NAME_MAX + 1])
 {
@@ -435,9 +448,7 @@ int ptk_log_get_name(struct ptk_log *l, trace_event_id_t event,
 	if (id >= POSIXTRACE_EVENT_ID_MAX)
 		return EINVAL;
 	ptk_log_lock(l, &cancel_state);
-	err = ptk_log_learn(l);
-	if (!err && !(l->named[id / 64] & (UINT64_C(1) << (id % 64))))
-		err = EINVAL;
+	err = ptk_log_learn_type(l, id);
 	if (!err)
 		strcpy(name, l->names[id]);
 	ptk_log_unlock(l, cancel_state);
@@ -456,9 +467,7 @@ int ptk_log_get_format(struct ptk_log *l, trace_event_id_t event,
 	if (id >= POSIXTRACE_EVENT_ID_MAX)
 		return EINVAL;
 	ptk_log_lock(l, &cancel_state);
-	err = ptk_log_learn(l);
-	if (!err && !(l->named[id / 64] & (UINT64_C(1) << (id % 64))))
-		err = EINVAL;
+	err = ptk_log_learn_type(l, id);
 	if (!err && !l->formats[id])
 		err = ENOENT;
 	if (!err)
