@@ -210,6 +210,8 @@ static void *fake_ring_map(size_t len)
 		r->ctl->state = POSIXTRACE_RING_LIVE;
 		r->ctl->data_size = size;
 		r->ctl->data_offset = page;
+		r->ctl->slot_shift = __builtin_ctzll(size /
+						     POSIXTRACE_RING_SLOTS);
 	}
 	pthread_mutex_unlock(&rings_lock);
 	if (!r) {

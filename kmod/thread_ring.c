@@ -111,8 +111,11 @@ struct posixtrace_thread_ring {
 	bool revoked;			/* a bad record: never drained again */
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
-	/* A drain's view: its next record (@next, @next_ns), where to stop. */
-	u64 pos, lap_end;
+	/*
+	 * A drain's view: its next record (@next, @next_ns), where to stop,
+	 * and how far the thread said it had committed when the pass began.
+	 */
+	u64 pos, lap_end, published;
 	/* A sleeping drain's lap, kept while it lets go of the lock. */
 	u64 long_lap_end, lap_gen;
 	const struct posixtrace_ring_record *next;
@@ -213,7 +216,9 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
  * The lap only says where to stop; a record is checked against what the
  * thread may use: up to a ring's size past what was taken (@consumed,
  * which moves only at the end of a pass). A sleeping drain's lap began
- * before its earlier passes, so a valid record may run past it.
+ * before its earlier passes, so a valid record may run past it. A record
+ * not committed where the thread had said it had committed one is a bad
+ * record: the thread lied, or wrote over its own record.
  */
 static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 {
@@ -226,8 +231,11 @@ static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 		return false;
 	rec = (const void *)(ring->data + (ring->pos & (ring->size - 1)));
 	/* Pairs with the thread's store-release of the commit word. */
-	if (smp_load_acquire(&rec->commit) != ~ring->pos)
+	if (smp_load_acquire(&rec->commit) != ~ring->pos) {
+		if (ring->pos < ring->published)
+			posixtrace_thread_ring_revoke(ring);
 		return false;
+	}
 	/* Once: the thread may be rewriting it under our feet. */
 	memcpy(h, rec, sizeof(*h));
 	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
@@ -272,6 +280,24 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 			      ns_to_timespec64(ns),
 		};
 	ring->next = NULL;
+}
+
+/*
+ * Where the thread says it has committed up to (@produced), if that is
+ * within what it may have written since the last pass; else the last
+ * pass's end, which claims nothing.
+ */
+static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
+{
+	/*
+	 * Before the commit words: pairs with the thread's store-release of
+	 * @produced, made after its commits.
+	 */
+	u64 word = smp_load_acquire(&ring->ctl->produced);
+	u64 ahead = (POSIXTRACE_RING_PACKED_POS(word) - ring->consumed) &
+		    POSIXTRACE_RING_POS_MASK;
+
+	return ahead <= ring->size ? ring->consumed + ahead : ring->consumed;
 }
 
 /* Is heap entry @a's next record older than @b's? */
@@ -330,6 +356,7 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 		ring->lap_end = gen ? ring->long_lap_end :
 				      ring->consumed + ring->size;
 		ring->next = NULL;
+		ring->published = posixtrace_thread_ring_published(ring);
 		/* Listed rings never outnumber the heap: see _mmap(). */
 		if (n < posixtrace_drain_heap_size &&
 		    posixtrace_thread_ring_peek(ring))
@@ -620,6 +647,7 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
 	ring->ctl->state = POSIXTRACE_RING_LIVE;
 	ring->ctl->data_size = size;
 	ring->ctl->data_offset = PAGE_SIZE;
+	ring->ctl->slot_shift = ilog2(size / POSIXTRACE_RING_SLOTS);
 	INIT_RCU_WORK(&ring->free_work, posixtrace_thread_ring_free);
 	posixtrace_process_hold(proc);
 	ring->proc = proc;

@@ -5,7 +5,9 @@
  *
  * Through the library: events go through the ring (it is mapped), keep
  * their order and their pid and thread, survive the thread's exit and the
- * process's SIGKILL, and are counted exactly from several threads.
+ * process's SIGKILL, and are counted exactly from several threads; the
+ * library publishes how far it wrote and where each slot's first record
+ * starts.
  *
  * Raw (a thread that maps a ring itself and writes records by hand): a
  * valid record is taken, with the ring's pid and thread id whatever it
@@ -13,7 +15,9 @@
  * lap is not; a record across the end of the data area is taken whole; an
  * identifier never opened is ignored; times are kept between the last
  * record's and now; each kind of bad header costs one event, counted lost,
- * and revokes the ring, while another process's ring goes on; records
+ * and revokes the ring, while another process's ring goes on; a
+ * @produced past a record not committed revokes it too, and one that
+ * claims nothing possible is ignored, as are bogus boundaries; records
  * committed before an unmap or a second mapping are taken; a child has no
  * mapping; and each rule of the mapping has its error.
  */
@@ -51,6 +55,22 @@ static bool ring_mapped(pid_t pid)
 		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
 	fclose(f);
 	return found;
+}
+
+/* Where this process's (only) ring is mapped, or NULL. */
+static void *ring_address(void)
+{
+	char line[512];
+	void *addr = NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return NULL;
+	while (!addr && fgets(line, sizeof(line), f))
+		if (strstr(line, " 00100000 ") && strstr(line, DEVICE))
+			addr = (void *)strtoull(line, NULL, 16);
+	fclose(f);
+	return addr;
 }
 
 /* The module's own counts for the stream. */
@@ -127,6 +147,46 @@ TEST(events_go_through_the_threads_ring_in_order)
 		ASSERT_EQ(i, nums[i]);
 	ASSERT_LE(0, ts_cmp(&last, &before));
 	ASSERT_GE(0, ts_cmp(&last, &after));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * The library says how far it has written (@produced) and where the first
+ * record of each slot starts (@boundary), with the count of records before
+ * it: 500 events of 8 bytes are 56-byte records from position 0.
+ */
+TEST(the_library_publishes_what_it_committed_and_each_slots_first_record)
+{
+	const uint64_t rec = sizeof(struct posixtrace_ring_record) + 8, n = 500;
+	const struct posixtrace_ring_ctl *ctl;
+	uint64_t i, slot, first, word;
+	trace_event_id_t id;
+	trace_id_t trid;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.published", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	for (i = 0; i < n; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	ctl = ring_address();
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(RING_SIZE, ctl->data_size);
+	ASSERT_EQ(RING_SIZE / POSIXTRACE_RING_SLOTS, 1ULL << ctl->slot_shift);
+	word = __atomic_load_n(&ctl->produced, __ATOMIC_ACQUIRE);
+	ASSERT_EQ(n * rec, POSIXTRACE_RING_PACKED_POS(word));
+	ASSERT_EQ(n, POSIXTRACE_RING_PACKED_COUNT(word));
+	for (slot = 0; slot << ctl->slot_shift < n * rec; slot++) {
+		first = ((slot << ctl->slot_shift) + rec - 1) / rec;
+		word = ctl->boundary[slot];
+		TH_LOG("slot %llu", (unsigned long long)slot);
+		ASSERT_EQ(first * rec, POSIXTRACE_RING_PACKED_POS(word));
+		ASSERT_EQ(first, POSIXTRACE_RING_PACKED_COUNT(word));
+	}
+	/* Slots the records have not reached yet say nothing. */
+	for (; slot < POSIXTRACE_RING_SLOTS; slot++)
+		ASSERT_EQ(0, ctl->boundary[slot]);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(n, read_numbers(trid, id, NULL, NULL, 0, NULL));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
@@ -499,6 +559,13 @@ static void raw_commit(struct raw_ring *rr, struct posixtrace_ring_record *rec)
 	rr->head += rec->size;
 }
 
+/* Say in @produced what the library would say, or not. */
+static void raw_publish(struct raw_ring *rr, uint64_t pos, uint64_t count)
+{
+	__atomic_store_n(&rr->ctl->produced, POSIXTRACE_RING_PACK(pos, count),
+			 __ATOMIC_RELEASE);
+}
+
 /* What a raw test does, in a thread of its own (its ring is its own). */
 struct raw_case {
 	void (*fn)(struct raw_case *rc);
@@ -542,7 +609,9 @@ static void raw_valid(struct raw_case *rc)
 		return;
 	STEP(rc, 2, rr.ctl->magic == POSIXTRACE_RING_MAGIC &&
 		    rr.ctl->data_size == RING_SIZE &&
-		    rr.ctl->state == POSIXTRACE_RING_LIVE);
+		    rr.ctl->state == POSIXTRACE_RING_LIVE &&
+		    rr.ctl->slot_shift < 64 &&
+		    RING_SIZE >> rr.ctl->slot_shift == POSIXTRACE_RING_SLOTS);
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	/* Written whole, not committed: not taken. */
 	v = 43;
@@ -764,6 +833,120 @@ TEST(raw_each_bad_header_costs_one_event_and_revokes_the_ring)
 		ASSERT_EQ(0, raw_status(&st));
 		ASSERT_EQ(1, st.events_lost) TH_LOG("%s", bad_headers[i].what);
 		ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
+		ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+	}
+}
+
+/*
+ * The thread says (@produced) it committed a record it did not: a lie, or
+ * it wrote over its own record. That costs one event and revokes the
+ * ring, as a bad header does; what it committed before is taken.
+ */
+static void raw_lying_produced(struct raw_case *rc)
+{
+	struct posixtrace_ring_record *rec;
+	struct raw_ring rr;
+	uint64_t v = 5, taken;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	taken = rr.head;
+	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
+	raw_publish(&rr, rr.head + rec->size, 2);
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 3, rr.ctl->state == POSIXTRACE_RING_REVOKED);
+	STEP(rc, 4, rr.ctl->consumed == taken);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_produced_past_an_uncommitted_record_revokes_the_ring)
+{
+	struct raw_case rc = { .fn = raw_lying_produced };
+	struct posixtrace_status st;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_NEXT_STOP(rc.trid, &r, 0);
+	ASSERT_EMPTY(rc.trid, &r);
+	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(1, st.events_lost);
+	ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * What @produced and @boundary may say that claims nothing: past a lap,
+ * behind what the module took, all ones, a count that cannot be. The
+ * module takes the committed records as ever: none lost, the ring live.
+ */
+static const char *const bogus_produced[] = {
+	"past a lap", "behind what was taken", "all ones", "an impossible count",
+};
+
+static void raw_bogus_produced(struct raw_case *rc)
+{
+	struct raw_ring rr;
+	uint64_t v = 1, word;
+	int i;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	raw_publish(&rr, rr.head, 1);
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	for (v = 2; v <= 3; v++)
+		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	switch (rc->extra) {
+	case 0:
+		word = POSIXTRACE_RING_PACK(rr.head + 2 * RING_SIZE, 3);
+		break;
+	case 1:
+		word = POSIXTRACE_RING_PACK(rr.ctl->consumed - 8, 3);
+		break;
+	case 2:
+		word = ~0ULL;
+		break;
+	default:
+		word = POSIXTRACE_RING_PACK(rr.head, 0xffffff);
+		break;
+	}
+	__atomic_store_n(&rr.ctl->produced, word, __ATOMIC_RELEASE);
+	for (i = 0; i < POSIXTRACE_RING_SLOTS; i++)
+		rr.ctl->boundary[i] = ~0ULL / (i + 1);
+	STEP(rc, 4, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 5, rr.ctl->state == POSIXTRACE_RING_LIVE);
+	STEP(rc, 6, rr.ctl->consumed == rr.head);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_produced_or_boundaries_that_claim_nothing_are_ignored)
+{
+	struct posixtrace_status st;
+	uint64_t nums[4];
+	unsigned int i;
+
+	SKIP_WITHOUT_DEVICE();
+	for (i = 0; i < sizeof(bogus_produced) / sizeof(bogus_produced[0]);
+	     i++) {
+		struct raw_case rc = { .fn = raw_bogus_produced, .extra = i };
+
+		TH_LOG("%s", bogus_produced[i]);
+		run_raw(_metadata, &rc);
+		ASSERT_EQ(3, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
+		ASSERT_EQ(1, nums[0]);
+		ASSERT_EQ(3, nums[2]);
+		ASSERT_EQ(0, raw_status(&st));
+		ASSERT_EQ(0, st.events_lost);
 		ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 	}
 }

@@ -164,7 +164,7 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 {
 	struct ptk_ring *r = &ptk_ring;
 	struct posixtrace_ring_record *rec;
-	uint64_t size, consumed;
+	uint64_t size, consumed, pos;
 	struct timespec ts;
 
 	if (r->state != PTK_RING_LIVE || r->busy || !local ||
@@ -184,8 +184,8 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 		r->busy = 0;
 		return false;
 	}
-	rec = (struct posixtrace_ring_record *)
-		(r->data + (r->head & (r->size - 1)));
+	pos = r->head;
+	rec = (struct posixtrace_ring_record *)(r->data + (pos & (r->size - 1)));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	rec->size = (uint32_t)size;
 	rec->event_id = id;
@@ -203,13 +203,26 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 	 * names this position). Before our commit, so the kernel never sees
 	 * ours without it.
 	 */
-	if (r->head + size - consumed + sizeof(uint64_t) <= r->size)
+	if (pos + size - consumed + sizeof(uint64_t) <= r->size)
 		__atomic_store_n((uint64_t *)(r->data +
-					      ((r->head + size) & (r->size - 1))),
+					      ((pos + size) & (r->size - 1))),
 				 0, __ATOMIC_RELAXED);
-	/* Last, with release: the kernel takes the record once it sees this. */
-	__atomic_store_n(&rec->commit, ~r->head, __ATOMIC_RELEASE);
-	r->head += size;
+	/* With release: the kernel takes the record once it sees this. */
+	__atomic_store_n(&rec->commit, ~pos, __ATOMIC_RELEASE);
+	/* The first record of a slot says where it starts, for the kernel. */
+	if (pos >= r->next_slot) {
+		__atomic_store_n(&r->ctl->boundary[(pos >> r->slot_shift) &
+						   (POSIXTRACE_RING_SLOTS - 1)],
+				 POSIXTRACE_RING_PACK(pos, r->count),
+				 __ATOMIC_RELAXED);
+		r->next_slot = ((pos >> r->slot_shift) + 1) << r->slot_shift;
+	}
+	r->count++;
+	r->head = pos + size;
+	/* Last, with release: the commit and the boundary before it. */
+	__atomic_store_n(&r->ctl->produced,
+			 POSIXTRACE_RING_PACK(r->head, r->count),
+			 __ATOMIC_RELEASE);
 	atomic_signal_fence(memory_order_seq_cst);
 	r->busy = 0;
 	if (r->head - r->kicked >= r->size / 4)

@@ -98,7 +98,7 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 bool ptk_ring_map(struct ptk_ring *r, int fd)
 {
 	struct ptk_local *local = ptk_local_get();
-	const struct posixtrace_ring_ctl *ctl;
+	struct posixtrace_ring_ctl *ctl;
 	size_t page = ptk_page_size(), len;
 	void *p;
 
@@ -113,8 +113,11 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 	if (p == MAP_FAILED)
 		return false;
 	ctl = p;
+	/* An older module's ring (another magic) is not written to. */
 	if (ctl->magic != POSIXTRACE_RING_MAGIC ||
 	    ctl->data_size != ptk_ring_size || ctl->data_offset != page ||
+	    ctl->slot_shift >= 64 ||
+	    ptk_ring_size >> ctl->slot_shift != POSIXTRACE_RING_SLOTS ||
 	    pthread_setspecific(ptk_ring_key, r)) {
 		munmap(p, len);
 		return false;
@@ -124,6 +127,9 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 	r->size = ptk_ring_size;
 	r->head = 0;
 	r->kicked = 0;
+	r->count = 0;
+	r->next_slot = 0;
+	r->slot_shift = ctl->slot_shift;
 	r->map_len = len;
 	r->generation = ptk_ring_generation(local);
 	r->state = PTK_RING_LIVE;

@@ -567,14 +567,26 @@ struct posixtrace_enable_page {
  * its data, padded to 8 bytes; the thread writes it whole, stores 0 in the
  * commit word of the next record's place if that place is free (old data
  * there could read as ~ its position), then stores ~pos in its @commit
- * with release semantics. The module is the only
- * reader: it takes records (with acquire semantics on @commit) soon after
- * the thread asks (POSIXTRACE_IOC_RING_DRAIN), when any stream tracing the
- * process is read, flushed, started, stopped, filtered, cleared or shut
- * down, when the thread makes a system-call event, when it exits or
- * execs, and on a timer. Then it stores the position it has taken up to
+ * with release semantics (P1). Then it publishes how far it has written:
+ * if the record is the first to start in its slot (the data area is cut
+ * into POSIXTRACE_RING_SLOTS slots of 1 << @slot_shift bytes), it stores
+ * POSIXTRACE_RING_PACK(pos, records before it) in @boundary[slot],
+ * relaxed, and last POSIXTRACE_RING_PACK(its end, records up to its end)
+ * in @produced with release (P2). The counts are those of the records the
+ * thread committed in this ring since it was mapped. Seeing @produced at
+ * some position (acquire) thus implies seeing every commit and boundary
+ * stored before it.
+ *
+ * The module is the only reader: it takes records (with acquire semantics
+ * on @commit) soon after the thread asks (POSIXTRACE_IOC_RING_DRAIN),
+ * when any stream tracing the process is read, flushed, started, stopped,
+ * filtered, cleared or shut down, when the thread makes a system-call
+ * event, when it exits or execs, and on a timer. Then it stores the position it has taken up to
  * in @consumed (release): the space before it may be written again. The
- * thread must not write past @consumed + data size.
+ * thread must not write past @consumed + data size. A record committed
+ * but not yet in @produced may be taken; @produced past a record that is
+ * not committed is a lie (an honest thread commits first) and revokes
+ * the ring, as a bad record does.
  *
  * The module trusts nothing in the ring. It copies each header once and
  * checks it; the pid and thread id of a record are those of the ring's
@@ -594,10 +606,26 @@ struct posixtrace_enable_page {
  * its own events.
  */
 #define POSIXTRACE_RING_OFFSET		0x100000
-#define POSIXTRACE_RING_MAGIC		0x70747232	/* "ptr2" */
+#define POSIXTRACE_RING_MAGIC		0x70747233	/* "ptr3" */
 #define POSIXTRACE_RING_LIVE		0
 #define POSIXTRACE_RING_REVOKED		1
 #define POSIXTRACE_RING_RETIRED		2
+#define POSIXTRACE_RING_SLOTS		16
+
+/*
+ * A position and a record count in one word, so that neither is ever read
+ * torn from the other: the position modulo 2^40, the count modulo 2^24.
+ * The reader rebuilds both from a position and count it already knows.
+ */
+#define POSIXTRACE_RING_POS_BITS	40
+#define POSIXTRACE_RING_POS_MASK	((1ULL << POSIXTRACE_RING_POS_BITS) - 1)
+#define POSIXTRACE_RING_PACK(pos, count) \
+	(((__u64)(count) << POSIXTRACE_RING_POS_BITS) | \
+	 ((__u64)(pos) & POSIXTRACE_RING_POS_MASK))
+#define POSIXTRACE_RING_PACKED_POS(word) \
+	((__u64)(word) & POSIXTRACE_RING_POS_MASK)
+#define POSIXTRACE_RING_PACKED_COUNT(word) \
+	((__u64)(word) >> POSIXTRACE_RING_POS_BITS)
 
 /**
  * struct posixtrace_ring_ctl - a thread ring's control page
@@ -607,8 +635,17 @@ struct posixtrace_enable_page {
  * @data_size:	Bytes in the data area.
  * @data_offset: Where the data area begins, from the start of the mapping.
  * @consumed:	The position up to which the module has taken the records.
+ * @slot_shift: A slot of the data area is 1 << @slot_shift bytes:
+ *		@data_size / POSIXTRACE_RING_SLOTS.
+ * @produced:	POSIXTRACE_RING_PACK(the end of the last record published,
+ *		the records committed up to there).
+ * @boundary:	Per slot, POSIXTRACE_RING_PACK(the position of the first
+ *		record that started in it, the records committed before it),
+ *		of the slot's last lap; a hint the module checks before use.
  *
- * The module writes every member; the thread only reads them.
+ * The module writes every member up to @slot_shift and only reads the
+ * others; the thread writes @produced and @boundary, each on cache lines
+ * of their own, and only reads the rest.
  */
 struct posixtrace_ring_ctl {
 	__u32 magic;
@@ -616,6 +653,11 @@ struct posixtrace_ring_ctl {
 	__u64 data_size;
 	__u64 data_offset;
 	__u64 consumed;
+	__u32 slot_shift;
+	__u32 __kernel_reserved[7];
+	__u64 produced;
+	__u64 __thread_reserved[7];
+	__u64 boundary[POSIXTRACE_RING_SLOTS];
 };
 
 /**
