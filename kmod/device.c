@@ -131,7 +131,9 @@ long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
 		if (ret)
 			goto out;
 	}
-	ret = posixtrace_names_open(names, name, format, &eid.event_id);
+	/* A new name is recordable at once, in every process using it. */
+	ret = posixtrace_names_open(names, name, format, &eid.event_id,
+				    posixtrace_links_names_grown);
 	if (ret)
 		goto out;
 	usize = eid.size;

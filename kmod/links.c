@@ -15,6 +15,17 @@
  *    posixtrace_links_publish() holds while it walks them.
  * Order: posixtrace_links_lock, then proc->lock, then stream->lock.
  *
+ * Enable bits are limited to the identifiers the process may record
+ * (posixtrace_process_publish()), so they also change when a process of
+ * the family opens a new name: posixtrace_links_names_grown() republishes
+ * every process using the table, under the table's names->lock and
+ * names->users_lock (both before proc->lock, neither taken with the links
+ * lock held, nor the links lock under them). Each publication
+ * recomputes everything from the streams' state and the table's count
+ * under proc->lock, and both are changed before that lock is taken: of
+ * a command and a new name that race, the one that publishes last sees
+ * both, so a type is enabled if a stream admits it and it is valid.
+ *
  * Fork: the hook runs in the parent after copy_process(), before the child
  * first runs, so a child traced with inheritance is traced from its first
  * instruction, and shares its parent's event names (so that a name has
@@ -38,6 +49,7 @@
 #include <linux/spinlock.h>
 
 #include "links.h"
+#include "names.h"
 #include "process.h"
 #include "stream_core.h"
 
@@ -46,9 +58,11 @@ static DEFINE_SPINLOCK(posixtrace_links_lock);
 /*
  * Recompute what @proc's producers read without the streams' locks: the
  * event types some stream tracing it may record (running, or stopped
- * because full, and not filtering the type out), and the largest max data
- * size among those streams. Bits may be briefly stale while a command
- * runs; they are never clear after a command enabling recording returned.
+ * because full, and not filtering the type out), of those the process may
+ * make (posixtrace_process_publish() keeps those), and the largest max
+ * data size among those streams. Bits may be briefly stale while a
+ * command runs; they are never clear after a command enabling recording
+ * returned, nor once the open of a name returned its identifier.
  */
 static void posixtrace_links_publish(struct posixtrace_process *proc)
 {
@@ -183,6 +197,29 @@ void posixtrace_links_update(struct posixtrace_stream *stream)
 		spin_unlock(&link->proc->lock);
 	}
 	spin_unlock(&posixtrace_links_lock);
+}
+
+/**
+ * posixtrace_links_names_grown - a table of names got a new name
+ * @names: the table, its lock held (posixtrace_names_open()'s @grown)
+ *
+ * Republishes the enable bits of every process using the table before
+ * the name's identifier is handed out, so that any of them may record an
+ * event of it at once. The work is one publication per process of the
+ * family, for each of at most POSIXTRACE_USER_EVENT_MAX names.
+ */
+void posixtrace_links_names_grown(struct posixtrace_names *names)
+{
+	struct posixtrace_process *proc;
+
+	lockdep_assert_held(&names->lock);
+	spin_lock(&names->users_lock);
+	list_for_each_entry(proc, &names->users, names_node) {
+		spin_lock(&proc->lock);
+		posixtrace_links_publish(proc);
+		spin_unlock(&proc->lock);
+	}
+	spin_unlock(&names->users_lock);
 }
 
 /**

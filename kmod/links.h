@@ -7,6 +7,7 @@
 #include <linux/types.h>
 
 struct pid;
+struct posixtrace_names;
 struct posixtrace_process;
 struct posixtrace_stream;
 struct task_struct;
@@ -33,6 +34,7 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
 void posixtrace_links_drop_process(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
+void posixtrace_links_names_grown(struct posixtrace_names *names);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
 void posixtrace_links_emit(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emits, unsigned int n);

@@ -6,6 +6,7 @@
  * they are opened, up to POSIXTRACE_USER_EVENT_MAX.
  */
 
+#include <linux/bitmap.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -33,6 +34,8 @@ struct posixtrace_names *posixtrace_names_new(gfp_t gfp)
 		return NULL;
 	kref_init(&names->ref);
 	mutex_init(&names->lock);
+	spin_lock_init(&names->users_lock);
+	INIT_LIST_HEAD(&names->users);
 	return names;
 }
 
@@ -47,6 +50,8 @@ static void posixtrace_names_free(struct kref *ref)
 		container_of(ref, struct posixtrace_names, ref);
 	unsigned int i;
 
+	/* Each user holds a reference: none may be left. */
+	WARN_ON_ONCE(!list_empty(&names->users));
 	for (i = 0; i < names->nr; i++) {
 		kfree(names->names[i].name);
 		kfree(names->names[i].format);
@@ -60,6 +65,31 @@ static void posixtrace_names_free(struct kref *ref)
 void posixtrace_names_put(struct posixtrace_names *names)
 {
 	kref_put(&names->ref, posixtrace_names_free);
+}
+
+/**
+ * posixtrace_names_join - a process entry using @names entered the table
+ * @names: its table of names (it holds a reference)
+ * @user: its node for @names->users
+ *
+ * Called under the process table's lock, as posixtrace_names_leave() is,
+ * so that an entry leaves once for each time it joined. Never sleeps.
+ */
+void posixtrace_names_join(struct posixtrace_names *names,
+			   struct list_head *user)
+{
+	spin_lock(&names->users_lock);
+	list_add_tail(user, &names->users);
+	spin_unlock(&names->users_lock);
+}
+
+/* The entry left the process table: see posixtrace_names_join(). */
+void posixtrace_names_leave(struct posixtrace_names *names,
+			    struct list_head *user)
+{
+	spin_lock(&names->users_lock);
+	list_del(user);
+	spin_unlock(&names->users_lock);
 }
 
 /*
@@ -85,12 +115,23 @@ static int posixtrace_names_set_format(struct posixtrace_name *e,
  * @id: the identifier: the same for the same name, or the unnamed user
  *	event's once the table has POSIXTRACE_USER_EVENT_MAX names (the
  *	format is then ignored: the unnamed event has none)
+ * @grown: NULL, or called when a new name was added, under the table's
+ *	lock, once posixtrace_names_valid() accepts its identifier: it makes
+ *	the identifier recordable in every process on @names->users
+ *
+ * Under the lock, so that no caller is handed the identifier before
+ * @grown has returned: neither the one that added the name, nor one that
+ * opens the same name meanwhile, nor one that asks for the name of the
+ * identifier (posixtrace_names_name()). Each may record an event of it
+ * the moment it has it, as before the enable bits were limited to valid
+ * identifiers.
  *
  * Return: 0, -EEXIST if the name has another format, or -ENOMEM. On an
  * error the table is as it was: a new name is not added.
  */
 int posixtrace_names_open(struct posixtrace_names *names, const char *name,
-			  const char *format, u32 *id)
+			  const char *format, u32 *id,
+			  void (*grown)(struct posixtrace_names *names))
 {
 	struct posixtrace_name *array, *e;
 	unsigned int i, nr;
@@ -136,6 +177,8 @@ int posixtrace_names_open(struct posixtrace_names *names, const char *name,
 	/* Pairs with smp_load_acquire() in the readers of nr. */
 	smp_store_release(&names->nr, nr + 1);
 	*id = POSIXTRACE_EVENT_USER_BASE + nr;
+	if (grown)
+		grown(names);
 out:
 	mutex_unlock(&names->lock);
 	return ret;
@@ -151,6 +194,27 @@ bool posixtrace_names_valid(struct posixtrace_names *names, u32 id)
 		return true;
 	return id >= POSIXTRACE_EVENT_USER_BASE &&
 	       id - POSIXTRACE_EVENT_USER_BASE < nr;
+}
+
+/**
+ * posixtrace_names_mask - keep in a set what posixtrace_names_valid() accepts
+ * @names: the table
+ * @ids: a bitmap of POSIXTRACE_EVENT_ID_MAX identifiers
+ *
+ * For the enable bits: a process's producers never see a type enabled
+ * that the module would then ignore. Never sleeps.
+ */
+void posixtrace_names_mask(struct posixtrace_names *names, unsigned long *ids)
+{
+	unsigned int end;
+
+	/* Pairs with smp_store_release() in posixtrace_names_open(). */
+	end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&names->nr);
+	/* posixtrace_names_valid(): the unnamed type, then the names. */
+	BUILD_BUG_ON(POSIXTRACE_EVENT_USER_BASE !=
+		     POSIXTRACE_EVENT_UNNAMED_USER + 1);
+	bitmap_clear(ids, 0, POSIXTRACE_EVENT_UNNAMED_USER);
+	bitmap_clear(ids, end, POSIXTRACE_EVENT_ID_MAX - end);
 }
 
 /**

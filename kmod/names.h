@@ -4,8 +4,10 @@
 
 #include <linux/gfp.h>
 #include <linux/kref.h>
+#include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/posixtrace.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
 /*
@@ -27,6 +29,13 @@
  * of names: POSIXTRACE_USER_EVENT_MAX of them, each with at most
  * POSIXTRACE_EVENT_NAME_MAX + POSIXTRACE_FORMAT_MAX + 2 bytes, charged to
  * the process that opened them.
+ *
+ * @users lists the process entries that use the table while they are in the
+ * process table (process.c joins and leaves them, under @users_lock), so
+ * that a new name can be made recordable in each before its identifier is
+ * handed out (posixtrace_names_open()'s @grown). Lock order: @lock, then
+ * @users_lock; the process table's lock comes before @users_lock, and
+ * the processes' locks after it.
  */
 struct posixtrace_name {
 	char *name;
@@ -38,14 +47,22 @@ struct posixtrace_names {
 	struct mutex lock;		/* see above */
 	unsigned int nr;
 	struct posixtrace_name *names;
+	spinlock_t users_lock;		/* @users */
+	struct list_head users;		/* struct posixtrace_process */
 };
 
 struct posixtrace_names *posixtrace_names_new(gfp_t gfp);
 void posixtrace_names_get(struct posixtrace_names *names);
 void posixtrace_names_put(struct posixtrace_names *names);
+void posixtrace_names_join(struct posixtrace_names *names,
+			   struct list_head *user);
+void posixtrace_names_leave(struct posixtrace_names *names,
+			    struct list_head *user);
 int posixtrace_names_open(struct posixtrace_names *names, const char *name,
-			  const char *format, u32 *id);
+			  const char *format, u32 *id,
+			  void (*grown)(struct posixtrace_names *names));
 bool posixtrace_names_valid(struct posixtrace_names *names, u32 id);
+void posixtrace_names_mask(struct posixtrace_names *names, unsigned long *ids);
 int posixtrace_names_name(struct posixtrace_names *names, u32 id,
 			  char *name, char *format);
 bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id);

@@ -73,6 +73,7 @@ posixtrace_process_alloc(struct pid *tgid, struct posixtrace_names *names,
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->links);
 	INIT_LIST_HEAD(&proc->rings);
+	INIT_LIST_HEAD(&proc->names_node);
 	return proc;
 }
 
@@ -180,6 +181,7 @@ posixtrace_process_insert(struct posixtrace_process *new)
 		kref_get(&new->ref);	/* the table's reference */
 		hash_add_rcu(posixtrace_process_table, &new->node,
 			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
+		posixtrace_names_join(new->names, &new->names_node);
 		proc = new;
 		new = NULL;
 	}
@@ -234,6 +236,7 @@ struct posixtrace_process *posixtrace_process_remove(struct pid *tgid)
 	proc = posixtrace_process_lookup(tgid);
 	if (proc) {
 		hash_del_rcu(&proc->node);
+		posixtrace_names_leave(proc->names, &proc->names_node);
 		atomic_dec(&posixtrace_nr_procs);
 	}
 	spin_unlock(&posixtrace_process_table_lock);
@@ -250,6 +253,7 @@ void posixtrace_process_exit_all(void)
 	spin_lock(&posixtrace_process_table_lock);
 	hash_for_each_safe(posixtrace_process_table, bkt, tmp, proc, node) {
 		hash_del_rcu(&proc->node);
+		posixtrace_names_leave(proc->names, &proc->names_node);
 		atomic_dec(&posixtrace_nr_procs);
 		posixtrace_process_put(proc);
 	}
@@ -303,13 +307,18 @@ static void posixtrace_process_write_page(struct posixtrace_process *proc)
  * @data_max: the largest max data size of those streams
  *
  * links.c computes them whenever a stream starts or stops tracing the
- * process or changes what it records.
+ * process or changes what it records, and when its table of names grows.
+ * Only the types the process may make stay enabled
+ * (posixtrace_process_event_valid()): a producer then never records an
+ * event the module would ignore, so what its thread rings hold is exactly
+ * what some stream admits.
  */
 void posixtrace_process_publish(struct posixtrace_process *proc,
 				const unsigned long *enabled, size_t data_max)
 {
 	lockdep_assert_held(&proc->lock);
 	bitmap_copy(proc->enabled, enabled, POSIXTRACE_EVENT_ID_MAX);
+	posixtrace_names_mask(proc->names, proc->enabled);
 	WRITE_ONCE(proc->max_data_size, data_max);
 	posixtrace_process_write_page(proc);
 }

@@ -43,8 +43,9 @@ struct posixtrace_process {
 	/*
 	 * What the streams tracing it record, as links.c last published it
 	 * (posixtrace_process_publish()), under @lock: the event types some
-	 * stream may record, and the largest max_data_size among them, which
-	 * is what emitters copy (read without the lock).
+	 * stream may record and the process may make (those of its names,
+	 * and the unnamed type), and the largest max_data_size among those
+	 * streams, which is what emitters copy (read without the lock).
 	 */
 	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
 	size_t max_data_size;
@@ -57,6 +58,11 @@ struct posixtrace_process {
 	struct posixtrace_enable_page *enable;
 
 	struct posixtrace_names *names;	/* reference held */
+	/*
+	 * On @names->users while the entry is in the process table, so that
+	 * a name opened by any process of the family is published here too.
+	 */
+	struct list_head names_node;
 
 	/*
 	 * The rings of its threads (thread_ring.c owns them): added and

@@ -1810,22 +1810,32 @@ static bool enabled(const struct posixtrace_enable_page *ep, uint32_t id)
 
 /*
  * The first id whose bit differs from what a running stream with filter
- * *set (NULL: none running) makes it; -1 if none does.
+ * *set (NULL: none running) makes it in a process whose last opened name
+ * is last (POSIX_TRACE_UNNAMED_USEREVENT: none); -1 if none does. Only
+ * types the process may record are ever enabled: the unnamed one and its
+ * names, numbered from POSIXTRACE_EVENT_USER_BASE in the order opened.
  */
 static int page_diff(const struct posixtrace_enable_page *ep,
-		     const trace_event_set_t *set)
+		     const trace_event_set_t *set, trace_event_id_t last)
 {
+	bool valid;
 	uint32_t id;
 
-	for (id = 0; id < ID_MAX; id++)
-		if (enabled(ep, id) != (set && !member(set, id)))
+	for (id = 0; id < ID_MAX; id++) {
+		valid = id == POSIX_TRACE_UNNAMED_USEREVENT ||
+			(id >= POSIXTRACE_EVENT_USER_BASE && id <= last);
+		if (enabled(ep, id) != (set && !member(set, id) && valid))
 			return id;
+	}
 	return -1;
 }
 
-/* Every bit must be clear (set NULL), or say what set does not filter. */
-#define ASSERT_PAGE(ep, set) do {					\
-	int _id = page_diff((ep), (set));				\
+/*
+ * Every bit must be clear (set NULL), or say what set does not filter of
+ * what the process may record (last: see page_diff()).
+ */
+#define ASSERT_PAGE(ep, set, last) do {					\
+	int _id = page_diff((ep), (set), (last));			\
 	ASSERT_EQ(-1, _id) {						\
 		TH_LOG("enable bit of type %d is %d", _id,		\
 		       enabled((ep), _id));				\
@@ -1869,10 +1879,10 @@ FIXTURE_TEARDOWN(page)
 
 TEST_F(page, untraced_process_has_every_bit_clear)
 {
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	/* A suspended stream records nothing either. */
 	ASSERT_EQ(0, create_stream(NULL, &self->trid, &self->created));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 }
 
 /* Set when posix_trace_start() returns, clear when posix_trace_stop() does. */
@@ -1880,14 +1890,14 @@ TEST_F(page, bits_follow_start_and_stop)
 {
 	ASSERT_EQ(0, create_stream(NULL, &self->trid, &self->created));
 	ASSERT_EQ(0, posix_trace_start(self->trid));
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 	ASSERT_EQ(0, posix_trace_stop(self->trid));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	ASSERT_EQ(0, posix_trace_start(self->trid));
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 	ASSERT_EQ(0, posix_trace_shutdown(self->trid));
 	self->created = false;
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 }
 
 /* A page mapped while a stream runs shows it at once. */
@@ -1904,8 +1914,8 @@ TEST_F(page, page_mapped_later_shows_the_current_state)
 	again = map_page(self->dev);
 	ASSERT_NE(NULL, again);
 	ASSERT_EQ(POSIXTRACE_ENABLE_MAGIC, again->magic);
-	ASSERT_PAGE(again, &s);
-	ASSERT_PAGE(self->ep, &s);
+	ASSERT_PAGE(again, &s, self->b);
+	ASSERT_PAGE(self->ep, &s, self->b);
 	munmap((void *)again, page_size());
 }
 
@@ -1919,7 +1929,7 @@ TEST_F(page, filtered_types_are_clear_while_running)
 	SET_OF(&s, self->a, POSIX_TRACE_UNNAMED_USEREVENT);
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &s,
 					    POSIX_TRACE_ADD_EVENTSET));
-	ASSERT_PAGE(self->ep, &s);
+	ASSERT_PAGE(self->ep, &s, self->b);
 	ASSERT_EQ(0, posix_trace_eventset_del(POSIX_TRACE_UNNAMED_USEREVENT,
 					      &s));
 	ASSERT_EQ(0, posix_trace_eventset_empty(&all));
@@ -1927,15 +1937,15 @@ TEST_F(page, filtered_types_are_clear_while_running)
 					      &all));
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &all,
 					    POSIX_TRACE_SUB_EVENTSET));
-	ASSERT_PAGE(self->ep, &s);
+	ASSERT_PAGE(self->ep, &s, self->b);
 	/* Everything filtered: nothing enabled, though running. */
 	ASSERT_EQ(0, posix_trace_eventset_fill(&all, POSIX_TRACE_ALL_EVENTS));
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &all,
 					    POSIX_TRACE_SET_EVENTSET));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &self->empty,
 					    POSIX_TRACE_SET_EVENTSET));
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 }
 
 /* A filter changed while suspended enables nothing. */
@@ -1947,17 +1957,17 @@ TEST_F(page, filter_change_of_suspended_stream_enables_nothing)
 	ASSERT_EQ(0, create_stream(NULL, &self->trid, &self->created));
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &s,
 					    POSIX_TRACE_SET_EVENTSET));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &s,
 					    POSIX_TRACE_SUB_EVENTSET));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	ASSERT_EQ(0, posix_trace_start(self->trid));
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &s,
 					    POSIX_TRACE_SET_EVENTSET));
 	ASSERT_EQ(0, posix_trace_stop(self->trid));
 	ASSERT_EQ(0, posix_trace_set_filter(self->trid, &self->empty,
 					    POSIX_TRACE_SET_EVENTSET));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 }
 
 /* Several streams: a type is enabled if some running stream admits it. */
@@ -1977,21 +1987,21 @@ TEST_F(page, bits_are_the_union_over_running_streams)
 	ASSERT_EQ(0, posix_trace_set_filter(s2, &sb, POSIX_TRACE_SET_EVENTSET));
 	/* s3 admits everything, but stays suspended. */
 	ASSERT_EQ(0, posix_trace_start(self->trid));
-	ASSERT_PAGE(self->ep, &sa);
+	ASSERT_PAGE(self->ep, &sa, self->b);
 	ASSERT_EQ(0, posix_trace_start(s2));
-	ASSERT_PAGE(self->ep, &self->empty);	/* a by s2, b by trid */
+	ASSERT_PAGE(self->ep, &self->empty, self->b);	/* a by s2, b by trid */
 	ASSERT_EQ(0, posix_trace_set_filter(s2, &sa, POSIX_TRACE_ADD_EVENTSET));
-	ASSERT_PAGE(self->ep, &sa);		/* nobody admits a */
+	ASSERT_PAGE(self->ep, &sa, self->b);		/* nobody admits a */
 	ASSERT_EQ(0, posix_trace_stop(self->trid));
-	ASSERT_PAGE(self->ep, &sab);		/* s2 alone */
+	ASSERT_PAGE(self->ep, &sab, self->b);		/* s2 alone */
 	ASSERT_EQ(0, posix_trace_start(s3));
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 	ASSERT_EQ(0, posix_trace_shutdown(s3));
-	ASSERT_PAGE(self->ep, &sab);
+	ASSERT_PAGE(self->ep, &sab, self->b);
 	ASSERT_EQ(0, posix_trace_shutdown(s2));
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 	ASSERT_EQ(0, posix_trace_start(self->trid));
-	ASSERT_PAGE(self->ep, &sa);
+	ASSERT_PAGE(self->ep, &sa, self->b);
 }
 
 /*
@@ -2028,7 +2038,7 @@ TEST_F(page, stream_stopped_because_full_keeps_bits_set)
 	fill_until_full(_metadata, self);
 	ASSERT_STATUS(self->trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_FULL,
 		      POSIX_TRACE_OVERRUN);
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 	/* The library skips nothing: the loss is seen. */
 	emit(self->a, 3);
 	ASSERT_STATUS(self->trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_FULL,
@@ -2037,7 +2047,7 @@ TEST_F(page, stream_stopped_because_full_keeps_bits_set)
 		;
 	ASSERT_STATUS(self->trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NOT_FULL,
 		      POSIX_TRACE_NO_OVERRUN);
-	ASSERT_PAGE(self->ep, &self->empty);
+	ASSERT_PAGE(self->ep, &self->empty, self->b);
 }
 
 /*
@@ -2054,7 +2064,7 @@ TEST_F(page, full_stream_stopped_then_read_out_clears_bits)
 		;
 	ASSERT_STATUS(self->trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_NOT_FULL,
 		      POSIX_TRACE_OVERRUN);
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 }
 
 /*
@@ -2092,11 +2102,11 @@ TEST_F(page, stream_of_a_controller_that_exits_leaves_bits_clear)
 	close(up[1]);
 	ASSERT_TRUE(get(up[0], &ret, sizeof(ret)));
 	ASSERT_EQ(0, ret);
-	ASSERT_PAGE(self->ep, &sb);
+	ASSERT_PAGE(self->ep, &sb, self->b);
 	close(down[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	close(up[0]);
-	ASSERT_PAGE(self->ep, NULL);
+	ASSERT_PAGE(self->ep, NULL, self->b);
 }
 
 /* Read-only: no writable mapping, shared or private, and no mprotect. */
@@ -2165,6 +2175,7 @@ TEST_F(page, wrong_offset_or_size_is_einval)
 struct child_page {
 	int parent_mapping_seen;	/* in /proc/self/maps */
 	int map_errno;			/* mapping its own page */
+	trace_event_id_t last;		/* the one name it opened */
 	uint32_t magic;
 	uint64_t enabled[POSIXTRACE_EVENTSET_WORDS];
 };
@@ -2201,7 +2212,9 @@ static void snapshot(struct child_page *rep,
 
 /*
  * The child: report whether it has the parent's mapping, then map its own
- * page and report it on each byte from the parent until end of file.
+ * page, open a name (so that a type of its own may be enabled: the page
+ * only enables what the process may record), and report its page on each
+ * byte from the parent until end of file.
  */
 static void page_child(const void *parent_page, int from_parent,
 		       int to_parent)
@@ -2218,6 +2231,11 @@ static void page_child(const void *parent_page, int from_parent,
 		put(to_parent, &rep, sizeof(rep));
 		_exit(1);
 	}
+	rep.map_errno = posix_trace_eventid_open("child_a", &rep.last);
+	if (rep.map_errno) {
+		put(to_parent, &rep, sizeof(rep));
+		_exit(1);
+	}
 	do {
 		snapshot(&rep, ep);
 		if (!put(to_parent, &rep, sizeof(rep)))
@@ -2226,17 +2244,18 @@ static void page_child(const void *parent_page, int from_parent,
 	_exit(0);
 }
 
-#define ASSERT_WORDS(words, set) do {					\
+#define ASSERT_WORDS(words, set, last) do {				\
 	struct posixtrace_enable_page _p = {				\
 		.magic = POSIXTRACE_ENABLE_MAGIC };			\
 	memcpy(_p.enabled, (words), sizeof(_p.enabled));		\
-	ASSERT_PAGE(&_p, (set));					\
+	ASSERT_PAGE(&_p, (set), (last));				\
 } while (0)
 
 /*
  * The page is the process's: a forked child does not inherit the mapping
  * (VM_DONTCOPY), and the page it maps itself shows its own state, which
  * streams tracing the parent do not change, nor the child's the parent's.
+ * The parent opens no name: only its unnamed type may be enabled.
  */
 TEST(enable_page_is_per_process_and_not_inherited)
 {
@@ -2257,7 +2276,7 @@ TEST(enable_page_is_per_process_and_not_inherited)
 	ASSERT_EQ(1, mapped_at(ep));
 	ASSERT_EQ(0, posix_trace_create(0, NULL, &mine));
 	ASSERT_EQ(0, posix_trace_start(mine));
-	ASSERT_PAGE(ep, &empty);
+	ASSERT_PAGE(ep, &empty, POSIX_TRACE_UNNAMED_USEREVENT);
 
 	ASSERT_EQ(0, pipe(down));
 	ASSERT_EQ(0, pipe(up));
@@ -2275,8 +2294,9 @@ TEST(enable_page_is_per_process_and_not_inherited)
 	ASSERT_TRUE(get(up[0], &rep, sizeof(rep)));
 	ASSERT_EQ(0, rep.parent_mapping_seen);
 	ASSERT_EQ(0, rep.map_errno);
+	ASSERT_LE(POSIXTRACE_EVENT_USER_BASE, rep.last);
 	ASSERT_EQ(POSIXTRACE_ENABLE_MAGIC, rep.magic);
-	ASSERT_WORDS(rep.enabled, NULL);
+	ASSERT_WORDS(rep.enabled, NULL, rep.last);
 
 	/* The child traced, filtering its unnamed events. */
 	ASSERT_EQ(0, posix_trace_create(pid, NULL, &childs));
@@ -2285,21 +2305,21 @@ TEST(enable_page_is_per_process_and_not_inherited)
 	ASSERT_EQ(0, posix_trace_start(childs));
 	ASSERT_TRUE(put_byte(down[1], 'g'));
 	ASSERT_TRUE(get(up[0], &rep, sizeof(rep)));
-	ASSERT_WORDS(rep.enabled, &s);
-	ASSERT_PAGE(ep, &empty);
+	ASSERT_WORDS(rep.enabled, &s, rep.last);
+	ASSERT_PAGE(ep, &empty, POSIX_TRACE_UNNAMED_USEREVENT);
 
 	/* The parent's stream stopped: the child's page does not change. */
 	ASSERT_EQ(0, posix_trace_stop(mine));
-	ASSERT_PAGE(ep, NULL);
+	ASSERT_PAGE(ep, NULL, POSIX_TRACE_UNNAMED_USEREVENT);
 	ASSERT_TRUE(put_byte(down[1], 'g'));
 	ASSERT_TRUE(get(up[0], &rep, sizeof(rep)));
-	ASSERT_WORDS(rep.enabled, &s);
+	ASSERT_WORDS(rep.enabled, &s, rep.last);
 
 	/* The child's stream stopped: its page clears. */
 	ASSERT_EQ(0, posix_trace_stop(childs));
 	ASSERT_TRUE(put_byte(down[1], 'g'));
 	ASSERT_TRUE(get(up[0], &rep, sizeof(rep)));
-	ASSERT_WORDS(rep.enabled, NULL);
+	ASSERT_WORDS(rep.enabled, NULL, rep.last);
 
 	close(down[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
