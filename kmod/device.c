@@ -314,7 +314,7 @@ static long posixtrace_dev_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_RING_DRAIN):
 		if (arg)
 			return -EINVAL;
-		posixtrace_thread_rings_kick();
+		posixtrace_thread_ring_kick();
 		return 0;
 	}
 	return -ENOTTY;

@@ -52,6 +52,7 @@
 #include "names.h"
 #include "process.h"
 #include "stream_core.h"
+#include "thread_ring.h"
 
 static DEFINE_SPINLOCK(posixtrace_links_lock);
 
@@ -59,17 +60,19 @@ static DEFINE_SPINLOCK(posixtrace_links_lock);
  * Recompute what @proc's producers read without the streams' locks: the
  * event types some stream tracing it may record (running, or stopped
  * because full, and not filtering the type out), of those the process may
- * make (posixtrace_process_publish() keeps those), and the largest max
- * data size among those streams. Bits may be briefly stale while a
- * command runs; they are never clear after a command enabling recording
- * returned, nor once the open of a name returned its identifier.
+ * make (posixtrace_process_publish() keeps those), the largest max data
+ * size among those streams, and the ring size the threads should map.
+ * Bits may be briefly stale while a command runs; they are never clear
+ * after a command enabling recording returned, nor once the open of a
+ * name returned its identifier.
  */
 static void posixtrace_links_publish(struct posixtrace_process *proc)
 {
 	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
 	DECLARE_BITMAP(admitted, POSIXTRACE_EVENT_ID_MAX);
 	struct posixtrace_link *link;
-	size_t max = 0;
+	size_t max = 0, loop = 0;
+	unsigned int n = 0;
 
 	lockdep_assert_held(&proc->lock);
 	bitmap_zero(enabled, POSIXTRACE_EVENT_ID_MAX);
@@ -79,8 +82,13 @@ static void posixtrace_links_publish(struct posixtrace_process *proc)
 		if (posixtrace_stream_admitted(link->stream, admitted))
 			bitmap_or(enabled, enabled, admitted,
 				  POSIXTRACE_EVENT_ID_MAX);
+		loop = posixtrace_stream_loop_capacity(link->stream);
+		n++;
 	}
-	posixtrace_process_publish(proc, enabled, max);
+	/* Rings that can hold the share of the only stream, if LOOP. */
+	posixtrace_process_publish(proc, enabled, max,
+				   posixtrace_thread_ring_size_hint(n == 1 ?
+								   loop : 0));
 }
 
 /* Under the links lock: join @stream and @proc with @link. */
@@ -183,6 +191,33 @@ void posixtrace_links_emit(struct posixtrace_process *proc,
 
 	list_for_each_entry_rcu(link, &proc->links, proc_node)
 		posixtrace_stream_emit(link->stream, emits, n);
+}
+
+/**
+ * posixtrace_links_loop_stream - the stream whose records a kick may drop
+ * @proc: a traced process
+ * @view: filled in (posixtrace_stream_loop_view()) if one is returned
+ *
+ * Under RCU (a stream is freed after a grace period once unlinked).
+ *
+ * Return: the only stream tracing @proc, if it is a running LOOP stream
+ * without a log; else NULL.
+ */
+struct posixtrace_stream *
+posixtrace_links_loop_stream(struct posixtrace_process *proc,
+			     struct posixtrace_loop_view *view)
+{
+	struct posixtrace_link *first, *next;
+
+	first = list_first_or_null_rcu(&proc->links, struct posixtrace_link,
+				       proc_node);
+	if (!first)
+		return NULL;
+	next = list_next_or_null_rcu(&proc->links, &first->proc_node,
+				     struct posixtrace_link, proc_node);
+	if (next || !posixtrace_stream_loop_view(first->stream, view))
+		return NULL;
+	return first->stream;
 }
 
 /* Recompute the enable bits of every process @stream traces. */

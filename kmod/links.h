@@ -26,6 +26,7 @@ struct posixtrace_link {
 };
 
 struct posixtrace_emit;
+struct posixtrace_loop_view;
 
 struct posixtrace_link *posixtrace_link_new(void);
 void posixtrace_link_attach(struct posixtrace_link *link,
@@ -36,6 +37,9 @@ void posixtrace_links_drop_process(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 void posixtrace_links_names_grown(struct posixtrace_names *names);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
+struct posixtrace_stream *
+posixtrace_links_loop_stream(struct posixtrace_process *proc,
+			     struct posixtrace_loop_view *view);
 void posixtrace_links_emit(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emits, unsigned int n);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,

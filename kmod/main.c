@@ -20,6 +20,12 @@
 #include "stream.h"
 #include "thread_ring.h"
 
+static const struct posixtrace_ring_sink posixtrace_ring_sink = {
+	.emit = posixtrace_links_emit,
+	.loop_stream = posixtrace_links_loop_stream,
+	.overwritten = posixtrace_stream_overwritten,
+};
+
 static int __init posixtrace_init(void)
 {
 	int ret;
@@ -28,7 +34,7 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_streams_init();
 	if (ret)
 		return ret;
-	ret = posixtrace_thread_rings_init(posixtrace_links_emit);
+	ret = posixtrace_thread_rings_init(&posixtrace_ring_sink);
 	if (ret)
 		goto err_streams_exit;
 	ret = posixtrace_hooks_init();

@@ -298,6 +298,7 @@ static void posixtrace_process_write_page(struct posixtrace_process *proc)
 	/* One whole word at a time: producers read them without a lock. */
 	for (i = 0; i < POSIXTRACE_EVENTSET_WORDS; i++)
 		WRITE_ONCE(proc->enable->enabled[i], words[i]);
+	WRITE_ONCE(proc->enable->ring_size, proc->ring_size_hint);
 }
 
 /**
@@ -305,6 +306,8 @@ static void posixtrace_process_write_page(struct posixtrace_process *proc)
  * @proc: the process, its lock held
  * @enabled: the event types some stream tracing it may record now
  * @data_max: the largest max data size of those streams
+ * @ring_size: the data size its next thread rings should have, or 0
+ *	(posixtrace_thread_ring_size_hint())
  *
  * links.c computes them whenever a stream starts or stops tracing the
  * process or changes what it records, and when its table of names grows.
@@ -314,9 +317,11 @@ static void posixtrace_process_write_page(struct posixtrace_process *proc)
  * what some stream admits.
  */
 void posixtrace_process_publish(struct posixtrace_process *proc,
-				const unsigned long *enabled, size_t data_max)
+				const unsigned long *enabled, size_t data_max,
+				u32 ring_size)
 {
 	lockdep_assert_held(&proc->lock);
+	proc->ring_size_hint = ring_size;
 	bitmap_copy(proc->enabled, enabled, POSIXTRACE_EVENT_ID_MAX);
 	posixtrace_names_mask(proc->names, proc->enabled);
 	WRITE_ONCE(proc->max_data_size, data_max);

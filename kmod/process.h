@@ -49,6 +49,7 @@ struct posixtrace_process {
 	 */
 	DECLARE_BITMAP(enabled, POSIXTRACE_EVENT_ID_MAX);
 	size_t max_data_size;
+	u32 ring_size_hint;		/* the enable page's ring_size */
 	/*
 	 * The enable page the process maps read-only (see the uapi header),
 	 * allocated when first mapped; written under @lock. A reference on
@@ -86,7 +87,8 @@ posixtrace_process_names(struct posixtrace_process *proc);
 bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id);
 size_t posixtrace_process_data_max(struct posixtrace_process *proc);
 void posixtrace_process_publish(struct posixtrace_process *proc,
-				const unsigned long *enabled, size_t data_max);
+				const unsigned long *enabled, size_t data_max,
+				u32 ring_size);
 struct page *posixtrace_process_enable_page(struct posixtrace_process *proc);
 
 #endif /* _POSIXTRACE_PROCESS_H */

@@ -144,29 +144,45 @@ static void posixtrace_record_append(struct posixtrace_ring *ring,
 	posixtrace_ring_commit(ring, rec->size);
 }
 
+/*
+ * LOOP: events made at @sec, @nsec and later are overwritten: a gap for
+ * readers, which begins at the oldest event lost (a thread ring's kick may
+ * drop newer events before older ones of another ring are overwritten).
+ */
+static void posixtrace_stream_gap(struct posixtrace_stream *stream, s64 sec,
+				  u32 nsec)
+{
+	if (stream->full_status != POSIXTRACE_FULL)
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FULL);
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+	stream->full_status = POSIXTRACE_FULL;
+	if (stream->gap_pending) {
+		if (sec < stream->gap_ts_sec ||
+		    (sec == stream->gap_ts_sec && nsec < stream->gap_ts_nsec)) {
+			stream->gap_ts_sec = sec;
+			stream->gap_ts_nsec = nsec;
+		}
+		return;
+	}
+	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_OVERFLOW);
+	/* The markers are generated now: filtered as of now. */
+	stream->gap_pending = true;
+	stream->gap_overflow = !test_bit(POSIXTRACE_EVENT_OVERFLOW,
+					 stream->filter);
+	stream->gap_resume = !test_bit(POSIXTRACE_EVENT_RESUME, stream->filter);
+	stream->gap_ts_sec = sec;
+	stream->gap_ts_nsec = nsec;
+}
+
 /* LOOP: drop the oldest record to make room, keeping the gap's start time. */
 static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
 {
 	struct posixtrace_record oldest;
 
 	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
-	if (stream->full_status != POSIXTRACE_FULL)
-		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FULL);
-	if (!stream->gap_pending) {
-		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_OVERFLOW);
-		/* The markers are generated now: filtered as of now. */
-		stream->gap_pending = true;
-		stream->gap_overflow =
-			!test_bit(POSIXTRACE_EVENT_OVERFLOW, stream->filter);
-		stream->gap_resume =
-			!test_bit(POSIXTRACE_EVENT_RESUME, stream->filter);
-		stream->gap_ts_sec = oldest.ts_sec;
-		stream->gap_ts_nsec = oldest.ts_nsec;
-	}
+	posixtrace_stream_gap(stream, oldest.ts_sec, oldest.ts_nsec);
 	posixtrace_ring_drop(&stream->ring, oldest.size);
 	stream->events_lost++;
-	stream->overrun_status = POSIXTRACE_OVERRUN;
-	stream->full_status = POSIXTRACE_FULL;
 }
 
 static void posixtrace_stream_lost(struct posixtrace_stream *stream)
@@ -367,6 +383,89 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
+}
+
+/*
+ * The bytes of stream records a LOOP stream without a log keeps, else 0:
+ * what its threads' rings should hold for kicks to drop (the ring size
+ * hint of the enable page). Fixed at creation: no lock.
+ */
+size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
+{
+	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
+		return 0;
+	return stream->ring.size;
+}
+
+/**
+ * posixtrace_stream_loop_view - what a thread ring's kick needs to drop
+ * records this stream would only overwrite
+ * @stream: the only stream tracing the ring's process
+ * @view: filled in if the stream is one whose records can be dropped
+ *
+ * A running LOOP stream without a log (whose flush would want every
+ * record) keeps the newest of what it records: at most its ring's size of
+ * stream records. Under the drain lock, which state changes take (in their
+ * drain) before they change what this returns.
+ *
+ * Return: true if @view was filled in.
+ */
+bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
+				 struct posixtrace_loop_view *view)
+{
+	bool ok;
+
+	spin_lock(&stream->lock);
+	ok = stream->running && !stream->log &&
+	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
+	if (ok) {
+		view->id = stream->id;
+		view->capacity = stream->ring.size;
+		view->max_data = stream->attr.max_data_size;
+		view->filter = stream->filter;
+		/*
+		 * A hint, without the barrier a wakeup needs: a reader that
+		 * goes to sleep just after this is woken by the next kick
+		 * (which then sees it) or the timer's drain.
+		 */
+		view->readers_waiting = waitqueue_active(&stream->wq);
+	}
+	spin_unlock(&stream->lock);
+	return ok;
+}
+
+/**
+ * posixtrace_stream_overwritten - @n events recorded and overwritten at once
+ * @stream: a stream posixtrace_stream_loop_view() accepted
+ * @n: how many, none of them stored: each would have been overwritten by
+ *     newer records of the same thread before anyone could read it
+ * @first: the time of the first
+ *
+ * Counted as storing them and overwriting them would: each recorded, lost,
+ * and numbered (a gap in the sequence), OVERFLOW before the next read.
+ *
+ * Return: false, counting nothing, if the stream stopped since the view
+ * was taken: the records must then be drained (its state changed while
+ * they were being made; the drain judges them).
+ */
+bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
+				   const struct timespec64 *first)
+{
+	bool running;
+
+	spin_lock(&stream->lock);
+	running = stream->running;
+	if (running && n) {
+		/* Stored, it would have been stamped no older than the last. */
+		if (timespec64_compare(first, &stream->last_ts) < 0)
+			first = &stream->last_ts;
+		posixtrace_stream_gap(stream, first->tv_sec, first->tv_nsec);
+		stream->seq += n;
+		stream->events_recorded += n;
+		stream->events_lost += n;
+	}
+	spin_unlock(&stream->lock);
+	return running;
 }
 
 /*

@@ -83,6 +83,24 @@ int posixtrace_streams_init(void);
 void posixtrace_streams_exit(void);
 
 /* record.c: recording, and taking records out */
+/*
+ * What a thread ring's kick needs of a LOOP stream to drop the records it
+ * would overwrite (record.c): @filter is read without the stream's lock,
+ * under the drain lock that state changes take before changing it.
+ */
+struct posixtrace_loop_view {
+	u64 id;				/* the stream's: never reused */
+	size_t capacity;		/* bytes of stream records it holds */
+	size_t max_data;		/* data kept per record */
+	const unsigned long *filter;	/* event types not recorded */
+	bool readers_waiting;		/* someone waits for its records */
+};
+
+size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream);
+bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
+				 struct posixtrace_loop_view *view);
+bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
+				   const struct timespec64 *first);
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emits,
 			    unsigned int n);

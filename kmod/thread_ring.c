@@ -51,6 +51,7 @@
 
 #include "compat.h"
 #include "process.h"
+#include "ring_kick.h"
 #include "stream.h"
 #include "thread_ring.h"
 
@@ -80,6 +81,25 @@ static const struct kernel_param_ops posixtrace_ring_size_ops = {
 module_param_cb(max_ring_size, &posixtrace_ring_size_ops, &max_ring_size,
 		0644);
 MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a page to 64 MiB; 0: no rings)");
+
+/**
+ * posixtrace_thread_ring_size_hint - the ring size to suggest to threads
+ * @capacity: the bytes of stream records the process's only stream, a LOOP
+ *	stream, keeps; 0 if there is no such stream
+ *
+ * Return: @capacity rounded up to a power of two, within a page and
+ * max_ring_size; 0 for no hint.
+ */
+u32 posixtrace_thread_ring_size_hint(size_t capacity)
+{
+	unsigned int max = READ_ONCE(max_ring_size);
+
+	if (!capacity || !max)
+		return 0;
+	if (capacity >= max)
+		return max;
+	return max_t(size_t, PAGE_SIZE, roundup_pow_of_two(capacity));
+}
 
 /* How often the records of a quiet thread are taken, at the latest. */
 static unsigned int ring_drain_ms = 100;
@@ -131,6 +151,8 @@ struct posixtrace_thread_ring {
 	unsigned int nr_pages;
 	/* Whose RLIMIT_MEMLOCK the pages count in, or NULL (CAP_IPC_LOCK). */
 	struct user_struct *user;
+	/* What the thread's kicks walked (ring_kick.c); made at the first. */
+	struct posixtrace_ring_walk *walk;
 };
 
 static LIST_HEAD(posixtrace_rings);
@@ -153,7 +175,7 @@ static struct posixtrace_thread_ring **posixtrace_drain_heap;
 static unsigned int posixtrace_drain_heap_size;
 static unsigned int posixtrace_nr_rings;	/* under posixtrace_rings_lock */
 static struct workqueue_struct *posixtrace_rings_wq;
-static posixtrace_ring_emit_t posixtrace_ring_emit;
+static const struct posixtrace_ring_sink *posixtrace_ring_sink;
 
 /*
  * The records a drain has taken and not yet handed on: runs of one
@@ -170,8 +192,8 @@ static struct posixtrace_emit posixtrace_batch[POSIXTRACE_DRAIN_BATCH];
 static void posixtrace_drain_batch_flush(void)
 {
 	if (posixtrace_batch_len)
-		posixtrace_ring_emit(posixtrace_batch_proc, posixtrace_batch,
-				     posixtrace_batch_len);
+		posixtrace_ring_sink->emit(posixtrace_batch_proc,
+					   posixtrace_batch, posixtrace_batch_len);
 	posixtrace_batch_len = 0;
 }
 
@@ -188,16 +210,6 @@ posixtrace_drain_batch_slot(struct posixtrace_process *proc)
 
 static void posixtrace_rings_tick(struct work_struct *work);
 static DECLARE_DELAYED_WORK(posixtrace_rings_tick_work, posixtrace_rings_tick);
-
-/* Is @h a record a drain may take, with @room bytes left of its lap? */
-static bool posixtrace_ring_record_ok(const struct posixtrace_ring_record *h,
-				      u64 room)
-{
-	return h->size >= sizeof(*h) && IS_ALIGNED(h->size, 8) &&
-	       h->size <= room && h->data_len <= h->size - sizeof(*h) &&
-	       h->ts_nsec < NSEC_PER_SEC && h->ts_sec >= 0 &&
-	       h->ts_sec < KTIME_SEC_MAX;
-}
 
 /* Revoke the ring over a bad record: one event lost, nothing more taken. */
 static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
@@ -376,7 +388,8 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 		ring->next = NULL;
 		if (ring->pos == ring->consumed)
 			continue;
-		ring->consumed = ring->pos;
+		/* The kicks read it without the lock (see _drop()). */
+		WRITE_ONCE(ring->consumed, ring->pos);
 		/* The thread may write over what we took, not before. */
 		smp_store_release(&ring->ctl->consumed, ring->pos);
 	}
@@ -477,6 +490,7 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 	for (i = 0; i < ring->nr_pages; i++)
 		__free_page(ring->pages[i]);
 	kvfree(ring->pages);
+	kfree(ring->walk);
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
 	posixtrace_process_put(ring->proc);
@@ -541,15 +555,90 @@ static void posixtrace_rings_drain_work_fn(struct work_struct *work)
 static DECLARE_WORK(posixtrace_rings_drain_work,
 		    posixtrace_rings_drain_work_fn);
 
-/**
- * posixtrace_thread_rings_kick - a thread's ring is filling: drain soon
- *
- * From a worker, so that the thread goes on at once (on another CPU, the
- * worker takes the records while the thread writes more).
+/*
+ * Drop from @ring what its process's only stream, a LOOP stream, would
+ * only overwrite (ring_kick.c), counted as overwritten. Returns true if
+ * no drain is needed: an eighth of the ring is free (twice what the
+ * thread writes before it kicks again when its ring is that full), and
+ * either this kick dropped, or nobody waits for the records and the ring
+ * will hold the stream's share, so that later kicks will drop. Otherwise
+ * the kick is what it always was, a drain soon (which also revokes the
+ * ring over a bad record the walk stopped at).
  */
-void posixtrace_thread_rings_kick(void)
+static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 {
-	queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
+	struct posixtrace_ring_walk *walk = READ_ONCE(ring->walk), *fresh;
+	struct posixtrace_stream *stream;
+	struct posixtrace_loop_view view;
+	struct posixtrace_ring_drop drop;
+	bool found, will, dropped = false, room;
+
+	stream = posixtrace_ring_sink->loop_stream(ring->proc, &view);
+	if (!stream)
+		return false;
+	if (!walk) {
+		/* Under RCU: no sleeping. Without it, the worker drains. */
+		fresh = kzalloc(sizeof(*fresh), GFP_NOWAIT | __GFP_ACCOUNT |
+						__GFP_NOWARN);
+		if (!fresh)
+			return false;
+		if (cmpxchg(&ring->walk, NULL, fresh))
+			kfree(fresh);
+		walk = ring->walk;
+	}
+	/*
+	 * The walk needs no lock: the ring's thread, the only one to kick it
+	 * and the only honest writer, is in this call, and a drain meanwhile
+	 * only moves @consumed, which the drop below checks for.
+	 */
+	found = posixtrace_ring_walk_drop(walk, ring->data, ring->size,
+					  READ_ONCE(ring->consumed), ring->proc,
+					  &view, &drop);
+	will = !view.readers_waiting &&
+	       posixtrace_ring_walk_will_drop(walk, ring->size, &view);
+	spin_lock(&posixtrace_drain_lock);
+	if (ring->dead || ring->revoked) {
+		spin_unlock(&posixtrace_drain_lock);
+		return false;
+	}
+	if (found && ring->consumed == walk->origin &&
+	    posixtrace_ring_sink->overwritten(stream, drop.events,
+					      &drop.first)) {
+		posixtrace_ring_walk_dropped(walk, &drop);
+		WRITE_ONCE(ring->consumed, drop.to);
+		/* The thread may write over them now; we read them no more. */
+		smp_store_release(&ring->ctl->consumed, drop.to);
+		dropped = true;
+	}
+	room = ring->consumed + ring->size - walk->walked >= ring->size / 8 &&
+	       (dropped || will);
+	spin_unlock(&posixtrace_drain_lock);
+	return room;
+}
+
+/**
+ * posixtrace_thread_ring_kick - the calling thread's ring is filling
+ *
+ * What the only stream of its process, a LOOP stream, would overwrite is
+ * dropped now, in the thread's own call. Otherwise, or if that leaves the
+ * ring short of room, a worker drains every ring soon, so that the thread
+ * goes on at once (on another CPU, the worker takes the records while the
+ * thread writes more).
+ */
+void posixtrace_thread_ring_kick(void)
+{
+	struct posixtrace_thread_ring *ring;
+	struct posixtrace_process *proc;
+	bool room = false;
+
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(task_tgid(current));
+	ring = proc ? posixtrace_thread_ring_find(proc, current) : NULL;
+	if (ring)
+		room = posixtrace_thread_ring_drop(ring);
+	rcu_read_unlock();
+	if (!room)
+		queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
 }
 
 /**
@@ -846,13 +935,13 @@ out_put_proc:
 
 /**
  * posixtrace_thread_rings_init - before the device and the hooks
- * @emit: where drains hand each record (posixtrace_links_emit())
+ * @sink: where the rings' records go
  *
  * Return: 0 or -ENOMEM.
  */
-int posixtrace_thread_rings_init(posixtrace_ring_emit_t emit)
+int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink)
 {
-	posixtrace_ring_emit = emit;
+	posixtrace_ring_sink = sink;
 	/* Unbound: a kick's drain may run beside the producer, not after it. */
 	posixtrace_rings_wq = alloc_workqueue("posixtrace_rings", WQ_UNBOUND,
 					      0);

@@ -10,23 +10,42 @@ struct posixtrace_thread_ring;
 struct task_struct;
 struct vm_area_struct;
 
-/*
- * What a drain does with the records it takes: hand @n of them, made by
- * @proc's threads, in order, to the streams tracing @proc (links.c's
- * posixtrace_links_emit()). Called under rcu_read_lock() and the drain's
- * spinlock; must not sleep.
- */
-typedef void (*posixtrace_ring_emit_t)(struct posixtrace_process *proc,
-				       const struct posixtrace_emit *emits,
-				       unsigned int n);
+struct posixtrace_loop_view;
+struct posixtrace_stream;
+struct timespec64;
 
-int posixtrace_thread_rings_init(posixtrace_ring_emit_t emit);
+/*
+ * Where the records of the rings go: the streams, reached through these so
+ * that the rings need not know them (main.c fills it in). All are called
+ * under rcu_read_lock() and must not sleep.
+ *
+ * @emit:	hand @n records, made by @proc's threads, in order, to the
+ *		streams tracing @proc (links.c's posixtrace_links_emit());
+ *		under the drain's spinlock.
+ * @loop_stream: the only stream tracing @proc, if it is a running LOOP
+ *		stream without a log, its view filled in; else NULL
+ *		(posixtrace_links_loop_stream()).
+ * @overwritten: @n of the stream's events dropped, counted as overwritten
+ *		(posixtrace_stream_overwritten()); false, counting nothing, if
+ *		the stream stopped; under the drain's spinlock.
+ */
+struct posixtrace_ring_sink {
+	void (*emit)(struct posixtrace_process *proc,
+		     const struct posixtrace_emit *emits, unsigned int n);
+	struct posixtrace_stream *(*loop_stream)(struct posixtrace_process *proc,
+						 struct posixtrace_loop_view *view);
+	bool (*overwritten)(struct posixtrace_stream *stream, u64 n,
+			    const struct timespec64 *first);
+};
+
+int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink);
 void posixtrace_thread_rings_exit(void);
 
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma);
 void posixtrace_thread_rings_drain(void);
 void posixtrace_thread_rings_drain_atomic(void);
-void posixtrace_thread_rings_kick(void);
+void posixtrace_thread_ring_kick(void);
+u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_retire(struct posixtrace_process *proc);
 

@@ -170,8 +170,8 @@ TEST(the_library_publishes_what_it_committed_and_each_slots_first_record)
 		posix_trace_event(id, &i, sizeof(i));
 	ctl = ring_address();
 	ASSERT_NE(NULL, ctl);
-	ASSERT_EQ(RING_SIZE, ctl->data_size);
-	ASSERT_EQ(RING_SIZE / POSIXTRACE_RING_SLOTS, 1ULL << ctl->slot_shift);
+	ASSERT_EQ(ctl->data_size / POSIXTRACE_RING_SLOTS,
+		  1ULL << ctl->slot_shift);
 	word = __atomic_load_n(&ctl->produced, __ATOMIC_ACQUIRE);
 	ASSERT_EQ(n * rec, POSIXTRACE_RING_PACKED_POS(word));
 	ASSERT_EQ(n, POSIXTRACE_RING_PACKED_COUNT(word));
@@ -188,6 +188,249 @@ TEST(the_library_publishes_what_it_committed_and_each_slots_first_record)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(n, read_numbers(trid, id, NULL, NULL, 0, NULL));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * A LOOP stream of 256 KiB and two threads with 1 MiB rings: each kick
+ * drops, in the thread's own call, what the stream would only overwrite.
+ * What a reader finds after the stop is exactly what storing every event
+ * would have left: the newest of each thread, with no hole, after one
+ * OVERFLOW and RESUME; and every other event is counted lost.
+ */
+#define DROP_EVENTS	40000
+
+static void *emit_numbered(void *arg)
+{
+	trace_event_id_t id = *(trace_event_id_t *)arg;
+	uint64_t i, tag = (uint64_t)syscall(SYS_gettid) << 32;
+
+	for (i = 0; i < DROP_EVENTS; i++) {
+		uint64_t v = tag | i;
+
+		posix_trace_event(id, &v, sizeof(v));
+	}
+	return NULL;
+}
+
+TEST(kicks_drop_what_a_loop_stream_would_overwrite_and_count_it)
+{
+	struct posixtrace_status st;
+	uint64_t last[2] = { 0, 0 }, tags[2] = { 0, 0 }, user = 0, v;
+	int overflows = 0, resumes = 0, other = 0, t;
+	trace_event_id_t id;
+	pthread_t thr[2];
+	trace_attr_t attr;
+	trace_id_t trid;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.drop", &id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 256 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	for (t = 0; t < 2; t++)
+		ASSERT_EQ(0, pthread_create(&thr[t], NULL, emit_numbered, &id));
+	for (t = 0; t < 2; t++)
+		ASSERT_EQ(0, pthread_join(thr[t], NULL));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id == POSIX_TRACE_OVERFLOW) {
+			ASSERT_EQ(0, user);
+			overflows++;
+		} else if (r.info.posix_event_id == POSIX_TRACE_RESUME) {
+			ASSERT_EQ(0, user);
+			resumes++;
+		} else if (r.info.posix_event_id == id) {
+			ASSERT_EQ(sizeof(v), r.len);
+			memcpy(&v, r.data, sizeof(v));
+			for (t = 0; t < 2 && tags[t] && tags[t] != v >> 32; t++)
+				;
+			ASSERT_GT(2, t);
+			if (!tags[t])
+				tags[t] = v >> 32;
+			else
+				ASSERT_EQ(last[t] + 1, v & 0xffffffff);
+			last[t] = v & 0xffffffff;
+			user++;
+		} else {
+			other++;
+		}
+	}
+	ASSERT_EQ(1, overflows);
+	ASSERT_EQ(1, resumes);
+	ASSERT_LE(1000, user);
+	/* Each thread's newest event was kept; the STOP too. */
+	for (t = 0; t < 2; t++)
+		if (tags[t])
+			ASSERT_EQ(DROP_EVENTS - 1, last[t]);
+	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(2 * DROP_EVENTS + 2, st.events_recorded);
+	ASSERT_EQ(st.events_recorded, user + other + st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * The same with a reader that lags behind: it reads some, then the kicks
+ * drop while it sleeps. Every event is read once or counted lost, each
+ * thread's in order.
+ */
+struct lagging_reader {
+	trace_id_t trid;
+	trace_event_id_t id;
+	uint64_t user, tags[2], last[2];
+	bool start_read, stop_read;
+	int err;
+};
+
+static void *read_lagging(void *arg)
+{
+	struct lagging_reader *lr = arg;
+	uint64_t v;
+	struct rec r;
+	int t;
+
+	while (!lr->stop_read && !lr->err) {
+		if (try_next(lr->trid, &r)) {
+			lr->err = 1;
+		} else if (r.unavailable) {
+			usleep(1000);
+		} else if (r.info.posix_event_id == POSIX_TRACE_START) {
+			lr->start_read = true;
+		} else if (r.info.posix_event_id == POSIX_TRACE_STOP) {
+			lr->stop_read = true;
+		} else if (r.info.posix_event_id == lr->id) {
+			memcpy(&v, r.data, sizeof(v));
+			for (t = 0; t < 2 && lr->tags[t] &&
+			     lr->tags[t] != v >> 32; t++)
+				;
+			if (t == 2 || r.len != sizeof(v) ||
+			    (lr->tags[t] && (v & 0xffffffff) <= lr->last[t])) {
+				lr->err = 2;
+				break;
+			}
+			lr->tags[t] = v >> 32;
+			lr->last[t] = v & 0xffffffff;
+			/* Behind the producers: a pause every 500 events. */
+			if (++lr->user % 500 == 0)
+				usleep(5000);
+		}
+	}
+	return NULL;
+}
+
+TEST(kicks_drop_behind_a_lagging_reader_and_every_event_is_accounted)
+{
+	struct lagging_reader lr = { 0 };
+	struct posixtrace_status st;
+	pthread_t thr[2], rd;
+	trace_attr_t attr;
+	int t;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.drop", &lr.id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 256 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &lr.trid));
+	ASSERT_EQ(0, posix_trace_start(lr.trid));
+	ASSERT_EQ(0, pthread_create(&rd, NULL, read_lagging, &lr));
+	for (t = 0; t < 2; t++)
+		ASSERT_EQ(0, pthread_create(&thr[t], NULL, emit_numbered,
+					    &lr.id));
+	for (t = 0; t < 2; t++)
+		ASSERT_EQ(0, pthread_join(thr[t], NULL));
+	ASSERT_EQ(0, posix_trace_stop(lr.trid));
+	ASSERT_EQ(0, pthread_join(rd, NULL));
+	ASSERT_EQ(0, lr.err);
+	ASSERT_TRUE(lr.stop_read);
+	ASSERT_EQ(0, raw_status(&st));
+	TH_LOG("read %llu, lost %llu", (unsigned long long)lr.user,
+	       (unsigned long long)st.events_lost);
+	/* START is an event too: read, or overwritten and counted. */
+	ASSERT_EQ(2 * DROP_EVENTS + !lr.start_read, lr.user + st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(lr.trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * The enable page suggests a ring size while one LOOP stream without a
+ * log traces the process: its size rounded up to a power of two, within
+ * the module's max_ring_size; the library maps that. Not with a second
+ * stream, nor for UNTIL_FULL.
+ */
+static int hinted_stream(trace_id_t *trid, size_t size, int policy)
+{
+	trace_attr_t attr;
+	int ret = posix_trace_attr_init(&attr);
+
+	if (!ret)
+		ret = posix_trace_attr_setstreamsize(&attr, size);
+	if (!ret)
+		ret = posix_trace_attr_setstreamfullpolicy(&attr, policy);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, trid);
+	if (!ret)
+		ret = posix_trace_start(*trid);
+	posix_trace_attr_destroy(&attr);
+	return ret;
+}
+
+static uint32_t page_ring_size(void)
+{
+	const struct posixtrace_enable_page *ep;
+	uint32_t size = 0;
+	int dev = open(DEVICE, O_RDONLY | O_CLOEXEC);
+
+	if (dev < 0)
+		return 0;
+	ep = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, dev,
+		  POSIXTRACE_ENABLE_PAGE_OFFSET);
+	if (ep != MAP_FAILED) {
+		size = __atomic_load_n(&ep->ring_size, __ATOMIC_RELAXED);
+		munmap((void *)ep, sysconf(_SC_PAGESIZE));
+	}
+	close(dev);
+	return size;
+}
+
+TEST(one_loop_stream_suggests_rings_that_hold_its_share)
+{
+	const struct posixtrace_ring_ctl *ctl;
+	trace_id_t a, b;
+	trace_event_id_t id;
+	uint64_t v = 1;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.hint", &id));
+	ASSERT_EQ(0, hinted_stream(&a, 200 << 10, POSIX_TRACE_LOOP));
+	/* 200 KiB and the room kept for STOP: 256 KiB. */
+	ASSERT_EQ(256 << 10, page_ring_size());
+	posix_trace_event(id, &v, sizeof(v));
+	ctl = ring_address();
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(256 << 10, ctl->data_size);
+	/* A second stream: no single share to hold. */
+	ASSERT_EQ(0, hinted_stream(&b, 64 << 10, POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(b));
+	ASSERT_EQ(256 << 10, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	ASSERT_EQ(0, page_ring_size());
+	/* Larger than max_ring_size (1 MiB by default): that. */
+	ASSERT_EQ(0, hinted_stream(&a, 8 << 20, POSIX_TRACE_LOOP));
+	ASSERT_EQ(1 << 20, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	/* UNTIL_FULL keeps the oldest: nothing to drop, no hint. */
+	ASSERT_EQ(0, hinted_stream(&a, 200 << 10, POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(a));
 }
 
 static void *emit_and_exit(void *arg)

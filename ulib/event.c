@@ -8,7 +8,10 @@
  * (none traces the process, none is running, or each running one filters
  * the type out): the module keeps, for each process, an enable page with
  * one bit per event type that some stream may record (<linux/posixtrace.h>),
- * and the call returns without a system call when the bit is clear.
+ * and the call returns without a system call when the bit is clear. Only
+ * types the process may make are ever set (the unnamed one and those it
+ * opened): an identifier it never got records nothing, as the kernel
+ * would ignore it.
  *
  * The mapping is the process's own: the module does not copy it into a
  * child (VM_DONTCOPY), which must map its own page. So the pointer to it
@@ -225,7 +228,13 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 			 __ATOMIC_RELEASE);
 	atomic_signal_fence(memory_order_seq_cst);
 	r->busy = 0;
-	if (r->head - r->kicked >= r->size / 4)
+	/*
+	 * A quarter written since the last kick; or, when less than a quarter
+	 * is free (the kernel kept the newest records in place), a sixteenth.
+	 */
+	if (r->head - r->kicked >= r->size / 4 ||
+	    (r->head - consumed > r->size - r->size / 4 &&
+	     r->head - r->kicked >= r->size / 16))
 		ptk_ring_kick(r);
 	return true;
 }
@@ -268,7 +277,7 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 		ptk_ring.state = PTK_RING_NONE;
 	/* With the enable page only: without it, no ring could be trusted. */
 	if (ptk_ring.state == PTK_RING_NONE && ep && ep != &ptk_enable_all &&
-	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd) &&
+	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd, ep) &&
 	    ptk_ring_write(local, id, data_ptr, data_len, prog_address))
 		return;
 	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);

@@ -92,7 +92,8 @@ struct ptk_ring {
 
 extern PTK_HIDDEN __thread struct ptk_ring ptk_ring
 	__attribute__((tls_model("initial-exec")));
-bool ptk_ring_map(struct ptk_ring *r, int fd);
+bool ptk_ring_map(struct ptk_ring *r, int fd,
+		  const struct posixtrace_enable_page *ep);
 void ptk_ring_kick(struct ptk_ring *r);
 
 /* device.c */

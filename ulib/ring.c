@@ -7,7 +7,11 @@
  * and unmaps it when it exits (a thread-specific key's destructor): the
  * module takes what it holds at the thread's exit whether or not it is
  * still mapped. Its size is POSIXTRACE_RING_SIZE from the environment (a
- * power of two, in bytes; 0 turns rings off), else 64 KiB.
+ * power of two, in bytes; 0 turns rings off), else the size the enable
+ * page suggests (while one LOOP stream traces the process: a ring that
+ * holds what the stream keeps, so that the module drops the rest in place
+ * instead of copying it), else 64 KiB; 64 KiB too if the suggested size
+ * cannot be mapped (the user's RLIMIT_MEMLOCK).
  *
  * After fork() the child has no mapping (the module does not copy it), but
  * the forking thread's ptk_ring says it has: the generation tells. Each
@@ -28,6 +32,8 @@
 #include "internal.h"
 
 #define PTK_RING_DEFAULT_SIZE	(64 * 1024)
+/* The module's own bound (max_ring_size): a hint above it is not one. */
+#define PTK_RING_MAX_SIZE	(64 * 1024 * 1024)
 
 PTK_HIDDEN __thread struct ptk_ring ptk_ring
 	__attribute__((tls_model("initial-exec")));
@@ -36,6 +42,7 @@ static pthread_key_t ptk_ring_key;
 static pthread_once_t ptk_ring_once = PTHREAD_ONCE_INIT;
 static bool ptk_ring_key_made;
 static size_t ptk_ring_size;
+static bool ptk_ring_size_set;	/* by POSIXTRACE_RING_SIZE */
 
 /* The thread exits: its ring goes (the module has taken, or takes, its records). */
 static void ptk_ring_thread_exit(void *arg)
@@ -59,9 +66,12 @@ static void ptk_ring_setup(void)
 
 	if (env && *env) {
 		size = strtoull(env, &end, 0);
+		ptk_ring_size_set = true;
 		/* Not a power of two of at least a page: the default. */
-		if (*end || (size && (size < page || (size & (size - 1)))))
+		if (*end || (size && (size < page || (size & (size - 1))))) {
 			size = PTK_RING_DEFAULT_SIZE;
+			ptk_ring_size_set = false;
+		}
 	}
 	ptk_ring_size = size;
 	ptk_ring_key_made = !pthread_key_create(&ptk_ring_key,
@@ -90,16 +100,30 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 	return fresh;
 }
 
+/* The size the enable page @ep suggests, if usable; else 0. */
+static size_t ptk_ring_hint(const struct posixtrace_enable_page *ep)
+{
+	size_t hint = ep ? __atomic_load_n(&ep->ring_size, __ATOMIC_RELAXED)
+			 : 0;
+
+	if (hint < ptk_page_size() || (hint & (hint - 1)) ||
+	    hint > PTK_RING_MAX_SIZE)
+		return 0;
+	return hint;
+}
+
 /*
- * Map a ring for the calling thread (@r is its ptk_ring) on @fd. Returns
- * true if it can record there now; otherwise the thread makes its events
- * by system call from now on.
+ * Map a ring for the calling thread (@r is its ptk_ring) on @fd, of the
+ * size @ep suggests unless the environment said. Returns true if it can
+ * record there now; otherwise the thread makes its events by system call
+ * from now on.
  */
-bool ptk_ring_map(struct ptk_ring *r, int fd)
+bool ptk_ring_map(struct ptk_ring *r, int fd,
+		  const struct posixtrace_enable_page *ep)
 {
 	struct ptk_local *local = ptk_local_get();
 	struct posixtrace_ring_ctl *ctl;
-	size_t page = ptk_page_size(), len;
+	size_t page = ptk_page_size(), len, size;
 	void *p;
 
 	/* First: a signal handler's event meanwhile must not come here again. */
@@ -107,24 +131,35 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 	pthread_once(&ptk_ring_once, ptk_ring_setup);
 	if (!local || !ptk_ring_key_made || !ptk_ring_size)
 		return false;
-	len = page + 2 * ptk_ring_size;
-	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 POSIXTRACE_RING_OFFSET);
+	size = ptk_ring_size_set ? 0 : ptk_ring_hint(ep);
+	p = MAP_FAILED;
+	if (size) {
+		len = page + 2 * size;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 POSIXTRACE_RING_OFFSET);
+	}
+	/* No hint, or more than the memlock limit allows: the default. */
+	if (p == MAP_FAILED) {
+		size = ptk_ring_size;
+		len = page + 2 * size;
+		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 POSIXTRACE_RING_OFFSET);
+	}
 	if (p == MAP_FAILED)
 		return false;
 	ctl = p;
 	/* An older module's ring (another magic) is not written to. */
 	if (ctl->magic != POSIXTRACE_RING_MAGIC ||
-	    ctl->data_size != ptk_ring_size || ctl->data_offset != page ||
+	    ctl->data_size != size || ctl->data_offset != page ||
 	    ctl->slot_shift >= 64 ||
-	    ptk_ring_size >> ctl->slot_shift != POSIXTRACE_RING_SLOTS ||
+	    size >> ctl->slot_shift != POSIXTRACE_RING_SLOTS ||
 	    pthread_setspecific(ptk_ring_key, r)) {
 		munmap(p, len);
 		return false;
 	}
 	r->ctl = ctl;
 	r->data = (uint8_t *)p + page;
-	r->size = ptk_ring_size;
+	r->size = size;
 	r->head = 0;
 	r->kicked = 0;
 	r->count = 0;
@@ -138,10 +173,13 @@ bool ptk_ring_map(struct ptk_ring *r, int fd)
 
 /*
  * A quarter of the ring written since the kernel was last asked: ask it
- * to take them (it does so from a worker; the call returns at once). A
- * quarter, not a half: the worker may take a while to start, and the
- * thread must not find its ring full meanwhile (it would then pay a
- * system call per event until the worker has run).
+ * to take them. It drops at once, in this call, what the process's only
+ * stream, a LOOP stream, would only overwrite; otherwise a worker takes
+ * them and the call returns at once. A quarter, not a half: the worker
+ * may take a while to start, and the thread must not find its ring full
+ * meanwhile (it would then pay a system call per event until the worker
+ * has run). When the kernel keeps the newest records in place, the ring
+ * stays mostly full: the thread then asks each sixteenth.
  */
 void ptk_ring_kick(struct ptk_ring *r)
 {

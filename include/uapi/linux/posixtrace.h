@@ -533,19 +533,27 @@ struct posixtrace_filter {
  * on /dev/posixtrace maps, read-only, a page the module keeps for the
  * calling process. Bit id of @enabled is set while some stream tracing the
  * process may record events of type id: it is running (or stopped because
- * full, where events still count as lost) and id is not in its filter.
+ * full, where events still count as lost) and id is not in its filter,
+ * and id is one the process may make (the unnamed user event, or a name
+ * its family opened: set before that open returns).
  * A clear bit means posix_trace_event() of that type would have no effect,
  * so the library returns at once. Bits are set before the command that
  * enables recording returns, and cleared after recording stops; each word
  * is written whole (READ_ONCE/WRITE_ONCE). The page belongs to the thread
  * group that mapped it: after fork() a child must map its own.
+ *
+ * @ring_size is the data size the module suggests for the process's next
+ * thread rings, or 0 for none: while the process is traced by one LOOP
+ * stream only (without a log), the stream's size rounded up to a power of
+ * two, at most the module's max_ring_size, so that a ring can hold what
+ * the stream keeps and the module can drop the rest without copying it.
  */
 #define POSIXTRACE_ENABLE_PAGE_OFFSET	0
 #define POSIXTRACE_ENABLE_MAGIC		0x70747831	/* "ptx1" */
 
 struct posixtrace_enable_page {
 	__u32 magic;
-	__u32 __reserved;
+	__u32 ring_size;
 	__u64 enabled[POSIXTRACE_EVENTSET_WORDS];
 };
 

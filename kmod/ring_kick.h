@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_RING_KICK_H
+#define _POSIXTRACE_RING_KICK_H
+
+#include <linux/posixtrace.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+
+struct posixtrace_loop_view;
+struct posixtrace_process;
+
+/* Is @h a record a reader of the ring may take, with @room bytes left? */
+static inline bool
+posixtrace_ring_record_ok(const struct posixtrace_ring_record *h, u64 room)
+{
+	return h->size >= sizeof(*h) && IS_ALIGNED(h->size, 8) &&
+	       h->size <= room && h->data_len <= h->size - sizeof(*h) &&
+	       h->ts_nsec < NSEC_PER_SEC && h->ts_sec >= 0 &&
+	       h->ts_sec < KTIME_SEC_MAX;
+}
+
+/*
+ * A point of a kick's walk: a record, @off bytes past the walk's origin,
+ * and what the stream would hold of the records walked before it.
+ */
+struct posixtrace_ring_mark {
+	u32 off;
+	u32 bytes;		/* stream bytes of the records it records */
+	u32 events;		/* ... and how many */
+};
+
+#define POSIXTRACE_RING_MARKS	34
+
+/*
+ * What the kicks of one ring have walked since the module last took its
+ * records (ring_kick.c); only the ring's thread's kicks touch it. Offsets and counts are from
+ * @origin and fit 32 bits: a walk covers at most a lap of at most 64 MiB.
+ */
+struct posixtrace_ring_walk {
+	u64 stream_id;		/* the stream whose view it took */
+	u64 origin;		/* where the module had taken records up to */
+	u64 walked;		/* the next record to walk */
+	u64 next_mark;		/* where the next mark goes, at the latest */
+	u32 bytes, events;	/* as a mark's, for everything walked */
+	unsigned int nr_marks;
+	struct posixtrace_ring_mark marks[POSIXTRACE_RING_MARKS];
+};
+
+/* What a kick may drop: [origin, @to), @events of them the stream's. */
+struct posixtrace_ring_drop {
+	u64 to;
+	u32 events;
+	struct timespec64 first;	/* the first of those events */
+};
+
+bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
+			       const u8 *data, u64 size, u64 consumed,
+			       struct posixtrace_process *proc,
+			       const struct posixtrace_loop_view *view,
+			       struct posixtrace_ring_drop *drop);
+void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
+				  const struct posixtrace_ring_drop *drop);
+bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
+				    u64 size,
+				    const struct posixtrace_loop_view *view);
+
+#endif /* _POSIXTRACE_RING_KICK_H */
