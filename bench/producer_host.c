@@ -9,7 +9,8 @@
  *   off        no stream may record the event (its enable bit is clear):
  *              the test the library makes before anything else;
  *   recorded   a stream records it: the library writes it into the
- *              thread's ring, and the fake drain takes it on another CPU;
+ *              thread's ring; the thread's kicks drop what the stream
+ *              would overwrite, as the module's do;
  *   two threads
  *              the same from two threads at once, ns per event of both
  *              together;
@@ -23,23 +24,33 @@
  * memfd. EVENTID_OPEN hands out identifiers. The enable page is a page of
  * ours whose bits each row sets or clears. A ring is mapped as the module
  * maps it: a control page, then the data area twice in a row, the same
- * pages. The drain is a thread that does what the module does with each
+ * pages. The stream the events go to is what the bench's guest half
+ * uses: one LOOP stream of 1 MiB, so the enable page suggests 1 MiB rings
+ * (ring_size), as the module's does. RING_DRAIN, the library's kick, does
+ * what the module's does (kmod/ring_kick.c): it walks the records written
+ * since the last kick (acquire on each commit word, the header read and
+ * checked), leaves a mark every 32nd of the ring, and drops up to the
+ * newest mark after which the stream's bytes of records fill the stream;
+ * if that leaves less than an eighth free, or there was nothing to drop
+ * and the ring will not hold the stream's share, it wakes the drain. The
+ * drain is a thread that does what the module's drain does with each
  * record (acquire on the commit word, the header copied once and checked,
  * the record copied out, as into a stream, and @consumed stored with
- * release), spinning while there is work; munmap() of a ring drains it a
- * last time, as a thread's exit does. RING_DRAIN, the library's kick at
- * each quarter of a ring, and EVENT, its system-call path (a full ring), cost a null
- * system call each here, as the real ones cost at least that; both are
- * counted, and every event is checked to have arrived by one way or the
- * other. CREATE gives a stream descriptor of the fake device; its
+ * release), when woken and every 100 ms (the module's timer); munmap() of
+ * a ring drains it a last time, as a thread's exit does. A kick and EVENT,
+ * the system-call path (a full ring), cost a null system call each here
+ * on top of their work, as the real ones cost at least that; both are
+ * counted, and every event is checked to have arrived, or been dropped
+ * and counted, by one way or another. CREATE gives a stream descriptor of the fake device; its
  * GETNEXT costs a null system call and does what the module's does with
  * each record (the header built, the record copied into the bounce
  * buffer), then copies the batch out, as copy_to_user() does; the reader
  * checks every event's number.
  *
- * What it leaves out: the kernel's work per record (the fake drain's copy
+ * What it leaves out: the drain's work per record (the fake drain's copy
  * stands for it) runs on another CPU and is not timed, as LTTng-UST's
- * consumer daemon is not. Method: harness.h's.
+ * consumer daemon is not; the kick's walk is the thread's and is timed.
+ * Method: harness.h's.
  */
 
 #include <fcntl.h>
@@ -62,14 +73,33 @@ enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_TWO, C_READ, NR_CASES };
 
 /* ---- the fake kernel ----------------------------------------------------- */
 
+/*
+ * The module's kick (kmod/ring_kick.c), for the bench's stream: a LOOP
+ * stream of 1 MiB with a max data size of 8, whose ring keeps 1 MiB and
+ * the room for a STOP (72 bytes); each 8-byte event is a 72-byte record.
+ */
+#define FAKE_RING_HINT		(1u << 20)
+#define FAKE_CAPACITY		((1u << 20) + 72)
+#define FAKE_RECORD_SIZE(len)	(64 + (((len) < 8 ? (len) : 8) + 7) / 8 * 8)
+#define FAKE_MARKS		34
+
+struct fake_mark {
+	uint64_t pos, bytes, events;
+};
+
 struct fake_ring {
 	uint8_t *base;		/* the mapping: control page, data twice */
 	size_t len;
 	struct posixtrace_ring_ctl *ctl;
 	const uint8_t *data;
 	uint64_t size;
-	uint64_t consumed;
+	uint64_t consumed;	/* under rings_lock; the kick reads it */
 	bool revoked;
+	pid_t tid;		/* the thread that mapped it */
+	/* The kick's walk, the ring's thread's alone (ring_kick.c's). */
+	uint64_t origin, walked, next_mark, bytes, events;
+	unsigned int nr_marks;
+	struct fake_mark marks[FAKE_MARKS];
 };
 
 static int fake_fd = -1;
@@ -82,8 +112,13 @@ static struct fake_ring rings[MAX_RINGS];
 static uint8_t sink[SINK_SIZE];
 static size_t sink_head;
 static atomic_uint_fast64_t taken, syscall_events, kicks, bad_records;
+static atomic_uint_fast64_t dropped;
 static atomic_bool drain_stop;
 static pthread_t drain_thr;
+/* A kick that needs the drain wakes it; else it runs every 100 ms. */
+static pthread_mutex_t drain_wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t drain_wake = PTHREAD_COND_INITIALIZER;
+static bool drain_due;
 /* The stream's GETNEXT: the next event's number, the bounce buffer. */
 static uint64_t read_seq;
 static uint8_t read_bounce[64 * 1024];
@@ -129,7 +164,8 @@ static uint64_t drain_ring(struct fake_ring *r)
 		n++;
 	}
 	if (pos != r->consumed) {
-		r->consumed = pos;
+		/* The kick reads it without the lock. */
+		__atomic_store_n(&r->consumed, pos, __ATOMIC_RELAXED);
 		__atomic_store_n(&r->ctl->consumed, pos, __ATOMIC_RELEASE);
 	}
 	taken += n;
@@ -148,23 +184,125 @@ static uint64_t drain_all(void)
 	return n;
 }
 
-/* The drain: spins while there is work, naps briefly when there is none. */
+/* The drain: when a kick asks, and every 100 ms, as the module's timer. */
 static void *drain_main(void *arg)
 {
-	const struct timespec nap = { .tv_nsec = 20000 };
-	unsigned int idle = 0;
+	struct timespec until;
 
 	(void)arg;
 	while (!atomic_load(&drain_stop)) {
-		if (drain_all()) {
-			idle = 0;
-		} else if (++idle > 1000) {
-			nanosleep(&nap, NULL);
-		} else {
-			__builtin_ia32_pause();
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_nsec += 100000000;
+		if (until.tv_nsec >= 1000000000) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000;
 		}
+		pthread_mutex_lock(&drain_wake_lock);
+		while (!drain_due && !atomic_load(&drain_stop) &&
+		       !pthread_cond_timedwait(&drain_wake, &drain_wake_lock,
+					       &until))
+			;
+		drain_due = false;
+		pthread_mutex_unlock(&drain_wake_lock);
+		/* Until it finds nothing: a kick may have asked meanwhile. */
+		while (drain_all())
+			;
 	}
 	return NULL;
+}
+
+static void drain_wake_up(void)
+{
+	pthread_mutex_lock(&drain_wake_lock);
+	drain_due = true;
+	pthread_cond_signal(&drain_wake);
+	pthread_mutex_unlock(&drain_wake_lock);
+}
+
+/* The header of the record at @pos, as ring_kick.c reads it; or false. */
+static bool kick_read(const struct fake_ring *r, uint64_t pos, uint64_t room,
+		      struct posixtrace_ring_record *h)
+{
+	const struct posixtrace_ring_record *rec =
+		(const void *)(r->data + (pos & (r->size - 1)));
+
+	if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE) != ~pos)
+		return false;
+	h->size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
+	h->event_id = __atomic_load_n(&rec->event_id, __ATOMIC_RELAXED);
+	h->data_len = __atomic_load_n(&rec->data_len, __ATOMIC_RELAXED);
+	h->ts_sec = __atomic_load_n(&rec->ts_sec, __ATOMIC_RELAXED);
+	h->ts_nsec = __atomic_load_n(&rec->ts_nsec, __ATOMIC_RELAXED);
+	return record_ok(h, room);
+}
+
+/*
+ * The module's kick on the calling thread's ring @r: walk, then drop
+ * what the stream would overwrite. Returns true if the drain is needed.
+ */
+static bool fake_kick(struct fake_ring *r)
+{
+	uint64_t consumed = __atomic_load_n(&r->consumed, __ATOMIC_RELAXED);
+	uint64_t step = r->size / 32, usable, free_bytes;
+	struct posixtrace_ring_record h;
+	unsigned int i, n;
+	bool drop = false, will;
+
+	if (!r->nr_marks || r->origin != consumed) {
+		r->origin = r->walked = consumed;
+		r->next_mark = consumed + step;
+		r->bytes = r->events = 0;
+		r->marks[0] = (struct fake_mark){ consumed, 0, 0 };
+		r->nr_marks = 1;
+	}
+	while (kick_read(r, r->walked, consumed + r->size - r->walked, &h)) {
+		if (r->walked >= r->next_mark && r->nr_marks < FAKE_MARKS) {
+			r->marks[r->nr_marks++] = (struct fake_mark){
+				r->walked, r->bytes, r->events };
+			r->next_mark = r->walked + step;
+		}
+		/* The stream records every type (event_valid, the filter). */
+		if (h.event_id >= POSIXTRACE_EVENT_UNNAMED_USER) {
+			r->bytes += FAKE_RECORD_SIZE(h.data_len);
+			r->events++;
+		}
+		r->walked += h.size;
+	}
+	for (i = r->nr_marks; i-- > 1;)
+		if (r->bytes - r->marks[i].bytes >= FAKE_CAPACITY)
+			break;
+	usable = r->size - r->size / 8 - step;
+	will = r->walked - r->origin >= r->size / 8 &&
+	       r->bytes * usable / (r->walked - r->origin) > FAKE_CAPACITY;
+	pthread_mutex_lock(&rings_lock);
+	if (i && r->consumed == r->origin) {
+		dropped += r->marks[i].events - r->marks[0].events;
+		for (n = 0; i < r->nr_marks; i++, n++)
+			r->marks[n] = r->marks[i];
+		r->nr_marks = n;
+		r->origin = r->marks[0].pos;
+		__atomic_store_n(&r->consumed, r->origin, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->ctl->consumed, r->origin,
+				 __ATOMIC_RELEASE);
+		drop = true;
+	}
+	free_bytes = r->consumed + r->size - r->walked;
+	pthread_mutex_unlock(&rings_lock);
+	return free_bytes < r->size / 8 || !(drop || will);
+}
+
+/* The calling thread's ring, or NULL. */
+static struct fake_ring *fake_ring_of_caller(void)
+{
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	struct fake_ring *r = NULL;
+
+	pthread_mutex_lock(&rings_lock);
+	for (int i = 0; i < MAX_RINGS && !r; i++)
+		if (rings[i].base && rings[i].tid == tid)
+			r = &rings[i];
+	pthread_mutex_unlock(&rings_lock);
+	return r;
 }
 
 /* A ring for the calling thread, as the module maps one; or MAP_FAILED. */
@@ -205,6 +343,7 @@ static void *fake_ring_map(size_t len)
 		*r = (struct fake_ring) {
 			.base = base, .len = len, .ctl = (void *)base,
 			.data = base + page, .size = size,
+			.tid = (pid_t)syscall(SYS_gettid),
 		};
 		r->ctl->magic = POSIXTRACE_RING_MAGIC;
 		r->ctl->state = POSIXTRACE_RING_LIVE;
@@ -315,10 +454,15 @@ int ioctl(int fd, unsigned long req, ...)
 		syscall_events++;
 		syscall(SYS_getppid);
 		return 0;
-	case POSIXTRACE_IOC_RING_DRAIN:
+	case POSIXTRACE_IOC_RING_DRAIN: {
+		struct fake_ring *r = fake_ring_of_caller();
+
 		kicks++;
 		syscall(SYS_getppid);
+		if (!r || fake_kick(r))
+			drain_wake_up();
 		return 0;
+	}
 	case POSIXTRACE_IOC_CREATE:
 		/* A descriptor of the fake device stands for the stream. */
 		return fake_dup(fd);
@@ -357,6 +501,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		}
 		ep = (void *)enable_page;
 		ep->magic = POSIXTRACE_ENABLE_MAGIC;
+		ep->ring_size = FAKE_RING_HINT;
 	}
 	return enable_page;
 }
@@ -487,18 +632,20 @@ static uint64_t before;
 static int setup_on(void)
 {
 	enable_all(true);
-	before = atomic_load(&taken) + atomic_load(&syscall_events);
+	before = atomic_load(&taken) + atomic_load(&syscall_events) +
+		 atomic_load(&dropped);
 	return 0;
 }
 
-/* Every event arrived, by the ring or by the system call. */
+/* Every event arrived, by the ring or the system call, or was dropped. */
 static void teardown_on(void)
 {
 	uint64_t after;
 
 	enable_all(false);
 	drain_all();
-	after = atomic_load(&taken) + atomic_load(&syscall_events);
+	after = atomic_load(&taken) + atomic_load(&syscall_events) +
+		atomic_load(&dropped);
 	if (after - before != emitted)
 		lost_checks++;
 }
@@ -619,6 +766,7 @@ int main(int argc, char **argv)
 	}
 	atomic_store(&syscall_events, 0);
 	atomic_store(&kicks, 0);
+	atomic_store(&dropped, 0);
 	events = atomic_load(&taken);
 	for (int i = 0; i < rounds; i++) {
 		for (int k = 0; k < NR_CASES; k++) {
@@ -639,6 +787,7 @@ int main(int argc, char **argv)
 	}
 	events = atomic_load(&taken) - events;
 	atomic_store(&drain_stop, true);
+	drain_wake_up();
 	pthread_join(drain_thr, NULL);
 
 	print_header();
@@ -660,10 +809,12 @@ int main(int argc, char **argv)
 	}
 	printf("two threads: %.2fx the throughput of one\n",
 	       ratio_of(cases[C_ON].ns, cases[C_TWO].ns, rounds));
-	printf("timed rounds: %llu events through the rings, %llu by the "
-	       "system call (a full ring), %llu kicks, %llu bad records; "
+	printf("timed rounds: %llu events taken from the rings, %llu "
+	       "dropped by kicks (the stream would overwrite them), %llu by "
+	       "the system call (a full ring), %llu kicks, %llu bad records; "
 	       "%s\n",
 	       (unsigned long long)events,
+	       (unsigned long long)atomic_load(&dropped),
 	       (unsigned long long)atomic_load(&syscall_events),
 	       (unsigned long long)atomic_load(&kicks),
 	       (unsigned long long)atomic_load(&bad_records),
