@@ -686,10 +686,54 @@ void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
 	rcu_read_unlock();
 }
 
-/* Every ring_drain_ms while there are rings: a quiet thread's events arrive. */
+/*
+ * Ticks the timer may skip in a row while every ring is lazy (below): a
+ * drain would only store records their stream may overwrite before anyone
+ * reads them (a read drains first), taking a CPU from the threads that
+ * record. Once a second still, so that the counts monitoring shows lag
+ * by no more than that.
+ */
+#define POSIXTRACE_TICKS_SKIPPED_MAX	9
+static unsigned int posixtrace_ticks_skipped;	/* the tick's alone */
+
+/*
+ * Is every ring one whose process's only stream is a LOOP stream without
+ * a log, and nobody waits for that stream's records? Kicks then drop what
+ * the stream would overwrite, and nobody needs the rest yet.
+ */
+static bool posixtrace_rings_lazy(void)
+{
+	struct posixtrace_thread_ring *ring;
+	struct posixtrace_loop_view view;
+	bool lazy = true;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+		if (READ_ONCE(ring->dead))
+			continue;
+		if (!posixtrace_ring_sink->loop_stream(ring->proc, &view) ||
+		    view.readers_waiting) {
+			lazy = false;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return lazy;
+}
+
+/*
+ * Every ring_drain_ms while there are rings: a quiet thread's events
+ * arrive; every tenth only while all rings are lazy.
+ */
 static void posixtrace_rings_tick(struct work_struct *work)
 {
-	posixtrace_thread_rings_drain();
+	if (posixtrace_ticks_skipped < POSIXTRACE_TICKS_SKIPPED_MAX &&
+	    posixtrace_rings_lazy()) {
+		posixtrace_ticks_skipped++;
+	} else {
+		posixtrace_ticks_skipped = 0;
+		posixtrace_thread_rings_drain();
+	}
 	if (!list_empty(&posixtrace_rings))
 		queue_delayed_work(posixtrace_rings_wq,
 				   &posixtrace_rings_tick_work,
