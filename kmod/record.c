@@ -422,6 +422,10 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 		view->id = stream->id;
 		view->capacity = stream->ring.size;
 		view->max_data = stream->attr.max_data_size;
+		/* Larger, it is lost alone, even in an empty stream. */
+		view->record_max = stream->ring.size -
+			posixtrace_stream_keep(stream,
+					       POSIXTRACE_EVENT_USER_BASE);
 		view->filter = stream->filter;
 		/*
 		 * A hint, without the barrier a wakeup needs: a reader that

@@ -120,6 +120,17 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 		posixtrace_ring_walk_begin(walk, consumed, size, view->id);
 	while (posixtrace_ring_walk_read(data, size, walk->walked,
 					 consumed + size - walk->walked, &h)) {
+		bool records = posixtrace_ring_walk_records(proc, view, &h);
+		size_t bytes = POSIXTRACE_RECORD_SIZE(min_t(size_t, h.data_len,
+							    view->max_data));
+
+		/*
+		 * One the stream cannot hold even empty is lost alone and
+		 * overwrites nothing: its bytes fill nothing, and it is
+		 * counted lost, not recorded. A drain takes it.
+		 */
+		if (records && bytes > view->record_max)
+			break;
 		if (walk->walked >= walk->next_mark &&
 		    walk->nr_marks < POSIXTRACE_RING_MARKS) {
 			walk->marks[walk->nr_marks++] =
@@ -131,10 +142,8 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			walk->next_mark = walk->walked +
 					  posixtrace_ring_mark_step(size);
 		}
-		if (posixtrace_ring_walk_records(proc, view, &h)) {
-			walk->bytes += POSIXTRACE_RECORD_SIZE(min_t(size_t,
-								    h.data_len,
-								    view->max_data));
+		if (records) {
+			walk->bytes += bytes;
 			walk->events++;
 		}
 		walk->walked += h.size;

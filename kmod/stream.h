@@ -92,6 +92,7 @@ struct posixtrace_loop_view {
 	u64 id;				/* the stream's: never reused */
 	size_t capacity;		/* bytes of stream records it holds */
 	size_t max_data;		/* data kept per record */
+	size_t record_max;		/* the largest user record it stores */
 	const unsigned long *filter;	/* event types not recorded */
 	bool readers_waiting;		/* someone waits for its records */
 };

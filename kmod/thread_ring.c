@@ -167,6 +167,13 @@ static DEFINE_SPINLOCK(posixtrace_drain_lock);
 static DEFINE_MUTEX(posixtrace_drain_mutex);
 static u64 posixtrace_drain_gen;	/* under posixtrace_drain_mutex */
 /*
+ * The generation of the sleeping drain that has let go of the lock between
+ * two of its passes, or 0: its next passes take, of each ring, only what
+ * its lap holds (@long_lap_end; nothing of a ring listed after its first
+ * pass). Under posixtrace_drain_lock.
+ */
+static u64 posixtrace_drain_open_gen;
+/*
  * A drain's min-heap of the rings with a record to take, by time: room
  * for every ring (grown before a ring is listed), under the drain lock.
  * The merge so costs log(rings) per record, not rings.
@@ -448,6 +455,7 @@ void posixtrace_thread_rings_drain(void)
 		more = posixtrace_drain_pass(gen, first,
 					     POSIXTRACE_DRAIN_BUDGET);
 		first = false;
+		posixtrace_drain_open_gen = more ? gen : 0;
 		spin_unlock(&posixtrace_drain_lock);
 		rcu_read_unlock();
 		if (more)
@@ -556,6 +564,20 @@ static DECLARE_WORK(posixtrace_rings_drain_work,
 		    posixtrace_rings_drain_work_fn);
 
 /*
+ * Would the sleeping drain under way leave some of @ring's records before
+ * @end to whoever drains next? Its caller may change the stream's state in
+ * between (a stop, a filter): records a drop counts on to overwrite the
+ * dropped ones would then never be stored. Under the drain lock.
+ */
+static bool posixtrace_drain_lap_short(struct posixtrace_thread_ring *ring,
+				       u64 end)
+{
+	u64 gen = posixtrace_drain_open_gen;
+
+	return gen && (ring->lap_gen != gen || ring->long_lap_end < end);
+}
+
+/*
  * Drop from @ring what its process's only stream, a LOOP stream, would
  * only overwrite (ring_kick.c), counted as overwritten. Returns true if
  * no drain is needed: an eighth of the ring is free (twice what the
@@ -602,15 +624,28 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 		return false;
 	}
 	if (found && ring->consumed == walk->origin &&
-	    posixtrace_ring_sink->overwritten(stream, drop.events,
-					      &drop.first)) {
+	    !posixtrace_drain_lap_short(ring, walk->walked)) {
+		/* Dated as a drain dates a record: its ring's last to now. */
+		s64 ns = timespec64_to_ns(&drop.first),
+		    now = ktime_get_real_ns();
+
+		ns = clamp(ns, ring->last_ns, max(now, ring->last_ns));
+		drop.first = ns_to_timespec64(ns);
+		found = posixtrace_ring_sink->overwritten(stream, drop.events,
+							  &drop.first);
+	} else {
+		found = false;
+	}
+	if (found) {
 		posixtrace_ring_walk_dropped(walk, &drop);
 		WRITE_ONCE(ring->consumed, drop.to);
 		/* The thread may write over them now; we read them no more. */
 		smp_store_release(&ring->ctl->consumed, drop.to);
 		dropped = true;
 	}
-	room = ring->consumed + ring->size - walk->walked >= ring->size / 8 &&
+	/* A reader waiting gets what the ring holds now, not at the timer. */
+	room = !view.readers_waiting &&
+	       ring->consumed + ring->size - walk->walked >= ring->size / 8 &&
 	       (dropped || will);
 	spin_unlock(&posixtrace_drain_lock);
 	return room;

@@ -1546,4 +1546,393 @@ TEST(raw_rings_count_in_the_users_memlock_limit)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
+/* ---- kicks that drop: what they must not drop --------------------------- */
+
+/*
+ * A LOOP stream of 4 KiB with a max data size of 8 KiB: an event with 5000
+ * bytes of data cannot be stored even in the empty stream, so it is lost
+ * alone and overwrites nothing. A kick must not count its bytes as filling
+ * the stream and drop the 40 small events before it, which the stream
+ * keeps.
+ */
+TEST(kicks_do_not_drop_for_events_the_stream_cannot_hold)
+{
+	static char big[5000];
+	struct posixtrace_status st;
+	uint64_t i, nums[64];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	int n;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "65536", 1));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.toobig", &id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 4096));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, 8192));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	for (i = 0; i < 40; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	/* The third takes the ring past a quarter: the kick. */
+	for (i = 0; i < 3; i++)
+		posix_trace_event(id, big, sizeof(big));
+	ASSERT_TRUE(ring_mapped(getpid()));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	n = read_numbers(trid, id, nums, NULL, 64, NULL);
+	ASSERT_EQ(40, n);
+	for (i = 0; i < 40; i++)
+		ASSERT_EQ(i, nums[i]);
+	ASSERT_EQ(0, raw_status(&st));
+	/* START, 40 events, STOP recorded; the three large ones lost. */
+	ASSERT_EQ(3, st.events_lost);
+	ASSERT_EQ(42, st.events_recorded);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * A drain keeps a record's time between its ring's last and now; the
+ * OVERFLOW a kick's drop reports takes the time of the first event dropped,
+ * which must be kept so too: a thread cannot date it in the future, even
+ * when the records the drop counted on never reach the stream.
+ */
+static void raw_drop_future(struct raw_case *rc)
+{
+	struct timespec future = { .tv_sec = 4000000000LL };
+	struct raw_ring rr;
+	uint64_t v;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	v = 0;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), &future));
+	/* 800 more, 56 bytes each: far more than the 4 KiB stream keeps. */
+	for (v = 1; v <= 800; v++)
+		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	/* It dropped (the kick moved consumed itself). */
+	rc->extra = rr.ctl->consumed;
+	/*
+	 * The records it dropped for are then never stored: the first turns
+	 * bad (the ring is revoked there), so none overwrites an older one,
+	 * whose time would be the gap's.
+	 */
+	if (rc->extra)
+		((struct posixtrace_ring_record *)
+		 (rr.data + (rc->extra & (RING_SIZE - 1))))->size = 12;
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_dropped_events_overflow_is_not_dated_in_the_future)
+{
+	struct raw_case rc = { .fn = raw_drop_future };
+	struct timespec now;
+	trace_attr_t attr;
+	pthread_t thr;
+	struct rec r;
+	int overflows = 0;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.raw", &rc.id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 4096));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &rc.trid));
+	ASSERT_EQ(0, posix_trace_start(rc.trid));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, raw_thread, &rc));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, rc.err);
+	TH_LOG("consumed after the kick: %llu", (unsigned long long)rc.extra);
+	ASSERT_EQ(0, posix_trace_stop(rc.trid));
+	clock_gettime(CLOCK_REALTIME, &now);
+	while (!try_next(rc.trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != POSIX_TRACE_OVERFLOW)
+			continue;
+		overflows++;
+		ASSERT_GE(0, ts_cmp(&r.info.posix_timestamp, &now))
+			TH_LOG("OVERFLOW at %lld s",
+			       (long long)r.info.posix_timestamp.tv_sec);
+	}
+	ASSERT_EQ(1, overflows);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * A sleeping drain takes, of each ring, the lap it had when it began. Here
+ * that drain is posix_trace_stop()'s: its first pass takes thread A's 400
+ * oldest records, its next ones thread B's 16,000 (all older than A's
+ * others). Meanwhile A writes into the room freed and kicks: the records
+ * it now has past that room fill the 8 KiB LOOP stream, but the stop's
+ * drain will not take them (made after it began, they are judged by the
+ * stopped stream). A's records made before the stop are the newest the
+ * running stream saw: it must keep them, not count them lost.
+ */
+#define LAP_B_RECORDS	16000
+#define LAP_A_EARLY	400
+
+struct lap_case {
+	trace_event_id_t id;
+	struct timespec base;
+	uint64_t a_late, a_after, a_consumed;
+	atomic_int ready, done;
+	int err;
+};
+
+static struct timespec ts_plus(struct timespec base, long long ns)
+{
+	ns += base.tv_nsec;
+	base.tv_sec += ns / 1000000000;
+	base.tv_nsec = ns % 1000000000;
+	return base;
+}
+
+static void *lap_b(void *arg)
+{
+	struct lap_case *lc = arg;
+	struct raw_ring rr;
+	uint64_t j, v;
+
+	if (raw_ring_map(&rr, 1 << 20)) {
+		lc->err = 1;
+	} else {
+		for (j = 0; j < LAP_B_RECORDS; j++) {
+			struct timespec ts = ts_plus(lc->base, 1000 + j);
+
+			v = 2ULL << 32 | j;
+			raw_commit(&rr, raw_put(&rr, lc->id, &v, sizeof(v), &ts));
+		}
+	}
+	atomic_fetch_add(&lc->ready, 1);
+	/* Alive, so that no exit drains the ring before the stop. */
+	while (!atomic_load(&lc->done))
+		usleep(1000);
+	raw_ring_unmap(&rr);
+	return NULL;
+}
+
+static void *lap_a(void *arg)
+{
+	const uint64_t rec = sizeof(struct posixtrace_ring_record) + 8;
+	struct lap_case *lc = arg;
+	struct raw_ring rr;
+	uint64_t i, v, consumed;
+	struct timespec t0, t1;
+	unsigned int spins = 0;
+
+	if (raw_ring_map(&rr, RING_SIZE)) {
+		lc->err = 2;
+		atomic_fetch_add(&lc->ready, 1);
+		return NULL;
+	}
+	for (i = 0; i < LAP_A_EARLY; i++) {
+		struct timespec ts = ts_plus(lc->base, i);
+
+		v = 0ULL << 32 | i;
+		raw_commit(&rr, raw_put(&rr, lc->id, &v, sizeof(v), &ts));
+	}
+	/* The rest of the ring: made now, after all of B's. */
+	for (i = 0; rr.head + rec <= RING_SIZE; i++) {
+		v = 1ULL << 32 | i;
+		raw_commit(&rr, raw_put(&rr, lc->id, &v, sizeof(v), NULL));
+	}
+	lc->a_late = i;
+	atomic_fetch_add(&lc->ready, 1);
+	/* The stop's first pass took the early ones: write in their room. */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (!(consumed = __atomic_load_n(&rr.ctl->consumed,
+					    __ATOMIC_ACQUIRE))) {
+		if (++spins % 4096)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		if (t1.tv_sec - t0.tv_sec > 5)
+			break;
+	}
+	lc->a_consumed = consumed;
+	for (i = 0; consumed && rr.head + rec - consumed <= RING_SIZE; i++) {
+		v = 3ULL << 32 | i;
+		raw_commit(&rr, raw_put(&rr, lc->id, &v, sizeof(v), NULL));
+	}
+	lc->a_after = i;
+	if (ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0))
+		lc->err = 3;
+	while (!atomic_load(&lc->done))
+		usleep(1000);
+	raw_ring_unmap(&rr);
+	return NULL;
+}
+
+TEST(a_kick_during_a_stops_drain_keeps_what_the_stop_must_keep)
+{
+	struct lap_case lc = { 0 };
+	uint64_t v, idx, prev = 0, top = 0, late_n = 0, after_n = 0;
+	struct posixtrace_status st;
+	trace_attr_t attr;
+	pthread_t a, b;
+	trace_id_t trid;
+	int drain_ms;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	/* A tick already due fires now, and comes back in 10 s. */
+	usleep(300000);
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.lap", &lc.id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 8192));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	clock_gettime(CLOCK_REALTIME, &lc.base);
+	lc.base.tv_sec -= 100;
+	ASSERT_EQ(0, pthread_create(&b, NULL, lap_b, &lc));
+	ASSERT_EQ(0, pthread_create(&a, NULL, lap_a, &lc));
+	while (atomic_load(&lc.ready) < 2)
+		usleep(1000);
+	EXPECT_EQ(0, posix_trace_stop(trid));
+	atomic_store(&lc.done, 1);
+	ASSERT_EQ(0, pthread_join(a, NULL));
+	ASSERT_EQ(0, pthread_join(b, NULL));
+	EXPECT_TRUE(param_write(DRAIN_MS_PARAM, drain_ms));
+	ASSERT_EQ(0, lc.err);
+	TH_LOG("A: %llu late, %llu after; consumed %llu when A wrote again",
+	       (unsigned long long)lc.a_late, (unsigned long long)lc.a_after,
+	       (unsigned long long)lc.a_consumed);
+	/*
+	 * A's late records, then those it made while the stop ran (some
+	 * may be recorded: made during the call), are one sequence: what
+	 * is read of it has no hole and reaches its newest made before the
+	 * stop, or past it.
+	 */
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != lc.id)
+			continue;
+		memcpy(&v, r.data, sizeof(v));
+		if (v >> 32 == 1) {
+			idx = 1 + (v & 0xffffffff);
+			late_n++;
+		} else if (v >> 32 == 3) {
+			idx = 1 + lc.a_late + (v & 0xffffffff);
+			after_n++;
+		} else {
+			continue;
+		}
+		if (prev)
+			ASSERT_EQ(prev + 1, idx);
+		prev = idx;
+		top = idx;
+	}
+	TH_LOG("read %llu of A's late records, %llu made after; the newest %llu",
+	       (unsigned long long)late_n, (unsigned long long)after_n,
+	       (unsigned long long)top);
+	ASSERT_EQ(0, raw_status(&st));
+	TH_LOG("recorded %llu lost %llu", (unsigned long long)st.events_recorded,
+	       (unsigned long long)st.events_lost);
+	ASSERT_LE(lc.a_late, top);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * A reader blocked on a LOOP stream is woken when the thread's kicks find
+ * records for it, even kicks that drop: it does not wait for the timer.
+ */
+struct blocked_reader {
+	trace_id_t trid;
+	trace_event_id_t id;
+	atomic_ullong last;
+	atomic_int stop, err, reads;
+};
+
+static void *read_blocking(void *arg)
+{
+	struct blocked_reader *br = arg;
+	struct posix_trace_event_info info;
+	uint64_t v;
+	size_t len;
+	int unavailable;
+
+	while (!atomic_load(&br->stop)) {
+		int err = posix_trace_getnext_event(br->trid, &info, &v,
+						    sizeof(v), &len,
+						    &unavailable);
+
+		if (err) {
+			atomic_store(&br->err, err);
+			break;
+		}
+		atomic_fetch_add(&br->reads, 1);
+		if (info.posix_event_id == br->id && len == sizeof(v))
+			atomic_store(&br->last, v + 1);
+		if (info.posix_event_id == POSIX_TRACE_STOP)
+			break;
+	}
+	return NULL;
+}
+
+static atomic_int burst_done, burst_exit;
+
+static void *emit_burst(void *arg)
+{
+	trace_event_id_t id = *(trace_event_id_t *)arg;
+	uint64_t i;
+
+	for (i = 0; i < DROP_EVENTS; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	atomic_store(&burst_done, 1);
+	/* Alive: an exit would drain the ring. */
+	while (!atomic_load(&burst_exit))
+		usleep(1000);
+	return NULL;
+}
+
+TEST(a_blocked_reader_gets_the_newest_events_without_the_timer)
+{
+	struct blocked_reader br = { 0 };
+	pthread_t rd, wr;
+	trace_attr_t attr;
+	int drain_ms, ms;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	usleep(300000);
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.blocked", &br.id));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 256 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &br.trid));
+	ASSERT_EQ(0, posix_trace_start(br.trid));
+	ASSERT_EQ(0, pthread_create(&rd, NULL, read_blocking, &br));
+	usleep(100000);
+	ASSERT_EQ(0, pthread_create(&wr, NULL, emit_burst, &br.id));
+	while (!atomic_load(&burst_done))
+		usleep(1000);
+	for (ms = 0; ms < 3000 && atomic_load(&br.last) != DROP_EVENTS;
+	     ms += 10)
+		usleep(10000);
+	TH_LOG("after %d ms the reader had the event %llu of %d (%d reads, error %d)",
+	       ms, (unsigned long long)atomic_load(&br.last), DROP_EVENTS,
+	       atomic_load(&br.reads), atomic_load(&br.err));
+	atomic_store(&br.stop, 1);
+	atomic_store(&burst_exit, 1);
+	ASSERT_EQ(0, posix_trace_stop(br.trid));
+	ASSERT_EQ(0, pthread_join(wr, NULL));
+	ASSERT_EQ(0, pthread_join(rd, NULL));
+	EXPECT_TRUE(param_write(DRAIN_MS_PARAM, drain_ms));
+	ASSERT_GT(3000, ms);
+	ASSERT_EQ(0, posix_trace_shutdown(br.trid));
+	posix_trace_attr_destroy(&attr);
+}
+
 TEST_HARNESS_MAIN
