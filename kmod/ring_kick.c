@@ -8,7 +8,7 @@
  * already fill that, r and everything older, in that ring or any other,
  * can never be read: whoever drains next stores those newer records after
  * them. The kick finds the newest such r among marks it leaves every
- * sixteenth of the ring as it walks the records once (the walk resumes
+ * 32nd of the ring as it walks the records once (the walk resumes
  * where the last kick left it), and the caller drops what lies before it:
  * counted as the stream would have counted it, recorded and lost, in the
  * thread's own system call and on its own CPU, with no record copied.
@@ -38,6 +38,14 @@
 #include "ring.h"
 #include "ring_kick.h"
 #include "stream.h"
+
+/*
+ * Records a kick walks at most: with rings up to 64 MiB, a walk begun anew
+ * could otherwise take a whole lap (1.4 million records) in one call, under
+ * rcu_read_lock(). The next kick goes on from there; until the walk has
+ * caught up, nothing is dropped past it, and the kick asks for a drain.
+ */
+#define POSIXTRACE_RING_WALK_BUDGET	16384
 
 /*
  * A mark every 32nd of the ring: a drop keeps at most that much more than
@@ -100,7 +108,8 @@ static bool posixtrace_ring_walk_records(struct posixtrace_process *proc,
  * @drop: filled in with what may be dropped
  *
  * Walks the records committed since the last kick (all of them if a drain
- * or another stream came in between), then looks for the newest mark
+ * or another stream came in between), POSIXTRACE_RING_WALK_BUDGET at
+ * most, then looks for the newest mark
  * after which what the stream records fills it.
  *
  * Return: true if @drop says something may be dropped.
@@ -111,6 +120,7 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			       const struct posixtrace_loop_view *view,
 			       struct posixtrace_ring_drop *drop)
 {
+	unsigned int budget = POSIXTRACE_RING_WALK_BUDGET;
 	struct posixtrace_ring_record h;
 	unsigned int i;
 	u64 first = 0;
@@ -118,7 +128,8 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 	if (!walk->nr_marks || walk->stream_id != view->id ||
 	    walk->origin != consumed)
 		posixtrace_ring_walk_begin(walk, consumed, size, view->id);
-	while (posixtrace_ring_walk_read(data, size, walk->walked,
+	while (budget-- &&
+	       posixtrace_ring_walk_read(data, size, walk->walked,
 					 consumed + size - walk->walked, &h)) {
 		bool records = posixtrace_ring_walk_records(proc, view, &h);
 		size_t bytes = POSIXTRACE_RECORD_SIZE(min_t(size_t, h.data_len,

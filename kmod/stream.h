@@ -85,8 +85,10 @@ void posixtrace_streams_exit(void);
 /* record.c: recording, and taking records out */
 /*
  * What a thread ring's kick needs of a LOOP stream to drop the records it
- * would overwrite (record.c): @filter is read without the stream's lock,
- * under the drain lock that state changes take before changing it.
+ * would overwrite (record.c). @filter is the stream's own, read by the
+ * walk without any lock (test_bit() of whole words): a filter changed
+ * meanwhile judges only records made during that change, which either
+ * judgement fits.
  */
 struct posixtrace_loop_view {
 	u64 id;				/* the stream's: never reused */

@@ -87,6 +87,12 @@ MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a p
  * @capacity: the bytes of stream records the process's only stream, a LOOP
  *	stream, keeps; 0 if there is no such stream
  *
+ * A stream keeps more bytes per record than its ring holds (a 64-byte
+ * header against 48), so a ring of max_ring_size can still hold the share
+ * of a stream up to an eighth larger (a 1 MiB stream keeps 1 MiB and a STOP
+ * record's room). A larger stream gets no hint: rings of the largest size
+ * would never hold its share, and would only cost the thread memory.
+ *
  * Return: @capacity rounded up to a power of two, within a page and
  * max_ring_size; 0 for no hint.
  */
@@ -94,7 +100,7 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity)
 {
 	unsigned int max = READ_ONCE(max_ring_size);
 
-	if (!capacity || !max)
+	if (!capacity || !max || capacity > max + max / 8)
 		return 0;
 	if (capacity >= max)
 		return max;

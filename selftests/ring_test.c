@@ -423,9 +423,13 @@ TEST(one_loop_stream_suggests_rings_that_hold_its_share)
 	ASSERT_EQ(256 << 10, page_ring_size());
 	ASSERT_EQ(0, posix_trace_shutdown(a));
 	ASSERT_EQ(0, page_ring_size());
-	/* Larger than max_ring_size (1 MiB by default): that. */
-	ASSERT_EQ(0, hinted_stream(&a, 8 << 20, POSIX_TRACE_LOOP));
+	/* Just over max_ring_size (1 MiB by default): that. */
+	ASSERT_EQ(0, hinted_stream(&a, 1 << 20, POSIX_TRACE_LOOP));
 	ASSERT_EQ(1 << 20, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	/* Far larger: no ring could hold its share; none suggested. */
+	ASSERT_EQ(0, hinted_stream(&a, 8 << 20, POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, page_ring_size());
 	ASSERT_EQ(0, posix_trace_shutdown(a));
 	/* UNTIL_FULL keeps the oldest: nothing to drop, no hint. */
 	ASSERT_EQ(0, hinted_stream(&a, 200 << 10, POSIX_TRACE_UNTIL_FULL));

@@ -545,8 +545,9 @@ struct posixtrace_filter {
  * @ring_size is the data size the module suggests for the process's next
  * thread rings, or 0 for none: while the process is traced by one LOOP
  * stream only (without a log), the stream's size rounded up to a power of
- * two, at most the module's max_ring_size, so that a ring can hold what
- * the stream keeps and the module can drop the rest without copying it.
+ * two, at most the module's max_ring_size (none if the stream keeps more
+ * than an eighth over that), so that a ring can hold what the stream
+ * keeps and the module can drop the rest without copying it.
  */
 #define POSIXTRACE_ENABLE_PAGE_OFFSET	0
 #define POSIXTRACE_ENABLE_MAGIC		0x70747831	/* "ptx1" */
