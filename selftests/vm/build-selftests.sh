@@ -11,6 +11,10 @@ set -euo pipefail
 out=$(realpath -m "${1:?usage: $0 OUTPUT_DIR}")
 tree=$(ksft_tree)
 dst=$tree/tools/testing/selftests/posixtrace
+# One build at a time in the shared tree: two checks at once (a developer's
+# and a clone's) would otherwise empty each other's sources mid-build.
+exec 9>"$tree/.posixtrace-build.lock"
+flock 9
 rm -rf "$dst" && mkdir -p "$dst" "$out"
 cp -r "$TOP_DIR"/selftests/. "$dst"/
 make -C "$dst" --no-print-directory OUTPUT="$out" \
