@@ -390,11 +390,10 @@ static uint32_t page_ring_size(void)
 
 	if (dev < 0)
 		return 0;
-	ep = mmap(NULL, sysconf(_SC_PAGESIZE), PROT_READ, MAP_SHARED, dev,
-		  POSIXTRACE_ENABLE_PAGE_OFFSET);
-	if (ep != MAP_FAILED) {
+	ep = map_page(dev);
+	if (ep) {
 		size = __atomic_load_n(&ep->ring_size, __ATOMIC_RELAXED);
-		munmap((void *)ep, sysconf(_SC_PAGESIZE));
+		munmap((void *)ep, page_size());
 	}
 	close(dev);
 	return size;

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -97,6 +98,31 @@ static inline int try_next(trace_id_t trid, struct rec *r)
 	return posix_trace_trygetnext_event(trid, &r->info, r->data,
 					    sizeof(r->data), &r->len,
 					    &r->unavailable);
+}
+
+/* The page size, for mappings of the device. */
+static inline size_t page_size(void)
+{
+	return (size_t)sysconf(_SC_PAGESIZE);
+}
+
+/* This process's enable page on dev, read-only as the library maps it. */
+static inline const struct posixtrace_enable_page *map_page(int dev)
+{
+	void *p = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, dev,
+		       POSIXTRACE_ENABLE_PAGE_OFFSET);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Is type id enabled in the page, as the library reads it? */
+static inline bool enabled(const struct posixtrace_enable_page *ep,
+			   uint32_t id)
+{
+	uint64_t word = __atomic_load_n(&ep->enabled[id / 64],
+					__ATOMIC_RELAXED);
+
+	return (word >> (id % 64)) & 1;
 }
 
 /* The next event must exist and be of type id. */

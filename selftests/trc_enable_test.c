@@ -33,28 +33,6 @@
 
 /* ---- helpers ---------------------------------------------------------- */
 
-static size_t page_size(void)
-{
-	return (size_t)sysconf(_SC_PAGESIZE);
-}
-
-/* This process's enable page, read-only as the library maps it. */
-static const struct posixtrace_enable_page *map_page(int dev)
-{
-	void *p = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, dev,
-		       POSIXTRACE_ENABLE_PAGE_OFFSET);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static bool enabled(const struct posixtrace_enable_page *ep, uint32_t id)
-{
-	uint64_t word = __atomic_load_n(&ep->enabled[id / 64],
-					__ATOMIC_RELAXED);
-
-	return (word >> (id % 64)) & 1;
-}
-
 /*
  * The first id whose bit is not what a running stream without a filter
  * makes it in a process whose names are POSIXTRACE_EVENT_USER_BASE ..

@@ -1787,27 +1787,6 @@ TEST_F(flt, filter_removed_while_producers_run_on_another_cpu)
 
 /* ---- the enable page ---------------------------------------------------- */
 
-static size_t page_size(void)
-{
-	return (size_t)sysconf(_SC_PAGESIZE);
-}
-
-static const struct posixtrace_enable_page *map_page(int dev)
-{
-	void *p = mmap(NULL, page_size(), PROT_READ, MAP_SHARED, dev,
-		       POSIXTRACE_ENABLE_PAGE_OFFSET);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static bool enabled(const struct posixtrace_enable_page *ep, uint32_t id)
-{
-	uint64_t word = __atomic_load_n(&ep->enabled[id / 64],
-					__ATOMIC_RELAXED);
-
-	return (word >> (id % 64)) & 1;
-}
-
 /*
  * The first id whose bit differs from what a running stream with filter
  * *set (NULL: none running) makes it in a process whose last opened name
