@@ -449,8 +449,9 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
  * and numbered (a gap in the sequence), OVERFLOW before the next read.
  *
  * Return: false, counting nothing, if the stream stopped since the view
- * was taken: the records must then be drained (its state changed while
- * they were being made; the drain judges them).
+ * was taken, or a change of its state is under way: the records must then
+ * be drained (its state changed while they were being made; the drain
+ * judges them).
  */
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 				   const struct timespec64 *first)
@@ -458,7 +459,11 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	bool running;
 
 	spin_lock(&stream->lock);
-	running = stream->running;
+	/*
+	 * A change under way has drained and judges nothing more: the newer
+	 * records that would overwrite these may never be stored.
+	 */
+	running = stream->running && !atomic_read(&stream->changing);
 	if (running && n) {
 		/* Stored, it would have been stamped no older than the last. */
 		if (timespec64_compare(first, &stream->last_ts) < 0)

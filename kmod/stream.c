@@ -471,6 +471,24 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 	spin_unlock(&stream->lock);
 }
 
+/*
+ * A state change begins before its drain and ends once the state is
+ * changed: in between, kicks drop nothing of the stream's records
+ * (posixtrace_stream_overwritten()). A kick after the drain could
+ * otherwise count as overwritten events made during the call that newer
+ * records, judged under the new state, never overwrite. The drain lock,
+ * which the drain takes and the drop holds, orders the two.
+ */
+static void posixtrace_stream_change_begin(struct posixtrace_stream *stream)
+{
+	atomic_inc(&stream->changing);
+}
+
+static void posixtrace_stream_change_end(struct posixtrace_stream *stream)
+{
+	atomic_dec(&stream->changing);
+}
+
 /**
  * posixtrace_stream_set_filter - posix_trace_set_filter()
  * @stream: the stream
@@ -497,10 +515,12 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 	if (mutex_lock_interruptible(&stream->ctl_lock))
 		return -ERESTARTSYS;
 	/* Events made before the call are judged by the old filter. */
+	posixtrace_stream_change_begin(stream);
 	posixtrace_thread_rings_drain();
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
+		posixtrace_stream_change_end(stream);
 		mutex_unlock(&stream->ctl_lock);
 		return -EINVAL;
 	}
@@ -525,6 +545,7 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 		stored |= stream->auto_stopped;
 	}
 	spin_unlock(&stream->lock);
+	posixtrace_stream_change_end(stream);
 	if (stored)
 		posixtrace_stream_wake(stream);
 	/* Before returning: producers must see the new filter at once. */
@@ -557,6 +578,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	 * What the threads made before goes in first. A creator's exit
 	 * comes here from its hook, under the streams' lock: no sleeping.
 	 */
+	posixtrace_stream_change_begin(stream);
 	if (may_sleep)
 		posixtrace_thread_rings_drain();
 	else
@@ -564,6 +586,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
+		posixtrace_stream_change_end(stream);
 		return;
 	}
 	/* As if by posix_trace_stop(): the log shows where tracing ended. */
@@ -576,6 +599,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	stream->auto_stopped = false;
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
+	posixtrace_stream_change_end(stream);
 
 	posixtrace_links_drop_stream(stream);
 	wake_up_all(&stream->wq);
@@ -654,6 +678,7 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 	if (mutex_lock_interruptible(&stream->ctl_lock))
 		return -ERESTARTSYS;
 	/* Judged by the state before the call: what the threads made. */
+	posixtrace_stream_change_begin(stream);
 	posixtrace_thread_rings_drain();
 	if (stream->shut_down)
 		ret = -EINVAL;
@@ -663,6 +688,7 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 		posixtrace_stream_stop(stream);
 	else
 		posixtrace_stream_clear(stream);
+	posixtrace_stream_change_end(stream);
 	/* Before returning: a producer must see recording enabled at once. */
 	if (!ret)
 		posixtrace_links_update(stream);

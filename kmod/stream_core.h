@@ -90,6 +90,12 @@ struct posixtrace_stream {
 	bool gap_overflow;		/* ... to be reported by OVERFLOW */
 	bool gap_resume;		/* ... and RESUME (not filtered out then) */
 	bool enable_stale;		/* drained: the enable bits need redoing */
+	/*
+	 * stream.c: state changes under way (their drain done, the change
+	 * not yet made); kicks drop nothing meanwhile (record.c). Atomic:
+	 * the exit hook's kill may not take @ctl_lock.
+	 */
+	atomic_t changing;
 	bool creator_gone;		/* stream.c: the creator exited or exec'd */
 	s64 gap_ts_sec;			/* time of the first one overwritten */
 	u32 gap_ts_nsec;
