@@ -730,9 +730,9 @@ void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
 /*
  * Ticks the timer may skip in a row while every ring is lazy (below): a
  * drain would only store records their stream may overwrite before anyone
- * reads them (a read drains first), taking a CPU from the threads that
- * record. Once a second still, so that the counts monitoring shows lag
- * by no more than that.
+ * reads them (a read, a status or a monitoring query drains first),
+ * taking a CPU from the threads that record. Once a second still: a
+ * bound on what the rings hold undrained, as before.
  */
 #define POSIXTRACE_TICKS_SKIPPED_MAX	9
 static unsigned int posixtrace_ticks_skipped;	/* the tick's alone */

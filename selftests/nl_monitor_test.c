@@ -1160,6 +1160,42 @@ TEST(get_counts_events_read_and_the_log_discarded)
 	nl_close(&nl);
 }
 
+/*
+ * Events a thread wrote in its ring count at once in what GET shows,
+ * without anyone reading the stream and before any timer: GET takes the
+ * rings' records first, as posix_trace_get_status() does. (The timer's
+ * drain of a LOOP stream nobody waits on runs every tenth tick only; this
+ * is why monitoring never sees that.)
+ */
+TEST(get_counts_a_quiet_threads_ring_events_at_once)
+{
+	char name[POSIXTRACE_NAME_MAX + 1];
+	struct stream_info s = { 0 };
+	struct result res;
+	trace_event_id_t ev;
+	trace_id_t trid;
+	struct nl nl;
+	uint64_t id;
+	int ret;
+
+	SKIP_WITHOUT_DEVICE();
+	NL_OPEN(&nl);
+	unique_name(name, sizeof(name), "quiet");
+	ASSERT_EQ(0, create_named(NULL, name, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("nlt_quiet", &ev));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ret = id_of(&nl, name, &id);
+	/* Ten events: far less than a quarter ring, so no kick either. */
+	emit(ev, 10);
+	if (!ret)
+		ret = get_stream(&nl, id, &s, &res);
+	posix_trace_shutdown(trid);
+	nl_close(&nl);
+	ASSERT_EQ(0, ret);
+	/* START and the ten. */
+	ASSERT_EQ(11, s.recorded);
+}
+
 /* ---- 5. notifications --------------------------------------------------- */
 
 /* The notifications of one stream, in the order received. */
