@@ -865,12 +865,24 @@ static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
 }
 
 /*
+ * The ring size the library maps when nothing suggests another: rings up
+ * to it may use all of a user's RLIMIT_MEMLOCK, larger ones half of it.
+ */
+#define POSIXTRACE_RING_SIZE_DEFAULT	SZ_64K
+
+/*
  * The ring's pages count in its user's RLIMIT_MEMLOCK, as io_uring's
  * registered buffers do: they are pinned kernel memory, and a drain's work
- * is bounded by what all rings hold. NULL without a limit (CAP_IPC_LOCK).
+ * is bounded by what all rings hold. A ring larger than the default (the
+ * enable page's hint, or POSIXTRACE_RING_SIZE) may not take the user past
+ * half the limit: with the default 8 MiB, the first threads of a process
+ * under a 1 MiB LOOP stream would otherwise leave no room for any ring of
+ * the next ones, which would then make every event by system call. Refused,
+ * the library maps a default ring instead. NULL without a limit
+ * (CAP_IPC_LOCK).
  */
 static struct user_struct *posixtrace_thread_ring_charge(unsigned long pages,
-							 int *err)
+							 u64 size, int *err)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT, cur;
 	struct user_struct *user;
@@ -878,6 +890,8 @@ static struct user_struct *posixtrace_thread_ring_charge(unsigned long pages,
 	*err = 0;
 	if (capable(CAP_IPC_LOCK))
 		return NULL;
+	if (size > POSIXTRACE_RING_SIZE_DEFAULT)
+		limit /= 2;
 	user = get_uid(current_user());
 	cur = atomic_long_read(&user->locked_vm);
 	do {
@@ -937,8 +951,8 @@ static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
  *
  * Return: 0, -EINVAL (a size or mapping that is not a ring's), -EPERM
  * (executable), -ENODEV (rings are off: max_ring_size is 0), -ENOMEM (no
- * memory, or past the user's RLIMIT_MEMLOCK), or an error of
- * vm_insert_pages().
+ * memory, or past the user's RLIMIT_MEMLOCK, or past half of it for a ring
+ * over 64 KiB), or an error of vm_insert_pages().
  */
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 {
@@ -982,7 +996,8 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 			posixtrace_thread_ring_retire(old);
 		rcu_read_unlock();
 	}
-	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), &ret);
+	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), size,
+					     &ret);
 	if (ret)
 		goto out_put_proc;
 	ring = posixtrace_thread_ring_new(proc, size);

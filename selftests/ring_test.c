@@ -1549,6 +1549,45 @@ TEST(raw_rings_count_in_the_users_memlock_limit)
 	ASSERT_EQ(0, WEXITSTATUS(status));
 }
 
+/*
+ * A ring larger than the library's default (64 KiB) may take its user to
+ * half the limit only, so that default rings remain for later threads.
+ */
+TEST(raw_rings_over_the_default_size_take_half_the_memlock_limit)
+{
+	struct rlimit lim = { 1536 * 1024, 1536 * 1024 };
+	struct raw_ring rr;
+	int status;
+	pid_t child;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root to act as another user");
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		if (setrlimit(RLIMIT_MEMLOCK, &lim) || setgroups(0, NULL) ||
+		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(1);
+		/* 1028 KiB: within the limit, past its half. */
+		if (raw_ring_map(&rr, 1024 * 1024) != -ENOMEM)
+			_exit(2);
+		raw_ring_unmap(&rr);
+		/* 516 KiB: within the half. */
+		if (raw_ring_map(&rr, 512 * 1024))
+			_exit(3);
+		raw_ring_unmap(&rr);
+		/* The default size may use the whole limit, as before. */
+		if (raw_ring_map(&rr, 64 * 1024))
+			_exit(4);
+		raw_ring_unmap(&rr);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 /* ---- kicks that drop: what they must not drop --------------------------- */
 
 /*
