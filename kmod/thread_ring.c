@@ -274,16 +274,26 @@ static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 }
 
 /*
- * Take @ring's next record into the batch for the streams. Its time is
- * kept between the ring's last one and now: a thread can only misdate its
- * own events. Its data stays in the ring, which the thread may not reuse
- * before the drain ends.
+ * The time @ns a record of @ring says it was made, as the module takes
+ * it: kept between the ring's last record's and @now, so that a thread can
+ * only misdate its own events. Under the drain lock.
+ */
+static s64 posixtrace_thread_ring_time(const struct posixtrace_thread_ring *ring,
+				       s64 ns, s64 now)
+{
+	return clamp(ns, ring->last_ns, max(now, ring->last_ns));
+}
+
+/*
+ * Take @ring's next record into the batch for the streams, at its time as
+ * posixtrace_thread_ring_time() keeps it. Its data stays in the ring,
+ * which the thread may not reuse before the drain ends.
  */
 static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 					s64 now)
 {
 	const struct posixtrace_ring_record *h = &ring->next_hdr;
-	s64 ns = clamp(ring->next_ns, ring->last_ns, max(now, ring->last_ns));
+	s64 ns = posixtrace_thread_ring_time(ring, ring->next_ns, now);
 
 	ring->pos += h->size;
 	ring->last_ns = ns;
@@ -595,24 +605,26 @@ static bool posixtrace_drain_lap_short(struct posixtrace_thread_ring *ring,
  */
 static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 {
-	struct posixtrace_ring_walk *walk = READ_ONCE(ring->walk), *fresh;
+	struct posixtrace_ring_walk *walk = ring->walk;
 	struct posixtrace_stream *stream;
 	struct posixtrace_loop_view view;
 	struct posixtrace_ring_drop drop;
 	bool found, will, dropped = false, room;
+	s64 ns;
 
 	stream = posixtrace_ring_sink->loop_stream(ring->proc, &view);
 	if (!stream)
 		return false;
 	if (!walk) {
-		/* Under RCU: no sleeping. Without it, the worker drains. */
-		fresh = kzalloc(sizeof(*fresh), GFP_NOWAIT | __GFP_ACCOUNT |
-						__GFP_NOWARN);
-		if (!fresh)
+		/*
+		 * Under RCU: no sleeping. Without it, the worker drains. Only
+		 * the ring's thread kicks it: no one else sets it.
+		 */
+		walk = kzalloc(sizeof(*walk), GFP_NOWAIT | __GFP_ACCOUNT |
+					      __GFP_NOWARN);
+		if (!walk)
 			return false;
-		if (cmpxchg(&ring->walk, NULL, fresh))
-			kfree(fresh);
-		walk = ring->walk;
+		ring->walk = walk;
 	}
 	/*
 	 * The walk needs no lock: the ring's thread, the only one to kick it
@@ -622,8 +634,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	found = posixtrace_ring_walk_drop(walk, ring->data, ring->size,
 					  READ_ONCE(ring->consumed), ring->proc,
 					  &view, &drop);
-	will = !view.readers_waiting &&
-	       posixtrace_ring_walk_will_drop(walk, ring->size, &view);
+	will = posixtrace_ring_walk_will_drop(walk, ring->size, &view);
 	spin_lock(&posixtrace_drain_lock);
 	if (ring->dead || ring->revoked) {
 		spin_unlock(&posixtrace_drain_lock);
@@ -631,23 +642,19 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	}
 	if (found && ring->consumed == walk->origin &&
 	    !posixtrace_drain_lap_short(ring, walk->walked)) {
-		/* Dated as a drain dates a record: its ring's last to now. */
-		s64 ns = timespec64_to_ns(&drop.first),
-		    now = ktime_get_real_ns();
-
-		ns = clamp(ns, ring->last_ns, max(now, ring->last_ns));
+		/* OVERFLOW's time: the first one's, as a drain would take it. */
+		ns = posixtrace_thread_ring_time(ring,
+						 timespec64_to_ns(&drop.first),
+						 ktime_get_real_ns());
 		drop.first = ns_to_timespec64(ns);
-		found = posixtrace_ring_sink->overwritten(stream, drop.events,
-							  &drop.first);
-	} else {
-		found = false;
+		dropped = posixtrace_ring_sink->overwritten(stream, drop.events,
+							    &drop.first);
 	}
-	if (found) {
+	if (dropped) {
 		posixtrace_ring_walk_dropped(walk, &drop);
 		WRITE_ONCE(ring->consumed, drop.to);
 		/* The thread may write over them now; we read them no more. */
 		smp_store_release(&ring->ctl->consumed, drop.to);
-		dropped = true;
 	}
 	/* A reader waiting gets what the ring holds now, not at the timer. */
 	room = !view.readers_waiting &&
