@@ -1511,6 +1511,45 @@ TEST(raw_each_rule_of_the_mapping_has_its_error)
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
+/* A ring of @size bytes to map, and what mapping it must give. */
+struct ring_try {
+	size_t size;
+	int err;
+};
+
+/*
+ * As user 1000 with an RLIMIT_MEMLOCK of @limit bytes, map rings of the
+ * sizes of @tries in turn, each replacing the last (a thread's second
+ * ring retires its first, giving its pages back): each must give its
+ * error (0: mapped). Needs root, to become that user.
+ */
+static void memlock_tries(struct __test_metadata *_metadata, rlim_t limit,
+			  const struct ring_try *tries, int n)
+{
+	struct rlimit lim = { limit, limit };
+	struct raw_ring rr;
+	int status, i;
+	pid_t child;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		if (setrlimit(RLIMIT_MEMLOCK, &lim) || setgroups(0, NULL) ||
+		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
+			_exit(1);
+		for (i = 0; i < n; i++) {
+			if (raw_ring_map(&rr, tries[i].size) != tries[i].err)
+				_exit(2 + i);
+			raw_ring_unmap(&rr);
+		}
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	/* 1: not the user; 2 + i: tries[i] went otherwise. */
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 /*
  * A ring's pages count in its user's RLIMIT_MEMLOCK: an ordinary user
  * with a limit of 64 KiB maps a ring of 32 KiB (plus its page), not one
@@ -1518,35 +1557,17 @@ TEST(raw_each_rule_of_the_mapping_has_its_error)
  */
 TEST(raw_rings_count_in_the_users_memlock_limit)
 {
-	struct rlimit lim = { 64 * 1024, 64 * 1024 };
-	struct raw_ring rr;
-	int status;
-	pid_t child;
+	static const struct ring_try tries[] = {
+		{ 2 * 32 * 1024, -ENOMEM },
+		{ 32 * 1024, 0 },
+		/* A second ring of the thread replaces the first. */
+		{ 32 * 1024, 0 },
+	};
 
 	SKIP_WITHOUT_DEVICE();
 	if (geteuid())
 		SKIP(return, "needs root to act as another user");
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child) {
-		if (setrlimit(RLIMIT_MEMLOCK, &lim) || setgroups(0, NULL) ||
-		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
-			_exit(1);
-		if (raw_ring_map(&rr, 2 * 32 * 1024) != -ENOMEM)
-			_exit(2);
-		raw_ring_unmap(&rr);
-		if (raw_ring_map(&rr, 32 * 1024))
-			_exit(3);
-		/* A second ring of the thread replaces the first. */
-		raw_ring_unmap(&rr);
-		if (raw_ring_map(&rr, 32 * 1024))
-			_exit(4);
-		raw_ring_unmap(&rr);
-		_exit(0);
-	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	memlock_tries(_metadata, 64 * 1024, tries, 3);
 }
 
 /*
@@ -1555,37 +1576,19 @@ TEST(raw_rings_count_in_the_users_memlock_limit)
  */
 TEST(raw_rings_over_the_default_size_take_half_the_memlock_limit)
 {
-	struct rlimit lim = { 1536 * 1024, 1536 * 1024 };
-	struct raw_ring rr;
-	int status;
-	pid_t child;
+	static const struct ring_try tries[] = {
+		/* 1028 KiB: within the limit, past its half. */
+		{ 1024 * 1024, -ENOMEM },
+		/* 516 KiB: within the half. */
+		{ 512 * 1024, 0 },
+		/* The default size may use the whole limit, as before. */
+		{ 64 * 1024, 0 },
+	};
 
 	SKIP_WITHOUT_DEVICE();
 	if (geteuid())
 		SKIP(return, "needs root to act as another user");
-	child = fork();
-	ASSERT_LE(0, child);
-	if (!child) {
-		if (setrlimit(RLIMIT_MEMLOCK, &lim) || setgroups(0, NULL) ||
-		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
-			_exit(1);
-		/* 1028 KiB: within the limit, past its half. */
-		if (raw_ring_map(&rr, 1024 * 1024) != -ENOMEM)
-			_exit(2);
-		raw_ring_unmap(&rr);
-		/* 516 KiB: within the half. */
-		if (raw_ring_map(&rr, 512 * 1024))
-			_exit(3);
-		raw_ring_unmap(&rr);
-		/* The default size may use the whole limit, as before. */
-		if (raw_ring_map(&rr, 64 * 1024))
-			_exit(4);
-		raw_ring_unmap(&rr);
-		_exit(0);
-	}
-	ASSERT_EQ(child, waitpid(child, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	memlock_tries(_metadata, 1536 * 1024, tries, 3);
 }
 
 /* ---- kicks that drop: what they must not drop --------------------------- */
