@@ -32,21 +32,16 @@
  * are filtered like the others. START carries the filter in force, FILTER
  * the old and the new one.
  *
- * Taking records out (readers and the flush to the log): LOOP gaps are
- * reported where records leave the ring.
+ * Taking records out (the flush to the log here, readers in
+ * stream_read.c): LOOP gaps are reported where records leave the ring.
  */
 
-#include <linux/hrtimer.h>
-#include <linux/poll.h>
-#include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
-#include <linux/uaccess.h>
 
 #include "compat.h"
 #include "links.h"
 #include "stream_core.h"
-#include "thread_ring.h"
 
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
@@ -211,7 +206,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
 		/* Even an empty stream could not hold it: only it is lost. */
-		if (rec->size + keep > ring->size) {
+		if (rec->size + keep > ring->capacity) {
 			posixtrace_stream_lost(stream);
 			return false;
 		}
@@ -394,7 +389,7 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
 	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
 		return 0;
-	return stream->ring.size;
+	return stream->ring.capacity;
 }
 
 /**
@@ -420,10 +415,10 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
-		view->capacity = stream->ring.size;
+		view->capacity = stream->ring.capacity;
 		view->max_data = stream->attr.max_data_size;
 		/* Larger, it is lost alone, even in an empty stream. */
-		view->record_max = stream->ring.size -
+		view->record_max = stream->ring.capacity -
 			posixtrace_stream_keep(stream,
 					       POSIXTRACE_EVENT_USER_BASE);
 		view->filter = stream->filter;
@@ -543,7 +538,7 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream)
  * UNTIL_FULL: once readers emptied a stream that stopped because it was
  * full, restart it. Called under the stream's lock after a read.
  */
-static void posixtrace_stream_drained(struct posixtrace_stream *stream)
+void posixtrace_stream_drained(struct posixtrace_stream *stream)
 {
 	struct timespec64 ts;
 
@@ -620,8 +615,8 @@ static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
  * Report a LOOP gap before @next, the first event after it: OVERFLOW with
  * the time of the first event lost, RESUME with @next's time.
  */
-static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
-				    u8 *dst, const struct posixtrace_record *next)
+size_t posixtrace_reader_gap(struct posixtrace_stream *stream, u8 *dst,
+			     const struct posixtrace_record *next)
 {
 	size_t len = 0;
 
@@ -702,135 +697,34 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
  * @room: bytes at @dst
  * @seq_limit: take only records numbered below this
  * @bytes: the bytes stored at @dst
- * @reader: for a reader: nothing from a stream shut down
- * @clears: if not NULL, where to store how many times the stream had been
- *	    cleared when the records were taken (the log needs to know
- *	    which side of a posix_trace_clear() they come from)
+ * @clears: where to store how many times the stream had been cleared when
+ *	    the records were taken (the log needs to know which side of a
+ *	    posix_trace_clear() they come from)
  *
- * posixtrace_stream_fill(), then, if the space it freed changed what the
- * stream records (an automatic stop ended), the producers' enable bits
- * are redone: outside the stream's lock, which the processes' come before.
+ * The log's thread's way (flush.c): posixtrace_stream_fill(), then, if the
+ * space it freed changed what the stream records (an automatic stop
+ * ended), the producers' enable bits are redone: outside the stream's
+ * lock, which the processes' come before.
  *
  * Return: how many records were stored, -ENOSPC if the oldest one does not
- * fit in @room, -EINVAL for a reader of a stream shut down.
+ * fit in @room.
  */
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   bool reader, u32 *clears)
+			   u32 *clears)
 {
 	bool stale;
 	int n;
 
 	spin_lock(&stream->lock);
-	if (reader && stream->shut_down)
-		n = -EINVAL;
-	else
-		n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
-	if (clears)
-		*clears = stream->clears;
+	n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
+	*clears = stream->clears;
 	stale = stream->enable_stale;
 	stream->enable_stale = false;
 	spin_unlock(&stream->lock);
 	if (stale)
 		posixtrace_links_update(stream);
 	return n;
-}
-
-/* Anything a reader can act on: an event, or the end of the stream. */
-static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
-{
-	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
-}
-
-/* Wait for posixtrace_stream_readable(), until @expires if given. */
-static int posixtrace_stream_wait(struct posixtrace_stream *stream,
-				  ktime_t *expires)
-{
-	DEFINE_WAIT(wait);
-	int ret = 0;
-
-	for (;;) {
-		prepare_to_wait(&stream->wq, &wait, TASK_INTERRUPTIBLE);
-		if (posixtrace_stream_readable(stream))
-			break;
-		if (signal_pending(current)) {
-			ret = -ERESTARTSYS;
-			break;
-		}
-		if (!expires) {
-			schedule();
-		} else if (!schedule_hrtimeout_range_clock(expires, 0,
-							   HRTIMER_MODE_ABS,
-							   CLOCK_REALTIME)) {
-			if (!posixtrace_stream_readable(stream))
-				ret = -ETIMEDOUT;
-			break;
-		}
-	}
-	finish_wait(&stream->wq, &wait);
-	return ret;
-}
-
-/**
- * posixtrace_stream_read - GETNEXT: the oldest records, to a reader
- * @stream: the stream
- * @gn: the request, its flags checked: the buffer, NONBLOCK or TIMED (and
- *	the deadline, CLOCK_REALTIME), or neither (wait as long as it takes)
- * @bytes: the bytes copied to the buffer
- *
- * Readers take turns (they share the bounce buffer). The deadline is
- * checked only when the call would wait, as POSIX has it.
- *
- * Return: the number of records copied (0: none, NONBLOCK), or -EINVAL (a
- * stream with a log, shut down, a bad deadline), -ENOSPC (the oldest
- * record does not fit), -EFAULT, -ERESTARTSYS or -ETIMEDOUT.
- */
-int posixtrace_stream_read(struct posixtrace_stream *stream,
-			   const struct posixtrace_getnext *gn, size_t *bytes)
-{
-	ktime_t expires, *timeout = NULL;
-	size_t room;
-	int n, ret;
-
-	/* Its events go to the log; the log is what one reads. */
-	if (stream->log)
-		return -EINVAL;
-	room = min_t(size_t, gn->buf_size, stream->bounce_size);
-	for (;;) {
-		if (mutex_lock_interruptible(&stream->read_lock))
-			return -ERESTARTSYS;
-		/* The threads' rings first: a reader sees what they made. */
-		posixtrace_thread_rings_drain();
-		n = posixtrace_stream_take(stream, stream->bounce, room,
-					   U64_MAX, bytes, true, NULL);
-		if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf),
-					  stream->bounce, *bytes))
-			n = -EFAULT;
-		mutex_unlock(&stream->read_lock);
-		if (n || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
-			return n;
-		if ((gn->flags & POSIXTRACE_GETNEXT_TIMED) && !timeout) {
-			if (gn->timeout_nsec >= NSEC_PER_SEC)
-				return -EINVAL;
-			/* Before the epoch has passed too; ktime_set() would wrap. */
-			expires = gn->timeout_sec < 0 ? 0 :
-				  ktime_set(gn->timeout_sec, gn->timeout_nsec);
-			timeout = &expires;
-		}
-		ret = posixtrace_stream_wait(stream, timeout);
-		if (ret)
-			return ret;
-	}
-}
-
-/* poll() on a stream's descriptor: readable, or hung up once shut down. */
-__poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
-				struct file *file, poll_table *wait)
-{
-	poll_wait(file, &stream->wq, wait);
-	if (READ_ONCE(stream->shut_down))
-		return EPOLLHUP | EPOLLERR;
-	return READ_ONCE(stream->ring.count) ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /**

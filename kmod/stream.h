@@ -112,7 +112,11 @@ bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);
 size_t posixtrace_stream_data_max(struct posixtrace_stream *stream);
 int posixtrace_stream_read(struct posixtrace_stream *stream,
-			   const struct posixtrace_getnext *gn, size_t *bytes);
+			   const struct posixtrace_getnext *gn, size_t *bytes,
+			   u64 *map_offset);
+size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream);
+int posixtrace_stream_mmap(struct posixtrace_stream *stream,
+			   struct vm_area_struct *vma);
 __poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
 				struct file *file, poll_table *wait);
 

@@ -55,7 +55,8 @@ struct posixtrace_news {
  *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
- *  - @read_lock (mutex) makes readers take turns, as they share @bounce.
+ *  - @read_lock (mutex) makes readers take turns: what one took stays in
+ *    the ring's slack until the next takes more (record.c).
  *  Order: ctl_lock, then read_lock, then the links lock (links.c), then a
  *  process's lock, then @lock.
  *
@@ -133,7 +134,12 @@ struct posixtrace_stream {
 
 	/* record.c: readers. */
 	wait_queue_head_t wq;		/* readers waiting for events */
-	void *bounce;			/* readers copy records out through it */
+	size_t read_slack;		/* the most one GETNEXT takes; 0: log */
+	size_t map_size;		/* the ring's, for a mapping; 0: log */
+	unsigned int mappers;		/* mmap()s under way, under @lock */
+	void *read_ring;		/* shut down while read: freed with it */
+	/* flush.c: the log's thread copies records out through it. */
+	void *bounce;
 	size_t bounce_size;
 
 	struct list_head links;		/* the processes traced: links.c */
@@ -160,9 +166,12 @@ void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
 void posixtrace_stream_wake(struct posixtrace_stream *stream);
 void posixtrace_stream_start(struct posixtrace_stream *stream);
 void posixtrace_stream_stop(struct posixtrace_stream *stream);
+void posixtrace_stream_drained(struct posixtrace_stream *stream);
+size_t posixtrace_reader_gap(struct posixtrace_stream *stream, u8 *dst,
+			     const struct posixtrace_record *next);
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   bool reader, u32 *clears);
+			   u32 *clears);
 
 /* flush.c */
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);

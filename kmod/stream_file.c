@@ -19,11 +19,14 @@
 
 #define POSIXTRACE_GETNEXT_FLAGS \
 	(POSIXTRACE_GETNEXT_NONBLOCK | POSIXTRACE_GETNEXT_TIMED)
+#define POSIXTRACE_GETNEXT_ALL_FLAGS \
+	(POSIXTRACE_GETNEXT_FLAGS | POSIXTRACE_GETNEXT_MAPPED)
 
 static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 				      struct posixtrace_getnext __user *ugn)
 {
 	struct posixtrace_getnext gn;
+	u64 map_offset = POSIXTRACE_GETNEXT_IN_BUF;
 	size_t bytes = 0;
 	u32 usize;
 	int n;
@@ -33,11 +36,11 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	if (n)
 		return n;
 	/* count and bytes are outputs: a reused struct may carry old ones. */
-	if ((gn.flags & ~POSIXTRACE_GETNEXT_FLAGS) ||
+	if ((gn.flags & ~POSIXTRACE_GETNEXT_ALL_FLAGS) ||
 	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
 	    gn.__reserved || gn.__reserved2)
 		return -EINVAL;
-	n = posixtrace_stream_read(stream, &gn, &bytes);
+	n = posixtrace_stream_read(stream, &gn, &bytes, &map_offset);
 	if (n < 0)
 		return n;
 
@@ -45,6 +48,8 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	gn.size = sizeof(gn);
 	gn.count = n;
 	gn.bytes = bytes;
+	gn.map_offset = map_offset;
+	gn.map_size = posixtrace_stream_map_size(stream);
 	return posixtrace_struct_to_user(ugn, usize, &gn, sizeof(gn));
 }
 
@@ -246,6 +251,18 @@ static __poll_t posixtrace_stream_file_poll(struct file *file,
 	return posixtrace_stream_poll(file->private_data, file, wait);
 }
 
+/* The stream's ring, read-only, twice in a row: see posixtrace_getnext. */
+static int posixtrace_stream_file_mmap(struct file *file,
+				       struct vm_area_struct *vma)
+{
+	struct posixtrace_stream *stream = file->private_data;
+
+	/* POSIX: a trid is valid only in the process that created it. */
+	if (!posixtrace_stream_usable(stream))
+		return -EINVAL;
+	return posixtrace_stream_mmap(stream, vma);
+}
+
 static int posixtrace_stream_file_release(struct inode *inode,
 					  struct file *file)
 {
@@ -259,5 +276,6 @@ const struct file_operations posixtrace_stream_fops = {
 	.unlocked_ioctl	= posixtrace_stream_ioctl,
 	.compat_ioctl	= compat_ptr_ioctl,
 	.poll		= posixtrace_stream_file_poll,
+	.mmap		= posixtrace_stream_file_mmap,
 	.llseek		= noop_llseek,
 };

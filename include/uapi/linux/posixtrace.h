@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	7
+#define POSIXTRACE_ABI_MINOR	8
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -354,6 +354,10 @@ struct posixtrace_record {
 /* GETNEXT flags. */
 #define POSIXTRACE_GETNEXT_NONBLOCK	(1U << 0)	/* trygetnext */
 #define POSIXTRACE_GETNEXT_TIMED	(1U << 1)	/* timedgetnext */
+#define POSIXTRACE_GETNEXT_MAPPED	(1U << 2)	/* records stay in the ring */
+
+/* @map_offset of records copied to @buf. */
+#define POSIXTRACE_GETNEXT_IN_BUF	(~0ULL)
 
 /**
  * struct posixtrace_getnext - read events (POSIXTRACE_IOC_GETNEXT)
@@ -375,12 +379,30 @@ struct posixtrace_record {
  *		at least one, or zero
  *		with NONBLOCK when none was available. Without NONBLOCK the
  *		call waits, whether the stream is running or suspended.
- * @bytes:	Output (ignored on input): bytes of @buf used.
+ * @bytes:	Output (ignored on input): bytes of @buf used; with MAPPED,
+ *		the bytes of the records wherever they are.
  * @__reserved2: Input: must be 0.
+ * @map_offset:	Output (ignored on input): POSIXTRACE_GETNEXT_IN_BUF, or
+ *		with MAPPED where the records are in the stream's mapping.
+ * @map_size:	Output (ignored on input): the size of the stream's ring,
+ *		which mmap() of the stream's descriptor maps twice in a row
+ *		(2 * @map_size bytes, offset 0, PROT_READ, MAP_SHARED), so
+ *		that records are whole in it wherever they wrap; 0 for a
+ *		stream that cannot be read that way.
  *
  * Copies as many whole records as fit, oldest first, and frees their space
  * in the stream. A stream shut down meanwhile is EINVAL. A stream with a
  * log is EINVAL: its events go to the log, and the log is read instead.
+ *
+ * With MAPPED the records are not copied: the call takes them out of the
+ * stream as it would, but leaves them where they are in the ring, and
+ * says where: @map_offset. They stay there, whatever is recorded
+ * meanwhile, until the next GETNEXT on the stream (then they may be
+ * written over). After lost events (LOOP) the OVERFLOW and RESUME
+ * records come alone, copied to @buf (@map_offset IN_BUF); the records
+ * after them come with the next call. @buf_size must be at least
+ * 2 * sizeof(struct posixtrace_record) (ENOSPC). A call with MAPPED costs
+ * nothing per record but a look at its size.
  */
 struct posixtrace_getnext {
 	__u32 size;
@@ -393,9 +415,12 @@ struct posixtrace_getnext {
 	__u32 count;
 	__u32 bytes;
 	__u32 __reserved2;
+	__u64 map_offset;
+	__u64 map_size;
 };
 
 #define POSIXTRACE_GETNEXT_SIZE_VER0	48
+#define POSIXTRACE_GETNEXT_SIZE_VER1	64	/* map_offset, map_size */
 
 /*
  * The smallest buffer GETNEXT always fills, for a given max data size: an
