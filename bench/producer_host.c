@@ -119,9 +119,14 @@ static pthread_t drain_thr;
 static pthread_mutex_t drain_wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t drain_wake = PTHREAD_COND_INITIALIZER;
 static bool drain_due;
-/* The stream's GETNEXT: the next event's number, the bounce buffer. */
+/*
+ * The stream's GETNEXT: the next event's number, the bounce buffer, and
+ * where the library mapped it (GETNEXT_MAPPED), if it did.
+ */
+#define READ_BOUNCE_SIZE	(64 * 1024)
 static uint64_t read_seq;
-static uint8_t read_bounce[64 * 1024];
+static uint8_t read_bounce[READ_BOUNCE_SIZE];
+static uint8_t *read_map;
 
 static size_t page_size(void)
 {
@@ -396,8 +401,9 @@ int open(const char *path, int flags, ...)
 
 /*
  * GETNEXT of the one stream: as many 8-byte events as fit, numbered on,
- * built into the bounce buffer one by one and copied out at once, after
- * a null system call, as the module's costs at least that.
+ * built into the bounce buffer one by one, after a null system call, as
+ * the module's costs at least that; then copied out at once, unless the
+ * library asks for them in its mapping of the buffer (GETNEXT_MAPPED).
  */
 static int fake_getnext(struct posixtrace_getnext *gn)
 {
@@ -405,10 +411,16 @@ static int fake_getnext(struct posixtrace_getnext *gn)
 		.size = sizeof(rec) + 8, .header_size = sizeof(rec),
 		.event_id = POSIXTRACE_EVENT_UNNAMED_USER + 1, .data_len = 8,
 	};
-	size_t room = gn->buf_size < sizeof(read_bounce) ? gn->buf_size :
-			sizeof(read_bounce), used = 0;
+	bool mapped = gn->flags & POSIXTRACE_GETNEXT_MAPPED;
+	uint8_t *bounce = mapped ? read_map : read_bounce;
+	size_t room = mapped || gn->buf_size > READ_BOUNCE_SIZE ?
+		      READ_BOUNCE_SIZE : gn->buf_size, used = 0;
 	uint32_t n = 0;
 
+	if (mapped && !bounce) {
+		errno = EINVAL;
+		return -1;
+	}
 	syscall(SYS_getppid);
 	while (used + rec.size <= room) {
 		uint64_t data = read_seq;
@@ -416,14 +428,18 @@ static int fake_getnext(struct posixtrace_getnext *gn)
 		rec.seq = read_seq++;
 		rec.ts_sec = (int64_t)(rec.seq / 1000000);
 		rec.ts_nsec = (uint32_t)(rec.seq % 1000000) * 1000;
-		memcpy(read_bounce + used, &rec, sizeof(rec));
-		memcpy(read_bounce + used + sizeof(rec), &data, sizeof(data));
+		memcpy(bounce + used, &rec, sizeof(rec));
+		memcpy(bounce + used + sizeof(rec), &data, sizeof(data));
 		used += rec.size;
 		n++;
 	}
-	memcpy((void *)(uintptr_t)gn->buf, read_bounce, used);
+	if (!mapped)
+		memcpy((void *)(uintptr_t)gn->buf, bounce, used);
+	gn->size = sizeof(*gn);
 	gn->count = n;
 	gn->bytes = (uint32_t)used;
+	gn->map_offset = mapped ? 0 : POSIXTRACE_GETNEXT_IN_BUF;
+	gn->map_size = READ_BOUNCE_SIZE;
 	return 0;
 }
 
@@ -486,6 +502,15 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 				       off);
 	if (off == POSIXTRACE_RING_OFFSET)
 		return fake_ring_map(len);
+	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
+	if (!off && len == READ_BOUNCE_SIZE && !read_map) {
+		read_map = (void *)syscall(SYS_mmap, NULL, len,
+					   PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (read_map == MAP_FAILED)
+			read_map = NULL;
+		return read_map ? (void *)read_map : MAP_FAILED;
+	}
 	if (off != POSIXTRACE_ENABLE_PAGE_OFFSET || len != page_size()) {
 		errno = EINVAL;
 		return MAP_FAILED;
@@ -509,6 +534,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 /* A thread's ring goes: its last records taken first, as at its exit. */
 int munmap(void *addr, size_t len)
 {
+	if (addr && addr == read_map)
+		read_map = NULL;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS; i++) {
 		if (rings[i].base != addr)

@@ -143,7 +143,7 @@ void posixtrace_flush_maybe(struct posixtrace_stream *stream)
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy != POSIXTRACE_FLUSH)
 		return;
-	if (stream->auto_stopped || stream->ring.used >= stream->ring.capacity / 2)
+	if (stream->auto_stopped || stream->ring.used >= stream->ring.size / 2)
 		posixtrace_flush_request(stream);
 }
 
@@ -235,8 +235,8 @@ static void posixtrace_flush_catch_up(struct posixtrace_stream *stream,
 
 /*
  * Take the records numbered below @limit out of the ring and write them,
- * a batch at a time, through the bounce buffer only a stream with a log
- * has.
+ * a batch at a time. The ring's bounce buffer is the readers'; a stream
+ * with a log has no readers, so it is the flush's.
  */
 static void posixtrace_flush_records(struct posixtrace_stream *stream,
 				     u64 limit)
@@ -248,7 +248,7 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 	do {
 		n = posixtrace_stream_take(stream, stream->bounce,
 					   stream->bounce_size, limit, &bytes,
-					   &clears);
+					   false, &clears);
 		posixtrace_flush_catch_up(stream, clears);
 		if (n > 0)
 			posixtrace_log_write(stream->log,

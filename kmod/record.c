@@ -32,10 +32,11 @@
  * are filtered like the others. START carries the filter in force, FILTER
  * the old and the new one.
  *
- * Taking records out (the flush to the log here, readers in
- * stream_read.c): LOOP gaps are reported where records leave the ring.
+ * Taking records out (for readers, stream_read.c, and the flush to the
+ * log): LOOP gaps are reported where records leave the ring.
  */
 
+#include <linux/ktime.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
@@ -206,7 +207,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
 		/* Even an empty stream could not hold it: only it is lost. */
-		if (rec->size + keep > ring->capacity) {
+		if (rec->size + keep > ring->size) {
 			posixtrace_stream_lost(stream);
 			return false;
 		}
@@ -389,7 +390,7 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
 	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
 		return 0;
-	return stream->ring.capacity;
+	return stream->ring.size;
 }
 
 /**
@@ -415,10 +416,10 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
-		view->capacity = stream->ring.capacity;
+		view->capacity = stream->ring.size;
 		view->max_data = stream->attr.max_data_size;
 		/* Larger, it is lost alone, even in an empty stream. */
-		view->record_max = stream->ring.capacity -
+		view->record_max = stream->ring.size -
 			posixtrace_stream_keep(stream,
 					       POSIXTRACE_EVENT_USER_BASE);
 		view->filter = stream->filter;
@@ -538,7 +539,7 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream)
  * UNTIL_FULL: once readers emptied a stream that stopped because it was
  * full, restart it. Called under the stream's lock after a read.
  */
-void posixtrace_stream_drained(struct posixtrace_stream *stream)
+static void posixtrace_stream_drained(struct posixtrace_stream *stream)
 {
 	struct timespec64 ts;
 
@@ -615,8 +616,8 @@ static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
  * Report a LOOP gap before @next, the first event after it: OVERFLOW with
  * the time of the first event lost, RESUME with @next's time.
  */
-size_t posixtrace_reader_gap(struct posixtrace_stream *stream, u8 *dst,
-			     const struct posixtrace_record *next)
+static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
+				    u8 *dst, const struct posixtrace_record *next)
 {
 	size_t len = 0;
 
@@ -697,28 +698,32 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
  * @room: bytes at @dst
  * @seq_limit: take only records numbered below this
  * @bytes: the bytes stored at @dst
- * @clears: where to store how many times the stream had been cleared when
- *	    the records were taken (the log needs to know which side of a
- *	    posix_trace_clear() they come from)
+ * @reader: for a reader: nothing from a stream shut down
+ * @clears: if not NULL, where to store how many times the stream had been
+ *	    cleared when the records were taken (the log needs to know
+ *	    which side of a posix_trace_clear() they come from)
  *
- * The log's thread's way (flush.c): posixtrace_stream_fill(), then, if the
- * space it freed changed what the stream records (an automatic stop
- * ended), the producers' enable bits are redone: outside the stream's
- * lock, which the processes' come before.
+ * posixtrace_stream_fill(), then, if the space it freed changed what the
+ * stream records (an automatic stop ended), the producers' enable bits
+ * are redone: outside the stream's lock, which the processes' come before.
  *
  * Return: how many records were stored, -ENOSPC if the oldest one does not
- * fit in @room.
+ * fit in @room, -EINVAL for a reader of a stream shut down.
  */
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   u32 *clears)
+			   bool reader, u32 *clears)
 {
 	bool stale;
 	int n;
 
 	spin_lock(&stream->lock);
-	n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
-	*clears = stream->clears;
+	if (reader && stream->shut_down)
+		n = -EINVAL;
+	else
+		n = posixtrace_stream_fill(stream, dst, room, seq_limit, bytes);
+	if (clears)
+		*clears = stream->clears;
 	stale = stream->enable_stale;
 	stream->enable_stale = false;
 	spin_unlock(&stream->lock);

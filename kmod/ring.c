@@ -4,41 +4,25 @@
  */
 
 #include <linux/minmax.h>
-#include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
 #include "ring.h"
 
-/*
- * A ring holding @capacity bytes of records, with @slack bytes more where
- * records taken out stay readable (ring.h); with slack it is zeroed, and
- * rounded up to whole pages, for a mapping.
- */
-int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t capacity,
-			  size_t slack)
+int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t size)
 {
-	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	size_t size = capacity;
-
 	memset(ring, 0, sizeof(*ring));
-	if (slack) {
-		/* A reader sees every byte: none may be stale kernel memory. */
-		size = PAGE_ALIGN(capacity + slack);
-		gfp |= __GFP_ZERO;
-	}
 	/*
 	 * Charged to the creator's memory cgroup: the size is theirs. Page
 	 * by page: kvmalloc() would first try one block of the next power
 	 * of two, and a ring is a power of two plus the room kept for STOP,
 	 * so a 1 MiB stream would take 2 MiB.
 	 */
-	ring->buf = __vmalloc(size, gfp);
+	ring->buf = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!ring->buf)
 		return -ENOMEM;
 	ring->size = size;
-	ring->capacity = capacity;
 	return 0;
 }
 
@@ -51,13 +35,10 @@ void *posixtrace_ring_detach(struct posixtrace_ring *ring)
 	return buf;
 }
 
-/*
- * Empty the ring. The next record goes where the oldest was, not at the
- * start: what a reader took before the tail stays where it is (ring.h).
- */
 void posixtrace_ring_reset(struct posixtrace_ring *ring)
 {
-	ring->head = ring->tail;
+	ring->head = 0;
+	ring->tail = 0;
 	ring->used = 0;
 	WRITE_ONCE(ring->count, 0);
 }

@@ -24,16 +24,9 @@
 
 /*
  * A byte ring of variable-size records (struct posixtrace_record, its data,
- * zero padding to 8 bytes). Records wrap around the end of the buffer, and
- * the ring holds exactly @capacity bytes of records, what the stream size
- * attribute says, with no waste to account for.
- *
- * A ring may be larger than its capacity: the @size - @capacity bytes
- * behind the tail are then never written over before the records ahead of
- * the tail fill the whole capacity again, so a reader may keep records it
- * took (posixtrace_ring_drop()) in place that long, and read them there
- * (record.c: a reader's claim). Such a ring is zeroed, a whole number of
- * pages, and may be mapped for reading.
+ * zero padding to 8 bytes). Records wrap around the end of the buffer, so
+ * a ring of N bytes holds exactly N bytes of records: capacity is what the
+ * stream size attribute says, with no waste to account for.
  *
  * The ring has no lock of its own: its owner (the stream) serialises every
  * call with its spinlock. Nothing here sleeps or touches user memory.
@@ -41,15 +34,13 @@
 struct posixtrace_ring {
 	u8 *buf;
 	size_t size;	/* bytes of buf */
-	size_t capacity; /* bytes of records it holds at most */
 	size_t head;	/* offset of the next byte to write */
 	size_t tail;	/* offset of the oldest record */
 	size_t used;	/* bytes between tail and head */
 	size_t count;	/* records between tail and head */
 };
 
-int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t capacity,
-			  size_t slack);
+int posixtrace_ring_alloc(struct posixtrace_ring *ring, size_t size);
 void *posixtrace_ring_detach(struct posixtrace_ring *ring);
 void posixtrace_ring_reset(struct posixtrace_ring *ring);
 void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
@@ -62,20 +53,7 @@ void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len);
 
 static inline size_t posixtrace_ring_free(const struct posixtrace_ring *ring)
 {
-	return ring->capacity - ring->used;
-}
-
-/* The size of the oldest record, which the owner wrote: trusted. */
-static inline size_t posixtrace_ring_oldest_size(const struct posixtrace_ring *ring)
-{
-	u32 size;
-
-	/* Split only in a ring whose size is not a multiple of 8. */
-	if (likely(ring->tail + sizeof(size) <= ring->size))
-		memcpy(&size, ring->buf + ring->tail, sizeof(size));
-	else
-		posixtrace_ring_copy_out(ring, ring->tail, &size, sizeof(size));
-	return size;
+	return ring->size - ring->used;
 }
 
 /*

@@ -241,30 +241,33 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
 }
 
 /*
- * The ring, and room for one reader's take (stream_read.c) or, with a log,
- * the log thread's bounce buffer: a batch of records, the largest record
- * with a gap's two before it. Both charged to the creator.
+ * The ring, and the bounce buffer records taken out go through: a batch,
+ * at least the largest record with a gap's two before it. A reader may map
+ * the buffer (stream_read.c): whole pages then, and zeroed, so that it
+ * shows nothing but this stream's records. Both charged to the creator.
  */
 static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 {
 	size_t batch = max(POSIXTRACE_BOUNCE_SIZE,
 			   POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
 			   2 * sizeof(struct posixtrace_record));
-	size_t capacity = posixtrace_stream_ring_size(stream);
+	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 
+	if (posixtrace_ring_alloc(&stream->ring,
+				  posixtrace_stream_ring_size(stream)))
+		return -ENOMEM;
 	if (!stream->log) {
-		if (posixtrace_ring_alloc(&stream->ring, capacity, batch))
-			return -ENOMEM;
-		stream->read_slack = batch;
-		stream->map_size = stream->ring.size;
-		return 0;
+		batch = PAGE_ALIGN(batch);
+		gfp |= __GFP_ZERO;
 	}
-	if (posixtrace_ring_alloc(&stream->ring, capacity, 0))
+	/* Page by page, as the ring (ring.c says why). */
+	stream->bounce = __vmalloc(batch, gfp);
+	if (!stream->bounce)
 		return -ENOMEM;
 	stream->bounce_size = batch;
-	/* Page by page, as the ring (ring.c says why). */
-	stream->bounce = __vmalloc(batch, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-	return stream->bounce ? 0 : -ENOMEM;
+	if (!stream->log)
+		stream->map_size = batch;
+	return 0;
 }
 
 static void posixtrace_stream_free(struct kref *ref)
@@ -273,7 +276,6 @@ static void posixtrace_stream_free(struct kref *ref)
 		container_of(ref, struct posixtrace_stream, ref);
 
 	kvfree(posixtrace_ring_detach(&stream->ring));
-	kvfree(stream->read_ring);
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
 	kfree(stream->log_path);
@@ -638,15 +640,15 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
  *
  * Takes no lock a caller could hold while it waits on user space: not
  * ctl_lock (a clear or a filter change may be waiting for memory or a
- * signal), and read_lock only if it is free (a reader copying out of the
- * ring may be waiting on a page fault a user controls: the ring is then
+ * signal), and read_lock only if it is free (a reader copying out may be
+ * waiting on a page fault a user controls; the bounce buffer is then
  * freed with the stream). The reap work and a kernel thread's last fput
  * come here, and must never be held up by a user.
  */
 static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 				       bool wait)
 {
-	void *buf;
+	void *buf, *bounce = NULL;
 
 	posixtrace_stream_kill(stream, true);
 	spin_lock(&posixtrace_streams_lock);
@@ -660,27 +662,23 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 	/* Emitters and readers see shut_down under the lock: none uses @buf. */
 	spin_lock(&stream->lock);
 	buf = posixtrace_ring_detach(&stream->ring);
-	/* ... except an mmap() taking its pages: then it goes with the stream. */
-	if (buf && stream->mappers) {
-		stream->read_ring = buf;
-		buf = NULL;
-	}
 	spin_unlock(&stream->lock);
+	kvfree(buf);
 	/*
-	 * ... or a reader still copying out what it took, under read_lock.
-	 * Pages a reader mapped stay until it unmaps them (the mapping holds
-	 * them).
+	 * Readers check shut_down before using the bounce buffer, under
+	 * read_lock; an mmap() taking its pages counts in @mappers. Pages a
+	 * reader mapped stay until it unmaps them (the mapping holds them).
 	 */
-	if (!buf)
-		return;
 	if (mutex_trylock(&stream->read_lock)) {
-		mutex_unlock(&stream->read_lock);
-		kvfree(buf);
-	} else {
 		spin_lock(&stream->lock);
-		stream->read_ring = buf;
+		if (!stream->mappers) {
+			bounce = stream->bounce;
+			stream->bounce = NULL;
+		}
 		spin_unlock(&stream->lock);
+		mutex_unlock(&stream->read_lock);
 	}
+	kvfree(bounce);
 }
 
 /**

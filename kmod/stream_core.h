@@ -55,8 +55,8 @@ struct posixtrace_news {
  *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
- *  - @read_lock (mutex) makes readers take turns: what one took stays in
- *    the ring's slack until the next takes more (record.c).
+ *  - @read_lock (mutex) makes readers take turns, as they share @bounce
+ *    (stream_read.c).
  *  Order: ctl_lock, then read_lock, then the links lock (links.c), then a
  *  process's lock, then @lock.
  *
@@ -132,15 +132,12 @@ struct posixtrace_stream {
 	struct posixtrace_news news;
 	struct work_struct news_work;
 
-	/* record.c: readers. */
+	/* stream_read.c: readers (the log's thread, with a log). */
 	wait_queue_head_t wq;		/* readers waiting for events */
-	size_t read_slack;		/* the most one GETNEXT takes; 0: log */
-	size_t map_size;		/* the ring's, for a mapping; 0: log */
-	unsigned int mappers;		/* mmap()s under way, under @lock */
-	void *read_ring;		/* shut down while read: freed with it */
-	/* flush.c: the log's thread copies records out through it. */
-	void *bounce;
+	void *bounce;			/* where records taken out go first */
 	size_t bounce_size;
+	size_t map_size;		/* @bounce's pages; 0: a log's */
+	unsigned int mappers;		/* mmap()s under way, under @lock */
 
 	struct list_head links;		/* the processes traced: links.c */
 	unsigned int nr_links;		/* under the links lock */
@@ -166,12 +163,9 @@ void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
 void posixtrace_stream_wake(struct posixtrace_stream *stream);
 void posixtrace_stream_start(struct posixtrace_stream *stream);
 void posixtrace_stream_stop(struct posixtrace_stream *stream);
-void posixtrace_stream_drained(struct posixtrace_stream *stream);
-size_t posixtrace_reader_gap(struct posixtrace_stream *stream, u8 *dst,
-			     const struct posixtrace_record *next);
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
-			   u32 *clears);
+			   bool reader, u32 *clears);
 
 /* flush.c */
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);

@@ -65,6 +65,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -99,7 +100,7 @@ static inline __attribute__((always_inline)) int ptk_report(
 
 	if (left < sizeof(rec))
 		goto corrupt;
-	memcpy(&rec, s->buf + s->pos, sizeof(rec));
+	memcpy(&rec, s->cur + s->pos, sizeof(rec));
 	if (rec.size < sizeof(rec) || rec.size > left ||
 	    rec.data_len > rec.size - sizeof(rec))
 		goto corrupt;
@@ -119,7 +120,7 @@ static inline __attribute__((always_inline)) int ptk_report(
 		n = o->num_bytes;
 	}
 	if (n)
-		memcpy(o->data, s->buf + s->pos + sizeof(rec), n);
+		memcpy(o->data, s->cur + s->pos + sizeof(rec), n);
 	*o->data_len = n;
 	*o->unavailable = 0;
 	s->pos += rec.size;
@@ -237,6 +238,40 @@ static int ptk_wait(struct ptk_stream *s, const struct timespec *abstime)
 }
 
 /*
+ * Maps the stream's batch buffer, once GETNEXT said its size: later
+ * batches are read there, not copied to us. Called by the fetcher, with
+ * the lock dropped (the mapping is the fetcher's, as the buffer). Failing,
+ * we go on with copies.
+ */
+static void ptk_map(struct ptk_stream *s, const struct posixtrace_getnext *req)
+{
+	void *map;
+
+	if (s->map_tried || req->size < POSIXTRACE_GETNEXT_SIZE_VER1 ||
+	    !req->map_size || req->map_size > UINT32_MAX)
+		return;
+	s->map_tried = true;
+	map = mmap(NULL, req->map_size, PROT_READ, MAP_SHARED, s->fd, 0);
+	if (map == MAP_FAILED)
+		return;
+	s->map = map;
+	s->map_size = req->map_size;
+}
+
+/* Where the batch GETNEXT returned is: NULL if nowhere we can read. */
+static const unsigned char *ptk_batch(const struct ptk_stream *s,
+				      const struct posixtrace_getnext *req)
+{
+	if (req->map_offset == POSIXTRACE_GETNEXT_IN_BUF ||
+	    req->size < POSIXTRACE_GETNEXT_SIZE_VER1)
+		return req->bytes <= s->buf_size ? s->buf : NULL;
+	if (!s->map || req->map_offset > s->map_size ||
+	    req->bytes > s->map_size - req->map_offset)
+		return NULL;
+	return s->map + req->map_offset;
+}
+
+/*
  * Refills the empty buffer from the kernel. Called with s->lock held and
  * no fetch in progress; drops the lock for the ioctl.
  */
@@ -249,6 +284,8 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 		.buf_size = s->buf_size,
 	};
 	int err;
+
+	const unsigned char *batch;
 
 	if (how == PTK_TRY) {
 		req.flags = POSIXTRACE_GETNEXT_NONBLOCK;
@@ -264,6 +301,8 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 				   (__u32)abstime->tv_nsec : UINT32_MAX;
 	}
 
+	if (s->map)
+		req.flags |= POSIXTRACE_GETNEXT_MAPPED;
 	s->fetching = true;
 	ptk_unlock(&s->lock);
 	/* ioctl() may be a cancellation point: see ptk_fetch_cancelled(). */
@@ -274,6 +313,8 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 	else
 		err = ptk_ioctl_once(s->fd, POSIXTRACE_IOC_GETNEXT, &req);
 	pthread_cleanup_pop(0);
+	if (!err)
+		ptk_map(s, &req);
 	ptk_lock(&s->lock);
 	s->fetching = false;
 	ptk_stream_wake(s);
@@ -286,8 +327,10 @@ static int ptk_fetch(struct ptk_stream *s, enum ptk_wait how,
 		return err;
 	if (!req.count)
 		return PTK_NOTHING;
-	if (req.bytes > s->buf_size)
+	batch = ptk_batch(s, &req);
+	if (!batch)
 		return EIO;
+	s->cur = batch;
 	s->pos = 0;
 	s->len = req.bytes;
 	return PTK_FETCHED;

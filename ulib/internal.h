@@ -176,10 +176,20 @@ struct ptk_stream {
 	 * then empty: pos == len) until it takes the lock again.
 	 */
 	bool fetching;
-	unsigned char *buf;	/* records from the last GETNEXT */
+	unsigned char *buf;	/* records GETNEXT copied out */
 	uint32_t buf_size;
-	uint32_t pos;		/* next record to report */
-	uint32_t len;		/* bytes of records in buf */
+	/*
+	 * The stream's batch buffer in the kernel, mapped read-only once the
+	 * first GETNEXT said its size: GETNEXT then leaves the records there,
+	 * as they are until the next GETNEXT. NULL if not (yet) mapped;
+	 * map_tried: do not try again. The fetcher's, as buf.
+	 */
+	const unsigned char *map;
+	uint64_t map_size;
+	bool map_tried;
+	const unsigned char *cur; /* the last GETNEXT's records: buf or map */
+	uint32_t pos;		/* next record to report, from cur */
+	uint32_t len;		/* bytes of records at cur */
 	uint32_t type_cursor;	/* eventtypelist: next id to ask for */
 	/* posixtrace_k_event_seq(), _tid(): of the last event reported. */
 	bool seq_valid;

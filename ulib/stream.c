@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -72,17 +73,26 @@ void ptk_stream_hold(struct ptk_stream *s)
  */
 static void ptk_stream_release(struct ptk_stream *s)
 {
+	const unsigned char *map;
 	unsigned char *buf;
+	uint64_t map_size;
 	int fd;
 
 	ptk_lock(&s->lock);
 	buf = s->buf;
+	map = s->map;
+	map_size = s->map_size;
 	fd = s->fd;
 	s->buf = NULL;
 	s->buf_size = 0;
+	s->map = NULL;
+	s->map_size = 0;
+	s->cur = NULL;
 	s->fd = -1;
 	ptk_unlock(&s->lock);
 	free(buf);
+	if (map)
+		munmap((void *)map, map_size);
 	close(fd);
 	ptk_stream_retire(s);
 }
@@ -173,6 +183,10 @@ static int ptk_stream_new(int fd, bool has_log, struct ptk_stream **sp)
 	s->fetching = false;
 	s->buf = buf;
 	s->buf_size = size;
+	s->map = NULL;
+	s->map_size = 0;
+	s->map_tried = false;
+	s->cur = buf;
 	s->pos = 0;
 	s->len = 0;
 	s->type_cursor = 0;

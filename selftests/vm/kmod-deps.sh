@@ -13,7 +13,7 @@ set -euo pipefail
 
 dir=${1:?usage: $0 BUILT_KMOD_DIR [MAX]}
 max=${2:-4}
-core="stream.c record.c flush.c links.c"
+core="stream.c record.c stream_read.c flush.c links.c"
 
 objs=$(cd "$dir" && ls *.o | grep -v -e '\.mod\.o$' -e '^posixtrace\.o$')
 [ -n "$objs" ] || { echo "no objects in $dir" >&2; exit 1; }

@@ -354,7 +354,7 @@ struct posixtrace_record {
 /* GETNEXT flags. */
 #define POSIXTRACE_GETNEXT_NONBLOCK	(1U << 0)	/* trygetnext */
 #define POSIXTRACE_GETNEXT_TIMED	(1U << 1)	/* timedgetnext */
-#define POSIXTRACE_GETNEXT_MAPPED	(1U << 2)	/* records stay in the ring */
+#define POSIXTRACE_GETNEXT_MAPPED	(1U << 2)	/* in the mapping */
 
 /* @map_offset of records copied to @buf. */
 #define POSIXTRACE_GETNEXT_IN_BUF	(~0ULL)
@@ -380,29 +380,22 @@ struct posixtrace_record {
  *		with NONBLOCK when none was available. Without NONBLOCK the
  *		call waits, whether the stream is running or suspended.
  * @bytes:	Output (ignored on input): bytes of @buf used; with MAPPED,
- *		the bytes of the records wherever they are.
+ *		the bytes of the batch in the mapping.
  * @__reserved2: Input: must be 0.
  * @map_offset:	Output (ignored on input): POSIXTRACE_GETNEXT_IN_BUF, or
- *		with MAPPED where the records are in the stream's mapping.
- * @map_size:	Output (ignored on input): the size of the stream's ring,
- *		which mmap() of the stream's descriptor maps twice in a row
- *		(2 * @map_size bytes, offset 0, PROT_READ, MAP_SHARED), so
- *		that records are whole in it wherever they wrap; 0 for a
- *		stream that cannot be read that way.
+ *		with MAPPED where the batch starts in the stream's mapping.
+ * @map_size:	Output (ignored on input): the size of the stream's
+ *		mapping (mmap() of the stream's descriptor: offset 0, PROT_READ,
+ *		MAP_SHARED, exactly this size); 0 for a stream that has none.
  *
  * Copies as many whole records as fit, oldest first, and frees their space
  * in the stream. A stream shut down meanwhile is EINVAL. A stream with a
  * log is EINVAL: its events go to the log, and the log is read instead.
  *
- * With MAPPED the records are not copied: the call takes them out of the
- * stream as it would, but leaves them where they are in the ring, and
- * says where: @map_offset. They stay there, whatever is recorded
- * meanwhile, until the next GETNEXT on the stream (then they may be
- * written over). After lost events (LOOP) the OVERFLOW and RESUME
- * records come alone, copied to @buf (@map_offset IN_BUF); the records
- * after them come with the next call. @buf_size must be at least
- * 2 * sizeof(struct posixtrace_record) (ENOSPC). A call with MAPPED costs
- * nothing per record but a look at its size.
+ * With MAPPED the batch is not copied to @buf (@buf and @buf_size are not
+ * looked at): it is left in the stream's mapping, at @map_offset, where it
+ * stays as it is until the next GETNEXT on the stream. The mapping is for
+ * the stream's creator only, read-only, and not inherited by a child.
  */
 struct posixtrace_getnext {
 	__u32 size;
