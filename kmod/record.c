@@ -173,11 +173,12 @@ static void posixtrace_stream_gap(struct posixtrace_stream *stream, s64 sec,
 /* LOOP: drop the oldest record to make room, keeping the gap's start time. */
 static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
 {
-	struct posixtrace_record oldest;
+	const struct posixtrace_record *oldest;
+	struct posixtrace_record copy;
 
-	posixtrace_ring_peek(&stream->ring, &oldest, sizeof(oldest));
-	posixtrace_stream_gap(stream, oldest.ts_sec, oldest.ts_nsec);
-	posixtrace_ring_drop(&stream->ring, oldest.size);
+	oldest = posixtrace_ring_oldest(&stream->ring, &copy);
+	posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
+	posixtrace_ring_drop(&stream->ring, oldest->size);
 	stream->events_lost++;
 }
 
@@ -655,16 +656,18 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 				  size_t room, u64 seq_limit, size_t *bytes)
 {
 	struct posixtrace_ring *ring = &stream->ring;
-	struct posixtrace_record next;
-	size_t used = 0, need;
+	const struct posixtrace_record *next;
+	struct posixtrace_record copy;
+	size_t used = 0, need, size;
 	int n = 0;
 
 	lockdep_assert_held(&stream->lock);
 	while (ring->count) {
-		posixtrace_ring_peek(ring, &next, sizeof(next));
-		if (next.seq >= seq_limit)
+		next = posixtrace_ring_oldest(ring, &copy);
+		if (next->seq >= seq_limit)
 			break;
-		need = next.size;
+		size = next->size;
+		need = size;
 		if (stream->gap_pending)
 			need += 2 * sizeof(struct posixtrace_record);
 		if (used + need > room) {
@@ -674,13 +677,13 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 		}
 		if (stream->gap_pending) {
 			size_t gap = posixtrace_reader_gap(stream, dst + used,
-							   &next);
+							   next);
 
 			used += gap;
 			n += gap / sizeof(struct posixtrace_record);
 		}
-		posixtrace_ring_read(ring, dst + used, next.size);
-		used += next.size;
+		posixtrace_ring_read(ring, dst + used, size);
+		used += size;
 		n++;
 		/* Events read: what was recorded, not what the reader made. */
 		stream->events_read++;

@@ -80,6 +80,22 @@ static inline void posixtrace_ring_peek(const struct posixtrace_ring *ring,
 		posixtrace_ring_copy_out(ring, ring->tail, dst, len);
 }
 
+/*
+ * The header of the oldest record (the ring is not empty): where it is,
+ * if it is whole and aligned there, else copied into @copy. Valid until
+ * the ring is written.
+ */
+static inline const struct posixtrace_record *
+posixtrace_ring_oldest(const struct posixtrace_ring *ring,
+		       struct posixtrace_record *copy)
+{
+	if (likely(IS_ALIGNED(ring->tail, sizeof(u64)) &&
+		   ring->tail + sizeof(*copy) <= ring->size))
+		return (const void *)(ring->buf + ring->tail);
+	posixtrace_ring_copy_out(ring, ring->tail, copy, sizeof(*copy));
+	return copy;
+}
+
 /* Copy out the oldest record, @rec_len bytes, and free its space. */
 static inline void posixtrace_ring_read(struct posixtrace_ring *ring,
 					void *dst, size_t rec_len)

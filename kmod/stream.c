@@ -592,6 +592,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 				   bool may_sleep)
 {
 	struct timespec64 ts;
+	bool keep_slot;
 
 	/*
 	 * What the threads made before goes in first. A creator's exit
@@ -616,6 +617,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	stream->shut_down = true;
 	stream->running = false;
 	stream->auto_stopped = false;
+	keep_slot = !stream->log && posixtrace_stream_keep_slot(stream);
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
 	posixtrace_stream_change_end(stream);
@@ -624,9 +626,11 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	wake_up_all(&stream->wq);
 	/*
 	 * A stream with a log keeps its TRACE_SYS_MAX slot until the log is
-	 * closed: a final flush stuck on a pipe still holds its memory.
+	 * closed: a final flush stuck on a pipe still holds its memory. One
+	 * mapped keeps it until it is unmapped: the mapping still holds
+	 * memory (stream_read.c).
 	 */
-	if (!stream->log)
+	if (!stream->log && !keep_slot)
 		posixtrace_stream_slot_put(stream->quota_user);
 }
 

@@ -138,6 +138,8 @@ struct posixtrace_stream {
 	size_t bounce_size;
 	size_t map_size;		/* @bounce's pages; 0: a log's */
 	unsigned int mappers;		/* mmap()s under way, under @lock */
+	unsigned int vmas;		/* mappings of @bounce, under @lock */
+	bool slot_held;			/* shut down mapped: see stream_read.c */
 
 	struct list_head links;		/* the processes traced: links.c */
 	unsigned int nr_links;		/* under the links lock */
@@ -149,6 +151,9 @@ void posixtrace_stream_slot_put(kuid_t user);
 void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st);
 void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
+
+/* stream_read.c */
+bool posixtrace_stream_keep_slot(struct posixtrace_stream *stream);
 
 /* record.c */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);

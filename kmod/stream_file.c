@@ -40,6 +40,10 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
 	    gn.__reserved || gn.__reserved2)
 		return -EINVAL;
+	/* A caller who could not learn where the batch is would lose it. */
+	if ((gn.flags & POSIXTRACE_GETNEXT_MAPPED) &&
+	    gn.size < POSIXTRACE_GETNEXT_SIZE_VER1)
+		return -EINVAL;
 	n = posixtrace_stream_read(stream, &gn, &bytes, &map_offset);
 	if (n < 0)
 		return n;
@@ -251,7 +255,7 @@ static __poll_t posixtrace_stream_file_poll(struct file *file,
 	return posixtrace_stream_poll(file->private_data, file, wait);
 }
 
-/* The stream's ring, read-only, twice in a row: see posixtrace_getnext. */
+/* The stream's batch buffer, read-only: see struct posixtrace_getnext. */
 static int posixtrace_stream_file_mmap(struct file *file,
 				       struct vm_area_struct *vma)
 {

@@ -153,6 +153,63 @@ size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream)
 }
 
 /**
+ * posixtrace_stream_keep_slot - does shutdown leave the slot to a mapping?
+ * @stream: the stream, its lock held, being shut down
+ *
+ * Yes if the batch buffer is mapped, or being mapped: the stream keeps its
+ * TRACE_SYS_MAX slot, and the last mapping to go gives it back, so that
+ * memory a mapping holds past shutdown counts against the limit. (The
+ * mapping holds the stream's file too; a process holding the descriptor
+ * alone does not hold the slot.)
+ *
+ * Return: true if the slot is kept.
+ */
+bool posixtrace_stream_keep_slot(struct posixtrace_stream *stream)
+{
+	lockdep_assert_held(&stream->lock);
+	stream->slot_held = stream->mappers || stream->vmas;
+	return stream->slot_held;
+}
+
+/* Under @lock: the last mapping of a stream shut down is going. */
+static bool posixtrace_stream_slot_free(struct posixtrace_stream *stream)
+{
+	if (!stream->slot_held || stream->mappers || stream->vmas)
+		return false;
+	stream->slot_held = false;
+	return true;
+}
+
+/* A mapping split in two, or moved: one more to count. */
+static void posixtrace_stream_vm_open(struct vm_area_struct *vma)
+{
+	struct posixtrace_stream *stream = vma->vm_private_data;
+
+	spin_lock(&stream->lock);
+	stream->vmas++;
+	spin_unlock(&stream->lock);
+}
+
+static void posixtrace_stream_vm_close(struct vm_area_struct *vma)
+{
+	struct posixtrace_stream *stream = vma->vm_private_data;
+	bool put;
+
+	spin_lock(&stream->lock);
+	stream->vmas--;
+	put = posixtrace_stream_slot_free(stream);
+	spin_unlock(&stream->lock);
+	if (put)
+		posixtrace_stream_slot_put(stream->quota_user);
+}
+
+/* No fault handler: every page is in from the start (SIGBUS otherwise). */
+static const struct vm_operations_struct posixtrace_stream_vm_ops = {
+	.open	= posixtrace_stream_vm_open,
+	.close	= posixtrace_stream_vm_close,
+};
+
+/**
  * posixtrace_stream_mmap - map the stream's batch buffer for its reader
  * @stream: the stream, used by its creator (the caller checked)
  * @vma: the mapping: offset 0, posixtrace_stream_map_size(), shared,
@@ -163,7 +220,8 @@ size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream)
  * made: nothing in it but this stream's records, which its reader may
  * read. The read lock is not taken (a reader holds it across faults, which
  * take the mmap lock we run under): @mappers keeps a shutdown from freeing
- * the pages until they are in; once in, the mapping holds them.
+ * the pages until they are in; once in, the mapping holds them (and the
+ * stream's file), and counts in @vmas until it goes.
  *
  * Return: 0, -EINVAL (another shape; a stream with a log or shut down),
  * -EACCES (writable or executable), or vm_insert_page()'s error.
@@ -173,9 +231,10 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 {
 	size_t size = stream->map_size, off;
 	const u8 *buf;
+	bool put;
 	int ret = 0;
 
-	if (!size || vma->vm_pgoff || !(vma->vm_flags & VM_SHARED) ||
+	if (!size || vma->vm_pgoff || !(vma->vm_flags & VM_MAYSHARE) ||
 	    vma->vm_end - vma->vm_start != size)
 		return -EINVAL;
 	if (vma->vm_flags & (VM_WRITE | VM_EXEC))
@@ -187,13 +246,26 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 	spin_unlock(&stream->lock);
 	if (!buf)
 		return -EINVAL;
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
+	/*
+	 * VM_IO as well: no MADV_DOFORK undoing VM_DONTCOPY, and no
+	 * get_user_pages() pinning the pages for another process.
+	 */
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO,
 		     VM_MAYWRITE | VM_MAYEXEC);
 	for (off = 0; off < size && !ret; off += PAGE_SIZE)
 		ret = vm_insert_page(vma, vma->vm_start + off,
 				     vmalloc_to_page(buf + off));
 	spin_lock(&stream->lock);
 	stream->mappers--;
+	if (!ret) {
+		/* Counted from now: its close gives the slot back if due. */
+		vma->vm_private_data = stream;
+		vma->vm_ops = &posixtrace_stream_vm_ops;
+		stream->vmas++;
+	}
+	put = posixtrace_stream_slot_free(stream);
 	spin_unlock(&stream->lock);
+	if (put)
+		posixtrace_stream_slot_put(stream->quota_user);
 	return ret;
 }

@@ -316,6 +316,87 @@ TEST_F(map, the_mapping_never_becomes_writable_or_larger)
 				     2 * self->map_size, MREMAP_MAYMOVE));
 }
 
+/* Nor inherited on request: MADV_DOFORK cannot undo it. */
+TEST_F(map, the_mapping_cannot_be_made_inheritable)
+{
+	ASSERT_EQ(0, running(self, SMALL_STREAM, POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, map(self));
+	EXPECT_EQ(-1, madvise(self->map, self->map_size, MADV_DOFORK));
+	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * A caller of the first size, who would never learn where a mapped batch
+ * is, cannot ask for one: the batch would be lost.
+ */
+TEST_F(map, mapped_getnext_of_the_first_size_is_einval)
+{
+	struct posixtrace_getnext req;
+	struct posix_trace_status_info st;
+
+	ASSERT_EQ(0, running(self, SMALL_STREAM, POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, map(self));
+	emit(0, 1);
+	memset(&req, 0, sizeof(req));
+	req.size = POSIXTRACE_GETNEXT_SIZE_VER0;
+	req.flags = POSIXTRACE_GETNEXT_NONBLOCK | POSIXTRACE_GETNEXT_MAPPED;
+	EXPECT_EQ(-1, ioctl(self->fd, POSIXTRACE_IOC_GETNEXT, &req));
+	EXPECT_EQ(EINVAL, errno);
+	/* Nothing was taken. */
+	ASSERT_EQ(0, posix_trace_get_status(self->trid, &st));
+	ASSERT_EQ(0, getnext(self, POSIXTRACE_GETNEXT_MAPPED, 0, &req));
+	EXPECT_EQ(1, req.count);
+}
+
+/*
+ * Memory a mapping keeps after its stream's shutdown counts against the
+ * streams' limit until the mapping goes: shutting streams down while
+ * keeping their mappings cannot hold memory past max_streams.
+ */
+TEST_F(map, a_mapping_kept_past_shutdown_keeps_the_streams_slot)
+{
+	void *kept[3];
+	trace_id_t trid;
+	int old, i, err;
+
+	ASSERT_TRUE(param_read(MAX_STREAMS_PARAM, &old));
+	ASSERT_TRUE(param_write(MAX_STREAMS_PARAM, 3));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, running(self, SMALL_STREAM,
+				     POSIX_TRACE_UNTIL_FULL));
+		ASSERT_EQ(0, learn_size(self));
+		kept[i] = map_ring(self, self->map_size, PROT_READ,
+				   MAP_SHARED, 0);
+		ASSERT_NE(MAP_FAILED, kept[i]);
+		/* Shut down and closed: only the mapping holds it now. */
+		ASSERT_EQ(0, posix_trace_shutdown(self->trid));
+		self->created = false;
+	}
+	EXPECT_EQ(EAGAIN, posix_trace_create(0, NULL, &trid));
+	/* Every piece of a mapping counts: split, then unmapped in turn. */
+	ASSERT_EQ(0, munmap((char *)kept[0] + page_size(), page_size()));
+	ASSERT_EQ(0, munmap(kept[0], page_size()));
+	EXPECT_EQ(EAGAIN, posix_trace_create(0, NULL, &trid));
+	ASSERT_EQ(0, munmap((char *)kept[0] + 2 * page_size(),
+			    self->map_size - 2 * page_size()));
+	for (i = 1; i < 3; i++)
+		ASSERT_EQ(0, munmap(kept[i], self->map_size));
+	/*
+	 * The last mapping gone, the stream goes, and its slot: when its
+	 * last reference does (a news work may hold one a moment longer).
+	 */
+	for (i = 0; i < 100; i++) {
+		err = posix_trace_create(0, NULL, &trid);
+		if (err != EAGAIN)
+			break;
+		usleep(10000);
+	}
+	EXPECT_EQ(0, err);
+	if (!err)
+		EXPECT_EQ(0, posix_trace_shutdown(trid));
+	ASSERT_TRUE(param_write(MAX_STREAMS_PARAM, old));
+}
+
 /* A stream with a log is not read: nothing to map. */
 TEST_F(map, a_stream_with_a_log_offers_no_mapping)
 {

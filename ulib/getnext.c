@@ -2,11 +2,11 @@
 /*
  * Reading events: posix_trace_getnext_event() and its try and timed forms.
  *
- * One GETNEXT copies as many whole records as fit into the stream's batch
- * buffer (struct posixtrace_record, then the data, padded to 8 bytes); we
- * report them one per call and go back to the kernel only when the buffer
- * is empty. An event in the buffer is "immediately available": the timed
- * form never times out while there is one.
+ * One GETNEXT takes as many whole records as fit into a batch (struct
+ * posixtrace_record, then the data, padded to 8 bytes); we report them
+ * one per call and go back to the kernel only when the batch is used up.
+ * An event in the batch is "immediately available": the timed form never
+ * times out while there is one.
  *
  * Several threads may read one trid. The reader that finds the buffer empty
  * becomes the fetcher: it marks the stream fetching, drops the lock and
@@ -28,27 +28,35 @@
  * the kernel does not restart after a handler: timedgetnext behind another
  * reader fails with EINTR after any handler, SA_RESTART or not.
  *
- * What one event costs. Most calls find an event in the buffer: they
+ * What one event costs. Most calls find an event in the batch: they
  * find the stream without the table lock (ptk_stream_lock(), trid.c says
  * why that is safe), take the stream's lock, report the event and unlock.
  * That lock and unlock are the only atomic read-modify-write operations of
  * such a call (the table lock and a reference taken and dropped made them
  * six), and nothing there is a cancellation point, so no cleanup handler
- * (a setjmp) is pushed either; the way is inlined in each function
- * (ptk_getnext()), the rest is out of line (ptk_getnext_slow()). Only a
- * reader that must drop the lock (to fetch, or to wait for a fetcher)
- * takes a reference first and pushes its cleanup handlers: once a batch,
- * not once an event. While the lock is held, s->trid == trid and !s->dead
- * say the stream is trid's and not shut down; a reader holding a
- * reference needs only look at s->dead again after each wait (the object
- * cannot be reused meanwhile).
+ * (a setjmp) is pushed either, nor is errno saved (only the lock's slow
+ * ways make system calls, and they keep it); the way is inlined in each
+ * function (ptk_getnext()), the rest is out of line (ptk_getnext_slow()).
+ * The record's fields are read where the kernel put them, and a few bytes
+ * of data are copied inline. Only a reader that must drop the lock (to
+ * fetch, or to wait for a fetcher) takes a reference first and pushes its
+ * cleanup handlers: once a batch, not once an event. While the lock is
+ * held, s->trid == trid and !s->dead say the stream is trid's and not
+ * shut down; a reader holding a reference needs only look at s->dead
+ * again after each wait (the object cannot be reused meanwhile).
+ *
+ * Where the batch is. The first GETNEXT copies its batch to s->buf and
+ * says how large the stream's batch buffer in the kernel is; we map that
+ * buffer (read-only) and ask for every later batch to be left there
+ * (GETNEXT_MAPPED): it stays as it is until our next GETNEXT, which only
+ * the fetcher makes once the batch is used up. s->cur is where the
+ * current batch is. If the mapping fails we go on with copies.
  *
  * Under QEMU's TCG an atomic costs about as much as any few instructions
- * (some 8 ns): what counts is the number of instructions, some 230 a call
- * with a pthread_mutex_t (twice that before), fewer with the stream's own
- * lock (lock.h says why it has one). The kernel's
- * GETNEXT, shared by the events of a batch, costs some 330 ns an event
- * there (0.7x getppid): reading can cost no less than that.
+ * (some 8 ns): what counts is the number of instructions, some 150 a call
+ * (230 with the header copied out first, 460 with a pthread_mutex_t). The
+ * kernel's GETNEXT, shared by the events of a batch, costs some 100 ns an
+ * event there (0.2x getppid; 250 ns when it copied the batch out too).
  *
  * Trace logs (TRL):
  *  - An active stream with a log (posix_trace_create_withlog()) is not
@@ -88,44 +96,71 @@ enum ptk_wait {
 #define PTK_AGAIN	(-2)	/* the buffer grew: ask again */
 
 /*
+ * Copies @n bytes of an event's data. Most events carry a few bytes (an
+ * int, a pointer, a pair): those are copied inline, with overlapping
+ * moves of 8 or 4 bytes that never write past @n, not by a call.
+ */
+static inline __attribute__((always_inline)) void ptk_copy_data(
+	unsigned char *dst, const unsigned char *src, size_t n)
+{
+	if (n > 16) {
+		memcpy(dst, src, n);
+	} else if (n >= 8) {
+		memcpy(dst, src, 8);
+		memcpy(dst + n - 8, src + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(dst, src, 4);
+		memcpy(dst + n - 4, src + n - 4, 4);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	}
+}
+
+/*
  * Reports the record at s->pos. Called with s->lock held and pos < len.
- * Inlined: it is most of the work of most calls.
+ * Inlined: it is most of the work of most calls. The batch is the
+ * kernel's, whole records 8-aligned (in our buffer or our mapping of the
+ * stream's), and nothing changes it before our next GETNEXT: its fields
+ * are read where they are, each once.
  */
 static inline __attribute__((always_inline)) int ptk_report(
 	struct ptk_stream *s, const struct ptk_out *o)
 {
-	struct posixtrace_record rec;
-	uint32_t left = s->len - s->pos;
+	const struct posixtrace_record *rec;
+	uint32_t left = s->len - s->pos, size, data_len;
+	struct posix_trace_event_info *ev = o->event;
 	size_t n;
 
-	if (left < sizeof(rec))
+	if (left < sizeof(*rec))
 		goto corrupt;
-	memcpy(&rec, s->cur + s->pos, sizeof(rec));
-	if (rec.size < sizeof(rec) || rec.size > left ||
-	    rec.data_len > rec.size - sizeof(rec))
+	rec = (const void *)(s->cur + s->pos);
+	size = rec->size;
+	data_len = rec->data_len;
+	if (size < sizeof(*rec) || size > left ||
+	    data_len > size - sizeof(*rec))
 		goto corrupt;
 
-	o->event->posix_event_id = (trace_event_id_t)rec.event_id;
-	o->event->posix_pid = rec.pid;
-	o->event->posix_prog_address = (void *)(uintptr_t)rec.prog_address;
-	o->event->posix_thread_id = (pthread_t)(uintptr_t)rec.thread;
-	o->event->posix_timestamp.tv_sec = (time_t)rec.ts_sec;
-	o->event->posix_timestamp.tv_nsec = (long)rec.ts_nsec;
-	o->event->posix_truncation_status = (int)rec.truncation;
+	ev->posix_event_id = (trace_event_id_t)rec->event_id;
+	ev->posix_pid = rec->pid;
+	ev->posix_prog_address = (void *)(uintptr_t)rec->prog_address;
+	ev->posix_thread_id = (pthread_t)(uintptr_t)rec->thread;
+	ev->posix_timestamp.tv_sec = (time_t)rec->ts_sec;
+	ev->posix_timestamp.tv_nsec = (long)rec->ts_nsec;
+	ev->posix_truncation_status = (int)rec->truncation;
 
-	n = rec.data_len;
+	n = data_len;
 	if (o->num_bytes < n) {
 		/* Overrides POSIX_TRACE_TRUNCATED_RECORD, as POSIX says. */
-		o->event->posix_truncation_status = POSIX_TRACE_TRUNCATED_READ;
+		ev->posix_truncation_status = POSIX_TRACE_TRUNCATED_READ;
 		n = o->num_bytes;
 	}
-	if (n)
-		memcpy(o->data, s->cur + s->pos + sizeof(rec), n);
+	ptk_copy_data(o->data, (const unsigned char *)(rec + 1), n);
 	*o->data_len = n;
 	*o->unavailable = 0;
-	s->pos += rec.size;
-	s->seq = rec.seq;
-	s->tid = rec.tid;
+	s->pos += size;
+	s->seq = rec->seq;
+	s->tid = rec->tid;
 	s->seq_valid = true;
 	return 0;
 
@@ -398,6 +433,7 @@ static __attribute__((noinline)) int ptk_getnext_slow(
 	trace_id_t trid, struct ptk_stream *s, const struct ptk_out *o,
 	enum ptk_wait how, const struct timespec *abstime)
 {
+	PTK_KEEP_ERRNO;
 	struct ptk_log *l = NULL;
 	int err;
 
@@ -461,7 +497,6 @@ PTK_EXPORT int posix_trace_getnext_event(
 	void *restrict data, size_t num_bytes, size_t *restrict data_len,
 	int *restrict unavailable)
 {
-	PTK_KEEP_ERRNO;
 	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
 
 	return ptk_getnext(trid, &o, PTK_BLOCK, NULL);
@@ -472,7 +507,6 @@ PTK_EXPORT int posix_trace_trygetnext_event(
 	void *restrict data, size_t num_bytes, size_t *restrict data_len,
 	int *restrict unavailable)
 {
-	PTK_KEEP_ERRNO;
 	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
 
 	return ptk_getnext(trid, &o, PTK_TRY, NULL);
@@ -483,7 +517,6 @@ PTK_EXPORT int posix_trace_timedgetnext_event(
 	void *restrict data, size_t num_bytes, size_t *restrict data_len,
 	int *restrict unavailable, const struct timespec *restrict abstime)
 {
-	PTK_KEEP_ERRNO;
 	struct ptk_out o = { event, data, num_bytes, data_len, unavailable };
 
 	return ptk_getnext(trid, &o, PTK_TIMED, abstime);
