@@ -617,7 +617,14 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	stream->shut_down = true;
 	stream->running = false;
 	stream->auto_stopped = false;
-	keep_slot = !stream->log && posixtrace_stream_keep_slot(stream);
+	/*
+	 * A batch buffer mapped, or being mapped, still holds its pages:
+	 * the last mapping to go gives the slot back (stream_read.c), so
+	 * that memory kept past shutdown counts against the limit. (A
+	 * mapping holds the file too; a descriptor alone holds no slot.)
+	 */
+	keep_slot = !stream->log && (stream->mappers || stream->vmas);
+	stream->slot_held = keep_slot;
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
 	posixtrace_stream_change_end(stream);
@@ -627,8 +634,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	/*
 	 * A stream with a log keeps its TRACE_SYS_MAX slot until the log is
 	 * closed: a final flush stuck on a pipe still holds its memory. One
-	 * mapped keeps it until it is unmapped: the mapping still holds
-	 * memory (stream_read.c).
+	 * mapped keeps it until it is unmapped (above).
 	 */
 	if (!stream->log && !keep_slot)
 		posixtrace_stream_slot_put(stream->quota_user);

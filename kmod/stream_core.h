@@ -152,9 +152,6 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st);
 void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
 
-/* stream_read.c */
-bool posixtrace_stream_keep_slot(struct posixtrace_stream *stream);
-
 /* record.c */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);
 bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,

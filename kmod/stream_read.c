@@ -152,26 +152,10 @@ size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream)
 	return stream->map_size;
 }
 
-/**
- * posixtrace_stream_keep_slot - does shutdown leave the slot to a mapping?
- * @stream: the stream, its lock held, being shut down
- *
- * Yes if the batch buffer is mapped, or being mapped: the stream keeps its
- * TRACE_SYS_MAX slot, and the last mapping to go gives it back, so that
- * memory a mapping holds past shutdown counts against the limit. (The
- * mapping holds the stream's file too; a process holding the descriptor
- * alone does not hold the slot.)
- *
- * Return: true if the slot is kept.
+/*
+ * Under @lock: the last mapping of a stream shut down is going, which
+ * gives back the slot its shutdown left it (posixtrace_stream_kill()).
  */
-bool posixtrace_stream_keep_slot(struct posixtrace_stream *stream)
-{
-	lockdep_assert_held(&stream->lock);
-	stream->slot_held = stream->mappers || stream->vmas;
-	return stream->slot_held;
-}
-
-/* Under @lock: the last mapping of a stream shut down is going. */
 static bool posixtrace_stream_slot_free(struct posixtrace_stream *stream)
 {
 	if (!stream->slot_held || stream->mappers || stream->vmas)

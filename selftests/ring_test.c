@@ -1889,7 +1889,14 @@ TEST(a_kick_during_a_stops_drain_keeps_what_the_stop_must_keep)
 /*
  * A reader blocked on a LOOP stream is woken when the thread's kicks find
  * records for it, even kicks that drop: it does not wait for the timer.
+ * The writer makes a burst (the reader keeps up or not), waits until the
+ * reader has taken all it could and blocks, then writes two quarters of
+ * its ring more: the kick at the quarter between must wake the reader.
+ * Events written after a thread's last kick wait for the timer, or for a
+ * read that finds the stream not empty (reads drain first).
  */
+#define KICK_EVENTS	((1 << 20) / 4 / 56)	/* a quarter of the ring */
+
 struct blocked_reader {
 	trace_id_t trid;
 	trace_event_id_t id;
@@ -1923,7 +1930,7 @@ static void *read_blocking(void *arg)
 	return NULL;
 }
 
-static atomic_int burst_done, burst_exit;
+static atomic_int burst_go, burst_done, burst_exit;
 
 static void *emit_burst(void *arg)
 {
@@ -1933,15 +1940,36 @@ static void *emit_burst(void *arg)
 	for (i = 0; i < DROP_EVENTS; i++)
 		posix_trace_event(id, &i, sizeof(i));
 	atomic_store(&burst_done, 1);
+	while (!atomic_load(&burst_go))
+		usleep(1000);
+	for (; i < DROP_EVENTS + 2 * KICK_EVENTS; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	atomic_store(&burst_done, 2);
 	/* Alive: an exit would drain the ring. */
 	while (!atomic_load(&burst_exit))
 		usleep(1000);
 	return NULL;
 }
 
+/* Wait until the reader's reads stop for 300 ms (it blocked); its reads. */
+static int reader_settled(struct blocked_reader *br)
+{
+	int reads = -1, still = 0;
+
+	for (int ms = 0; ms < 5000 && still < 300; ms += 10) {
+		int now = atomic_load(&br->reads);
+
+		still = now == reads ? still + 10 : 0;
+		reads = now;
+		usleep(10000);
+	}
+	return reads;
+}
+
 TEST(a_blocked_reader_gets_the_newest_events_without_the_timer)
 {
 	struct blocked_reader br = { 0 };
+	unsigned long long settled;
 	pthread_t rd, wr;
 	trace_attr_t attr;
 	int drain_ms, ms;
@@ -1963,12 +1991,18 @@ TEST(a_blocked_reader_gets_the_newest_events_without_the_timer)
 	ASSERT_EQ(0, pthread_create(&wr, NULL, emit_burst, &br.id));
 	while (!atomic_load(&burst_done))
 		usleep(1000);
-	for (ms = 0; ms < 3000 && atomic_load(&br.last) != DROP_EVENTS;
+	reader_settled(&br);
+	settled = atomic_load(&br.last);
+	atomic_store(&burst_go, 1);
+	while (atomic_load(&burst_done) != 2)
+		usleep(1000);
+	for (ms = 0; ms < 3000 && atomic_load(&br.last) <= DROP_EVENTS;
 	     ms += 10)
 		usleep(10000);
-	TH_LOG("after %d ms the reader had the event %llu of %d (%d reads, error %d)",
-	       ms, (unsigned long long)atomic_load(&br.last), DROP_EVENTS,
-	       atomic_load(&br.reads), atomic_load(&br.err));
+	TH_LOG("the reader had the event %llu of %d after the burst, %llu of %d %d ms after the second (%d reads, error %d)",
+	       settled, DROP_EVENTS, (unsigned long long)atomic_load(&br.last),
+	       DROP_EVENTS + 2 * KICK_EVENTS, ms, atomic_load(&br.reads),
+	       atomic_load(&br.err));
 	atomic_store(&br.stop, 1);
 	atomic_store(&burst_exit, 1);
 	ASSERT_EQ(0, posix_trace_stop(br.trid));
