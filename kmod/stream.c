@@ -650,10 +650,11 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
  *
  * Takes no lock a caller could hold while it waits on user space: not
  * ctl_lock (a clear or a filter change may be waiting for memory or a
- * signal), and read_lock only if it is free (a reader copying out may be
- * waiting on a page fault a user controls; the bounce buffer is then
- * freed with the stream). The reap work and a kernel thread's last fput
- * come here, and must never be held up by a user.
+ * signal), nor read_lock (a reader copying out may be waiting on a page
+ * fault a user controls; the bounce buffer is then freed by that reader,
+ * when it is done: posixtrace_stream_bounce_unused()). The reap work and
+ * a kernel thread's last fput come here, and must never be held up by a
+ * user.
  */
 static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 				       bool wait)
@@ -672,23 +673,34 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 	/* Emitters and readers see shut_down under the lock: none uses @buf. */
 	spin_lock(&stream->lock);
 	buf = posixtrace_ring_detach(&stream->ring);
+	bounce = posixtrace_stream_bounce_unused(stream);
 	spin_unlock(&stream->lock);
 	kvfree(buf);
-	/*
-	 * Readers check shut_down before using the bounce buffer, under
-	 * read_lock; an mmap() taking its pages counts in @mappers. Pages a
-	 * reader mapped stay until it unmaps them (the mapping holds them).
-	 */
-	if (mutex_trylock(&stream->read_lock)) {
-		spin_lock(&stream->lock);
-		if (!stream->mappers) {
-			bounce = stream->bounce;
-			stream->bounce = NULL;
-		}
-		spin_unlock(&stream->lock);
-		mutex_unlock(&stream->read_lock);
-	}
 	kvfree(bounce);
+}
+
+/**
+ * posixtrace_stream_bounce_unused - the bounce buffer, if it may go now
+ * @stream: the stream, its lock held
+ *
+ * A stream shut down frees its bounce buffer once no reader copies out of
+ * it and no mmap() is taking its pages (stream_read.c): here, at shutdown,
+ * or when the last of them is done. Pages mapped stay with the mappings,
+ * which hold them. The log's thread frees a log's buffer (flush.c).
+ *
+ * Return: the buffer, for the caller to free outside the lock, or NULL.
+ */
+void *posixtrace_stream_bounce_unused(struct posixtrace_stream *stream)
+{
+	void *bounce = NULL;
+
+	lockdep_assert_held(&stream->lock);
+	if (stream->shut_down && !stream->log && !stream->reading &&
+	    !stream->mappers) {
+		bounce = stream->bounce;
+		stream->bounce = NULL;
+	}
+	return bounce;
 }
 
 /**

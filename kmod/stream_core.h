@@ -138,6 +138,7 @@ struct posixtrace_stream {
 	size_t bounce_size;
 	size_t map_size;		/* @bounce's pages; 0: a log's */
 	unsigned int mappers;		/* mmap()s under way, under @lock */
+	bool reading;			/* a reader uses @bounce, under @lock */
 	unsigned int vmas;		/* mappings of @bounce, under @lock */
 	bool slot_held;			/* shut down mapped: see stream_read.c */
 
@@ -148,6 +149,7 @@ struct posixtrace_stream {
 
 /* stream.c */
 void posixtrace_stream_slot_put(kuid_t user);
+void *posixtrace_stream_bounce_unused(struct posixtrace_stream *stream);
 void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st);
 void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);

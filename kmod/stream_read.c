@@ -29,6 +29,8 @@
  * they made), then a batch of records into the bounce buffer, copied out
  * unless @mapped (the caller reads them in its mapping of the buffer).
  * Under the read lock: the buffer is this reader's until the next turn.
+ * While it uses the buffer, @reading keeps a shutdown from freeing it;
+ * shut down meanwhile, the reader frees it when done.
  */
 static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 				       const struct posixtrace_getnext *gn,
@@ -36,21 +38,29 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 {
 	bool mapped = gn->flags & POSIXTRACE_GETNEXT_MAPPED;
 	size_t room = stream->bounce_size;
+	void *bounce, *unused;
 	int n;
 
 	if (!mapped)
 		room = min_t(size_t, room, gn->buf_size);
 	posixtrace_thread_rings_drain();
-	n = posixtrace_stream_take(stream, stream->bounce, room, U64_MAX,
-				   bytes, true, NULL);
-	if (n <= 0)
-		return n;
-	if (mapped) {
+	spin_lock(&stream->lock);
+	stream->reading = true;
+	bounce = stream->bounce;
+	spin_unlock(&stream->lock);
+	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
+	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, bytes, true,
+				   NULL);
+	if (n > 0 && mapped)
 		*map_offset = 0;
-		return n;
-	}
-	if (copy_to_user(u64_to_user_ptr(gn->buf), stream->bounce, *bytes))
-		return -EFAULT;
+	else if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf), bounce,
+				       *bytes))
+		n = -EFAULT;
+	spin_lock(&stream->lock);
+	stream->reading = false;
+	unused = posixtrace_stream_bounce_unused(stream);
+	spin_unlock(&stream->lock);
+	kvfree(unused);
 	return n;
 }
 
@@ -204,8 +214,9 @@ static const struct vm_operations_struct posixtrace_stream_vm_ops = {
  * made: nothing in it but this stream's records, which its reader may
  * read. The read lock is not taken (a reader holds it across faults, which
  * take the mmap lock we run under): @mappers keeps a shutdown from freeing
- * the pages until they are in; once in, the mapping holds them (and the
- * stream's file), and counts in @vmas until it goes.
+ * the buffer until the pages are in (then we free it if a shutdown came
+ * meanwhile); once in, the mapping holds them (and the stream's file), and
+ * counts in @vmas until it goes.
  *
  * Return: 0, -EINVAL (another shape; a stream with a log or shut down),
  * -EACCES (writable or executable), or vm_insert_page()'s error.
@@ -215,6 +226,7 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 {
 	size_t size = stream->map_size, off;
 	const u8 *buf;
+	void *unused;
 	bool put;
 	int ret = 0;
 
@@ -232,7 +244,9 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 		return -EINVAL;
 	/*
 	 * VM_IO as well: no MADV_DOFORK undoing VM_DONTCOPY, and no
-	 * get_user_pages() pinning the pages for another process.
+	 * get_user_pages() of the pages (for another process, say). 6.1's
+	 * GUP-fast does not look at the mapping: there the creator can pin
+	 * pages of its own records (vmsplice), within its pipe limits.
 	 */
 	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO,
 		     VM_MAYWRITE | VM_MAYEXEC);
@@ -248,7 +262,9 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 		stream->vmas++;
 	}
 	put = posixtrace_stream_slot_free(stream);
+	unused = posixtrace_stream_bounce_unused(stream);
 	spin_unlock(&stream->lock);
+	kvfree(unused);
 	if (put)
 		posixtrace_stream_slot_put(stream->quota_user);
 	return ret;
