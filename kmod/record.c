@@ -645,9 +645,11 @@ static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
  * @seq_limit: take only records numbered below this
  * @bytes: the bytes stored at @dst
  *
- * Moves as many whole records as fit, oldest first, each LOOP gap reported
- * before the record after it. Frees their space, and may so restart a
- * stream that stopped because it was full.
+ * Moves as many whole records as fit, oldest first, after the OVERFLOW
+ * and RESUME of a LOOP gap before the first (only the oldest can follow
+ * one). Their headers are looked at one by one, to find how many fit;
+ * the records are copied in one go. Frees their space, and may so restart
+ * a stream that stopped because it was full.
  *
  * Return: how many records were stored, or -ENOSPC if the oldest one does
  * not fit in @room at all.
@@ -658,38 +660,38 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 	struct posixtrace_ring *ring = &stream->ring;
 	const struct posixtrace_record *next;
 	struct posixtrace_record copy;
-	size_t used = 0, need, size;
+	size_t used = 0, run = 0, taken, off;
 	int n = 0;
 
 	lockdep_assert_held(&stream->lock);
-	while (ring->count) {
-		next = posixtrace_ring_oldest(ring, &copy);
-		if (next->seq >= seq_limit)
-			break;
-		size = next->size;
-		need = size;
-		if (stream->gap_pending)
-			need += 2 * sizeof(struct posixtrace_record);
-		if (used + need > room) {
-			if (!n)
-				return -ENOSPC;
-			break;
-		}
-		if (stream->gap_pending) {
-			size_t gap = posixtrace_reader_gap(stream, dst + used,
-							   next);
-
-			used += gap;
-			n += gap / sizeof(struct posixtrace_record);
-		}
-		posixtrace_ring_read(ring, dst + used, size);
-		used += size;
-		n++;
-		/* Events read: what was recorded, not what the reader made. */
-		stream->events_read++;
+	if (!ring->count)
+		goto out;
+	next = posixtrace_ring_oldest(ring, &copy);
+	if (next->seq >= seq_limit)
+		goto out;
+	if (stream->gap_pending) {
+		/* The gap's records and the one after them come together. */
+		if (2 * sizeof(*next) + next->size > room)
+			return -ENOSPC;
+		used = posixtrace_reader_gap(stream, dst, next);
+		n = used / sizeof(*next);
 	}
-	if (n)
-		posixtrace_stream_drained(stream);
+	for (off = ring->tail, taken = 0; taken < ring->count; taken++) {
+		next = posixtrace_ring_header(ring, off, &copy);
+		if (next->seq >= seq_limit || used + run + next->size > room)
+			break;
+		run += next->size;
+		off = posixtrace_ring_advance(ring, off, next->size);
+	}
+	if (!taken)
+		return -ENOSPC;
+	posixtrace_ring_take(ring, dst + used, run, taken);
+	used += run;
+	n += taken;
+	/* Events read: what was recorded, not what the reader made. */
+	stream->events_read += taken;
+	posixtrace_stream_drained(stream);
+out:
 	*bytes = used;
 	return n;
 }

@@ -43,13 +43,6 @@ void posixtrace_ring_reset(struct posixtrace_ring *ring)
 	WRITE_ONCE(ring->count, 0);
 }
 
-static size_t posixtrace_ring_advance(const struct posixtrace_ring *ring,
-				      size_t off, size_t len)
-{
-	off += len;
-	return off >= ring->size ? off - ring->size : off;
-}
-
 static void posixtrace_ring_copy_in(struct posixtrace_ring *ring, size_t off,
 				    const void *src, size_t len)
 {

@@ -70,38 +70,49 @@ static inline void *posixtrace_ring_reserve(struct posixtrace_ring *ring,
 						    NULL;
 }
 
-/* Copy the first @len bytes of the oldest record; the ring is not empty. */
-static inline void posixtrace_ring_peek(const struct posixtrace_ring *ring,
-					void *dst, size_t len)
+/* The offset @len bytes after @off, across the end of the buffer. */
+static inline size_t posixtrace_ring_advance(const struct posixtrace_ring *ring,
+					     size_t off, size_t len)
 {
-	if (likely(ring->tail + len <= ring->size))
-		memcpy(dst, ring->buf + ring->tail, len);
-	else
-		posixtrace_ring_copy_out(ring, ring->tail, dst, len);
+	off += len;
+	return off >= ring->size ? off - ring->size : off;
 }
 
 /*
- * The header of the oldest record (the ring is not empty): where it is,
- * if it is whole and aligned there, else copied into @copy. Valid until
- * the ring is written.
+ * The header of the record at @off: where it is, if it is whole and
+ * aligned there, else copied into @copy. Valid until the ring is written.
  */
+static inline const struct posixtrace_record *
+posixtrace_ring_header(const struct posixtrace_ring *ring, size_t off,
+		       struct posixtrace_record *copy)
+{
+	if (likely(IS_ALIGNED(off, sizeof(u64)) &&
+		   off + sizeof(*copy) <= ring->size))
+		return (const void *)(ring->buf + off);
+	posixtrace_ring_copy_out(ring, off, copy, sizeof(*copy));
+	return copy;
+}
+
+/* The header of the oldest record; the ring is not empty. */
 static inline const struct posixtrace_record *
 posixtrace_ring_oldest(const struct posixtrace_ring *ring,
 		       struct posixtrace_record *copy)
 {
-	if (likely(IS_ALIGNED(ring->tail, sizeof(u64)) &&
-		   ring->tail + sizeof(*copy) <= ring->size))
-		return (const void *)(ring->buf + ring->tail);
-	posixtrace_ring_copy_out(ring, ring->tail, copy, sizeof(*copy));
-	return copy;
+	return posixtrace_ring_header(ring, ring->tail, copy);
 }
 
-/* Copy out the oldest record, @rec_len bytes, and free its space. */
-static inline void posixtrace_ring_read(struct posixtrace_ring *ring,
-					void *dst, size_t rec_len)
+/*
+ * Copy out the oldest @count records, @len bytes, in one go, and free
+ * their space.
+ */
+static inline void posixtrace_ring_take(struct posixtrace_ring *ring,
+					void *dst, size_t len, size_t count)
 {
-	posixtrace_ring_peek(ring, dst, rec_len);
-	posixtrace_ring_drop(ring, rec_len);
+	posixtrace_ring_copy_out(ring, ring->tail, dst, len);
+	ring->tail = posixtrace_ring_advance(ring, ring->tail, len);
+	ring->used -= len;
+	/* Readers' wait conditions peek at count without the lock. */
+	WRITE_ONCE(ring->count, ring->count - count);
 }
 
 #endif /* _POSIXTRACE_RING_H */

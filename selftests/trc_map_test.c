@@ -207,6 +207,42 @@ TEST_F(map, batch_after_batch_every_event_once_in_order)
 }
 
 /*
+ * A ring whose size is no multiple of 8 wraps records, and their headers,
+ * at every offset in turn: batches of every size, copied or mapped, hold
+ * whole records, each once, in order.
+ */
+TEST_F(map, batches_of_a_ring_of_odd_size_hold_whole_records)
+{
+	struct posixtrace_getnext req;
+	uint64_t next = 0, seq = 0, sent = 0;
+	uint32_t sizes[] = { EVENT_SIZE, 3 * EVENT_SIZE + 5, 1000, 65536 };
+
+	ASSERT_EQ(0, running(self, 4099, POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, map(self));
+	for (int round = 0; round < 120; round++) {
+		uint32_t size = sizes[round % 4];
+		bool mapped = round % 5 == 4;
+
+		emit(sent, 40);
+		sent += 40;
+		while (next < sent) {
+			ASSERT_EQ(0, getnext(self, mapped ?
+					     POSIXTRACE_GETNEXT_MAPPED : 0,
+					     size, &req));
+			ASSERT_LT(0, req.count);
+			ASSERT_EQ(req.count,
+				  check_batch(mapped ?
+					      (unsigned char *)self->map +
+					      req.map_offset : self->buf,
+					      req.bytes, &next, &seq));
+			if (!mapped)
+				ASSERT_GE(size, req.bytes);
+		}
+	}
+	EXPECT_EQ(sent, next);
+}
+
+/*
  * A batch stays as it is while the stream records over and over, LOOP
  * overwriting, and is cleared: until the next GETNEXT.
  */
