@@ -684,9 +684,9 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
  * @stream: the stream, its lock held
  *
  * A stream shut down frees its bounce buffer once no reader copies out of
- * it and no mmap() is taking its pages (stream_read.c): here, at shutdown,
- * or when the last of them is done. Pages mapped stay with the mappings,
- * which hold them. The log's thread frees a log's buffer (flush.c).
+ * it, no mmap() is mapping it and no mapping has it (stream_read.c): here,
+ * at shutdown, or when the last of them is done. The log's thread frees a
+ * log's buffer (flush.c).
  *
  * Return: the buffer, for the caller to free outside the lock, or NULL.
  */
@@ -696,7 +696,7 @@ void *posixtrace_stream_bounce_unused(struct posixtrace_stream *stream)
 
 	lockdep_assert_held(&stream->lock);
 	if (stream->shut_down && !stream->log && !stream->reading &&
-	    !stream->mappers) {
+	    !stream->mappers && !stream->vmas) {
 		bounce = stream->bounce;
 		stream->bounce = NULL;
 	}

@@ -184,15 +184,19 @@ static void posixtrace_stream_vm_open(struct vm_area_struct *vma)
 	spin_unlock(&stream->lock);
 }
 
+/* The last mapping of a stream shut down takes the buffer with it. */
 static void posixtrace_stream_vm_close(struct vm_area_struct *vma)
 {
 	struct posixtrace_stream *stream = vma->vm_private_data;
+	void *unused;
 	bool put;
 
 	spin_lock(&stream->lock);
 	stream->vmas--;
 	put = posixtrace_stream_slot_free(stream);
+	unused = posixtrace_stream_bounce_unused(stream);
 	spin_unlock(&stream->lock);
+	kvfree(unused);
 	if (put)
 		posixtrace_stream_slot_put(stream->quota_user);
 }
@@ -214,12 +218,12 @@ static const struct vm_operations_struct posixtrace_stream_vm_ops = {
  * made: nothing in it but this stream's records, which its reader may
  * read. The read lock is not taken (a reader holds it across faults, which
  * take the mmap lock we run under): @mappers keeps a shutdown from freeing
- * the buffer until the pages are in (then we free it if a shutdown came
- * meanwhile); once in, the mapping holds them (and the stream's file), and
- * counts in @vmas until it goes.
+ * the buffer while the pages go in, @vmas while a mapping has them (the
+ * mapping holds the stream's file); the last of a shutdown, a reader, an
+ * mmap() and a mapping to be done frees it.
  *
  * Return: 0, -EINVAL (another shape; a stream with a log or shut down),
- * -EACCES (writable or executable), or vm_insert_page()'s error.
+ * -EACCES (writable or executable), or remap_pfn_range()'s error.
  */
 int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 			   struct vm_area_struct *vma)
@@ -243,16 +247,21 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 	if (!buf)
 		return -EINVAL;
 	/*
-	 * VM_IO as well: no MADV_DOFORK undoing VM_DONTCOPY, and no
-	 * get_user_pages() of the pages (for another process, say). 6.1's
-	 * GUP-fast does not look at the mapping: there the creator can pin
-	 * pages of its own records (vmsplice), within its pipe limits.
+	 * The pages by frame number, not by reference (remap_pfn_range()
+	 * makes the mapping VM_IO and VM_PFNMAP, its entries special): no
+	 * MADV_DOFORK undoing VM_DONTCOPY, and no get_user_pages(), fast or
+	 * not, so nothing can pin them (vmsplice() into a pipe, say) past
+	 * the mapping. So the buffer must outlive every mapping: @vmas.
 	 */
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP | VM_IO,
+	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 		     VM_MAYWRITE | VM_MAYEXEC);
 	for (off = 0; off < size && !ret; off += PAGE_SIZE)
-		ret = vm_insert_page(vma, vma->vm_start + off,
-				     vmalloc_to_page(buf + off));
+		ret = remap_pfn_range(vma, vma->vm_start + off,
+				      vmalloc_to_pfn(buf + off), PAGE_SIZE,
+				      vma->vm_page_prot);
+	/* Failed: none of it stays mapped once the buffer may go. */
+	if (ret)
+		zap_vma_ptes(vma, vma->vm_start, size);
 	spin_lock(&stream->lock);
 	stream->mappers--;
 	if (!ret) {

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 
 #include "trc_common.h"
@@ -359,6 +360,26 @@ TEST_F(map, the_mapping_cannot_be_made_inheritable)
 	ASSERT_EQ(0, map(self));
 	EXPECT_EQ(-1, madvise(self->map, self->map_size, MADV_DOFORK));
 	EXPECT_EQ(EINVAL, errno);
+}
+
+/*
+ * Nor can its pages be pinned past it (the module frees the buffer when
+ * the last mapping goes): get_user_pages() refuses them, fast or not.
+ */
+TEST_F(map, the_mappings_pages_cannot_be_pinned_into_a_pipe)
+{
+	struct iovec iov;
+	int p[2];
+
+	ASSERT_EQ(0, running(self, SMALL_STREAM, POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, map(self));
+	ASSERT_EQ(0, pipe(p));
+	iov.iov_base = self->map;
+	iov.iov_len = page_size();
+	EXPECT_EQ(-1, vmsplice(p[1], &iov, 1, 0));
+	EXPECT_EQ(EFAULT, errno);
+	close(p[0]);
+	close(p[1]);
 }
 
 /*
