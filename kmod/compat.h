@@ -26,6 +26,16 @@ static inline void vm_flags_mod(struct vm_area_struct *vma,
 #endif
 
 /*
+ * Before 6.1.117 ("mm: resolve faulty mmap_region() error path
+ * behaviour"), a mapping that failed late was closed before it was
+ * unmapped: a stream's batch buffer (stream_read.c) could then be freed
+ * while another thread could still read it.
+ */
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 1, 117)
+#error "posixtrace needs Linux 6.1.117 or later"
+#endif
+
+/*
  * The exit and exec hooks run with preemption disabled and take spinlocks,
  * which sleep on PREEMPT_RT. Until they defer all their work, refuse to
  * build there rather than splat at every exit.

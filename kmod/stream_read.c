@@ -184,7 +184,12 @@ static void posixtrace_stream_vm_open(struct vm_area_struct *vma)
 	spin_unlock(&stream->lock);
 }
 
-/* The last mapping of a stream shut down takes the buffer with it. */
+/*
+ * The last mapping of a stream shut down takes the buffer with it. Its
+ * entries are gone by now: the mm core closes a mapping after it has
+ * unmapped it (on 6.1 since 6.1.117, whose failed mmap_region() no longer
+ * closes a mapping it has not unmapped).
+ */
 static void posixtrace_stream_vm_close(struct vm_area_struct *vma)
 {
 	struct posixtrace_stream *stream = vma->vm_private_data;
@@ -255,6 +260,11 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 	 */
 	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 		     VM_MAYWRITE | VM_MAYEXEC);
+	/*
+	 * A page at a time, a part of the mapping each (it is 64 KiB at
+	 * least): x86's PAT only looks the memory type up, write-back RAM,
+	 * and reserves nothing to release at unmap.
+	 */
 	for (off = 0; off < size && !ret; off += PAGE_SIZE)
 		ret = remap_pfn_range(vma, vma->vm_start + off,
 				      vmalloc_to_pfn(buf + off), PAGE_SIZE,

@@ -380,6 +380,11 @@ TEST_F(map, the_mappings_pages_cannot_be_pinned_into_a_pipe)
 	EXPECT_EQ(EFAULT, errno);
 	close(p[0]);
 	close(p[1]);
+	/* Nor dropped from it: its pages are the stream's until unmapped. */
+	EXPECT_EQ(-1, madvise(self->map, page_size(), MADV_DONTNEED));
+	EXPECT_EQ(EINVAL, errno);
+	EXPECT_EQ(POSIX_TRACE_START,
+		  ((const struct posixtrace_record *)self->map)->event_id);
 }
 
 /*
