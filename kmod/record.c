@@ -178,7 +178,7 @@ static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
 
 	oldest = posixtrace_ring_oldest(&stream->ring, &copy);
 	posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
-	posixtrace_ring_drop(&stream->ring, oldest->size);
+	posixtrace_ring_drop(&stream->ring, oldest->size, 1);
 	stream->events_lost++;
 }
 

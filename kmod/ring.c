@@ -89,11 +89,3 @@ void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
 	posixtrace_ring_copy_in(ring, off, zeroes, rec_len - hdr_len - data_len);
 	posixtrace_ring_commit(ring, rec_len);
 }
-
-/* Free the oldest record's space without reading it. */
-void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len)
-{
-	ring->tail = posixtrace_ring_advance(ring, ring->tail, rec_len);
-	ring->used -= rec_len;
-	WRITE_ONCE(ring->count, ring->count - 1);
-}

@@ -49,7 +49,6 @@ void posixtrace_ring_write(struct posixtrace_ring *ring, const void *hdr,
 void posixtrace_ring_commit(struct posixtrace_ring *ring, size_t rec_len);
 void posixtrace_ring_copy_out(const struct posixtrace_ring *ring, size_t off,
 			      void *dst, size_t len);
-void posixtrace_ring_drop(struct posixtrace_ring *ring, size_t rec_len);
 
 static inline size_t posixtrace_ring_free(const struct posixtrace_ring *ring)
 {
@@ -101,18 +100,22 @@ posixtrace_ring_oldest(const struct posixtrace_ring *ring,
 	return posixtrace_ring_header(ring, ring->tail, copy);
 }
 
-/*
- * Copy out the oldest @count records, @len bytes, in one go, and free
- * their space.
- */
-static inline void posixtrace_ring_take(struct posixtrace_ring *ring,
-					void *dst, size_t len, size_t count)
+/* Free the space of the oldest @count records, @len bytes, unread. */
+static inline void posixtrace_ring_drop(struct posixtrace_ring *ring,
+					size_t len, size_t count)
 {
-	posixtrace_ring_copy_out(ring, ring->tail, dst, len);
 	ring->tail = posixtrace_ring_advance(ring, ring->tail, len);
 	ring->used -= len;
 	/* Readers' wait conditions peek at count without the lock. */
 	WRITE_ONCE(ring->count, ring->count - count);
+}
+
+/* Copy out the oldest @count records, @len bytes, in one go; free them. */
+static inline void posixtrace_ring_take(struct posixtrace_ring *ring,
+					void *dst, size_t len, size_t count)
+{
+	posixtrace_ring_copy_out(ring, ring->tail, dst, len);
+	posixtrace_ring_drop(ring, len, count);
 }
 
 #endif /* _POSIXTRACE_RING_H */

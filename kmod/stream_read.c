@@ -25,6 +25,26 @@
 #include "thread_ring.h"
 
 /*
+ * Unlock @stream when a reader, an mmap() or a mapping is done with the
+ * bounce buffer: if the stream is shut down and this was the last of
+ * them, what its shutdown left goes now, the buffer, and the slot a
+ * mapping kept (posixtrace_stream_kill()).
+ */
+static void posixtrace_stream_unlock_done(struct posixtrace_stream *stream)
+	__releases(&stream->lock)
+{
+	bool put = stream->slot_held && !stream->mappers && !stream->vmas;
+	void *unused = posixtrace_stream_bounce_unused(stream);
+
+	if (put)
+		stream->slot_held = false;
+	spin_unlock(&stream->lock);
+	kvfree(unused);
+	if (put)
+		posixtrace_stream_slot_put(stream->quota_user);
+}
+
+/*
  * One reader's turn: the threads' rings drained first (a reader sees what
  * they made), then a batch of records into the bounce buffer, copied out
  * unless @mapped (the caller reads them in its mapping of the buffer).
@@ -38,7 +58,7 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 {
 	bool mapped = gn->flags & POSIXTRACE_GETNEXT_MAPPED;
 	size_t room = stream->bounce_size;
-	void *bounce, *unused;
+	void *bounce;
 	int n;
 
 	if (!mapped)
@@ -58,9 +78,7 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 		n = -EFAULT;
 	spin_lock(&stream->lock);
 	stream->reading = false;
-	unused = posixtrace_stream_bounce_unused(stream);
-	spin_unlock(&stream->lock);
-	kvfree(unused);
+	posixtrace_stream_unlock_done(stream);
 	return n;
 }
 
@@ -162,18 +180,6 @@ size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream)
 	return stream->map_size;
 }
 
-/*
- * Under @lock: the last mapping of a stream shut down is going, which
- * gives back the slot its shutdown left it (posixtrace_stream_kill()).
- */
-static bool posixtrace_stream_slot_free(struct posixtrace_stream *stream)
-{
-	if (!stream->slot_held || stream->mappers || stream->vmas)
-		return false;
-	stream->slot_held = false;
-	return true;
-}
-
 /* A mapping split in two, or moved: one more to count. */
 static void posixtrace_stream_vm_open(struct vm_area_struct *vma)
 {
@@ -193,17 +199,10 @@ static void posixtrace_stream_vm_open(struct vm_area_struct *vma)
 static void posixtrace_stream_vm_close(struct vm_area_struct *vma)
 {
 	struct posixtrace_stream *stream = vma->vm_private_data;
-	void *unused;
-	bool put;
 
 	spin_lock(&stream->lock);
 	stream->vmas--;
-	put = posixtrace_stream_slot_free(stream);
-	unused = posixtrace_stream_bounce_unused(stream);
-	spin_unlock(&stream->lock);
-	kvfree(unused);
-	if (put)
-		posixtrace_stream_slot_put(stream->quota_user);
+	posixtrace_stream_unlock_done(stream);
 }
 
 /* No fault handler: every page is in from the start (SIGBUS otherwise). */
@@ -235,8 +234,6 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 {
 	size_t size = stream->map_size, off;
 	const u8 *buf;
-	void *unused;
-	bool put;
 	int ret = 0;
 
 	if (!size || vma->vm_pgoff || !(vma->vm_flags & VM_MAYSHARE) ||
@@ -280,11 +277,6 @@ int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 		vma->vm_ops = &posixtrace_stream_vm_ops;
 		stream->vmas++;
 	}
-	put = posixtrace_stream_slot_free(stream);
-	unused = posixtrace_stream_bounce_unused(stream);
-	spin_unlock(&stream->lock);
-	kvfree(unused);
-	if (put)
-		posixtrace_stream_slot_put(stream->quota_user);
+	posixtrace_stream_unlock_done(stream);
 	return ret;
 }

@@ -481,7 +481,7 @@ TEST_F(map, a_stream_with_a_log_offers_no_mapping)
 
 /*
  * Shut down, the stream maps no more; a mapping made before still reads
- * what it held (its pages are its own until unmapped).
+ * what it held (the buffer stays until the last mapping goes).
  */
 TEST_F(map, a_mapping_outlives_shutdown_and_shutdown_refuses_new_ones)
 {
