@@ -216,7 +216,8 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	/* What the thread wrote in its ring came first. */
 	posixtrace_thread_rings_drain();
 	emit.event_id = ev.event_id;
-	emit.task = current;
+	emit.tgid = task_tgid(current);
+	emit.tid = task_pid(current);
 	emit.prog_address = ev.prog_address;
 	emit.thread = ev.thread;
 	emit.data_len = ev.data_len;

@@ -5,15 +5,19 @@
  *
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
- * preemption disabled: they only take spinlocks. The exit and exec probes
- * drain every thread ring whole (thread_ring.c says why, and what that
- * costs) before the thread's ring goes.
+ * preemption disabled: they only take spinlocks, and do no work that grows
+ * with what the thread rings hold. The exit and exec probes close the
+ * thread's ring, and a process leaving the table closes its rings: drains
+ * in workers take what they hold, in order with every other ring's records
+ * (thread_ring.c). A creator's exit or exec still drains every ring in its
+ * probe, to kill its streams before its parent can reap it (stream.c).
  */
 
 #include <linux/binfmts.h>
 #include <linux/sched/signal.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <linux/workqueue.h>
 #include <trace/events/sched.h>
 
 #include "access.h"
@@ -45,9 +49,30 @@ static void posixtrace_on_fork(void *data, struct task_struct *parent,
 	posixtrace_links_fork(parent, child);
 }
 
+/* What the hooks leave to a worker: drains, which may take long. */
+static struct workqueue_struct *posixtrace_hooks_wq;
+
+/*
+ * The rest of posixtrace_forget(), in a worker: its threads' last records
+ * go to the streams that traced it, then those streams stop tracing it.
+ */
+static void posixtrace_forget_work(struct work_struct *work)
+{
+	struct posixtrace_process *proc =
+		container_of(work, struct posixtrace_process, gone_work);
+
+	/* Takes, and retires, the rings closed below. */
+	posixtrace_thread_rings_drain();
+	posixtrace_links_drop_process(proc);
+	posixtrace_process_put(proc);
+}
+
 /*
  * The process exited, or exec'd a privileged image: its entry leaves the
- * table, and every stream stops tracing it.
+ * table, so that nothing it does from now on reaches the streams tracing
+ * it, and they stop tracing it once what its threads wrote before is
+ * theirs (a worker: the drain grows with what every ring holds, and the
+ * hooks run with preemption disabled).
  */
 static void posixtrace_forget(struct pid *tgid)
 {
@@ -55,16 +80,15 @@ static void posixtrace_forget(struct pid *tgid)
 
 	if (!proc)
 		return;
-	/* Its threads' last records first, to the streams tracing it. */
-	posixtrace_thread_rings_retire(proc);
-	posixtrace_links_drop_process(proc);
-	posixtrace_process_put(proc);
+	posixtrace_thread_rings_close(proc);
+	INIT_WORK(&proc->gone_work, posixtrace_forget_work);
+	queue_work(posixtrace_hooks_wq, &proc->gone_work);
 }
 
 /*
- * Runs for every exiting thread: its ring's records go to the streams
- * (they are the kernel's pages: a thread killed right after writing loses
- * none). The rest once the thread group is dead.
+ * Runs for every exiting thread: its ring is closed, and its records go
+ * to the streams soon (they are the kernel's pages: a thread killed right
+ * after writing loses none). The rest once the thread group is dead.
  */
 static void posixtrace_on_exit(void *data, struct task_struct *task)
 {
@@ -104,10 +128,14 @@ int posixtrace_hooks_init(void)
 		pr_err("scheduler tracepoints not found\n");
 		return -ENOENT;
 	}
+	posixtrace_hooks_wq = alloc_workqueue("posixtrace_hooks", WQ_UNBOUND,
+					      0);
+	if (!posixtrace_hooks_wq)
+		return -ENOMEM;
 	ret = tracepoint_probe_register(posixtrace_tp_exit,
 					(void *)posixtrace_on_exit, NULL);
 	if (ret)
-		return ret;
+		goto err_destroy_wq;
 	ret = tracepoint_probe_register(posixtrace_tp_exec,
 					(void *)posixtrace_on_exec, NULL);
 	if (ret)
@@ -126,6 +154,8 @@ err_unregister_exit:
 	tracepoint_probe_unregister(posixtrace_tp_exit,
 				    (void *)posixtrace_on_exit, NULL);
 	tracepoint_synchronize_unregister();
+err_destroy_wq:
+	destroy_workqueue(posixtrace_hooks_wq);
 	return ret;
 }
 
@@ -138,4 +168,6 @@ void posixtrace_hooks_exit(void)
 	tracepoint_probe_unregister(posixtrace_tp_exit,
 				    (void *)posixtrace_on_exit, NULL);
 	tracepoint_synchronize_unregister();
+	/* What they left to do: the rings are still there to drain. */
+	destroy_workqueue(posixtrace_hooks_wq);
 }

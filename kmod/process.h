@@ -10,6 +10,7 @@
 #include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct page;
 struct posixtrace_names;
@@ -70,6 +71,13 @@ struct posixtrace_process {
 	 * removed under @lock, walked under RCU.
 	 */
 	struct list_head rings;
+
+	/*
+	 * hooks.c's, once the entry has left the table: what its leaving
+	 * leaves to a worker (a drain of its rings, then its links go),
+	 * holding the table's reference until it has run.
+	 */
+	struct work_struct gone_work;
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);

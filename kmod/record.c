@@ -83,17 +83,18 @@ size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream)
  * a ring's records in runs), not once per event.
  */
 struct posixtrace_record_ids {
-	struct task_struct *task;
+	struct pid *thread;
 	pid_t pid, tid;
 };
 
 /*
- * Fill the fixed part of a record; @task NULL for events of no process.
- * @ids: who the last task given was (zeroed at first).
+ * Fill the fixed part of a record, made by thread @tid of @tgid (both NULL
+ * for events of no process). @ids: who the last thread given was (zeroed
+ * at first).
  */
 static void posixtrace_record_init(struct posixtrace_stream *stream,
 				   struct posixtrace_record *rec, u32 id,
-				   struct task_struct *task,
+				   struct pid *tgid, struct pid *tid,
 				   const struct timespec64 *ts, size_t data_len,
 				   struct posixtrace_record_ids *ids)
 {
@@ -104,12 +105,12 @@ static void posixtrace_record_init(struct posixtrace_stream *stream,
 	rec->ts_sec = ts->tv_sec;
 	rec->ts_nsec = ts->tv_nsec;
 	rec->data_len = data_len;
-	if (!task)
+	if (!tid)
 		return;
-	if (ids->task != task) {
-		ids->task = task;
-		ids->pid = task_tgid_nr_ns(task, stream->pid_ns);
-		ids->tid = task_pid_nr_ns(task, stream->pid_ns);
+	if (ids->thread != tid) {
+		ids->thread = tid;
+		ids->pid = pid_nr_ns(tgid, stream->pid_ns);
+		ids->tid = pid_nr_ns(tid, stream->pid_ns);
 	}
 	rec->pid = ids->pid;
 	rec->tid = ids->tid;
@@ -251,7 +252,8 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 
 	if (test_bit(id, stream->filter))
 		return true;
-	posixtrace_record_init(stream, &rec, id, task, ts, len, &ids);
+	posixtrace_record_init(stream, &rec, id, task ? task_tgid(task) : NULL,
+			       task ? task_pid(task) : NULL, ts, len, &ids);
 	return posixtrace_stream_store(stream, &rec, data, true);
 }
 
@@ -316,8 +318,8 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 		     stream->last_ts : emit->ts;
 	else
 		ktime_get_real_ts64(&ts);
-	posixtrace_record_init(stream, &rec, emit->event_id, emit->task, &ts,
-			       len, ids);
+	posixtrace_record_init(stream, &rec, emit->event_id, emit->tgid,
+			       emit->tid, &ts, len, ids);
 	rec.prog_address = emit->prog_address;
 	rec.thread = emit->thread;
 	if (len < emit->data_len)

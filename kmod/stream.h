@@ -21,7 +21,12 @@ struct task_struct;
 /* An event as an emitter hands it to every stream tracing it. */
 struct posixtrace_emit {
 	u32 event_id;
-	struct task_struct *task;
+	/*
+	 * Who made it: its thread group and thread, which may have been
+	 * reaped by the time a drain takes a ring's record (their numbers
+	 * stay in the struct pids, which the ring holds).
+	 */
+	struct pid *tgid, *tid;
 	u64 prog_address;
 	u64 thread;
 	const void *data;

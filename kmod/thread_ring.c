@@ -30,9 +30,10 @@
  * drains had run.
  *
  * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
- * to the list of all rings (posixtrace_rings, RCU). It is retired when the
+ * to the list of all rings (posixtrace_rings, RCU). It is closed when the
  * thread exits or execs, or maps another ring, or its process leaves the
- * table, after a last drain; freed after an RCU grace period.
+ * table; the next sleeping drain takes what it holds and retires it (takes
+ * it off the lists); it is freed after an RCU grace period.
  */
 
 #include <linux/log2.h>
@@ -131,10 +132,20 @@ struct posixtrace_thread_ring {
 	struct rcu_work free_work;
 	struct posixtrace_process *proc;	/* reference held */
 	struct task_struct *owner;	/* the thread; reference held */
+	/* Its numbers, for its records, after it is reaped too; held. */
+	struct pid *tgid, *tid;
 
 	/* Under posixtrace_drain_lock. */
 	bool dead;			/* retired: never drained again */
 	bool revoked;			/* a bad record: never drained again */
+	/*
+	 * Not under the lock: closed, its thread writes no more (exit,
+	 * exec, another ring, its process left the table). The first
+	 * sleeping drain to begin after (@closed_gen) takes what it holds
+	 * and retires it (see _close()).
+	 */
+	bool closed;
+	u64 closed_gen;
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
@@ -171,7 +182,8 @@ static DEFINE_SPINLOCK(posixtrace_drain_lock);
  */
 #define POSIXTRACE_DRAIN_BUDGET	512
 static DEFINE_MUTEX(posixtrace_drain_mutex);
-static u64 posixtrace_drain_gen;	/* under posixtrace_drain_mutex */
+/* Written under posixtrace_drain_mutex; read by closes without it. */
+static u64 posixtrace_drain_gen;
 /*
  * The generation of the sleeping drain that has let go of the lock between
  * two of its passes, or 0: its next passes take, of each ring, only what
@@ -231,7 +243,8 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
 	*posixtrace_drain_batch_slot(ring->proc) = (struct posixtrace_emit) {
 		.garbage = true,
-		.task = ring->owner,
+		.tgid = ring->tgid,
+		.tid = ring->tid,
 	};
 }
 
@@ -302,7 +315,8 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 		*posixtrace_drain_batch_slot(ring->proc) =
 			(struct posixtrace_emit) {
 			.event_id = h->event_id,
-			.task = ring->owner,
+			.tgid = ring->tgid,
+		.tid = ring->tid,
 			.prog_address = h->prog_address,
 			.thread = h->thread,
 			.data = ring->next + 1,
@@ -422,13 +436,13 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 /**
  * posixtrace_thread_rings_drain_atomic - a whole drain, never sleeping
  *
- * posixtrace_thread_rings_drain() without letting go of the lock, for the
- * hooks (a thread's exit or exec, a process leaving the table, a creator's
- * exit under the streams' lock), which may not sleep. The work is what all
- * rings hold: bounded per user by RLIMIT_MEMLOCK, not overall; a thread
- * exit of any user can so keep preemption off that long. Taking only the
- * exiting thread's ring would put its records before older ones of other
- * threads; deferring the rest to a worker is the way out, not yet taken.
+ * posixtrace_thread_rings_drain() without letting go of the lock, for a
+ * creator's exit or exec, which kills its streams under the streams' lock
+ * in its hook and may not sleep. The work is what all rings hold: bounded
+ * per user by RLIMIT_MEMLOCK, not overall. A thread's exit and a process
+ * leaving the table no longer come here: they close rings, and a sleeping
+ * drain takes them (posixtrace_thread_ring_retire_task()). Retires
+ * nothing.
  */
 void posixtrace_thread_rings_drain_atomic(void)
 {
@@ -439,6 +453,27 @@ void posixtrace_thread_rings_drain_atomic(void)
 	spin_lock(&posixtrace_drain_lock);
 	posixtrace_drain_pass(0, true, UINT_MAX);
 	spin_unlock(&posixtrace_drain_lock);
+	rcu_read_unlock();
+}
+
+static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring);
+
+/*
+ * Retire the rings closed before the sleeping drain @gen began: it took
+ * all they hold (at most a lap each, from its first pass on). Under the
+ * drain mutex.
+ */
+static void posixtrace_thread_rings_reap(u64 gen)
+{
+	struct posixtrace_thread_ring *ring;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+		/* Pairs with the store-release of _close(). */
+		if (smp_load_acquire(&ring->closed) &&
+		    READ_ONCE(ring->closed_gen) < gen)
+			posixtrace_thread_ring_retire(ring);
+	}
 	rcu_read_unlock();
 }
 
@@ -453,7 +488,8 @@ void posixtrace_thread_rings_drain_atomic(void)
  * go of the drain lock (and the CPU, if need be) after each
  * POSIXTRACE_DRAIN_BUDGET records, so that however much the rings hold,
  * preemption is never off for long. A drain of the hooks' may run in
- * between; it only takes records sooner.
+ * between; it only takes records sooner. Then retires the rings closed
+ * before it began.
  */
 void posixtrace_thread_rings_drain(void)
 {
@@ -464,7 +500,10 @@ void posixtrace_thread_rings_drain(void)
 	if (list_empty_careful(&posixtrace_rings))
 		return;
 	mutex_lock(&posixtrace_drain_mutex);
-	gen = ++posixtrace_drain_gen;
+	gen = posixtrace_drain_gen + 1;
+	WRITE_ONCE(posixtrace_drain_gen, gen);
+	/* Before the passes read commit words: pairs with _close()'s. */
+	smp_mb();
 	do {
 		rcu_read_lock();
 		spin_lock(&posixtrace_drain_lock);
@@ -477,10 +516,11 @@ void posixtrace_thread_rings_drain(void)
 		if (more)
 			cond_resched();
 	} while (more);
+	posixtrace_thread_rings_reap(gen);
 	mutex_unlock(&posixtrace_drain_mutex);
 }
 
-/* @task's live ring in @proc, or NULL; under rcu_read_lock(). */
+/* @task's open ring in @proc, or NULL; under rcu_read_lock(). */
 static struct posixtrace_thread_ring *
 posixtrace_thread_ring_find(struct posixtrace_process *proc,
 			    struct task_struct *task)
@@ -488,7 +528,7 @@ posixtrace_thread_ring_find(struct posixtrace_process *proc,
 	struct posixtrace_thread_ring *ring;
 
 	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
-		if (ring->owner == task && !READ_ONCE(ring->dead))
+		if (ring->owner == task && !READ_ONCE(ring->closed))
 			return ring;
 	return NULL;
 }
@@ -518,29 +558,51 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
 	posixtrace_process_put(ring->proc);
+	put_pid(ring->tid);
+	put_pid(ring->tgid);
 	put_task_struct(ring->owner);
 	kfree(ring);
 }
 
-/* Say @ring is retired, unless revoked; under the drain lock. */
+/*
+ * Say @ring is retired, if it was live: a revoked ring says so. The word
+ * is the thread's to read (and to scribble on: then it only fools itself).
+ */
 static void
 posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
 {
-	if (!ring->revoked)
-		WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_RETIRED);
+	cmpxchg(&ring->ctl->state, POSIXTRACE_RING_LIVE,
+		POSIXTRACE_RING_RETIRED);
 }
 
 /*
- * Tell whoever still writes to @ring (a writer that is not its thread: a
- * vfork child, a CLONE_VM child on the same TLS) to make its events by
- * system call from now on. Before the last drain, so that what such a
- * writer committed before it saw the word is taken.
+ * @ring's thread writes no more: the next sleeping drain to begin takes
+ * what it holds, in order with every other ring's records, and retires it
+ * (posixtrace_thread_rings_reap()). Whoever still writes to it (a writer
+ * that is not its thread: a vfork child, a CLONE_VM child on the same
+ * TLS) is told to make its events by system call from now on; what such
+ * a writer committed before it saw the word is taken. Never sleeps, and
+ * takes no lock: the hooks close rings, and leave the drain to a worker;
+ * a drain's pass holds the drain lock for up to POSIXTRACE_DRAIN_BUDGET
+ * records, which a hook should not wait for.
+ *
+ * Why the generation read here is enough: it is the store-buffering
+ * pattern, with a full barrier on each side. Here, the records (written
+ * before: by this thread, or by threads whose exits came before), then
+ * the barrier, then the generation read; in a sleeping drain, its
+ * generation stored, then the barrier, then its passes read the commit
+ * words. A drain whose generation this read did not see therefore sees
+ * every record committed before the close, within the lap of its first
+ * pass. A second close may only raise the generation: a later reap.
  */
 static void posixtrace_thread_ring_close(struct posixtrace_thread_ring *ring)
 {
-	spin_lock(&posixtrace_drain_lock);
 	posixtrace_thread_ring_mark_retired(ring);
-	spin_unlock(&posixtrace_drain_lock);
+	/* Pairs with the barrier in posixtrace_thread_rings_drain(). */
+	smp_mb();
+	WRITE_ONCE(ring->closed_gen, READ_ONCE(posixtrace_drain_gen));
+	/* The reap reads @closed_gen after @closed, with acquire. */
+	smp_store_release(&ring->closed, true);
 }
 
 /*
@@ -554,8 +616,12 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 		spin_unlock(&posixtrace_drain_lock);
 		return;
 	}
-	/* Closed already, but for module exit and a ring never written. */
+	/*
+	 * Closed already, but for module exit and a ring never written:
+	 * lookups skip it from now on (a dead ring is never reaped).
+	 */
 	posixtrace_thread_ring_mark_retired(ring);
+	WRITE_ONCE(ring->closed, true);
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock(&posixtrace_drain_lock);
 	/* No drain takes it again: it no longer weighs on them. */
@@ -690,11 +756,14 @@ void posixtrace_thread_ring_kick(void)
 }
 
 /**
- * posixtrace_thread_ring_retire_task - @task exits or execs: last drain
+ * posixtrace_thread_ring_retire_task - @task exits or execs: close its ring
  * @task: the thread, current
  *
  * Its records are the kernel's: a thread killed right after writing one
- * loses none. Called from the exit and exec hooks; never sleeps.
+ * loses none. A worker's drain takes them soon, and retires the ring; any
+ * drain before (a command, a read, a system-call event) takes them too.
+ * Called from the exit and exec hooks: never sleeps, and does no work that
+ * grows with what the rings hold.
  */
 void posixtrace_thread_ring_retire_task(struct task_struct *task)
 {
@@ -704,33 +773,30 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
 	rcu_read_lock();
 	proc = posixtrace_process_lookup(task_tgid(task));
 	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
-	if (ring) {
+	if (ring)
 		posixtrace_thread_ring_close(ring);
-		posixtrace_thread_rings_drain_atomic();
-		posixtrace_thread_ring_retire(ring);
-	}
 	rcu_read_unlock();
+	if (ring)
+		queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
 }
 
 /**
- * posixtrace_thread_rings_retire - @proc left the process table
+ * posixtrace_thread_rings_close - @proc left the process table
  * @proc: its entry
  *
  * Its threads have all exited, or it exec'd a privileged image: its rings
- * hold all they ever will. They go, after a last drain. Never sleeps.
+ * hold all they ever will. The caller's next posixtrace_thread_rings_drain()
+ * takes what they hold and retires them; until then @proc must keep the
+ * streams it had (its links), so that their records reach those. Never
+ * sleeps.
  */
-void posixtrace_thread_rings_retire(struct posixtrace_process *proc)
+void posixtrace_thread_rings_close(struct posixtrace_process *proc)
 {
 	struct posixtrace_thread_ring *ring;
 
-	if (list_empty(&proc->rings))
-		return;
 	rcu_read_lock();
 	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
 		posixtrace_thread_ring_close(ring);
-	posixtrace_thread_rings_drain_atomic();
-	list_for_each_entry_rcu(ring, &proc->rings, proc_node)
-		posixtrace_thread_ring_retire(ring);
 	rcu_read_unlock();
 }
 
@@ -833,6 +899,8 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
 	posixtrace_process_hold(proc);
 	ring->proc = proc;
 	ring->owner = get_task_struct(current);
+	ring->tgid = get_task_pid(current, PIDTYPE_TGID);
+	ring->tid = get_task_pid(current, PIDTYPE_PID);
 	return ring;
 
 err_free:
@@ -987,22 +1055,16 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 		return PTR_ERR(proc);
 	/*
 	 * One ring per thread: the old one goes first, its records taken,
-	 * and its pages no longer count in the limit.
+	 * and its pages no longer count in the limit. A drain that may
+	 * sleep (any user may map rings in a loop) retires it.
 	 */
 	rcu_read_lock();
 	old = posixtrace_thread_ring_find(proc, current);
 	if (old)
 		posixtrace_thread_ring_close(old);
 	rcu_read_unlock();
-	if (old) {
-		/* A drain that may sleep: any user may map rings in a loop. */
+	if (old)
 		posixtrace_thread_rings_drain();
-		rcu_read_lock();
-		old = posixtrace_thread_ring_find(proc, current);
-		if (old)
-			posixtrace_thread_ring_retire(old);
-		rcu_read_unlock();
-	}
 	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), size,
 					     &ret);
 	if (ret)

@@ -47,6 +47,6 @@ void posixtrace_thread_rings_drain_atomic(void);
 void posixtrace_thread_ring_kick(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
-void posixtrace_thread_rings_retire(struct posixtrace_process *proc);
+void posixtrace_thread_rings_close(struct posixtrace_process *proc);
 
 #endif /* _POSIXTRACE_THREAD_RING_H */

@@ -57,6 +57,23 @@ static bool ring_mapped(pid_t pid)
 	return found;
 }
 
+/*
+ * The image a child execs (this binary again, RING_EXEC_EMIT set): it
+ * records one event, 100, in a ring of its own, then exits.
+ */
+static void __attribute__((constructor)) ring_exec_helper(void)
+{
+	trace_event_id_t id;
+	uint64_t k = 100;
+
+	if (!getenv("RING_EXEC_EMIT"))
+		return;
+	if (posix_trace_eventid_open("ring.exec", &id))
+		_exit(2);
+	posix_trace_event(id, &k, sizeof(k));
+	_exit(ring_mapped(getpid()) ? 0 : 3);
+}
+
 /* Where this process's (only) ring is mapped, or NULL. */
 static void *ring_address(void)
 {
@@ -462,6 +479,97 @@ TEST(a_threads_ring_is_taken_when_it_exits)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(50, read_numbers(trid, id, nums, NULL, 64, NULL));
 	ASSERT_EQ(49, nums[49]);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+struct exit_order {
+	trace_event_id_t id;
+	pthread_barrier_t written;
+};
+
+static void *emit_then_exit(void *arg)
+{
+	struct exit_order *o = arg;
+	uint64_t i;
+
+	pthread_barrier_wait(&o->written);
+	for (i = 100; i < 120; i++)
+		posix_trace_event(o->id, &i, sizeof(i));
+	return NULL;
+}
+
+/*
+ * A thread's exit leaves its records in order with older ones of another
+ * thread's ring, still undrained: they come out by time, not exit first.
+ */
+TEST(a_threads_exit_keeps_the_order_of_older_records)
+{
+	struct exit_order o;
+	uint64_t nums[64], i;
+	trace_id_t trid;
+	pthread_t thr;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.exit-order", &o.id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_EQ(0, pthread_barrier_init(&o.written, NULL, 2));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, emit_then_exit, &o));
+	for (i = 0; i < 20; i++)
+		posix_trace_event(o.id, &i, sizeof(i));
+	pthread_barrier_wait(&o.written);
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	for (i = 20; i < 40; i++)
+		posix_trace_event(o.id, &i, sizeof(i));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(60, read_numbers(trid, o.id, nums, NULL, 64, NULL));
+	for (i = 0; i < 20; i++) {
+		ASSERT_EQ(i, nums[i]);
+		ASSERT_EQ(100 + i, nums[20 + i]);
+		ASSERT_EQ(20 + i, nums[40 + i]);
+	}
+	pthread_barrier_destroy(&o.written);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * An exec closes the old image's ring (its mapping went with the old mm)
+ * and a worker takes its records later: they still come first, with the
+ * process's pid, and the new image's event after them.
+ */
+TEST(the_old_images_ring_is_taken_after_an_exec)
+{
+	char *argv[] = { "ring_test", NULL };
+	trace_event_id_t id;
+	uint64_t nums[128];
+	pid_t pids[128], child;
+	trace_id_t trid;
+	int status, i;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.exec", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_INHERITED));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		uint64_t k;
+
+		for (k = 0; k < 100; k++)
+			posix_trace_event(id, &k, sizeof(k));
+		if (!ring_mapped(getpid()))
+			_exit(4);
+		setenv("RING_EXEC_EMIT", "1", 1);
+		execv("/proc/self/exe", argv);
+		_exit(127);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(101, read_numbers(trid, id, nums, pids, 128, NULL));
+	for (i = 0; i < 101; i++) {
+		ASSERT_EQ(i, nums[i]);
+		ASSERT_EQ(child, pids[i]);
+	}
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
