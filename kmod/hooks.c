@@ -5,12 +5,13 @@
  *
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
- * preemption disabled: they only take spinlocks, and do no work that grows
- * with what the thread rings hold. The exit and exec probes close the
- * thread's ring, and a process leaving the table closes its rings: drains
- * in workers take what they hold, in order with every other ring's records
- * (thread_ring.c). A creator's exit or exec still drains every ring in its
- * probe, to kill its streams before its parent can reap it (stream.c).
+ * preemption disabled: they only take spinlocks. The exit and exec probes
+ * close the thread's ring, and a process leaving the table closes its
+ * rings, without draining: drains in workers take what they hold, in order
+ * with every other ring's records (thread_ring.c). The one drain left in a
+ * probe is a creator's exit or exec, which kills its streams before its
+ * parent can reap it (stream.c): that one grows with what every ring
+ * holds.
  */
 
 #include <linux/binfmts.h>

@@ -35,8 +35,9 @@
  * ENOMEM as data, so that the loss is not silent. Threads share their
  * process's entry, and so its links.
  *
- * Exit: once the whole thread group is dead, its links go: it stops being
- * traced, and its slot is free. A process that later gets the same pid
+ * Exit: once the whole thread group is dead, its links go (from a worker,
+ * once its threads' rings are drained: hooks.c): it stops being traced,
+ * and its slot is free. A process that later gets the same pid
  * number has another struct pid, which no link names.
  *
  * Privileged exec: the process's entry is forgotten as at exit, links and

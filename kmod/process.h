@@ -20,8 +20,9 @@ struct posixtrace_names;
  * event names, the streams tracing it, and what its producers read without
  * a lock (the enable page, the largest data size a stream keeps).
  *
- * References: one while it is in the process table (dropped when the
- * process exits or execs a privileged image), one per stream tracing it
+ * References: one while it is in the process table (dropped by hooks.c's
+ * worker after the process exits or execs a privileged image, once its
+ * rings are drained and its links gone), one per stream tracing it
  * (its link) and one by the stream that was created for it, and
  * short-lived ones taken by lookups. Freed after an RCU grace period,
  * since emitters walk @links under rcu_read_lock().

@@ -22,7 +22,7 @@
  * A drain takes every ring at once, merging their records by timestamp,
  * under one lock: events of different threads and processes reach the
  * streams in the order they were made, whoever drains (a reader, a state
- * change, a thread's exit, the timer). A record made before one already
+ * change, the worker a thread's exit or kick queues, the timer). A record made before one already
  * taken (its thread was preempted between reading the clock and
  * committing) takes that one's time: a stream's times never go back. A
  * drain that may sleep lets go of the lock every POSIXTRACE_DRAIN_BUDGET
@@ -316,7 +316,7 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 			(struct posixtrace_emit) {
 			.event_id = h->event_id,
 			.tgid = ring->tgid,
-		.tid = ring->tid,
+			.tid = ring->tid,
 			.prog_address = h->prog_address,
 			.thread = h->thread,
 			.data = ring->next + 1,
@@ -440,9 +440,9 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
  * creator's exit or exec, which kills its streams under the streams' lock
  * in its hook and may not sleep. The work is what all rings hold: bounded
  * per user by RLIMIT_MEMLOCK, not overall. A thread's exit and a process
- * leaving the table no longer come here: they close rings, and a sleeping
- * drain takes them (posixtrace_thread_ring_retire_task()). Retires
- * nothing.
+ * leaving the table do not come here: they close rings
+ * (posixtrace_thread_ring_retire_task()), and a sleeping drain takes them
+ * and retires them (posixtrace_thread_rings_reap()). Retires nothing.
  */
 void posixtrace_thread_rings_drain_atomic(void)
 {
@@ -593,7 +593,9 @@ posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
  * generation stored, then the barrier, then its passes read the commit
  * words. A drain whose generation this read did not see therefore sees
  * every record committed before the close, within the lap of its first
- * pass. A second close may only raise the generation: a later reap.
+ * pass. Two closes of one ring may race (a thread's, its process's): the
+ * generation stored is one of theirs, and each covers what it must, the
+ * records committed before it.
  */
 static void posixtrace_thread_ring_close(struct posixtrace_thread_ring *ring)
 {
@@ -1067,6 +1069,16 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 		posixtrace_thread_rings_drain();
 	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), size,
 					     &ret);
+	if (ret == -ENOMEM && !old) {
+		/*
+		 * Rings closed by exits and execs count until a drain
+		 * retires them: retire them now, and try again, before a
+		 * thread near its limit goes by system call for good.
+		 */
+		posixtrace_thread_rings_drain();
+		user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT),
+						     size, &ret);
+	}
 	if (ret)
 		goto out_put_proc;
 	ring = posixtrace_thread_ring_new(proc, size);
@@ -1122,18 +1134,23 @@ void posixtrace_thread_rings_exit(void)
 {
 	struct posixtrace_thread_ring *ring;
 
+	/* First: their drains retire rings too (reaps). */
+	cancel_delayed_work_sync(&posixtrace_rings_tick_work);
+	cancel_work_sync(&posixtrace_rings_drain_work);
 	for (;;) {
+		/* The ring stays until a grace period after its retirement. */
+		rcu_read_lock();
 		spin_lock(&posixtrace_rings_lock);
 		ring = list_first_entry_or_null(&posixtrace_rings,
 						struct posixtrace_thread_ring,
 						all_node);
 		spin_unlock(&posixtrace_rings_lock);
+		if (ring)
+			posixtrace_thread_ring_retire(ring);
+		rcu_read_unlock();
 		if (!ring)
 			break;
-		posixtrace_thread_ring_retire(ring);
 	}
-	cancel_delayed_work_sync(&posixtrace_rings_tick_work);
-	cancel_work_sync(&posixtrace_rings_drain_work);
 	/* The frees wait for a grace period, then run on our queue. */
 	rcu_barrier();
 	destroy_workqueue(posixtrace_rings_wq);

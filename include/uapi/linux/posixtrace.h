@@ -608,8 +608,9 @@ struct posixtrace_enable_page {
  * on @commit) soon after the thread asks (POSIXTRACE_IOC_RING_DRAIN),
  * when any stream tracing the process is read, flushed, started, stopped,
  * filtered, cleared or shut down, when the thread makes a system-call
- * event, when it exits or execs, and on a timer. Then it stores the position it has taken up to
- * in @consumed (release): the space before it may be written again. The
+ * event, soon after it exits or execs, and on a timer. Then it stores
+ * the position it has taken up to in @consumed (release): the space
+ * before it may be written again. The
  * thread must not write past @consumed + data size. A record committed
  * but not yet in @produced may be taken; @produced past a record that is
  * not committed is a lie (an honest thread commits first) and revokes
@@ -625,12 +626,14 @@ struct posixtrace_enable_page {
  *
  * When the ring's thread exits or execs, maps another ring, or its process
  * leaves the module's table, the module stores POSIXTRACE_RING_RETIRED in
- * @state, takes the records committed until then, and takes nothing more.
- * Only a writer that is not the ring's thread (a vfork() child on its
- * parent's TLS) can see it: it must make its events by system call. A
- * record such a writer commits after the last drain is not taken and not
- * counted: a process that writes to a ring it does not own can lose only
- * its own events.
+ * @state; a drain that begins after that takes the records committed
+ * until then, and the ring is then taken nothing more from. Only a writer
+ * that is not the ring's thread (a vfork() child on its parent's TLS) can
+ * see it: it must make its events by system call. What such a writer
+ * commits in between may be taken, as the ring's thread's; what it
+ * commits after the last drain is not taken and not counted: a process
+ * that writes to a ring it does not own can lose or misattribute only its
+ * own events.
  */
 #define POSIXTRACE_RING_OFFSET		0x100000
 #define POSIXTRACE_RING_MAGIC		0x70747233	/* "ptr3" */
