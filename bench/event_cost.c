@@ -3,7 +3,9 @@
  * event_cost: what one posix_trace_event() costs, as a ratio to a null
  * system call measured in the same run.
  *
- *   (a) no stream traces the process;
+ *   (a) no stream traces the process (through <trace.h>'s macro, which
+ *       tests the enable bit inline; (a') the same by a call of the
+ *       function itself, (posix_trace_event)(), for comparison);
  *   (b) a running stream traces it, but its filter (posix_trace_set_filter,
  *       POSIX_TRACE_SET_EVENTSET) holds the event type, so no stream may
  *       record it;
@@ -79,8 +81,8 @@
 #include "harness.h"
 
 enum {
-	C_GETPPID, C_MARKER, C_A, C_B, C_C, C_D, C_E, C_F, C_G, C_H, C_I,
-	NR_CASES
+	C_GETPPID, C_MARKER, C_A, C_A_CALL, C_B, C_C, C_D, C_E, C_F, C_G,
+	C_H, C_I, NR_CASES
 };
 
 struct bench_case {
@@ -120,6 +122,17 @@ static void loop_event(uint64_t n)
 		uint64_t data = i;
 
 		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+}
+
+/* (a'): the function, not <trace.h>'s inline test. */
+static void loop_event_call(uint64_t n)
+{
+	loop_n = n;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t data = i;
+
+		(posix_trace_event)(ev_id, &data, sizeof(data));
 	}
 }
 
@@ -551,6 +564,12 @@ static struct bench_case cases[NR_CASES] = {
 		.summary = "posix_trace_event (a) no stream",
 		.setup = no_setup, .teardown = no_teardown,
 		.loop = loop_event,
+	},
+	[C_A_CALL] = {
+		.name = "posix_trace_event (a')",
+		.summary = "posix_trace_event (a') no stream, the function called",
+		.setup = no_setup, .teardown = no_teardown,
+		.loop = loop_event_call,
 	},
 	[C_B] = {
 		.name = "posix_trace_event (b)",

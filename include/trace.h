@@ -249,6 +249,52 @@ int posix_trace_eventtypelist_rewind(trace_id_t trid);
 void posix_trace_event(trace_event_id_t event_id,
 		       const void *__ptk_restrict data_ptr, size_t data_len);
 
+/*
+ * posix_trace_event() is a function, and also a macro, as XSH 2.1.1 lets
+ * a header make any function: the macro makes inline the test the function
+ * makes first (may any stream record this event now?) and calls it only
+ * if one may, so that an instrumented program pays a few loads, not a
+ * call, while nothing records its events. (posix_trace_event)(...) and
+ * &posix_trace_event are the function, as always; define
+ * POSIXTRACE_K_NO_INLINE_EVENT before including <trace.h> for the call
+ * everywhere.
+ *
+ * posixtrace_k_enabled is the library's: the address of a word in a page
+ * of the process that reads 0 in every child (MADV_WIPEONFORK) until the
+ * child maps its own bits. The word is NULL, or the address of the
+ * process's bits, one per event type below POSIXTRACE_K_EVENT_IDS, that
+ * the module keeps up to date (the enable page). A bit clear means the
+ * function would return at once; anything else goes to the function.
+ */
+#if !defined(POSIXTRACE_K_NO_INLINE_EVENT) && \
+	(defined(__GNUC__) || defined(__clang__))
+#define POSIXTRACE_K_EVENT_IDS	1089u
+extern const uint64_t *const *posixtrace_k_enabled;
+
+static __inline__ __attribute__((__always_inline__)) void
+__posixtrace_k_event(trace_event_id_t event_id, const void *data_ptr,
+		     size_t data_len)
+{
+	const uint64_t *const *word = __atomic_load_n(&posixtrace_k_enabled,
+						      __ATOMIC_ACQUIRE);
+	const uint64_t *bits;
+	uint32_t id = (uint32_t)event_id;
+
+	if (word && id < POSIXTRACE_K_EVENT_IDS) {
+		bits = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+		if (bits && !((__atomic_load_n(&bits[id / 64],
+					       __ATOMIC_RELAXED) >>
+			       (id % 64)) & 1))
+			return;
+	}
+	/* Called from here, inlined: its caller's address is the event's. */
+	(posix_trace_event)(event_id, data_ptr, data_len);
+}
+
+#define posix_trace_event(event_id, data_ptr, data_len) \
+	__posixtrace_k_event((event_id), (data_ptr), (data_len))
+#endif
+
 /* Trace event filters (TEF). */
 int posix_trace_eventset_empty(trace_event_set_t *set);
 int posix_trace_eventset_fill(trace_event_set_t *set, int what);

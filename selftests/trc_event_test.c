@@ -310,6 +310,74 @@ TEST_F(ev, event_records_id_data_pid_thread_and_address)
 	ASSERT_EMPTY(self->trid, &r);
 }
 
+/*
+ * posix_trace_event() is also a macro that tests the enable bits inline
+ * (<trace.h>): it records exactly what the function records, for every
+ * kind of identifier, and the library has published the bits it tests.
+ */
+TEST_F(ev, the_inline_test_records_what_the_function_records)
+{
+	/* Recorded, recorded, a system type, past every identifier. */
+	const trace_event_id_t ids[] = {
+		self->id, POSIX_TRACE_UNNAMED_USEREVENT, POSIX_TRACE_START,
+		1089, 5000, -1,
+	};
+	const uint64_t *bits;
+	struct rec r;
+	unsigned int i;
+	int k;
+
+	/* The fixture's eventid_open mapped the page: the bits are out. */
+	ASSERT_NE(NULL, posixtrace_k_enabled);
+	bits = __atomic_load_n(posixtrace_k_enabled, __ATOMIC_ACQUIRE);
+	ASSERT_NE(NULL, bits);
+	ASSERT_TRUE((bits[self->id / 64] >> (self->id % 64)) & 1);
+	ASSERT_FALSE((bits[POSIX_TRACE_START / 64] >> POSIX_TRACE_START) & 1);
+	for (i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		k = 2 * i;
+		posix_trace_event(ids[i], &k, sizeof(k));
+		k = 2 * i + 1;
+		(posix_trace_event)(ids[i], &k, sizeof(k));
+	}
+	for (i = 0; i < 2; i++) {
+		for (k = 2 * i; k < 2 * (int)i + 2; k++) {
+			ASSERT_NEXT(self->trid, &r, ids[i]);
+			ASSERT_EQ(sizeof(k), r.len);
+			ASSERT_EQ(0, memcmp(&k, r.data, sizeof(k)));
+		}
+	}
+	ASSERT_EMPTY(self->trid, &r);
+}
+
+/*
+ * A child reads its own bits, never its parent's: the word the macro
+ * reads is in a page that reads 0 in a child until it maps its own.
+ */
+TEST_F(ev, a_child_tests_its_own_bits_inline)
+{
+	int status;
+	pid_t child;
+
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		trace_event_id_t id;
+
+		if (!posixtrace_k_enabled ||
+		    __atomic_load_n(posixtrace_k_enabled, __ATOMIC_ACQUIRE))
+			_exit(1);
+		/* Not traced (the stream is the parent's): goes nowhere. */
+		posix_trace_event(self->id, "c", 1);
+		if (posix_trace_eventid_open("ev_child", &id) ||
+		    !__atomic_load_n(posixtrace_k_enabled, __ATOMIC_ACQUIRE))
+			_exit(2);
+		_exit(0);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+}
+
 TEST_F(ev, event_timestamps_are_realtime_in_generation_order)
 {
 	struct timespec before[20], after[20];

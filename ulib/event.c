@@ -46,6 +46,11 @@
 #define PTK_USER_IDS \
 	(POSIXTRACE_EVENT_ID_MAX - POSIXTRACE_EVENT_UNNAMED_USER)
 
+/* <trace.h>'s inline test reads the bits through this: see there. */
+PTK_EXPORT const uint64_t *const *posixtrace_k_enabled;
+_Static_assert(POSIXTRACE_K_EVENT_IDS == POSIXTRACE_EVENT_ID_MAX,
+	       "<trace.h> tests the bits of every identifier");
+
 static const struct posixtrace_enable_page ptk_enable_all = {
 	.magic = POSIXTRACE_ENABLE_MAGIC,
 	.enabled = { [0 ... POSIXTRACE_EVENTSET_WORDS - 1] = ~0ULL },
@@ -99,8 +104,13 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 						     memory_order_acquire)) {
 		if (p != MAP_FAILED)
 			munmap(p, size);
-		ep = cur;
+		return cur;	/* the thread that mapped it publishes it */
 	}
+	/* For <trace.h>: the page is mapped before its bits are seen. */
+	__atomic_store_n(&local->enabled, ep->enabled, __ATOMIC_RELEASE);
+	__atomic_store_n(&posixtrace_k_enabled,
+			 (const uint64_t *const *)&local->enabled,
+			 __ATOMIC_RELEASE);
 	return ep;
 }
 
@@ -309,8 +319,8 @@ ptk_event_record(struct ptk_local *local,
  * __builtin_return_address(0) the caller's address.
  */
 PTK_EXPORT __attribute__((noinline)) void
-posix_trace_event(trace_event_id_t event_id, const void *restrict data_ptr,
-		  size_t data_len)
+(posix_trace_event)(trace_event_id_t event_id, const void *restrict data_ptr,
+		    size_t data_len)
 {
 	uint32_t id = (uint32_t)event_id;
 	const struct posixtrace_enable_page *ep;

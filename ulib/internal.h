@@ -54,6 +54,12 @@ struct ptk_local {
 	uint32_t table_owner;	/* trid.c: this process owns the trid table */
 	/* event.c: the enable page as this process mapped it, or NULL. */
 	const struct posixtrace_enable_page *_Atomic enable;
+	/*
+	 * event.c: its bits, once @enable is set, for <trace.h>'s inline
+	 * test (posixtrace_k_enabled points here). Plain: read with
+	 * __atomic builtins, as <trace.h> reads it.
+	 */
+	const uint64_t *enabled;
 	/* ring.c: a random number for this process's rings, 0 in a child. */
 	_Atomic uint64_t ring_generation;
 };
