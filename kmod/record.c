@@ -342,6 +342,14 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 	 */
 	if (len > emit->copied)
 		return false;
+	/*
+	 * Killed in its creator's hook: what the threads wrote before the
+	 * death still goes in (a drain brings it later); nothing else.
+	 */
+	if (stream->shut_down &&
+	    (!stream->doom_ns || !emit->timed ||
+	     timespec64_to_ns(&emit->ts) > stream->doom_ns))
+		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
 		if (stream->running)
@@ -415,7 +423,7 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	bool ok;
 
 	spin_lock(&stream->lock);
-	ok = stream->running && !stream->log &&
+	ok = stream->running && !stream->shut_down && !stream->log &&
 	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
@@ -462,7 +470,8 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	 * A change under way has drained and judges nothing more: the newer
 	 * records that would overwrite these may never be stored.
 	 */
-	running = stream->running && !atomic_read(&stream->changing);
+	running = stream->running && !stream->shut_down &&
+		  !atomic_read(&stream->changing);
 	if (running && n) {
 		/* Stored, it would have been stamped no older than the last. */
 		if (timespec64_compare(first, &stream->last_ts) < 0)

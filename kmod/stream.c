@@ -583,10 +583,55 @@ void posixtrace_stream_get_filter(struct posixtrace_stream *stream,
 }
 
 /*
+ * Recording ends, its lock held: as if by posix_trace_stop() at @ts, the
+ * log shows where tracing ended.
+ */
+static void posixtrace_stream_end(struct posixtrace_stream *stream,
+				  const struct timespec64 *ts)
+{
+	if (stream->log && stream->running)
+		posixtrace_stream_store_stop(stream, NULL, ts, 0);
+	stream->running = false;
+	stream->auto_stopped = false;
+}
+
+/*
+ * The second half of a kill made in a creator's hook: what its threads
+ * wrote before its death is drained (by the caller) and stored by now;
+ * recording ends at the death, and the stream leaves its processes.
+ */
+static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
+{
+	struct timespec64 ts;
+	bool finish;
+
+	spin_lock(&stream->lock);
+	finish = stream->doom_ns;
+	if (finish) {
+		ts = ns_to_timespec64(stream->doom_ns);
+		posixtrace_stream_end(stream, &ts);
+		stream->doom_ns = 0;
+	}
+	spin_unlock(&stream->lock);
+	if (finish) {
+		posixtrace_links_drop_stream(stream);
+		wake_up_all(&stream->wq);
+	}
+}
+
+/*
  * The part of shutdown that must happen at once, and can happen anywhere,
  * even in the exit hook: the stream stops recording, leaves its process,
  * wakes its readers (EINVAL) and gives back its TRACE_SYS_MAX slot. Every
  * path that records or reads checks shut_down under the stream's lock.
+ *
+ * In a creator's exit or exec hook (!@may_sleep) nothing is drained: a
+ * drain there would grow with what every ring holds, with preemption off.
+ * The stream is shut down for everyone at once, but keeps its links and
+ * notes the time of the death (@doom_ns): the records of thread rings
+ * made up to then still go in, when the reap work's shutdown drains and
+ * finishes the kill (posixtrace_stream_kill_finish()); anything made
+ * after is ignored, as it would have been.
  */
 static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 				   bool may_sleep)
@@ -594,29 +639,26 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	struct timespec64 ts;
 	bool keep_slot;
 
-	/*
-	 * What the threads made before goes in first. A creator's exit
-	 * comes here from its hook, under the streams' lock: no sleeping.
-	 */
-	posixtrace_stream_change_begin(stream);
-	if (may_sleep)
+	/* What the threads made before goes in first. */
+	if (may_sleep) {
+		posixtrace_stream_change_begin(stream);
 		posixtrace_thread_rings_drain();
-	else
-		posixtrace_thread_rings_drain_atomic();
+	}
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
-		posixtrace_stream_change_end(stream);
+		if (may_sleep) {
+			posixtrace_stream_change_end(stream);
+			posixtrace_stream_kill_finish(stream);
+		}
 		return;
 	}
-	/* As if by posix_trace_stop(): the log shows where tracing ended. */
-	if (stream->log && stream->running) {
-		ktime_get_real_ts64(&ts);
-		posixtrace_stream_store_stop(stream, NULL, &ts, 0);
-	}
+	ktime_get_real_ts64(&ts);
+	if (may_sleep)
+		posixtrace_stream_end(stream, &ts);
+	else
+		stream->doom_ns = timespec64_to_ns(&ts);
 	stream->shut_down = true;
-	stream->running = false;
-	stream->auto_stopped = false;
 	/*
 	 * A batch buffer mapped, or being mapped, still holds its pages:
 	 * the last mapping to go gives the slot back (stream_read.c), so
@@ -627,9 +669,10 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	stream->slot_held = keep_slot;
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
-	posixtrace_stream_change_end(stream);
-
-	posixtrace_links_drop_stream(stream);
+	if (may_sleep) {
+		posixtrace_stream_change_end(stream);
+		posixtrace_links_drop_stream(stream);
+	}
 	wake_up_all(&stream->wq);
 	/*
 	 * A stream with a log keeps its TRACE_SYS_MAX slot until the log is
@@ -933,8 +976,11 @@ static void posixtrace_streams_reap(struct work_struct *work)
  *
  * POSIX shuts its streams down as if by posix_trace_shutdown(), even if a
  * child inherited their descriptors. Called from the exit and exec hooks,
- * where nothing may sleep: the streams are killed here, before the parent
- * can reap the process, and only freeing their storage is deferred.
+ * where nothing may sleep and nothing should grow with what the thread
+ * rings hold: the streams are shut down here, before the parent can reap
+ * the process; taking what the threads wrote before the death (a drain),
+ * the STOP of a log and freeing their storage are deferred to the reap
+ * work (posixtrace_stream_kill()).
  */
 void posixtrace_streams_creator_gone(struct pid *tgid)
 {

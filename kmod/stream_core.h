@@ -98,6 +98,12 @@ struct posixtrace_stream {
 	 */
 	atomic_t changing;
 	bool creator_gone;		/* stream.c: the creator exited or exec'd */
+	/*
+	 * stream.c: shut down in its creator's hook, the time of the death
+	 * (ns since the Epoch), until the reap work's drain is done: ring
+	 * records made up to then still go in (record.c); else 0.
+	 */
+	s64 doom_ns;
 	s64 gap_ts_sec;			/* time of the first one overwritten */
 	u32 gap_ts_nsec;
 	/* Event types not recorded (TEF); empty at creation. */

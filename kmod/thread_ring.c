@@ -205,8 +205,7 @@ static const struct posixtrace_ring_sink *posixtrace_ring_sink;
 /*
  * The records a drain has taken and not yet handed on: runs of one
  * process's records go to its streams together, each stream's lock taken
- * once a run, not once a record. Under the drain lock (too big for the
- * stack of the exit hook that may drain).
+ * once a run, not once a record. Under the drain lock.
  */
 #define POSIXTRACE_DRAIN_BATCH	32
 static struct posixtrace_process *posixtrace_batch_proc;
@@ -382,9 +381,9 @@ static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
 /*
  * One pass of a drain, under the drain lock: the records of every ring,
  * merged by timestamp (a min-heap of the rings with a record), at most
- * @budget of them, within each ring's lap: one lap from where the pass
- * began (@gen 0), or from where the sleeping drain @gen began (@first: this
- * is its first pass). A ring listed after that first pass gets no lap: its
+ * @budget of them, within each ring's lap: one lap from where the drain
+ * @gen began (@first: this is its first pass). A ring listed after that
+ * first pass gets no lap: its
  * records were all made after the drain began, and new rings must not keep
  * a drain going. Hands the records on and stores how far each ring was
  * taken. Returns true if the budget ran out with records left in the laps.
@@ -397,13 +396,12 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		ring->pos = ring->consumed;
-		if (gen && ring->lap_gen != gen) {
+		if (ring->lap_gen != gen) {
 			ring->lap_gen = gen;
 			ring->long_lap_end = ring->consumed +
 					     (first ? ring->size : 0);
 		}
-		ring->lap_end = gen ? ring->long_lap_end :
-				      ring->consumed + ring->size;
+		ring->lap_end = ring->long_lap_end;
 		ring->next = NULL;
 		ring->published = posixtrace_thread_ring_published(ring);
 		/* Listed rings never outnumber the heap: see _mmap(). */
@@ -431,29 +429,6 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 		smp_store_release(&ring->ctl->consumed, ring->pos);
 	}
 	return n;
-}
-
-/**
- * posixtrace_thread_rings_drain_atomic - a whole drain, never sleeping
- *
- * posixtrace_thread_rings_drain() without letting go of the lock, for a
- * creator's exit or exec, which kills its streams under the streams' lock
- * in its hook and may not sleep. The work is what all rings hold: bounded
- * per user by RLIMIT_MEMLOCK, not overall. A thread's exit and a process
- * leaving the table do not come here: they close rings
- * (posixtrace_thread_ring_retire_task()), and a sleeping drain takes them
- * and retires them (posixtrace_thread_rings_reap()). Retires nothing.
- */
-void posixtrace_thread_rings_drain_atomic(void)
-{
-	/* Nothing to do, as on most system-call events: no lock taken. */
-	if (list_empty_careful(&posixtrace_rings))
-		return;
-	rcu_read_lock();
-	spin_lock(&posixtrace_drain_lock);
-	posixtrace_drain_pass(0, true, UINT_MAX);
-	spin_unlock(&posixtrace_drain_lock);
-	rcu_read_unlock();
 }
 
 static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring);
@@ -487,9 +462,9 @@ static void posixtrace_thread_rings_reap(u64 gen)
  * system-call event; the timer and the threads' kicks. May sleep: it lets
  * go of the drain lock (and the CPU, if need be) after each
  * POSIXTRACE_DRAIN_BUDGET records, so that however much the rings hold,
- * preemption is never off for long. A drain of the hooks' may run in
- * between; it only takes records sooner. Then retires the rings closed
- * before it began.
+ * preemption is never off for long. Such drains take turns; a kick's drop
+ * may come in between (ring_kick.c). Then retires the rings closed before
+ * it began.
  */
 void posixtrace_thread_rings_drain(void)
 {

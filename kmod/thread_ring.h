@@ -43,7 +43,6 @@ void posixtrace_thread_rings_exit(void);
 
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma);
 void posixtrace_thread_rings_drain(void);
-void posixtrace_thread_rings_drain_atomic(void);
 void posixtrace_thread_ring_kick(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);

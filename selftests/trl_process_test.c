@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <posixtrace-k.h>
@@ -60,6 +61,85 @@ TEST(creator_exit_completes_the_log_before_it_is_reaped)
 	ASSERT_EQ(POSIX_TRACE_FLUSH_STOP, lb.ev[13].info.posix_event_id);
 	free_log(&lb);
 	close(fd);
+}
+
+/*
+ * A creator dies while a child it traces keeps its stream's descriptor
+ * (forked without the library's atfork handler, which would close it):
+ * the stream is shut down at the death, and its log gets what the child
+ * made before it (still in the child's ring then, taken later), then the
+ * STOP, and nothing the child makes after.
+ */
+TEST(a_dead_creators_log_has_what_came_before_its_death_and_nothing_after)
+{
+	int fd, status, i, n = 0, adie[2], go[2];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	struct logbuf lb;
+	trace_id_t trid;
+	pid_t a, c = 0;
+	char b = 0;
+
+	SKIP_WITHOUT_DEVICE();
+	fd = tmp_log();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(adie));
+	ASSERT_EQ(0, pipe(go));
+	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0));
+	a = fork();
+	ASSERT_LE(0, a);
+	if (!a) {
+		if (log_attr(&attr, POSIX_TRACE_LOOP, POSIX_TRACE_APPEND, 0, 0) ||
+		    posix_trace_attr_setinherited(&attr,
+						  POSIX_TRACE_INHERITED) ||
+		    posix_trace_eventid_open("trl.death", &id) ||
+		    posix_trace_create_withlog(0, &attr, fd, &trid) ||
+		    posix_trace_start(trid))
+			_exit(1);
+		c = _Fork();
+		if (c < 0)
+			_exit(2);
+		if (!c) {
+			emit_numbered(id, 0, 100);
+			if (write(adie[1], "d", 1) != 1 ||
+			    read(go[0], &b, 1) != 1)
+				_exit(3);
+			emit_numbered(id, 100, 100);
+			_exit(0);
+		}
+		/* Die with the child's events still in its ring. */
+		if (read(adie[0], &b, 1) != 1)
+			_exit(4);
+		_exit(0);
+	}
+	ASSERT_EQ(a, waitpid(a, &status, 0));
+	ASSERT_EQ(0, status);
+	/* A is reaped: its stream is dead; now the child makes more. */
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	c = wait(&status);
+	ASSERT_LT(0, c);
+	ASSERT_EQ(0, status);
+	ASSERT_TRUE(wait_log_closed(fd));
+	ASSERT_EQ(0, read_log(fd, &lb));
+	for (i = 0; i < lb.n; i++) {
+		if (lb.ev[i].info.posix_event_id == POSIX_TRACE_STOP)
+			break;
+		if (strcmp(lb.ev[i].name, "trl.death"))
+			continue;
+		ASSERT_EQ((uint64_t)n, ev_num(&lb.ev[i]));
+		ASSERT_EQ(c, lb.ev[i].info.posix_pid);
+		n++;
+	}
+	ASSERT_EQ(100, n);
+	ASSERT_LT(i, lb.n);
+	for (; i < lb.n; i++)
+		ASSERT_STRNE("trl.death", lb.ev[i].name);
+	free_log(&lb);
+	close(fd);
+	close(adie[0]);
+	close(adie[1]);
+	close(go[0]);
+	close(go[1]);
 }
 
 /* A byte from fd within 10 s; 0 if none came. */
