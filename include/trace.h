@@ -263,21 +263,22 @@ void posix_trace_event(trace_event_id_t event_id,
  * of the process that reads 0 in every child (MADV_WIPEONFORK) until the
  * child maps its own bits. The word is NULL, or the address of the
  * process's bits, one per event type below POSIXTRACE_K_EVENT_IDS, that
- * the module keeps up to date (the enable page). A bit clear means the
+ * the module keeps up to date (the enable page's __u64 words, which are
+ * unsigned long long on every Linux ABI). A bit clear means the
  * function would return at once; anything else goes to the function.
  */
 #if !defined(POSIXTRACE_K_NO_INLINE_EVENT) && \
 	(defined(__GNUC__) || defined(__clang__))
 #define POSIXTRACE_K_EVENT_IDS	1089u
-extern const uint64_t *const *posixtrace_k_enabled;
+extern const unsigned long long *const *posixtrace_k_enabled;
 
 static __inline__ __attribute__((__always_inline__)) void
 __posixtrace_k_event(trace_event_id_t event_id, const void *data_ptr,
 		     size_t data_len)
 {
-	const uint64_t *const *word = __atomic_load_n(&posixtrace_k_enabled,
-						      __ATOMIC_ACQUIRE);
-	const uint64_t *bits;
+	const unsigned long long *const *word =
+		__atomic_load_n(&posixtrace_k_enabled, __ATOMIC_ACQUIRE);
+	const unsigned long long *bits;
 	uint32_t id = (uint32_t)event_id;
 
 	if (word && id < POSIXTRACE_K_EVENT_IDS) {

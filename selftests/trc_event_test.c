@@ -322,7 +322,7 @@ TEST_F(ev, the_inline_test_records_what_the_function_records)
 		self->id, POSIX_TRACE_UNNAMED_USEREVENT, POSIX_TRACE_START,
 		1089, 5000, -1,
 	};
-	const uint64_t *bits;
+	const unsigned long long *bits;
 	struct rec r;
 	unsigned int i;
 	int k;

@@ -47,7 +47,7 @@
 	(POSIXTRACE_EVENT_ID_MAX - POSIXTRACE_EVENT_UNNAMED_USER)
 
 /* <trace.h>'s inline test reads the bits through this: see there. */
-PTK_EXPORT const uint64_t *const *posixtrace_k_enabled;
+PTK_EXPORT const unsigned long long *const *posixtrace_k_enabled;
 _Static_assert(POSIXTRACE_K_EVENT_IDS == POSIXTRACE_EVENT_ID_MAX,
 	       "<trace.h> tests the bits of every identifier");
 
@@ -109,7 +109,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 	/* For <trace.h>: the page is mapped before its bits are seen. */
 	__atomic_store_n(&local->enabled, ep->enabled, __ATOMIC_RELEASE);
 	__atomic_store_n(&posixtrace_k_enabled,
-			 (const uint64_t *const *)&local->enabled,
+			 (const unsigned long long *const *)&local->enabled,
 			 __ATOMIC_RELEASE);
 	return ep;
 }

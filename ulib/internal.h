@@ -59,7 +59,7 @@ struct ptk_local {
 	 * test (posixtrace_k_enabled points here). Plain: read with
 	 * __atomic builtins, as <trace.h> reads it.
 	 */
-	const uint64_t *enabled;
+	const unsigned long long *enabled;	/* __u64, as the page */
 	/* ring.c: a random number for this process's rings, 0 in a child. */
 	_Atomic uint64_t ring_generation;
 };
