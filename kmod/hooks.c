@@ -8,10 +8,10 @@
  * preemption disabled: they only take spinlocks. The exit and exec probes
  * close the thread's ring, and a process leaving the table closes its
  * rings, without draining: drains in workers take what they hold, in order
- * with every other ring's records (thread_ring.c). The one drain left in a
- * probe is a creator's exit or exec, which kills its streams before its
- * parent can reap it (stream.c): that one grows with what every ring
- * holds.
+ * with every other ring's records (thread_ring.c). A creator's exit or
+ * exec shuts its streams down before its parent can reap it, and leaves
+ * what its threads wrote before to a later drain too (stream.c). No probe
+ * does work that grows with what the rings hold.
  */
 
 #include <linux/binfmts.h>

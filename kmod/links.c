@@ -334,7 +334,9 @@ void posixtrace_links_fork(struct task_struct *parent,
 
 	spin_lock(&posixtrace_links_lock);
 	list_for_each_entry(link, &from->links, proc_node) {
-		if (link->stream->attr.inheritance != POSIXTRACE_INHERITED)
+		/* Shut down in its creator's hook: it follows no one now. */
+		if (link->stream->attr.inheritance != POSIXTRACE_INHERITED ||
+		    READ_ONCE(link->stream->shut_down))
 			continue;
 		new = IS_ERR(proc) ? NULL :
 		      kzalloc(sizeof(*new), GFP_ATOMIC | __GFP_NOWARN |

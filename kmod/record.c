@@ -347,8 +347,9 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 	 * death still goes in (a drain brings it later); nothing else.
 	 */
 	if (stream->shut_down &&
-	    (!stream->doom_ns || !emit->timed ||
-	     timespec64_to_ns(&emit->ts) > stream->doom_ns))
+	    (!stream->doom_ns ||
+	     (!emit->garbage && (!emit->timed ||
+				 timespec64_to_ns(&emit->ts) > stream->doom_ns))))
 		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
@@ -563,6 +564,12 @@ static void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	}
 	if (stream->ring.count)
 		return;
+	/*
+	 * Shut down in its creator's hook, its last records still coming
+	 * (the log's thread takes them): it stays as it was at the death.
+	 */
+	if (stream->shut_down)
+		return;
 	stream->auto_stopped = false;
 	stream->full_status = POSIXTRACE_NOT_FULL;
 	/* May record no more, unless it restarts: the reader redoes the bits. */
@@ -763,8 +770,12 @@ bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 	bool records;
 
 	spin_lock(&stream->lock);
-	/* Events sent to a stream stopped because full count as lost. */
-	records = stream->running || stream->auto_stopped;
+	/*
+	 * Events sent to a stream stopped because full count as lost. One
+	 * shut down in its creator's hook takes only what came before.
+	 */
+	records = !stream->shut_down &&
+		  (stream->running || stream->auto_stopped);
 	if (records)
 		bitmap_complement(admitted, stream->filter,
 				  POSIXTRACE_EVENT_ID_MAX);

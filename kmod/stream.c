@@ -124,6 +124,12 @@ void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event)
 	lockdep_assert_held(&stream->lock);
 	if (!posixtrace_watcher || !posixtrace_watcher->listening())
 		return;
+	/*
+	 * SHUTDOWN is the last: what a stream shut down in its creator's
+	 * hook still records of before the death is not news.
+	 */
+	if (stream->shut_down && event != POSIXTRACE_NL_EV_SHUTDOWN)
+		return;
 	if (q->len == ARRAY_SIZE(q->events)) {
 		/* Keep the newest: drop the oldest, and say so later. */
 		q->head = (q->head + 1) % ARRAY_SIZE(q->events);
@@ -608,7 +614,10 @@ static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
 	spin_lock(&stream->lock);
 	finish = stream->doom_ns;
 	if (finish) {
+		/* Not before what the log already holds (a flush's markers). */
 		ts = ns_to_timespec64(stream->doom_ns);
+		if (timespec64_compare(&ts, &stream->last_ts) < 0)
+			ts = stream->last_ts;
 		posixtrace_stream_end(stream, &ts);
 		stream->doom_ns = 0;
 	}
@@ -621,17 +630,21 @@ static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
 
 /*
  * The part of shutdown that must happen at once, and can happen anywhere,
- * even in the exit hook: the stream stops recording, leaves its process,
+ * even in the exit hook: the stream stops recording, leaves its processes,
  * wakes its readers (EINVAL) and gives back its TRACE_SYS_MAX slot. Every
- * path that records or reads checks shut_down under the stream's lock.
+ * path that reads or commands checks shut_down under the stream's lock,
+ * and so does every path that records, but for the exception below.
  *
  * In a creator's exit or exec hook (!@may_sleep) nothing is drained: a
  * drain there would grow with what every ring holds, with preemption off.
  * The stream is shut down for everyone at once, but keeps its links and
- * notes the time of the death (@doom_ns): the records of thread rings
- * made up to then still go in, when the reap work's shutdown drains and
- * finishes the kill (posixtrace_stream_kill_finish()); anything made
- * after is ignored, as it would have been.
+ * notes the time of the death (@doom_ns): records of thread rings stamped
+ * up to then still go in, judged by the state the stream had, when a
+ * shutdown (the reap work's, or the last close's) drains and finishes the
+ * kill (posixtrace_stream_kill_finish()); system-call events and records
+ * stamped after are ignored. A thread that stamps a record it writes
+ * after the death with an earlier time (the module keeps each record's
+ * time between its ring's last and now) only misdates its own event.
  */
 static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 				   bool may_sleep)
@@ -646,8 +659,16 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	}
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
+		bool doomed = stream->doom_ns;
+
 		spin_unlock(&stream->lock);
 		if (may_sleep) {
+			/*
+			 * Our drain may have begun before the death: one
+			 * that begins after it takes all that came before.
+			 */
+			if (doomed)
+				posixtrace_thread_rings_drain();
 			posixtrace_stream_change_end(stream);
 			posixtrace_stream_kill_finish(stream);
 		}
@@ -658,7 +679,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 		posixtrace_stream_end(stream, &ts);
 	else
 		stream->doom_ns = timespec64_to_ns(&ts);
-	stream->shut_down = true;
+	WRITE_ONCE(stream->shut_down, true);
 	/*
 	 * A batch buffer mapped, or being mapped, still holds its pages:
 	 * the last mapping to go gives the slot back (stream_read.c), so
@@ -946,7 +967,11 @@ struct posixtrace_stream *posixtrace_stream_find(u64 id)
 	return stream;
 }
 
-/* Shut down the streams whose creator exited or exec'd (process context). */
+/*
+ * Shut down the streams whose creator exited or exec'd (process context):
+ * they were shut down in its hook; this drains what came before the death
+ * and finishes them, unless a last close did it first.
+ */
 static void posixtrace_streams_reap(struct work_struct *work)
 {
 	struct posixtrace_stream *stream, *found;

@@ -94,14 +94,15 @@ struct posixtrace_stream {
 	/*
 	 * stream.c: state changes under way (their drain done, the change
 	 * not yet made); kicks drop nothing meanwhile (record.c). Atomic:
-	 * the exit hook's kill may not take @ctl_lock.
+	 * a shutdown takes no @ctl_lock (posixtrace_stream_shutdown()).
 	 */
 	atomic_t changing;
 	bool creator_gone;		/* stream.c: the creator exited or exec'd */
 	/*
 	 * stream.c: shut down in its creator's hook, the time of the death
-	 * (ns since the Epoch), until the reap work's drain is done: ring
-	 * records made up to then still go in (record.c); else 0.
+	 * (ns since the Epoch), until a shutdown (the reap work's, or the
+	 * last close's) has drained after it: ring records stamped up to
+	 * then still go in (record.c); else 0.
 	 */
 	s64 doom_ns;
 	s64 gap_ts_sec;			/* time of the first one overwritten */

@@ -1440,6 +1440,62 @@ TEST(loop_stream_notifies_full_and_overflow_once)
 	ASSERT_EQ(POSIXTRACE_NL_EV_SHUTDOWN, nt.ev[4]);
 }
 
+/*
+ * A creator dies with a small UNTIL_FULL stream's events still in its
+ * thread's ring (no kick drops them: UNTIL_FULL keeps the oldest): the
+ * stream is shut down at the death, and what the ring held goes in
+ * afterwards (it fills the stream, which stops); SHUTDOWN is still the
+ * stream's last notification, as the header promises.
+ */
+TEST(shutdown_is_last_when_the_creator_dies_with_events_in_its_ring)
+{
+	char name[POSIXTRACE_NAME_MAX + 1];
+	struct stream_info s;
+	struct notes nt;
+	struct nl nl;
+	int status, after = 0;
+	pid_t pid;
+
+	SKIP_WITHOUT_DEVICE();
+	SKIP_WITHOUT_ROOT();
+	NL_OPEN(&nl);
+	JOIN(&nl);
+	unique_name(name, sizeof(name), "death");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		trace_event_id_t ev;
+		trace_attr_t attr;
+		trace_id_t trid;
+
+		if (posix_trace_attr_init(&attr) ||
+		    posix_trace_attr_setstreamfullpolicy(&attr,
+							 POSIX_TRACE_UNTIL_FULL) ||
+		    posix_trace_attr_setstreamsize(&attr, 4096) ||
+		    posix_trace_attr_setmaxdatasize(&attr, 16) ||
+		    create_named(&attr, name, &trid) ||
+		    posix_trace_eventid_open("nlt_death", &ev) ||
+		    posix_trace_start(trid))
+			_exit(1);
+		emit(ev, 200);
+		_exit(0);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(0, status);
+	collect_notes(&nl, name, &nt);
+	log_notes(_metadata, &nt);
+	ASSERT_STREQ("", nt.bad);
+	ASSERT_EQ(0, nt.lost);
+	ASSERT_TRUE(nt.shutdown);
+	ASSERT_EQ(POSIXTRACE_NL_EV_CREATED, nt.ev[0]);
+	ASSERT_EQ(POSIXTRACE_NL_EV_STARTED, nt.ev[1]);
+	/* Nothing of it after SHUTDOWN, while its last records go in. */
+	while (!next_notify(&nl, &s, 500))
+		after += s.id == nt.id;
+	ASSERT_EQ(0, after);
+	nl_close(&nl);
+}
+
 /* ---- 6. who may join the group --------------------------------------------- */
 
 TEST(unprivileged_user_cannot_join_notify_group)
