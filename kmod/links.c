@@ -155,6 +155,20 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 	spin_unlock(&posixtrace_links_lock);
 }
 
+/*
+ * A reader of @stream is about to wait: the threads of every process it
+ * traces kick at their next record (posixtrace_process_wake_producers()).
+ */
+void posixtrace_links_wake_producers(struct posixtrace_stream *stream)
+{
+	struct posixtrace_link *link;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry(link, &stream->links, stream_node)
+		posixtrace_process_wake_producers(link->proc);
+	spin_unlock(&posixtrace_links_lock);
+}
+
 /* The stream is shut down: it traces nothing any more. */
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
 {

@@ -33,6 +33,7 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_stream *stream,
 			    struct posixtrace_process *proc);
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
+void posixtrace_links_wake_producers(struct posixtrace_stream *stream);
 void posixtrace_links_drop_process(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 void posixtrace_links_names_grown(struct posixtrace_names *names);

@@ -329,6 +329,21 @@ void posixtrace_process_publish(struct posixtrace_process *proc,
 }
 
 /**
+ * posixtrace_process_wake_producers - a reader of a stream tracing @proc waits
+ * @proc: the process
+ *
+ * Its threads kick at their next record (the enable page's @wake), once
+ * each, so that a reader does not wait for the timer. Never sleeps.
+ */
+void posixtrace_process_wake_producers(struct posixtrace_process *proc)
+{
+	spin_lock(&proc->lock);
+	if (proc->enable)
+		WRITE_ONCE(proc->enable->wake, proc->enable->wake + 1);
+	spin_unlock(&proc->lock);
+}
+
+/**
  * posixtrace_process_enable_page - the process's enable page, made if need be
  * @proc: the process
  *

@@ -82,6 +82,7 @@ struct posixtrace_process {
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);
+void posixtrace_process_wake_producers(struct posixtrace_process *proc);
 struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
 						  bool create);
 struct posixtrace_process *

@@ -455,6 +455,11 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
  *
  * Counted as storing them and overwriting them would: each recorded, lost,
  * and numbered (a gap in the sequence), OVERFLOW before the next read.
+ * The newer records the kick counted on fill what the stream keeps: once
+ * stored they would overwrite all it holds now, so that goes too, now,
+ * into the same gap. Else a reader whose take came between its drain and
+ * the next would get those older records after a gap that began later
+ * (RESUME older than OVERFLOW, and the gap's numbers out of place).
  *
  * Return: false, counting nothing, if the stream stopped since the view
  * was taken, or a change of its state is under way: the records must then
@@ -464,6 +469,8 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 				   const struct timespec64 *first)
 {
+	const struct posixtrace_record *oldest;
+	struct posixtrace_record copy;
 	bool running;
 
 	spin_lock(&stream->lock);
@@ -473,6 +480,13 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	 */
 	running = stream->running && !stream->shut_down &&
 		  !atomic_read(&stream->changing);
+	if (running && n && stream->ring.count) {
+		oldest = posixtrace_ring_oldest(&stream->ring, &copy);
+		posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
+		stream->events_lost += stream->ring.count;
+		posixtrace_ring_drop(&stream->ring, stream->ring.used,
+				     stream->ring.count);
+	}
 	if (running && n) {
 		/* Stored, it would have been stamped no older than the last. */
 		if (timespec64_compare(first, &stream->last_ts) < 0)

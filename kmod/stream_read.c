@@ -138,6 +138,7 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 			   u64 *map_offset)
 {
 	ktime_t expires, *timeout = NULL;
+	bool woke = false;
 	int n, ret;
 
 	/* Its events go to the log; the log is what one reads. */
@@ -150,6 +151,17 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 		mutex_unlock(&stream->read_lock);
 		if (n || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
 			return n;
+		/*
+		 * About to wait: the traced threads kick at their next record,
+		 * and what they committed before they could see that is
+		 * taken by one more look. A record committed as they looked
+		 * may still wait for the timer (no barrier on their side).
+		 */
+		if (!woke) {
+			posixtrace_links_wake_producers(stream);
+			woke = true;
+			continue;
+		}
 		if ((gn->flags & POSIXTRACE_GETNEXT_TIMED) && !timeout) {
 			if (gn->timeout_nsec >= NSEC_PER_SEC)
 				return -EINVAL;
@@ -161,6 +173,7 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 		ret = posixtrace_stream_wait(stream, timeout);
 		if (ret)
 			return ret;
+		woke = false;
 	}
 }
 

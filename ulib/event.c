@@ -171,13 +171,14 @@ PTK_EXPORT int posixtrace_k_eventid_open_format(const char *event_name,
  * system call. Async-signal-safe: a handler that interrupts a write finds
  * the ring busy.
  */
-static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
-				  const void *data, size_t len,
+static inline bool ptk_ring_write(struct ptk_local *local,
+				  const struct posixtrace_enable_page *ep,
+				  uint32_t id, const void *data, size_t len,
 				  const void *prog_address)
 {
 	struct ptk_ring *r = &ptk_ring;
 	struct posixtrace_ring_record *rec;
-	uint64_t size, consumed, pos;
+	uint64_t size, consumed, pos, wake;
 	struct timespec ts;
 
 	if (r->state != PTK_RING_LIVE || r->busy || !local ||
@@ -240,12 +241,18 @@ static inline bool ptk_ring_write(struct ptk_local *local, uint32_t id,
 	r->busy = 0;
 	/*
 	 * A quarter written since the last kick; or, when less than a quarter
-	 * is free (the kernel kept the newest records in place), a sixteenth.
+	 * is free (the kernel kept the newest records in place), a sixteenth;
+	 * or a reader began to wait since we last looked (the page's wake):
+	 * it gets this record now, not at the kernel's timer.
 	 */
+	wake = __atomic_load_n(&ep->wake, __ATOMIC_RELAXED);
 	if (r->head - r->kicked >= r->size / 4 ||
 	    (r->head - consumed > r->size - r->size / 4 &&
-	     r->head - r->kicked >= r->size / 16))
+	     r->head - r->kicked >= r->size / 16) ||
+	    __builtin_expect(wake != r->wake, 0)) {
+		r->wake = wake;
 		ptk_ring_kick(r);
+	}
 	return true;
 }
 
@@ -288,7 +295,7 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	/* With the enable page only: without it, no ring could be trusted. */
 	if (ptk_ring.state == PTK_RING_NONE && ep && ep != &ptk_enable_all &&
 	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd, ep) &&
-	    ptk_ring_write(local, id, data_ptr, data_len, prog_address))
+	    ptk_ring_write(local, ep, id, data_ptr, data_len, prog_address))
 		return;
 	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
 }
@@ -305,7 +312,8 @@ ptk_event_record(struct ptk_local *local,
 		 const void *data_ptr, size_t data_len,
 		 const void *prog_address)
 {
-	if (ep && ptk_ring_write(local, id, data_ptr, data_len, prog_address))
+	if (ep && ptk_ring_write(local, ep, id, data_ptr, data_len,
+				 prog_address))
 		return;
 	ptk_event_slow(ep, id, data_ptr, data_len, prog_address);
 }

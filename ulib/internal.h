@@ -87,6 +87,7 @@ struct ptk_ring {
 	uint64_t next_slot;		/* where the next slot begins */
 	unsigned int slot_shift;	/* a slot is 1 << slot_shift bytes */
 	uint64_t generation;		/* ptk_local's when mapped */
+	uint64_t wake;			/* the enable page's wake, last seen */
 	size_t map_len;
 	uint8_t state;			/* PTK_RING_* */
 	uint8_t busy;

@@ -167,6 +167,7 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
 	r->slot_shift = ctl->slot_shift;
 	r->map_len = len;
 	r->generation = ptk_ring_generation(local);
+	r->wake = __atomic_load_n(&ep->wake, __ATOMIC_RELAXED);
 	r->state = PTK_RING_LIVE;
 	return true;
 }

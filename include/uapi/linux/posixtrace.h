@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	8
+#define POSIXTRACE_ABI_MINOR	9
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -566,6 +566,12 @@ struct posixtrace_filter {
  * two, at most the module's max_ring_size (none if the stream keeps more
  * than an eighth over that), so that a ring can hold what the stream
  * keeps and the module can drop the rest without copying it.
+ *
+ * @wake (ABI 0.9) changes when a reader of a stream tracing the process
+ * is about to wait for events: a thread that sees it change after it
+ * committed a record to its ring kicks at once (POSIXTRACE_IOC_RING_DRAIN),
+ * once, so that the reader gets the record now, not at the module's timer.
+ * Only its changes mean anything.
  */
 #define POSIXTRACE_ENABLE_PAGE_OFFSET	0
 #define POSIXTRACE_ENABLE_MAGIC		0x70747831	/* "ptx1" */
@@ -574,6 +580,7 @@ struct posixtrace_enable_page {
 	__u32 magic;
 	__u32 ring_size;
 	__u64 enabled[POSIXTRACE_EVENTSET_WORDS];
+	__u64 wake;
 };
 
 /*
