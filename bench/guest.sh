@@ -18,6 +18,45 @@ say "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs," \
 # shellcheck disable=SC2086
 event_cost ${BENCH_ARGS:-} 2>&1 | show
 
+# What the exit hook costs (it runs with preemption disabled) while other
+# threads' rings hold records: ftrace's function_graph tracer on
+# posixtrace_on_exit() alone, around exit_cost, with the timer's drains
+# held off (ring_drain_ms) so that the records stay in the rings.
+exit_hook_row() {
+	t=/sys/kernel/tracing
+	if ! echo posixtrace_on_exit >$t/set_ftrace_filter 2>/dev/null ||
+		! echo function_graph >$t/current_tracer 2>/dev/null; then
+		say "exit hook: no function_graph tracer here"
+		return
+	fi
+	echo >$t/trace
+	on=$(cat $t/tracing_on)
+	echo 1 >$t/tracing_on
+	if err=$(POSIXTRACE_RING_SIZE=1048576 exit_cost "$@" 2>&1); then
+		# Off while it is read; the tracer's going empties it.
+		echo 0 >$t/tracing_on
+		say "exit hook, $1 threads' rings holding $2 records each${3:+, the creator dies}:" \
+			"the longest of $(grep -c posixtrace_on_exit $t/trace) exits" \
+			"$(sed -n 's/.* \([0-9.]*\) us .*/\1/p' $t/trace | sort -g | tail -n 1) us"
+	else
+		say "exit hook: exit_cost $*: ${err:-failed}"
+	fi
+	# As it was: trace_marker, measured next, needs tracing on.
+	echo nop >$t/current_tracer
+	echo >$t/set_ftrace_filter
+	echo "$on" >$t/tracing_on
+}
+if command -v exit_cost >/dev/null; then
+	p=/sys/module/posixtrace/parameters/ring_drain_ms
+	ms=$(cat $p)
+	echo 10000 >$p
+	say ""
+	exit_hook_row 16 4000
+	exit_hook_row 64 4000
+	exit_hook_row 64 4000 die
+	echo "$ms" >$p
+fi
+
 # The peer: an LTTng-UST tracepoint, ust_cost, under a session daemon of
 # its own (lttng.sh). The initramfs lacks what LTTng needs: /dev/shm (the
 # buffers, shm_open) and /var/run (the daemon's sockets, /var/run/lttng).

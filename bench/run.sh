@@ -142,7 +142,8 @@ out=$BUILD_DIR/vm-bench
 set +e
 "$VM_DIR/run-vm.sh" --label bench --kernel "/boot/vmlinuz-$rel" \
 	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 600 \
-	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" "${lttng[@]}" \
+	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" \
+	--bin "$BUILD_DIR/bench/exit_cost" "${lttng[@]}" \
 	>"$out.log" 2>&1
 rc=$?
 set -e

@@ -532,78 +532,101 @@ TEST(a_threads_exit_keeps_the_order_of_older_records)
 }
 
 /*
+ * A child that records events 0 to @n - 1 of @id in its ring, then ends
+ * as @then says (it does not return); -1 if fork() failed.
+ */
+static pid_t fork_numbered(trace_event_id_t id, uint64_t n,
+			   void (*then)(void))
+{
+	pid_t child = fork();
+	uint64_t k;
+
+	if (child)
+		return child;
+	for (k = 0; k < n; k++)
+		posix_trace_event(id, &k, sizeof(k));
+	if (!ring_mapped(getpid()))
+		_exit(4);
+	then();
+	_exit(1);
+}
+
+/* Exec this binary, which records event 100 and exits (above). */
+static void exec_emitting(void)
+{
+	char *argv[] = { "ring_test", NULL };
+
+	setenv("RING_EXEC_EMIT", "1", 1);
+	execv("/proc/self/exe", argv);
+	_exit(127);
+}
+
+static void killed(void)
+{
+	raise(SIGKILL);
+}
+
+/*
+ * Stop, then read back events 0 to @n - 1 of @id, in order, all from
+ * @pid, and nothing else of @id; shut the stream down.
+ */
+static void stop_and_expect_numbers(struct __test_metadata *_metadata,
+				    trace_id_t trid, trace_event_id_t id,
+				    int n, pid_t pid)
+{
+	uint64_t nums[400];
+	pid_t pids[400];
+	int i;
+
+	ASSERT_GE(400, n);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(n, read_numbers(trid, id, nums, pids, 400, NULL));
+	for (i = 0; i < n; i++) {
+		ASSERT_EQ(i, nums[i]);
+		ASSERT_EQ(pid, pids[i]);
+	}
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
  * An exec closes the old image's ring (its mapping went with the old mm)
  * and a worker takes its records later: they still come first, with the
  * process's pid, and the new image's event after them.
  */
 TEST(the_old_images_ring_is_taken_after_an_exec)
 {
-	char *argv[] = { "ring_test", NULL };
 	trace_event_id_t id;
-	uint64_t nums[128];
-	pid_t pids[128], child;
 	trace_id_t trid;
-	int status, i;
+	pid_t child;
+	int status;
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.exec", &id));
 	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_INHERITED));
-	child = fork();
+	child = fork_numbered(id, 100, exec_emitting);
 	ASSERT_LE(0, child);
-	if (!child) {
-		uint64_t k;
-
-		for (k = 0; k < 100; k++)
-			posix_trace_event(id, &k, sizeof(k));
-		if (!ring_mapped(getpid()))
-			_exit(4);
-		setenv("RING_EXEC_EMIT", "1", 1);
-		execv("/proc/self/exe", argv);
-		_exit(127);
-	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	ASSERT_EQ(0, WEXITSTATUS(status));
-	ASSERT_EQ(0, posix_trace_stop(trid));
-	ASSERT_EQ(101, read_numbers(trid, id, nums, pids, 128, NULL));
-	for (i = 0; i < 101; i++) {
-		ASSERT_EQ(i, nums[i]);
-		ASSERT_EQ(child, pids[i]);
-	}
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	stop_and_expect_numbers(_metadata, trid, id, 101, child);
 }
 
 /* The ring's pages are the kernel's: SIGKILL right after loses nothing. */
 TEST(a_killed_process_loses_none_of_its_events)
 {
 	trace_event_id_t id;
-	uint64_t nums[400];
-	pid_t pids[400], child;
 	trace_id_t trid;
-	int status, i;
+	pid_t child;
+	int status;
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill", &id));
 	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_INHERITED));
-	child = fork();
+	child = fork_numbered(id, 300, killed);
 	ASSERT_LE(0, child);
-	if (!child) {
-		uint64_t k;
-
-		for (k = 0; k < 300; k++)
-			posix_trace_event(id, &k, sizeof(k));
-		raise(SIGKILL);
-		_exit(1);
-	}
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFSIGNALED(status));
-	ASSERT_EQ(0, posix_trace_stop(trid));
-	ASSERT_EQ(300, read_numbers(trid, id, nums, pids, 400, NULL));
-	for (i = 0; i < 300; i++) {
-		ASSERT_EQ(i, nums[i]);
-		ASSERT_EQ(child, pids[i]);
-	}
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	stop_and_expect_numbers(_metadata, trid, id, 300, child);
 }
 
 #define COUNT_THREADS	4
