@@ -440,7 +440,8 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 		 * goes to sleep just after this is woken by the next kick
 		 * (which then sees it) or the timer's drain.
 		 */
-		view->readers_waiting = waitqueue_active(&stream->wq);
+		view->readers_waiting = waitqueue_active(&stream->wq) ||
+					atomic_read(&stream->readers_waking);
 	}
 	spin_unlock(&stream->lock);
 	return ok;
@@ -492,6 +493,12 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 		if (timespec64_compare(first, &stream->last_ts) < 0)
 			first = &stream->last_ts;
 		posixtrace_stream_gap(stream, first->tv_sec, first->tv_nsec);
+		/*
+		 * ... and what is stored after it no older than it: a record
+		 * of another ring drained later keeps the gap's RESUME from
+		 * going before its OVERFLOW.
+		 */
+		stream->last_ts = *first;
 		stream->seq += n;
 		stream->events_recorded += n;
 		stream->events_lost += n;

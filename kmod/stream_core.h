@@ -141,6 +141,7 @@ struct posixtrace_stream {
 
 	/* stream_read.c: readers (the log's thread, with a log). */
 	wait_queue_head_t wq;		/* readers waiting for events */
+	atomic_t readers_waking;	/* ... and about to: see stream_read.c */
 	void *bounce;			/* where records taken out go first */
 	size_t bounce_size;
 	size_t map_size;		/* @bounce's pages; 0: a log's */

@@ -117,6 +117,15 @@ static int posixtrace_stream_wait(struct posixtrace_stream *stream,
 	return ret;
 }
 
+/*
+ * How long a reader waits before it makes the traced threads kick (the
+ * enable page's wake): a reader that keeps up with busy threads finds
+ * their records by then (their own kicks, every quarter of a ring, or the
+ * timer) without one kick from them per record; a quiet thread's record
+ * reaches a reader this soon after the wait began, not at the timer.
+ */
+#define POSIXTRACE_READ_WAKE_NS	NSEC_PER_MSEC
+
 /**
  * posixtrace_stream_read - GETNEXT: the oldest records, to a reader
  * @stream: the stream
@@ -137,44 +146,66 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 			   const struct posixtrace_getnext *gn, size_t *bytes,
 			   u64 *map_offset)
 {
-	ktime_t expires, *timeout = NULL;
-	bool woke = false;
-	int n, ret;
+	ktime_t expires, soon, *timeout = NULL;
+	bool waking = false, theirs;
+	int ret;
 
 	/* Its events go to the log; the log is what one reads. */
 	if (stream->log)
 		return -EINVAL;
 	for (;;) {
-		if (mutex_lock_interruptible(&stream->read_lock))
-			return -ERESTARTSYS;
-		n = posixtrace_stream_read_once(stream, gn, bytes, map_offset);
-		mutex_unlock(&stream->read_lock);
-		if (n || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
-			return n;
-		/*
-		 * About to wait: the traced threads kick at their next record,
-		 * and what they committed before they could see that is
-		 * taken by one more look. A record committed as they looked
-		 * may still wait for the timer (no barrier on their side).
-		 */
-		if (!woke) {
-			posixtrace_links_wake_producers(stream);
-			woke = true;
-			continue;
+		if (mutex_lock_interruptible(&stream->read_lock)) {
+			ret = -ERESTARTSYS;
+			break;
 		}
+		ret = posixtrace_stream_read_once(stream, gn, bytes, map_offset);
+		mutex_unlock(&stream->read_lock);
+		if (ret || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
+			break;
 		if ((gn->flags & POSIXTRACE_GETNEXT_TIMED) && !timeout) {
-			if (gn->timeout_nsec >= NSEC_PER_SEC)
-				return -EINVAL;
+			if (gn->timeout_nsec >= NSEC_PER_SEC) {
+				ret = -EINVAL;
+				break;
+			}
 			/* Before the epoch has passed too; ktime_set() would wrap. */
 			expires = gn->timeout_sec < 0 ? 0 :
 				  ktime_set(gn->timeout_sec, gn->timeout_nsec);
 			timeout = &expires;
 		}
+		/*
+		 * A short wait first; then the traced threads kick at their
+		 * next record, and what they committed before they could see
+		 * that is taken by one more look, after which we wait for
+		 * good. From the bump on, a kick counts us as waiting
+		 * (readers_waking: it queues a drain even when it drops). A
+		 * record committed as they looked may still wait for the
+		 * timer (no barrier on their side).
+		 */
+		if (!waking) {
+			soon = ktime_add_ns(ktime_get_real(),
+					    POSIXTRACE_READ_WAKE_NS);
+			theirs = timeout && ktime_before(*timeout, soon);
+			ret = posixtrace_stream_wait(stream,
+						     theirs ? timeout : &soon);
+			if (ret == -ETIMEDOUT && !theirs) {
+				atomic_inc(&stream->readers_waking);
+				waking = true;
+				posixtrace_links_wake_producers(stream);
+			} else if (ret) {
+				break;
+			}
+			continue;
+		}
 		ret = posixtrace_stream_wait(stream, timeout);
 		if (ret)
-			return ret;
-		woke = false;
+			break;
+		/* Woken: look; an empty look waits a short while again. */
+		atomic_dec(&stream->readers_waking);
+		waking = false;
 	}
+	if (waking)
+		atomic_dec(&stream->readers_waking);
+	return ret;
 }
 
 /* poll() on a stream's descriptor: readable, or hung up once shut down. */

@@ -568,10 +568,11 @@ struct posixtrace_filter {
  * keeps and the module can drop the rest without copying it.
  *
  * @wake (ABI 0.9) changes when a reader of a stream tracing the process
- * is about to wait for events: a thread that sees it change after it
- * committed a record to its ring kicks at once (POSIXTRACE_IOC_RING_DRAIN),
- * once, so that the reader gets the record now, not at the module's timer.
- * Only its changes mean anything.
+ * has waited a millisecond for events in a blocking GETNEXT: a thread that
+ * sees it change after it committed a record to its ring kicks at once
+ * (POSIXTRACE_IOC_RING_DRAIN), once, so that the reader gets the record
+ * now, not at the module's timer. Only its changes mean anything; a ring
+ * mapped after a change starts from it.
  */
 #define POSIXTRACE_ENABLE_PAGE_OFFSET	0
 #define POSIXTRACE_ENABLE_MAGIC		0x70747831	/* "ptx1" */
@@ -580,6 +581,7 @@ struct posixtrace_enable_page {
 	__u32 magic;
 	__u32 ring_size;
 	__u64 enabled[POSIXTRACE_EVENTSET_WORDS];
+	__u64 __pad[5];		/* @wake on a cache line of its own */
 	__u64 wake;
 };
 
