@@ -171,16 +171,22 @@ static void posixtrace_stream_gap(struct posixtrace_stream *stream, s64 sec,
 	stream->gap_ts_nsec = nsec;
 }
 
-/* LOOP: drop the oldest record to make room, keeping the gap's start time. */
-static void posixtrace_stream_overwrite_oldest(struct posixtrace_stream *stream)
+/*
+ * LOOP: drop the oldest record to make room, or @all the records, each
+ * counted lost; the gap begins at the oldest. The ring is not empty.
+ */
+static void posixtrace_stream_overwrite(struct posixtrace_stream *stream,
+					bool all)
 {
+	struct posixtrace_ring *ring = &stream->ring;
 	const struct posixtrace_record *oldest;
 	struct posixtrace_record copy;
+	size_t count = all ? ring->count : 1;
 
-	oldest = posixtrace_ring_oldest(&stream->ring, &copy);
+	oldest = posixtrace_ring_oldest(ring, &copy);
 	posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
-	posixtrace_ring_drop(&stream->ring, oldest->size, 1);
-	stream->events_lost++;
+	posixtrace_ring_drop(ring, all ? ring->used : oldest->size, count);
+	stream->events_lost += count;
 }
 
 static void posixtrace_stream_lost(struct posixtrace_stream *stream)
@@ -214,7 +220,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 			return false;
 		}
 		while (posixtrace_ring_free(ring) < rec->size + keep)
-			posixtrace_stream_overwrite_oldest(stream);
+			posixtrace_stream_overwrite(stream, false);
 	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
 		struct timespec64 ts = {
 			.tv_sec = rec->ts_sec, .tv_nsec = rec->ts_nsec
@@ -327,6 +333,21 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 	return posixtrace_stream_store(stream, &rec, emit->data, false);
 }
 
+/*
+ * Shut down in its creator's hook, @stream still takes what the threads
+ * wrote before the death (a drain brings it later): a ring's record made
+ * up to then, or a bad record found there. Nothing else.
+ */
+static bool posixtrace_stream_before_death(struct posixtrace_stream *stream,
+					   const struct posixtrace_emit *emit)
+{
+	if (!stream->doom_ns)
+		return false;
+	if (emit->garbage)
+		return true;
+	return emit->timed && timespec64_to_ns(&emit->ts) <= stream->doom_ns;
+}
+
 /* One user event for a stream, its lock held; true if readers have news. */
 static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 				       const struct posixtrace_emit *emit,
@@ -342,14 +363,7 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 	 */
 	if (len > emit->copied)
 		return false;
-	/*
-	 * Killed in its creator's hook: what the threads wrote before the
-	 * death still goes in (a drain brings it later); nothing else.
-	 */
-	if (stream->shut_down &&
-	    (!stream->doom_ns ||
-	     (!emit->garbage && (!emit->timed ||
-				 timespec64_to_ns(&emit->ts) > stream->doom_ns))))
+	if (stream->shut_down && !posixtrace_stream_before_death(stream, emit))
 		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
@@ -470,8 +484,6 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 				   const struct timespec64 *first)
 {
-	const struct posixtrace_record *oldest;
-	struct posixtrace_record copy;
 	bool running;
 
 	spin_lock(&stream->lock);
@@ -481,13 +493,8 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	 */
 	running = stream->running && !stream->shut_down &&
 		  !atomic_read(&stream->changing);
-	if (running && n && stream->ring.count) {
-		oldest = posixtrace_ring_oldest(&stream->ring, &copy);
-		posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
-		stream->events_lost += stream->ring.count;
-		posixtrace_ring_drop(&stream->ring, stream->ring.used,
-				     stream->ring.count);
-	}
+	if (running && n && stream->ring.count)
+		posixtrace_stream_overwrite(stream, true);
 	if (running && n) {
 		/* Stored, it would have been stamped no older than the last. */
 		if (timespec64_compare(first, &stream->last_ts) < 0)

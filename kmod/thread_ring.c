@@ -149,12 +149,15 @@ struct posixtrace_thread_ring {
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
-	 * A drain's view: its next record (@next, @next_ns), where to stop,
-	 * and how far the thread said it had committed when the pass began.
+	 * A drain's view: its next record (@next, @next_ns), and how far the
+	 * thread said it had committed when the pass began.
 	 */
-	u64 pos, lap_end, published;
-	/* A sleeping drain's lap, kept while it lets go of the lock. */
-	u64 long_lap_end, lap_gen;
+	u64 pos, published;
+	/*
+	 * Where the drain @lap_gen stops: its lap, kept while it lets go of
+	 * the lock between passes.
+	 */
+	u64 lap_end, lap_gen;
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
 	s64 next_ns;
@@ -187,7 +190,7 @@ static u64 posixtrace_drain_gen;
 /*
  * The generation of the sleeping drain that has let go of the lock between
  * two of its passes, or 0: its next passes take, of each ring, only what
- * its lap holds (@long_lap_end; nothing of a ring listed after its first
+ * its lap holds (@lap_end; nothing of a ring listed after its first
  * pass). Under posixtrace_drain_lock.
  */
 static u64 posixtrace_drain_open_gen;
@@ -398,10 +401,8 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 		ring->pos = ring->consumed;
 		if (ring->lap_gen != gen) {
 			ring->lap_gen = gen;
-			ring->long_lap_end = ring->consumed +
-					     (first ? ring->size : 0);
+			ring->lap_end = ring->consumed + (first ? ring->size : 0);
 		}
-		ring->lap_end = ring->long_lap_end;
 		ring->next = NULL;
 		ring->published = posixtrace_thread_ring_published(ring);
 		/* Listed rings never outnumber the heap: see _mmap(). */
@@ -633,7 +634,7 @@ static bool posixtrace_drain_lap_short(struct posixtrace_thread_ring *ring,
 {
 	u64 gen = posixtrace_drain_open_gen;
 
-	return gen && (ring->lap_gen != gen || ring->long_lap_end < end);
+	return gen && (ring->lap_gen != gen || ring->lap_end < end);
 }
 
 /*
