@@ -17,6 +17,7 @@
 #include "compat.h"
 #include "device.h"
 #include "format.h"
+#include "kbuf.h"
 #include "links.h"
 #include "names.h"
 #include "process.h"
@@ -159,18 +160,23 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
 	return ret;
 }
 
-/* Small events are copied through the stack, larger ones through the heap. */
-#define POSIXTRACE_EVENT_STACK_DATA	128
+/*
+ * Small events are copied through the stack, larger ones through the heap;
+ * the small ones of a thread without a ring go through kbufs.
+ */
+#define POSIXTRACE_EVENT_STACK_DATA	POSIXTRACE_KBUF_DATA_MAX
 
 /*
  * An event whose data the streams keep whole within @n bytes already
  * copied to @data: recorded under RCU alone, without a reference on the
- * process entry (two atomic operations less per event). Returns 1 if it
- * was not such an event and the caller must take the long way.
+ * process entry (two atomic operations less per event); into the streams'
+ * kbufs if @ringless, and then *@drain says if they want a drain. Returns
+ * 1 if it was not such an event and the caller must take the long way.
  */
 static long posixtrace_event_short(const struct posixtrace_event *ev,
 				   struct posixtrace_emit *emit,
-				   const void *data, size_t n)
+				   const void *data, size_t n, bool ringless,
+				   bool *drain)
 {
 	struct posixtrace_process *proc;
 	long ret = 0;
@@ -188,7 +194,10 @@ static long posixtrace_event_short(const struct posixtrace_event *ev,
 				     posixtrace_process_data_max(proc));
 		if (emit->copied <= n) {
 			emit->data = data;
-			posixtrace_links_emit(proc, emit, 1);
+			if (ringless)
+				*drain = posixtrace_links_post(proc, emit);
+			else
+				posixtrace_links_emit(proc, emit, 1);
 		} else {
 			ret = 1;
 		}
@@ -204,6 +213,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	struct posixtrace_process *proc;
 	struct posixtrace_event ev;
 	void *data = stack_data;
+	bool ringless, drain = false;
 	size_t n;
 	long ret;
 
@@ -211,10 +221,16 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 					  POSIXTRACE_EVENT_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (ev.flags)
+	if (ev.flags & ~POSIXTRACE_EVENT_RINGLESS)
 		return -EINVAL;
-	/* What the thread wrote in its ring came first. */
-	posixtrace_thread_rings_drain();
+	/*
+	 * What the thread wrote in its ring came first. A thread that says
+	 * it has none goes through kbufs, which the drains merge with the
+	 * rings (kbuf.c): if it lies, only its own events are out of order.
+	 */
+	ringless = ev.flags & POSIXTRACE_EVENT_RINGLESS;
+	if (!ringless)
+		posixtrace_thread_rings_drain();
 	emit.event_id = ev.event_id;
 	emit.tgid = task_tgid(current);
 	emit.tid = task_pid(current);
@@ -230,9 +246,15 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	n = min_t(size_t, ev.data_len, sizeof(stack_data));
 	if (copy_from_user(stack_data, u64_to_user_ptr(ev.data), n))
 		n = 0;
-	ret = posixtrace_event_short(&ev, &emit, stack_data, n);
+	ret = posixtrace_event_short(&ev, &emit, stack_data, n, ringless,
+				     &drain);
+	if (drain)
+		posixtrace_thread_rings_drain();
 	if (ret <= 0)
 		return ret;
+	/* Stored at once: what the kbufs hold goes first. */
+	if (ringless)
+		posixtrace_thread_rings_drain();
 
 	/* A stream keeps more than the stack holds: the heap, a reference. */
 	proc = posixtrace_process_get(task_tgid(current), false);

@@ -208,6 +208,22 @@ void posixtrace_links_emit(struct posixtrace_process *proc,
 		posixtrace_stream_emit(link->stream, emits, n);
 }
 
+/*
+ * Put @emit, made by system call by a thread without a ring, into the
+ * kbufs of every stream tracing @proc; under RCU. Returns true if one of
+ * them wants a drain now (posixtrace_stream_post()).
+ */
+bool posixtrace_links_post(struct posixtrace_process *proc,
+			   const struct posixtrace_emit *emit)
+{
+	struct posixtrace_link *link;
+	bool drain = false;
+
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		drain |= posixtrace_stream_post(link->stream, emit);
+	return drain;
+}
+
 /**
  * posixtrace_links_loop_stream - the stream whose records a kick may drop
  * @proc: a traced process

@@ -43,6 +43,8 @@ posixtrace_links_loop_stream(struct posixtrace_process *proc,
 			     struct posixtrace_loop_view *view);
 void posixtrace_links_emit(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emits, unsigned int n);
+bool posixtrace_links_post(struct posixtrace_process *proc,
+			   const struct posixtrace_emit *emit);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);

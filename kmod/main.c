@@ -22,6 +22,7 @@
 
 static const struct posixtrace_ring_sink posixtrace_ring_sink = {
 	.emit = posixtrace_links_emit,
+	.emit_stream = posixtrace_stream_emit,
 	.loop_stream = posixtrace_links_loop_stream,
 	.overwritten = posixtrace_stream_overwritten,
 };

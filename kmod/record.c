@@ -41,8 +41,10 @@
 #include <linux/timekeeping.h>
 
 #include "compat.h"
+#include "kbuf.h"
 #include "links.h"
 #include "stream_core.h"
+#include "thread_ring.h"
 
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
@@ -326,6 +328,10 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 		ktime_get_real_ts64(&ts);
 	posixtrace_record_init(stream, &rec, emit->event_id, emit->tgid,
 			       emit->tid, &ts, len, ids);
+	if (emit->numbered) {
+		rec.pid = emit->pid_nr;
+		rec.tid = emit->tid_nr;
+	}
 	rec.prog_address = emit->prog_address;
 	rec.thread = emit->thread;
 	if (len < emit->data_len)
@@ -405,6 +411,46 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
+}
+
+/**
+ * posixtrace_stream_post - an event made by system call, into a kbuf
+ * @stream: a stream tracing the process that made it
+ * @emit: the event, made by current, which writes no thread ring; its
+ *	data copied in (at most POSIXTRACE_KBUF_DATA_MAX bytes)
+ *
+ * Into the stream's buffer for this CPU, without the stream's lock; a
+ * drain judges it, as it judges a ring's records (kbuf.c). If the buffer
+ * is full (writers on this CPU outran the drains), stored at once: before
+ * the buffer's older records, which then take its time. Called under
+ * rcu_read_lock(); never sleeps.
+ *
+ * Return: true if the caller should drain now: the buffer holds more than
+ * a quarter of the stream (or half a buffer), or a reader is waiting.
+ */
+bool posixtrace_stream_post(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emit)
+{
+	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	size_t threshold = min_t(size_t, POSIXTRACE_KBUF_SIZE / 2,
+				 stream->ring.size / 4);
+	int ret;
+
+	/* As posixtrace_stream_emit_one() says. */
+	if (len > emit->copied)
+		return false;
+	ret = posixtrace_kbuf_post(stream->kbufs, emit,
+				   pid_nr_ns(emit->tgid, stream->pid_ns),
+				   pid_nr_ns(emit->tid, stream->pid_ns), len,
+				   threshold);
+	if (ret < 0) {
+		posixtrace_stream_emit(stream, emit, 1);
+		return false;
+	}
+	if (ret & POSIXTRACE_KBUF_FIRST)
+		posixtrace_thread_rings_poke();
+	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
+	return (ret & POSIXTRACE_KBUF_DRAIN) || wq_has_sleeper(&stream->wq);
 }
 
 /*

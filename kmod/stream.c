@@ -23,6 +23,7 @@
 #include <linux/vmalloc.h>
 
 #include "access.h"
+#include "kbuf.h"
 #include "links.h"
 #include "names.h"
 #include "process.h"
@@ -262,6 +263,9 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 	if (posixtrace_ring_alloc(&stream->ring,
 				  posixtrace_stream_ring_size(stream)))
 		return -ENOMEM;
+	stream->kbufs = posixtrace_kbufs_new(stream);
+	if (!stream->kbufs)
+		return -ENOMEM;
 	if (!stream->log) {
 		batch = PAGE_ALIGN(batch);
 		gfp |= __GFP_ZERO;
@@ -276,11 +280,24 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 	return 0;
 }
 
+/* A grace period after the last reference went: no emitter sees it. */
+static void posixtrace_stream_free_rcu(struct rcu_head *rcu)
+{
+	struct posixtrace_stream *stream =
+		container_of(rcu, struct posixtrace_stream, rcu);
+
+	posixtrace_kbufs_free(stream->kbufs);
+	kfree(stream);
+}
+
 static void posixtrace_stream_free(struct kref *ref)
 {
 	struct posixtrace_stream *stream =
 		container_of(ref, struct posixtrace_stream, ref);
 
+	/* Their records are of a stream gone: nobody takes them. */
+	if (stream->kbufs)
+		posixtrace_drain_unlist_kbufs(stream->kbufs);
 	kvfree(posixtrace_ring_detach(&stream->ring));
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
@@ -291,8 +308,11 @@ static void posixtrace_stream_free(struct kref *ref)
 	put_pid(stream->creator);
 	mutex_destroy(&stream->ctl_lock);
 	mutex_destroy(&stream->read_lock);
-	/* Emitters may still be walking the process's list past it. */
-	kfree_rcu(stream, rcu);
+	/*
+	 * Emitters may still be walking the process's list past it, and
+	 * drains its kbufs.
+	 */
+	call_rcu(&stream->rcu, posixtrace_stream_free_rcu);
 }
 
 void posixtrace_stream_get(struct posixtrace_stream *stream)

@@ -27,6 +27,12 @@ struct posixtrace_emit {
 	 * stay in the struct pids, which the ring holds).
 	 */
 	struct pid *tgid, *tid;
+	/*
+	 * Or, from a stream's kbuf (@tgid and @tid NULL), its numbers in
+	 * that stream's pid namespace, taken when it was made.
+	 */
+	bool numbered;
+	pid_t pid_nr, tid_nr;
 	u64 prog_address;
 	u64 thread;
 	const void *data;
@@ -112,6 +118,8 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emits,
 			    unsigned int n);
+bool posixtrace_stream_post(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emit);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);

@@ -28,6 +28,7 @@
  * they include this header. Every other file uses stream.h's functions.
  */
 
+struct posixtrace_kbuf;
 struct posixtrace_process;
 
 /* A stream's news not yet sent to monitoring, oldest at @head. */
@@ -81,6 +82,11 @@ struct posixtrace_stream {
 	struct mutex read_lock;		/* see "Locks" above */
 	spinlock_t lock;		/* see "Locks" above */
 
+	/*
+	 * kbuf.c: events made by system call by threads without a ring,
+	 * one buffer per possible CPU, until a drain takes them. Fixed.
+	 */
+	struct posixtrace_kbuf **kbufs;
 	/* record.c: the records and the recording state, under @lock. */
 	struct posixtrace_ring ring;
 	bool running;

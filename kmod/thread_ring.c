@@ -51,6 +51,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "kbuf.h"
 #include "process.h"
 #include "ring_kick.h"
 #include "stream.h"
@@ -127,6 +128,7 @@ module_param_cb(ring_drain_ms, &posixtrace_drain_ms_ops, &ring_drain_ms,
 MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread ring (1-10000)");
 
 struct posixtrace_thread_ring {
+	struct posixtrace_drain_src src;	/* first: see _older() */
 	struct list_head proc_node;	/* in @proc->rings: RCU */
 	struct list_head all_node;	/* in posixtrace_rings: RCU */
 	struct rcu_work free_work;
@@ -149,8 +151,8 @@ struct posixtrace_thread_ring {
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
-	 * A drain's view: its next record (@next, @next_ns), and how far the
-	 * thread said it had committed when the pass began.
+	 * A drain's view: its next record (@next, @src.next_ns), and how far
+	 * the thread said it had committed when the pass began.
 	 */
 	u64 pos, published;
 	/*
@@ -160,7 +162,6 @@ struct posixtrace_thread_ring {
 	u64 lap_end, lap_gen;
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
-	s64 next_ns;
 
 	/* Fixed once mapped. */
 	struct posixtrace_ring_ctl *ctl;	/* in @vaddr */
@@ -176,6 +177,9 @@ struct posixtrace_thread_ring {
 };
 
 static LIST_HEAD(posixtrace_rings);
+/* The streams' CPU buffers (kbuf.c), drained with the rings: RCU. */
+static LIST_HEAD(posixtrace_kbufs);
+/* Both lists, and the number of their entries the heap has room for. */
 static DEFINE_SPINLOCK(posixtrace_rings_lock);
 /* One drain at a time, of every ring: see above. */
 static DEFINE_SPINLOCK(posixtrace_drain_lock);
@@ -195,43 +199,58 @@ static u64 posixtrace_drain_gen;
  */
 static u64 posixtrace_drain_open_gen;
 /*
- * A drain's min-heap of the rings with a record to take, by time: room
- * for every ring (grown before a ring is listed), under the drain lock.
- * The merge so costs log(rings) per record, not rings.
+ * A drain's min-heap of the sources (rings, kbufs) with a record to take,
+ * by time: room for every one listed (grown before one is listed), under
+ * the drain lock. The merge so costs log(sources) per record, not sources.
  */
-static struct posixtrace_thread_ring **posixtrace_drain_heap;
+static struct posixtrace_drain_src **posixtrace_drain_heap;
 static unsigned int posixtrace_drain_heap_size;
-static unsigned int posixtrace_nr_rings;	/* under posixtrace_rings_lock */
+/* Listed rings and kbufs, under posixtrace_rings_lock. */
+static unsigned int posixtrace_nr_sources;
 static struct workqueue_struct *posixtrace_rings_wq;
 static const struct posixtrace_ring_sink *posixtrace_ring_sink;
 
 /*
  * The records a drain has taken and not yet handed on: runs of one
- * process's records go to its streams together, each stream's lock taken
- * once a run, not once a record. Under the drain lock.
+ * process's records (from rings) go to its streams together, and runs of
+ * one stream's (from its kbufs) to it, each stream's lock taken once a
+ * run, not once a record. Under the drain lock.
  */
 #define POSIXTRACE_DRAIN_BATCH	32
 static struct posixtrace_process *posixtrace_batch_proc;
+static struct posixtrace_stream *posixtrace_batch_stream;
 static unsigned int posixtrace_batch_len;
 static struct posixtrace_emit posixtrace_batch[POSIXTRACE_DRAIN_BATCH];
 
 /* Hand the batch on; under the drain lock. */
 static void posixtrace_drain_batch_flush(void)
 {
-	if (posixtrace_batch_len)
+	if (!posixtrace_batch_len)
+		return;
+	if (posixtrace_batch_stream)
+		posixtrace_ring_sink->emit_stream(posixtrace_batch_stream,
+						  posixtrace_batch,
+						  posixtrace_batch_len);
+	else
 		posixtrace_ring_sink->emit(posixtrace_batch_proc,
 					   posixtrace_batch, posixtrace_batch_len);
 	posixtrace_batch_len = 0;
 }
 
-/* A place in the batch for one of @proc's records; under the drain lock. */
+/*
+ * A place in the batch for a record of @proc's rings, or (@proc NULL) of
+ * @stream's kbufs; under the drain lock.
+ */
 static struct posixtrace_emit *
-posixtrace_drain_batch_slot(struct posixtrace_process *proc)
+posixtrace_drain_batch_slot(struct posixtrace_process *proc,
+			    struct posixtrace_stream *stream)
 {
 	if (posixtrace_batch_len == POSIXTRACE_DRAIN_BATCH ||
-	    (posixtrace_batch_len && posixtrace_batch_proc != proc))
+	    (posixtrace_batch_len && (posixtrace_batch_proc != proc ||
+				      posixtrace_batch_stream != stream)))
 		posixtrace_drain_batch_flush();
 	posixtrace_batch_proc = proc;
+	posixtrace_batch_stream = stream;
 	return &posixtrace_batch[posixtrace_batch_len++];
 }
 
@@ -243,7 +262,8 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 {
 	ring->revoked = true;
 	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
-	*posixtrace_drain_batch_slot(ring->proc) = (struct posixtrace_emit) {
+	*posixtrace_drain_batch_slot(ring->proc, NULL) =
+		(struct posixtrace_emit) {
 		.garbage = true,
 		.tgid = ring->tgid,
 		.tid = ring->tid,
@@ -284,7 +304,7 @@ static bool posixtrace_thread_ring_peek(struct posixtrace_thread_ring *ring)
 		return false;
 	}
 	ring->next = rec;
-	ring->next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+	ring->src.next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
 	return true;
 }
 
@@ -308,13 +328,13 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 					s64 now)
 {
 	const struct posixtrace_ring_record *h = &ring->next_hdr;
-	s64 ns = posixtrace_thread_ring_time(ring, ring->next_ns, now);
+	s64 ns = posixtrace_thread_ring_time(ring, ring->src.next_ns, now);
 
 	ring->pos += h->size;
 	ring->last_ns = ns;
 	/* An identifier it never opened: ignored, as a system call's. */
 	if (posixtrace_process_event_valid(ring->proc, h->event_id))
-		*posixtrace_drain_batch_slot(ring->proc) =
+		*posixtrace_drain_batch_slot(ring->proc, NULL) =
 			(struct posixtrace_emit) {
 			.event_id = h->event_id,
 			.tgid = ring->tgid,
@@ -326,7 +346,7 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 			.copied = h->data_len,
 			.timed = true,
 			/* Its own time, unless clamped: no division then. */
-			.ts = ns == ring->next_ns ?
+			.ts = ns == ring->src.next_ns ?
 			      (struct timespec64) { h->ts_sec, h->ts_nsec } :
 			      ns_to_timespec64(ns),
 		};
@@ -352,17 +372,17 @@ static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 }
 
 /* Is heap entry @a's next record older than @b's? */
-static bool posixtrace_drain_older(struct posixtrace_thread_ring *a,
-				   struct posixtrace_thread_ring *b)
+static bool posixtrace_drain_older(struct posixtrace_drain_src *a,
+				   struct posixtrace_drain_src *b)
 {
 	return a->next_ns < b->next_ns;
 }
 
 /* Restore the heap property from @i down, in a heap of @n. */
-static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
+static void posixtrace_drain_sift_down(struct posixtrace_drain_src **heap,
 				       unsigned int n, unsigned int i)
 {
-	struct posixtrace_thread_ring *tmp;
+	struct posixtrace_drain_src *tmp;
 	unsigned int least, c;
 
 	for (;;) {
@@ -381,22 +401,66 @@ static void posixtrace_drain_sift_down(struct posixtrace_thread_ring **heap,
 	}
 }
 
+static struct posixtrace_thread_ring *
+posixtrace_src_ring(struct posixtrace_drain_src *src)
+{
+	return container_of(src, struct posixtrace_thread_ring, src);
+}
+
+static struct posixtrace_kbuf *posixtrace_src_kbuf(struct posixtrace_drain_src *src)
+{
+	return container_of(src, struct posixtrace_kbuf, src);
+}
+
+/* Take the next record of heap entry @src into the batch. */
+static void posixtrace_drain_take(struct posixtrace_drain_src *src, s64 now)
+{
+	struct posixtrace_kbuf *kb;
+
+	if (!src->kbuf) {
+		posixtrace_thread_ring_take(posixtrace_src_ring(src), now);
+		return;
+	}
+	kb = posixtrace_src_kbuf(src);
+	posixtrace_kbuf_take(kb, posixtrace_drain_batch_slot(NULL, kb->stream));
+}
+
+/* Has heap entry @src another record in this pass? */
+static bool posixtrace_drain_peek(struct posixtrace_drain_src *src)
+{
+	if (src->kbuf)
+		return posixtrace_kbuf_peek(posixtrace_src_kbuf(src));
+	return posixtrace_thread_ring_peek(posixtrace_src_ring(src));
+}
+
 /*
- * One pass of a drain, under the drain lock: the records of every ring,
- * merged by timestamp (a min-heap of the rings with a record), at most
- * @budget of them, within each ring's lap: one lap from where the drain
- * @gen began (@first: this is its first pass). A ring listed after that
- * first pass gets no lap: its
- * records were all made after the drain began, and new rings must not keep
- * a drain going. Hands the records on and stores how far each ring was
- * taken. Returns true if the budget ran out with records left in the laps.
+ * One pass of a drain, under the drain lock: the records of every kbuf
+ * and ring, merged by timestamp (a min-heap of those with a record), at
+ * most @budget of them, within each one's lap: one lap from where the
+ * drain @gen began (@first: this is its first pass). A ring or kbuf
+ * listed after that first pass gets no lap: its records were all made
+ * after the drain began, and new ones must not keep a drain going. Hands
+ * the records on and stores how far each was taken. Returns true if the
+ * budget ran out with records left in the laps.
+ *
+ * The kbufs are looked at first: a thread that wrote a ring's records,
+ * then (its ring closed) kbuf records, must not see the latter taken
+ * without the former (kbuf.c).
  */
 static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 {
-	struct posixtrace_thread_ring *ring, **heap = posixtrace_drain_heap;
+	struct posixtrace_drain_src **heap = posixtrace_drain_heap;
+	struct posixtrace_thread_ring *ring;
 	s64 now = ktime_get_real_ns();
+	struct posixtrace_kbuf *kb;
 	unsigned int n = 0, i;
 
+	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
+		posixtrace_kbuf_pass_begin(kb, gen, first);
+		/* Listed kbufs and rings never outnumber the heap. */
+		if (n < posixtrace_drain_heap_size && posixtrace_kbuf_peek(kb))
+			heap[n++] = &kb->src;
+	}
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		ring->pos = ring->consumed;
 		if (ring->lap_gen != gen) {
@@ -405,21 +469,22 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 		}
 		ring->next = NULL;
 		ring->published = posixtrace_thread_ring_published(ring);
-		/* Listed rings never outnumber the heap: see _mmap(). */
 		if (n < posixtrace_drain_heap_size &&
 		    posixtrace_thread_ring_peek(ring))
-			heap[n++] = ring;
+			heap[n++] = &ring->src;
 	}
 	for (i = n / 2; i-- > 0;)
 		posixtrace_drain_sift_down(heap, n, i);
 	for (; n && budget; budget--) {
-		posixtrace_thread_ring_take(heap[0], now);
-		if (!posixtrace_thread_ring_peek(heap[0]))
+		posixtrace_drain_take(heap[0], now);
+		if (!posixtrace_drain_peek(heap[0]))
 			heap[0] = heap[--n];
 		posixtrace_drain_sift_down(heap, n, 0);
 	}
-	/* Before the thread may write over what the batch points at. */
+	/* Before the writers may write over what the batch points at. */
 	posixtrace_drain_batch_flush();
+	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node)
+		posixtrace_kbuf_pass_end(kb);
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		ring->next = NULL;
 		if (ring->pos == ring->consumed)
@@ -458,9 +523,11 @@ static void posixtrace_thread_rings_reap(u64 gen)
  *
  * One lap of each ring at most, as the ring was when the drain began,
  * merged by timestamp into the streams tracing each ring's process.
- * Before anything that judges or reads what threads recorded: a stream's
- * start, stop, filter change, clear, shutdown, status, read or flush; a
- * system-call event; the timer and the threads' kicks. May sleep: it lets
+ * The streams' kbufs too, merged with the rings. Before anything that
+ * judges or reads what threads recorded: a stream's start, stop, filter
+ * change, clear, shutdown, status, read or flush; a system-call event
+ * of a thread with a ring; the timer, the threads' kicks, and kbufs
+ * filling. May sleep: it lets
  * go of the drain lock (and the CPU, if need be) after each
  * POSIXTRACE_DRAIN_BUDGET records, so that however much the rings hold,
  * preemption is never off for long. Such drains take turns; a kick's drop
@@ -473,7 +540,8 @@ void posixtrace_thread_rings_drain(void)
 	u64 gen;
 
 	might_sleep();
-	if (list_empty_careful(&posixtrace_rings))
+	if (list_empty_careful(&posixtrace_rings) &&
+	    list_empty_careful(&posixtrace_kbufs))
 		return;
 	mutex_lock(&posixtrace_drain_mutex);
 	gen = posixtrace_drain_gen + 1;
@@ -610,7 +678,7 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 	spin_unlock(&ring->proc->lock);
 	spin_lock(&posixtrace_rings_lock);
 	list_del_rcu(&ring->all_node);
-	posixtrace_nr_rings--;
+	posixtrace_nr_sources--;
 	spin_unlock(&posixtrace_rings_lock);
 	queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
 }
@@ -797,9 +865,17 @@ static bool posixtrace_rings_lazy(void)
 {
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_loop_view view;
+	struct posixtrace_kbuf *kb;
 	bool lazy = true;
 
 	rcu_read_lock();
+	/* A kbuf's records are those of threads without a ring: no kicks. */
+	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
+		if (!posixtrace_kbuf_empty(kb)) {
+			rcu_read_unlock();
+			return false;
+		}
+	}
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		if (READ_ONCE(ring->dead))
 			continue;
@@ -813,9 +889,26 @@ static bool posixtrace_rings_lazy(void)
 	return lazy;
 }
 
+/* Does some kbuf hold records? */
+static bool posixtrace_kbufs_busy(void)
+{
+	struct posixtrace_kbuf *kb;
+	bool busy = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
+		if (!posixtrace_kbuf_empty(kb)) {
+			busy = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return busy;
+}
+
 /*
- * Every ring_drain_ms while there are rings: a quiet thread's events
- * arrive; every tenth only while all rings are lazy.
+ * Every ring_drain_ms while there are rings, or records in kbufs: a quiet
+ * thread's events arrive; every tenth only while all rings are lazy.
  */
 static void posixtrace_rings_tick(struct work_struct *work)
 {
@@ -826,10 +919,22 @@ static void posixtrace_rings_tick(struct work_struct *work)
 		posixtrace_ticks_skipped = 0;
 		posixtrace_thread_rings_drain();
 	}
-	if (!list_empty(&posixtrace_rings))
+	if (!list_empty(&posixtrace_rings) || posixtrace_kbufs_busy())
 		queue_delayed_work(posixtrace_rings_wq,
 				   &posixtrace_rings_tick_work,
 				   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+}
+
+/**
+ * posixtrace_thread_rings_poke - a kbuf got its first record
+ *
+ * The timer runs, if it did not: the record reaches its stream within
+ * ring_drain_ms, as a quiet thread's ring record does. Never sleeps.
+ */
+void posixtrace_thread_rings_poke(void)
+{
+	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
+			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
 }
 
 /* A ring of @size data bytes for current, not yet on any list. */
@@ -958,24 +1063,25 @@ static struct user_struct *posixtrace_thread_ring_charge(unsigned long pages,
 }
 
 /*
- * Put @ring on the list of all rings, the drains' heap grown first to
- * hold it. Sleeps. Return: 0 or -ENOMEM.
+ * Room in the drains' heap for @n more sources, grown first if need be,
+ * and counted: the caller then lists them. Sleeps. Return: 0 or -ENOMEM.
  */
-static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
+static int posixtrace_drain_reserve(unsigned int n)
 {
-	struct posixtrace_thread_ring **heap = NULL, **old;
+	struct posixtrace_drain_src **heap = NULL, **old;
 	unsigned int size;
 
 	for (;;) {
 		spin_lock(&posixtrace_rings_lock);
-		if (posixtrace_nr_rings < posixtrace_drain_heap_size) {
-			posixtrace_nr_rings++;
-			list_add_rcu(&ring->all_node, &posixtrace_rings);
+		if (posixtrace_nr_sources + n <= posixtrace_drain_heap_size) {
+			posixtrace_nr_sources += n;
 			spin_unlock(&posixtrace_rings_lock);
 			kvfree(heap);
 			return 0;
 		}
-		size = max(16U, 2 * posixtrace_drain_heap_size);
+		size = max_t(unsigned int,
+			     max(16U, 2 * posixtrace_drain_heap_size),
+			     roundup_pow_of_two(posixtrace_nr_sources + n));
 		spin_unlock(&posixtrace_rings_lock);
 		kvfree(heap);
 		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL);
@@ -993,6 +1099,59 @@ static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
 		}
 		spin_unlock(&posixtrace_rings_lock);
 	}
+}
+
+/*
+ * Put @ring on the list of all rings, the drains' heap grown first to
+ * hold it. Sleeps. Return: 0 or -ENOMEM.
+ */
+static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
+{
+	int ret = posixtrace_drain_reserve(1);
+
+	if (ret)
+		return ret;
+	spin_lock(&posixtrace_rings_lock);
+	list_add_rcu(&ring->all_node, &posixtrace_rings);
+	spin_unlock(&posixtrace_rings_lock);
+	return 0;
+}
+
+/**
+ * posixtrace_drain_list_kbufs - drain a new stream's kbufs from now on
+ * @kbufs: one per possible CPU (kbuf.c)
+ *
+ * Sleeps. Return: 0 or -ENOMEM.
+ */
+int posixtrace_drain_list_kbufs(struct posixtrace_kbuf **kbufs)
+{
+	int cpu, ret = posixtrace_drain_reserve(num_possible_cpus());
+
+	if (ret)
+		return ret;
+	spin_lock(&posixtrace_rings_lock);
+	for_each_possible_cpu(cpu)
+		list_add_rcu(&kbufs[cpu]->node, &posixtrace_kbufs);
+	spin_unlock(&posixtrace_rings_lock);
+	return 0;
+}
+
+/**
+ * posixtrace_drain_unlist_kbufs - a stream's kbufs are drained no more
+ * @kbufs: as listed by posixtrace_drain_list_kbufs()
+ *
+ * What they hold is not taken: the stream is gone. They may be freed
+ * after a grace period. Never sleeps.
+ */
+void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs)
+{
+	int cpu;
+
+	spin_lock(&posixtrace_rings_lock);
+	for_each_possible_cpu(cpu)
+		list_del_rcu(&kbufs[cpu]->node);
+	posixtrace_nr_sources -= num_possible_cpus();
+	spin_unlock(&posixtrace_rings_lock);
 }
 
 /**
@@ -1041,7 +1200,11 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	if (old)
 		posixtrace_thread_ring_close(old);
 	rcu_read_unlock();
-	if (old)
+	/*
+	 * A thread without a ring made its events by system call, maybe
+	 * into kbufs: those come before any its ring will hold.
+	 */
+	if (old || posixtrace_kbufs_busy())
 		posixtrace_thread_rings_drain();
 	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), size,
 					     &ret);

@@ -22,6 +22,8 @@ struct timespec64;
  * @emit:	hand @n records, made by @proc's threads, in order, to the
  *		streams tracing @proc (links.c's posixtrace_links_emit());
  *		under the drain's spinlock.
+ * @emit_stream: hand @n records of @stream's kbufs, in order, to @stream
+ *		(posixtrace_stream_emit()); under the drain's spinlock.
  * @loop_stream: the only stream tracing @proc, if it is a running LOOP
  *		stream without a log, its view filled in; else NULL
  *		(posixtrace_links_loop_stream()).
@@ -32,6 +34,9 @@ struct timespec64;
 struct posixtrace_ring_sink {
 	void (*emit)(struct posixtrace_process *proc,
 		     const struct posixtrace_emit *emits, unsigned int n);
+	void (*emit_stream)(struct posixtrace_stream *stream,
+			    const struct posixtrace_emit *emits,
+			    unsigned int n);
 	struct posixtrace_stream *(*loop_stream)(struct posixtrace_process *proc,
 						 struct posixtrace_loop_view *view);
 	bool (*overwritten)(struct posixtrace_stream *stream, u64 n,
@@ -47,5 +52,10 @@ void posixtrace_thread_ring_kick(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_close(struct posixtrace_process *proc);
+void posixtrace_thread_rings_poke(void);
+
+struct posixtrace_kbuf;
+int posixtrace_drain_list_kbufs(struct posixtrace_kbuf **kbufs);
+void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs);
 
 #endif /* _POSIXTRACE_THREAD_RING_H */

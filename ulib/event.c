@@ -256,6 +256,9 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 	return true;
 }
 
+/* The module refused POSIXTRACE_EVENT_RINGLESS: it is older than 0.10. */
+static atomic_bool ptk_ringless_refused;
+
 /*
  * posix_trace_event() when the enable page says a stream may record the
  * event, or when there is no page to ask (ep NULL): map it if we can, then
@@ -297,7 +300,21 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd, ep) &&
 	    ptk_ring_write(local, ep, id, data_ptr, data_len, prog_address))
 		return;
-	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
+	/*
+	 * A thread that writes no ring says so: the module may keep the
+	 * event per CPU, without the stream's lock, and need not take every
+	 * ring's records first. A module older than ABI 0.10 refuses the
+	 * flag: then we ask again without it, and never set it again.
+	 */
+	if (ptk_ring.state != PTK_RING_LIVE &&
+	    !atomic_load_explicit(&ptk_ringless_refused, memory_order_relaxed))
+		req.flags = POSIXTRACE_EVENT_RINGLESS;
+	if (ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req) == EINVAL && req.flags) {
+		req.flags = 0;
+		if (!ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req))
+			atomic_store_explicit(&ptk_ringless_refused, true,
+					      memory_order_relaxed);
+	}
 }
 
 /*

@@ -310,14 +310,15 @@ sparse_clean() {
 	! grep -E '(warning|error):' <<<"$out"
 }
 
-# run_vm LABEL BZIMAGE MODULE: boot and add the guest's counts to ours.
+# run_vm LABEL BZIMAGE MODULE [--rings-off]: boot and add the guest's
+# counts to ours.
 # Each guest reads the logs the one before it wrote (another kernel), and
 # the host exports each guest's logs as CTF and checks babeltrace2 reads
 # them as the library does.
 IMPORT=
 run_vm() {
 	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
-	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" \
+	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" ${4:+"$4"} \
 		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} \
 		--bin "$TOP_DIR/tools/posixtrace" --bin "$(command -v genl-ctrl-list)" |
 		tee "$LOGS/vm.$label.log"
@@ -392,6 +393,10 @@ if [ $MODE != debug ]; then
 	for rel in "${KERNELS[@]}"; do
 		run_vm "$rel" "/boot/vmlinuz-$rel" "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko"
 	done
+	# Every event by system call: the kbufs get what the rings got.
+	rel=${KERNELS[-1]}
+	run_vm "$rel.rings-off" "/boot/vmlinuz-$rel" \
+		"$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko" --rings-off
 fi
 
 if [ $MODE != quick ]; then
@@ -401,6 +406,8 @@ if [ $MODE != quick ]; then
 	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
 		host_case build_module.debug build_module_strict debug "$kdir"
 		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko"
+		run_vm debug.rings-off "$kdir/arch/x86/boot/bzImage" \
+			"$BUILD_DIR/kmod-debug/kmod/posixtrace.ko" --rings-off
 	fi
 fi
 

@@ -16,15 +16,18 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
-          [--import DIR]
+          [--import DIR] [--rings-off]
 --bin FILE puts a program (with the libraries ldd finds) or a script in the
 guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
 the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT).
+--rings-off loads the module with max_ring_size=0: every event goes by
+system call, and ring_test (which tests the rings) is skipped.
 USAGE
 	exit 2
 }
 
 KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
+RINGS=on
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -36,6 +39,7 @@ while [ $# -gt 0 ]; do
 	--label) LABEL=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--import) IMPORT=$2; shift 2 ;;
+	--rings-off) RINGS=off; shift ;;
 	*) usage ;;
 	esac
 done
@@ -80,6 +84,7 @@ fi
 # follows (int3-based) has oopsed the 6.12 guest in update_rq_clock().
 APPEND="console=ttyS0 panic=-1 softlockup_panic=0 tsc=reliable"
 APPEND="$APPEND sysctl.kernel.hung_task_timeout_secs=60"
+APPEND="$APPEND posixtrace.rings=$RINGS"
 if [ -n "$DEMO" ]; then
 	install -m 0755 "$DEMO" "$ROOT/posixtrace/demo.sh"
 	APPEND="$APPEND posixtrace.mode=demo"

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	9
+#define POSIXTRACE_ABI_MINOR	10
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -293,7 +293,8 @@ struct posixtrace_eventid {
 /**
  * struct posixtrace_event - record a user event (POSIXTRACE_IOC_EVENT)
  * @size:	Input: see the conventions above.
- * @flags:	Input: must be 0.
+ * @flags:	Input: 0, or (ABI 0.10) POSIXTRACE_EVENT_RINGLESS; anything
+ *		else is EINVAL.
  * @event_id:	Input: an identifier this process opened, or
  *		POSIXTRACE_EVENT_UNNAMED_USER; anything else is EINVAL.
  * @data_len:	Input: bytes at @data.
@@ -304,7 +305,19 @@ struct posixtrace_eventid {
  *
  * Records into every running stream tracing the calling process; without
  * one it does nothing and succeeds.
+ *
+ * POSIXTRACE_EVENT_RINGLESS says the calling thread writes no thread ring
+ * (none mapped, or none it can use): the module may then keep the event in
+ * a per-CPU buffer of each stream, without a stream-wide lock, until a
+ * drain merges it by time with the rings' records (before any read,
+ * status, state change or flush, as a ring's). Without it, the module takes
+ * every ring's records first and stores the event after them, so that a
+ * thread's ring records and its system-call events stay in the order it
+ * made them. A thread that sets the flag while it writes a ring may find
+ * its own events out of that order; nobody else's.
  */
+#define POSIXTRACE_EVENT_RINGLESS	(1U << 0)
+
 struct posixtrace_event {
 	__u32 size;
 	__u32 flags;

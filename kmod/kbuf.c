@@ -1,0 +1,267 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A stream's per-CPU buffers (kbufs): where an event made by system call
+ * by a thread that writes no ring waits, without the stream's lock, until
+ * a drain takes it.
+ *
+ * Such a thread (no ring yet, rings off, a ring that failed or was
+ * revoked, a vfork child) used to store each event under the stream's
+ * lock, after draining every thread ring so that the event came after
+ * what they held. Now it writes the record into the stream's buffer of
+ * the CPU it runs on, under that buffer's raw spinlock (a few hundred
+ * bytes copied: never long), stamped there, and goes on; the drains
+ * (thread_ring.c) take the buffers as they take the rings, merged with
+ * them by time, and hand the records to the stream, which judges them
+ * then, as it judges a ring's: every state change drains first, so a
+ * record made before a start, stop, filter change or shutdown returned
+ * is judged by the state before it, one made after by the state after.
+ *
+ * Its thread writes no ring, so its own events all go through kbufs (or,
+ * with data too long for one, straight to the stream after a drain): a
+ * thread's events stay in the order it made them. A thread that maps a
+ * ring drains the kbufs first (thread_ring.c); a thread whose ring
+ * closes has made its ring's records before its first kbuf record, and a
+ * drain reads the kbufs before the rings, so a drain that sees the latter
+ * sees the former (the writers' store-release of @head, the drain's
+ * load-acquire).
+ *
+ * A buffer's records never wrap: one that does not fit before the end is
+ * preceded by a pad to the end. The stamp is taken under the lock and
+ * never goes back (a CLOCK_REALTIME step is flattened), so each buffer is
+ * in time order, as the merge needs. Across CPUs, a thread that migrates
+ * across a backward step of the clock sees its events ordered by their
+ * stamps, not as it made them.
+ *
+ * Nothing here is the thread's to write: the records are trusted.
+ */
+
+#include <linux/ktime.h>
+#include <linux/rculist.h>
+#include <linux/slab.h>
+#include <linux/smp.h>
+#include <linux/string.h>
+#include <linux/timekeeping.h>
+#include <linux/topology.h>
+
+#include "kbuf.h"
+#include "stream.h"
+#include "thread_ring.h"
+
+/* A record in a kbuf; kernel-made, read back by the drain as it is. */
+struct posixtrace_kbuf_record {
+	u32 size;		/* header, data, padding to 8 */
+	u32 event_id;		/* POSIXTRACE_KBUF_PAD: a pad to the end */
+	s32 pid, tid;		/* in the stream's pid namespace */
+	u64 prog_address, thread;
+	s64 ts_ns;
+	u32 data_len;		/* as the producer gave it */
+	u32 copied;		/* bytes of data that follow */
+};
+
+#define POSIXTRACE_KBUF_PAD	U32_MAX
+
+static_assert(POSIXTRACE_KBUF_SIZE >=
+	      8 * (sizeof(struct posixtrace_kbuf_record) +
+		   POSIXTRACE_KBUF_DATA_MAX));
+
+/**
+ * posixtrace_kbufs_new - the buffers of a new stream, one per possible CPU
+ * @stream: the stream, not yet published
+ *
+ * Charged to the caller (the creator), listed for the drains.
+ *
+ * Return: the buffers, indexed by CPU, or NULL.
+ */
+struct posixtrace_kbuf **posixtrace_kbufs_new(struct posixtrace_stream *stream)
+{
+	struct posixtrace_kbuf **kbufs, *kb;
+	int cpu;
+
+	kbufs = kcalloc(nr_cpu_ids, sizeof(*kbufs), GFP_KERNEL_ACCOUNT);
+	if (!kbufs)
+		return NULL;
+	for_each_possible_cpu(cpu) {
+		kb = kzalloc_node(sizeof(*kb), GFP_KERNEL_ACCOUNT,
+				  cpu_to_node(cpu));
+		if (!kb)
+			goto err;
+		kbufs[cpu] = kb;
+		kb->data = kmalloc_node(POSIXTRACE_KBUF_SIZE,
+					GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
+		if (!kb->data)
+			goto err;
+		raw_spin_lock_init(&kb->lock);
+		kb->src.kbuf = true;
+		kb->stream = stream;
+	}
+	if (posixtrace_drain_list_kbufs(kbufs))
+		goto err;
+	return kbufs;
+
+err:
+	posixtrace_kbufs_free(kbufs);
+	return NULL;
+}
+
+/*
+ * Free what posixtrace_kbufs_new() made: never listed, or unlisted
+ * (posixtrace_drain_unlist_kbufs()) a grace period ago.
+ */
+void posixtrace_kbufs_free(struct posixtrace_kbuf **kbufs)
+{
+	int cpu;
+
+	if (!kbufs)
+		return;
+	for_each_possible_cpu(cpu) {
+		if (!kbufs[cpu])
+			continue;
+		kfree(kbufs[cpu]->data);
+		kfree(kbufs[cpu]);
+	}
+	kfree(kbufs);
+}
+
+/**
+ * posixtrace_kbuf_post - put an event made by system call into a kbuf
+ * @kbufs: the stream's buffers
+ * @emit: the event, not timed: it is stamped here
+ * @pid: its process, as the stream's pid namespace numbers it
+ * @tid: its thread, likewise
+ * @len: the bytes of its data the stream keeps (at most
+ *	POSIXTRACE_KBUF_DATA_MAX)
+ * @threshold: the bytes held past which a drain is wanted
+ *
+ * Into the buffer of the CPU we run on (a migration only means we use
+ * another's: the lock is what orders writers). Never sleeps; called under
+ * RCU.
+ *
+ * Return: -ENOSPC if it is full (nothing written), else the
+ * POSIXTRACE_KBUF_* flags below.
+ */
+int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
+			 const struct posixtrace_emit *emit, pid_t pid,
+			 pid_t tid, size_t len, size_t threshold)
+{
+	struct posixtrace_kbuf *kb = kbufs[raw_smp_processor_id()];
+	u32 size = ALIGN(sizeof(struct posixtrace_kbuf_record) + len, 8);
+	struct posixtrace_kbuf_record *rec;
+	u64 head, tail, off, pad;
+	int ret = 0;
+	s64 ns;
+
+	raw_spin_lock(&kb->lock);
+	head = kb->head;
+	/* Pairs with the drain's store-release: it is done with that room. */
+	tail = smp_load_acquire(&kb->tail);
+	off = head & (POSIXTRACE_KBUF_SIZE - 1);
+	pad = off + size > POSIXTRACE_KBUF_SIZE ? POSIXTRACE_KBUF_SIZE - off : 0;
+	if (head + pad + size - tail > POSIXTRACE_KBUF_SIZE) {
+		raw_spin_unlock(&kb->lock);
+		return -ENOSPC;
+	}
+	if (head == tail)
+		ret |= POSIXTRACE_KBUF_FIRST;
+	if (pad) {
+		rec = (void *)(kb->data + off);
+		rec->size = pad;
+		rec->event_id = POSIXTRACE_KBUF_PAD;
+		head += pad;
+		off = 0;
+	}
+	ns = max_t(s64, ktime_get_real_ns(), kb->last_ns);
+	kb->last_ns = ns;
+	rec = (void *)(kb->data + off);
+	*rec = (struct posixtrace_kbuf_record) {
+		.size = size,
+		.event_id = emit->event_id,
+		.pid = pid,
+		.tid = tid,
+		.prog_address = emit->prog_address,
+		.thread = emit->thread,
+		.ts_ns = ns,
+		.data_len = emit->data_len,
+		.copied = len,
+	};
+	memcpy(rec + 1, emit->data, len);
+	/* The record whole before the drain sees it: its load-acquire. */
+	smp_store_release(&kb->head, head + size);
+	if (head + size - tail >= threshold)
+		ret |= POSIXTRACE_KBUF_DRAIN;
+	raw_spin_unlock(&kb->lock);
+	return ret;
+}
+
+/*
+ * A drain's pass begins: from what was taken, to what the writers had
+ * written when the drain @gen began (@first: this is its first pass), as
+ * a ring's lap: writers that keep writing cannot keep a drain going, and
+ * a kbuf listed after a drain's first pass has nothing for it.
+ */
+void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
+				bool first)
+{
+	kb->pos = kb->tail;
+	if (kb->lap_gen == gen)
+		return;
+	kb->lap_gen = gen;
+	/* Pairs with the writers' store-release: what is below is whole. */
+	kb->lap_end = first ? smp_load_acquire(&kb->head) : kb->tail;
+}
+
+/* Is there a record to take in this pass? Its time then in @kb->src. */
+bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
+{
+	const struct posixtrace_kbuf_record *rec;
+
+	while (kb->pos < kb->lap_end) {
+		rec = (const void *)(kb->data +
+				     (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
+		if (rec->event_id != POSIXTRACE_KBUF_PAD) {
+			kb->src.next_ns = rec->ts_ns;
+			return true;
+		}
+		kb->pos += rec->size;
+	}
+	return false;
+}
+
+/*
+ * Take the record peeked into @emit, for the stream. Its data stays in
+ * the buffer, which writers may not reuse before the pass ends.
+ */
+void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
+			  struct posixtrace_emit *emit)
+{
+	const struct posixtrace_kbuf_record *rec =
+		(const void *)(kb->data + (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
+
+	*emit = (struct posixtrace_emit) {
+		.event_id = rec->event_id,
+		.numbered = true,
+		.pid_nr = rec->pid,
+		.tid_nr = rec->tid,
+		.prog_address = rec->prog_address,
+		.thread = rec->thread,
+		.data = rec + 1,
+		.data_len = rec->data_len,
+		.copied = rec->copied,
+		.timed = true,
+		.ts = ns_to_timespec64(rec->ts_ns),
+	};
+	kb->pos += rec->size;
+}
+
+/* The pass handed its records on: writers may reuse their room. */
+void posixtrace_kbuf_pass_end(struct posixtrace_kbuf *kb)
+{
+	if (kb->pos != kb->tail)
+		/* Pairs with the writers' load-acquire: we read what we took. */
+		smp_store_release(&kb->tail, kb->pos);
+}
+
+/* Does @kb hold nothing? A hint: writers may be at work. */
+bool posixtrace_kbuf_empty(const struct posixtrace_kbuf *kb)
+{
+	return READ_ONCE(kb->head) == READ_ONCE(kb->tail);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_KBUF_H
+#define _POSIXTRACE_KBUF_H
+
+#include <linux/list.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+struct posixtrace_emit;
+struct posixtrace_stream;
+
+/*
+ * An input of a drain's merge (thread_ring.c): a thread ring, or a stream's
+ * buffer for one CPU. The drain's heap orders them by @next_ns.
+ */
+struct posixtrace_drain_src {
+	s64 next_ns;		/* its next record's time, while in the heap */
+	bool kbuf;		/* a struct posixtrace_kbuf, else a thread ring */
+};
+
+/*
+ * A stream's buffer for one CPU (kbuf.c): events made by system call by
+ * threads that write no ring wait here, kernel-written, until a drain
+ * merges them with every other source into the stream.
+ */
+struct posixtrace_kbuf {
+	struct posixtrace_drain_src src;
+	raw_spinlock_t lock;		/* writers */
+	u64 head;			/* bytes written: writers, release */
+	u64 tail;			/* bytes taken: the drain, release */
+	s64 last_ns;			/* writers: the last record's time */
+	/* The drain's view, under its lock: as a thread ring's. */
+	u64 pos, lap_end, lap_gen;
+	struct posixtrace_stream *stream;
+	struct list_head node;		/* on the drain's list: RCU */
+	u8 *data;			/* POSIXTRACE_KBUF_SIZE bytes */
+};
+
+#define POSIXTRACE_KBUF_SIZE	PAGE_SIZE
+
+/* The largest data an event may carry to go through a kbuf. */
+#define POSIXTRACE_KBUF_DATA_MAX	128
+
+/* posixtrace_kbuf_post(): the buffer was empty (the timer must run). */
+#define POSIXTRACE_KBUF_FIRST	1
+/* ... it holds more than the threshold given: drain. */
+#define POSIXTRACE_KBUF_DRAIN	2
+
+struct posixtrace_kbuf **posixtrace_kbufs_new(struct posixtrace_stream *stream);
+void posixtrace_kbufs_free(struct posixtrace_kbuf **kbufs);
+int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
+			 const struct posixtrace_emit *emit, pid_t pid,
+			 pid_t tid, size_t len, size_t threshold);
+
+/* The drain's side (thread_ring.c), under its lock. */
+void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
+				bool first);
+bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb);
+void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
+			  struct posixtrace_emit *emit);
+void posixtrace_kbuf_pass_end(struct posixtrace_kbuf *kb);
+bool posixtrace_kbuf_empty(const struct posixtrace_kbuf *kb);
+
+#endif /* _POSIXTRACE_KBUF_H */
