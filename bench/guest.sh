@@ -18,6 +18,14 @@ say "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs," \
 # shellcheck disable=SC2086
 event_cost ${BENCH_ARGS:-} 2>&1 | show
 
+# The same producer without a ring: every event by system call, into the
+# streams' per-CPU buffers (kbufs); the rows that say what that costs.
+say ""
+# shellcheck disable=SC2086
+POSIXTRACE_RING_SIZE=0 event_cost ${BENCH_ARGS:-} 2>&1 |
+	grep -E '^posix_trace_event \((c|e)\) recorded|^two threads:' |
+	sed 's/^/without a ring (system calls): /' | show
+
 # What the exit hook costs (it runs with preemption disabled) while other
 # threads' rings hold records: ftrace's function_graph tracer on
 # posixtrace_on_exit() alone, around exit_cost, with the timer's drains
