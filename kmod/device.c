@@ -170,13 +170,15 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
  * An event whose data the streams keep whole within @n bytes already
  * copied to @data: recorded under RCU alone, without a reference on the
  * process entry (two atomic operations less per event); into the streams'
- * kbufs if @ringless, and then *@drain says if they want a drain. Returns
- * 1 if it was not such an event and the caller must take the long way.
+ * kbufs if @ringless, and then *@drain says if they want a drain, and
+ * @retry holds those whose kbuf was full. Returns 1 if it was not such an
+ * event and the caller must take the long way.
  */
 static long posixtrace_event_short(const struct posixtrace_event *ev,
 				   struct posixtrace_emit *emit,
 				   const void *data, size_t n, bool ringless,
-				   bool *drain)
+				   bool *drain,
+				   struct posixtrace_post_retry *retry)
 {
 	struct posixtrace_process *proc;
 	long ret = 0;
@@ -195,7 +197,8 @@ static long posixtrace_event_short(const struct posixtrace_event *ev,
 		if (emit->copied <= n) {
 			emit->data = data;
 			if (ringless)
-				*drain = posixtrace_links_post(proc, emit);
+				*drain = posixtrace_links_post(proc, emit,
+							       retry);
 			else
 				posixtrace_links_emit(proc, emit, 1);
 		} else {
@@ -212,6 +215,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	struct posixtrace_emit emit = { };
 	struct posixtrace_process *proc;
 	struct posixtrace_event ev;
+	struct posixtrace_post_retry retry = { };
 	void *data = stack_data;
 	bool ringless, drain = false;
 	size_t n;
@@ -247,9 +251,10 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	if (copy_from_user(stack_data, u64_to_user_ptr(ev.data), n))
 		n = 0;
 	ret = posixtrace_event_short(&ev, &emit, stack_data, n, ringless,
-				     &drain);
+				     &drain, &retry);
 	if (drain)
 		posixtrace_thread_rings_drain();
+	posixtrace_stream_post_retry(&retry, &emit);
 	if (ret <= 0)
 		return ret;
 	/* Stored at once: what the kbufs hold goes first. */

@@ -32,10 +32,21 @@
  * across a backward step of the clock sees its events ordered by their
  * stamps, not as it made them.
  *
+ * A drain reads the buffers' heads one after another, while writers go
+ * on: a thread could write a record into a buffer whose head the drain
+ * has read, move to another CPU and write its next record into one the
+ * drain reads next. So each record also carries a CLOCK_MONOTONIC stamp,
+ * and a drain takes from the kbufs only what was stamped before it read
+ * the clock, before any head (@cut): a record stamped after was written
+ * after, and so was anything a thread made after it. What a drain takes
+ * from the kbufs is then a cut in time, closed under "made before".
+ *
  * Nothing here is the thread's to write: the records are trusted.
  */
 
+#include <linux/gfp.h>
 #include <linux/ktime.h>
+#include <linux/mm.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
 #include <linux/smp.h>
@@ -54,6 +65,7 @@ struct posixtrace_kbuf_record {
 	s32 pid, tid;		/* in the stream's pid namespace */
 	u64 prog_address, thread;
 	s64 ts_ns;
+	u64 mono;		/* CLOCK_MONOTONIC: for the drains' cut */
 	u32 data_len;		/* as the producer gave it */
 	u32 copied;		/* bytes of data that follow */
 };
@@ -64,20 +76,43 @@ static_assert(POSIXTRACE_KBUF_SIZE >=
 	      8 * (sizeof(struct posixtrace_kbuf_record) +
 		   POSIXTRACE_KBUF_DATA_MAX));
 
+/* Free what posixtrace_kbufs_new() made: never listed, or no longer seen. */
+static void posixtrace_kbufs_free(struct posixtrace_kbufs *kbufs)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		if (!kbufs->cpu[cpu])
+			continue;
+		if (kbufs->cpu[cpu]->data)
+			free_page((unsigned long)kbufs->cpu[cpu]->data);
+		kfree(kbufs->cpu[cpu]);
+	}
+	kfree(kbufs);
+}
+
+static void posixtrace_kbufs_free_rcu(struct rcu_head *rcu)
+{
+	posixtrace_kbufs_free(container_of(rcu, struct posixtrace_kbufs, rcu));
+}
+
 /**
  * posixtrace_kbufs_new - the buffers of a new stream, one per possible CPU
  * @stream: the stream, not yet published
  *
- * Charged to the caller (the creator), listed for the drains.
+ * A page each, charged to the caller (the creator), listed for the drains.
  *
- * Return: the buffers, indexed by CPU, or NULL.
+ * Return: the buffers, or NULL.
  */
-struct posixtrace_kbuf **posixtrace_kbufs_new(struct posixtrace_stream *stream)
+struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
 {
-	struct posixtrace_kbuf **kbufs, *kb;
+	struct posixtrace_kbufs *kbufs;
+	struct posixtrace_kbuf *kb;
+	struct page *page;
 	int cpu;
 
-	kbufs = kcalloc(nr_cpu_ids, sizeof(*kbufs), GFP_KERNEL_ACCOUNT);
+	kbufs = kzalloc(struct_size(kbufs, cpu, nr_cpu_ids),
+			GFP_KERNEL_ACCOUNT);
 	if (!kbufs)
 		return NULL;
 	for_each_possible_cpu(cpu) {
@@ -85,16 +120,17 @@ struct posixtrace_kbuf **posixtrace_kbufs_new(struct posixtrace_stream *stream)
 				  cpu_to_node(cpu));
 		if (!kb)
 			goto err;
-		kbufs[cpu] = kb;
-		kb->data = kmalloc_node(POSIXTRACE_KBUF_SIZE,
-					GFP_KERNEL_ACCOUNT, cpu_to_node(cpu));
-		if (!kb->data)
+		kbufs->cpu[cpu] = kb;
+		page = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL_ACCOUNT,
+					get_order(POSIXTRACE_KBUF_SIZE));
+		if (!page)
 			goto err;
+		kb->data = page_address(page);
 		raw_spin_lock_init(&kb->lock);
 		kb->src.kbuf = true;
 		kb->stream = stream;
 	}
-	if (posixtrace_drain_list_kbufs(kbufs))
+	if (posixtrace_drain_list_kbufs(kbufs->cpu))
 		goto err;
 	return kbufs;
 
@@ -103,23 +139,19 @@ err:
 	return NULL;
 }
 
-/*
- * Free what posixtrace_kbufs_new() made: never listed, or unlisted
- * (posixtrace_drain_unlist_kbufs()) a grace period ago.
+/**
+ * posixtrace_kbufs_retire - a stream's kbufs are done with
+ * @kbufs: as made by posixtrace_kbufs_new()
+ *
+ * The stream is shut down and drained, or was never published: what they
+ * hold now is of no stream (writers under RCU may still add to it). No
+ * drain takes them any more; they are freed a grace period later. Sleeps
+ * not, but takes the drain lock.
  */
-void posixtrace_kbufs_free(struct posixtrace_kbuf **kbufs)
+void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs)
 {
-	int cpu;
-
-	if (!kbufs)
-		return;
-	for_each_possible_cpu(cpu) {
-		if (!kbufs[cpu])
-			continue;
-		kfree(kbufs[cpu]->data);
-		kfree(kbufs[cpu]);
-	}
-	kfree(kbufs);
+	posixtrace_drain_unlist_kbufs(kbufs->cpu);
+	call_rcu(&kbufs->rcu, posixtrace_kbufs_free_rcu);
 }
 
 /**
@@ -139,19 +171,20 @@ void posixtrace_kbufs_free(struct posixtrace_kbuf **kbufs)
  * Return: -ENOSPC if it is full (nothing written), else the
  * POSIXTRACE_KBUF_* flags below.
  */
-int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
+int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,
 			 pid_t tid, size_t len, size_t threshold)
 {
-	struct posixtrace_kbuf *kb = kbufs[raw_smp_processor_id()];
+	struct posixtrace_kbuf *kb = kbufs->cpu[raw_smp_processor_id()];
 	u32 size = ALIGN(sizeof(struct posixtrace_kbuf_record) + len, 8);
 	struct posixtrace_kbuf_record *rec;
-	u64 head, tail, off, pad;
+	u64 start, head, tail, off, pad;
 	int ret = 0;
 	s64 ns;
 
 	raw_spin_lock(&kb->lock);
 	head = kb->head;
+	start = head;
 	/* Pairs with the drain's store-release: it is done with that room. */
 	tail = smp_load_acquire(&kb->tail);
 	off = head & (POSIXTRACE_KBUF_SIZE - 1);
@@ -160,8 +193,6 @@ int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
 		raw_spin_unlock(&kb->lock);
 		return -ENOSPC;
 	}
-	if (head == tail)
-		ret |= POSIXTRACE_KBUF_FIRST;
 	if (pad) {
 		rec = (void *)(kb->data + off);
 		rec->size = pad;
@@ -180,12 +211,23 @@ int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
 		.prog_address = emit->prog_address,
 		.thread = emit->thread,
 		.ts_ns = ns,
+		.mono = ktime_get_ns(),
 		.data_len = emit->data_len,
 		.copied = len,
 	};
 	memcpy(rec + 1, emit->data, len);
 	/* The record whole before the drain sees it: its load-acquire. */
 	smp_store_release(&kb->head, head + size);
+	/*
+	 * Was it empty but for this record? Read after our head, with a full
+	 * barrier between, as the timer reads the heads after a drain stored
+	 * @tail (posixtrace_kbufs_busy()): either we see the drain took all
+	 * before ours, and start the timer, or the timer sees ours and keeps
+	 * running.
+	 */
+	smp_mb();
+	if (READ_ONCE(kb->tail) == start)
+		ret |= POSIXTRACE_KBUF_FIRST;
 	if (head + size - tail >= threshold)
 		ret |= POSIXTRACE_KBUF_DRAIN;
 	raw_spin_unlock(&kb->lock);
@@ -196,20 +238,23 @@ int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
  * A drain's pass begins: from what was taken, to what the writers had
  * written when the drain @gen began (@first: this is its first pass), as
  * a ring's lap: writers that keep writing cannot keep a drain going, and
- * a kbuf listed after a drain's first pass has nothing for it.
+ * a kbuf listed after a drain's first pass has nothing for it. Records
+ * stamped at or after @cut, the drain's clock read before its first pass
+ * read any head, are left to a later drain (see the top of the file).
  */
 void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
-				bool first)
+				bool first, u64 cut)
 {
 	kb->pos = kb->tail;
 	if (kb->lap_gen == gen)
 		return;
 	kb->lap_gen = gen;
+	kb->cut = cut;
 	/* Pairs with the writers' store-release: what is below is whole. */
 	kb->lap_end = first ? smp_load_acquire(&kb->head) : kb->tail;
 }
 
-/* Is there a record to take in this pass? Its time then in @kb->src. */
+/* Is there a record to take in this pass? Its times then in @kb->src. */
 bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
 {
 	const struct posixtrace_kbuf_record *rec;
@@ -218,7 +263,13 @@ bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
 		rec = (const void *)(kb->data +
 				     (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
 		if (rec->event_id != POSIXTRACE_KBUF_PAD) {
+			/* Stamps only grow in a buffer: the rest waits too. */
+			if (rec->mono >= kb->cut) {
+				kb->lap_end = kb->pos;
+				return false;
+			}
 			kb->src.next_ns = rec->ts_ns;
+			kb->src.next_mono = rec->mono;
 			return true;
 		}
 		kb->pos += rec->size;

@@ -3,6 +3,7 @@
 #define _POSIXTRACE_KBUF_H
 
 #include <linux/list.h>
+#include <linux/rcupdate.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -11,10 +12,12 @@ struct posixtrace_stream;
 
 /*
  * An input of a drain's merge (thread_ring.c): a thread ring, or a stream's
- * buffer for one CPU. The drain's heap orders them by @next_ns.
+ * buffer for one CPU. The drain's heap orders them by @next_ns, then rings
+ * before kbufs, then kbufs by @next_mono.
  */
 struct posixtrace_drain_src {
 	s64 next_ns;		/* its next record's time, while in the heap */
+	u64 next_mono;		/* a kbuf's: its CLOCK_MONOTONIC stamp */
 	bool kbuf;		/* a struct posixtrace_kbuf, else a thread ring */
 };
 
@@ -31,12 +34,19 @@ struct posixtrace_kbuf {
 	s64 last_ns;			/* writers: the last record's time */
 	/* The drain's view, under its lock: as a thread ring's. */
 	u64 pos, lap_end, lap_gen;
+	u64 cut;			/* ... and takes nothing stamped after */
 	struct posixtrace_stream *stream;
 	struct list_head node;		/* on the drain's list: RCU */
 	u8 *data;			/* POSIXTRACE_KBUF_SIZE bytes */
 };
 
 #define POSIXTRACE_KBUF_SIZE	PAGE_SIZE
+
+/* A stream's kbufs, indexed by CPU. */
+struct posixtrace_kbufs {
+	struct rcu_head rcu;
+	struct posixtrace_kbuf *cpu[];
+};
 
 /* The largest data an event may carry to go through a kbuf. */
 #define POSIXTRACE_KBUF_DATA_MAX	128
@@ -46,15 +56,15 @@ struct posixtrace_kbuf {
 /* ... it holds more than the threshold given: drain. */
 #define POSIXTRACE_KBUF_DRAIN	2
 
-struct posixtrace_kbuf **posixtrace_kbufs_new(struct posixtrace_stream *stream);
-void posixtrace_kbufs_free(struct posixtrace_kbuf **kbufs);
-int posixtrace_kbuf_post(struct posixtrace_kbuf **kbufs,
+struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream);
+void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs);
+int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,
 			 pid_t tid, size_t len, size_t threshold);
 
 /* The drain's side (thread_ring.c), under its lock. */
 void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
-				bool first);
+				bool first, u64 cut);
 bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb);
 void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
 			  struct posixtrace_emit *emit);

@@ -211,16 +211,18 @@ void posixtrace_links_emit(struct posixtrace_process *proc,
 /*
  * Put @emit, made by system call by a thread without a ring, into the
  * kbufs of every stream tracing @proc; under RCU. Returns true if one of
- * them wants a drain now (posixtrace_stream_post()).
+ * them wants a drain now; those whose kbuf was full go to @retry
+ * (posixtrace_stream_post()).
  */
 bool posixtrace_links_post(struct posixtrace_process *proc,
-			   const struct posixtrace_emit *emit)
+			   const struct posixtrace_emit *emit,
+			   struct posixtrace_post_retry *retry)
 {
 	struct posixtrace_link *link;
 	bool drain = false;
 
 	list_for_each_entry_rcu(link, &proc->links, proc_node)
-		drain |= posixtrace_stream_post(link->stream, emit);
+		drain |= posixtrace_stream_post(link->stream, emit, retry);
 	return drain;
 }
 

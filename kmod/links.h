@@ -27,6 +27,7 @@ struct posixtrace_link {
 
 struct posixtrace_emit;
 struct posixtrace_loop_view;
+struct posixtrace_post_retry;
 
 struct posixtrace_link *posixtrace_link_new(void);
 void posixtrace_link_attach(struct posixtrace_link *link,
@@ -44,7 +45,8 @@ posixtrace_links_loop_stream(struct posixtrace_process *proc,
 void posixtrace_links_emit(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emits, unsigned int n);
 bool posixtrace_links_post(struct posixtrace_process *proc,
-			   const struct posixtrace_emit *emit);
+			   const struct posixtrace_emit *emit,
+			   struct posixtrace_post_retry *retry);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);

@@ -413,44 +413,108 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 		posixtrace_stream_wake(stream);
 }
 
+/*
+ * Put @emit into @stream's kbuf for this CPU: -ENOSPC if it is full, 1 if
+ * the caller should drain now (the buffer holds more than its threshold,
+ * or a reader waits), else 0. Under RCU.
+ */
+static int posixtrace_stream_post_kbuf(struct posixtrace_stream *stream,
+				       const struct posixtrace_emit *emit)
+{
+	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	struct posixtrace_kbufs *kbufs = rcu_dereference(stream->kbufs);
+	int ret;
+
+	/*
+	 * As posixtrace_stream_emit_one() says; and a stream shut down has
+	 * no kbufs, nor takes anything.
+	 */
+	if (len > emit->copied || !kbufs)
+		return 0;
+	ret = posixtrace_kbuf_post(kbufs, emit,
+				   pid_nr_ns(emit->tgid, stream->pid_ns),
+				   pid_nr_ns(emit->tid, stream->pid_ns), len,
+				   stream->kbuf_threshold);
+	if (ret < 0)
+		return ret;
+	if (ret & POSIXTRACE_KBUF_FIRST)
+		posixtrace_thread_rings_poke();
+	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
+	return (ret & POSIXTRACE_KBUF_DRAIN) || wq_has_sleeper(&stream->wq);
+}
+
 /**
  * posixtrace_stream_post - an event made by system call, into a kbuf
  * @stream: a stream tracing the process that made it
  * @emit: the event, made by current, which writes no thread ring; its
  *	data copied in (at most POSIXTRACE_KBUF_DATA_MAX bytes)
+ * @retry: where a stream whose buffer was full is kept, with a reference,
+ *	for posixtrace_stream_post_retry()
  *
  * Into the stream's buffer for this CPU, without the stream's lock; a
- * drain judges it, as it judges a ring's records (kbuf.c). If the buffer
- * is full (writers on this CPU outran the drains), stored at once: before
- * the buffer's older records, which then take its time. Called under
- * rcu_read_lock(); never sleeps.
+ * drain judges it, as it judges a ring's records (kbuf.c). A buffer full
+ * (writers on this CPU outran the drains) sends the event to @retry: the
+ * caller drains, then posts it again, so that it comes after the older
+ * records of the buffers. Only if @retry is full too, or the stream is
+ * going, is it stored at once, ahead of them (they then take its time).
+ * Called under rcu_read_lock(); never sleeps.
  *
- * Return: true if the caller should drain now: the buffer holds more than
- * a quarter of the stream (or half a buffer), or a reader is waiting.
+ * Return: true if the caller should drain now.
  */
 bool posixtrace_stream_post(struct posixtrace_stream *stream,
-			    const struct posixtrace_emit *emit)
+			    const struct posixtrace_emit *emit,
+			    struct posixtrace_post_retry *retry)
 {
-	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
-	size_t threshold = min_t(size_t, POSIXTRACE_KBUF_SIZE / 2,
-				 stream->ring.size / 4);
+	int ret = posixtrace_stream_post_kbuf(stream, emit);
+
+	if (ret != -ENOSPC)
+		return ret;
+	if (retry->n < ARRAY_SIZE(retry->streams) &&
+	    kref_get_unless_zero(&stream->ref)) {
+		retry->streams[retry->n++] = stream;
+		return true;
+	}
+	posixtrace_stream_emit(stream, emit, 1);
+	return false;
+}
+
+/* Tries of a full kbuf, a drain before each, before storing at once. */
+#define POSIXTRACE_POST_TRIES	3
+
+/**
+ * posixtrace_stream_post_retry - post again what found its kbuf full
+ * @retry: filled by posixtrace_stream_post(); emptied, references dropped
+ * @emit: the same event
+ *
+ * After the caller's drain. Sleeps: drains again if a buffer is still
+ * full (other writers filled it meanwhile); after POSIXTRACE_POST_TRIES,
+ * stores at once.
+ */
+void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
+				  const struct posixtrace_emit *emit)
+{
+	struct posixtrace_stream *stream;
+	unsigned int i, tries;
 	int ret;
 
-	/* As posixtrace_stream_emit_one() says. */
-	if (len > emit->copied)
-		return false;
-	ret = posixtrace_kbuf_post(stream->kbufs, emit,
-				   pid_nr_ns(emit->tgid, stream->pid_ns),
-				   pid_nr_ns(emit->tid, stream->pid_ns), len,
-				   threshold);
-	if (ret < 0) {
-		posixtrace_stream_emit(stream, emit, 1);
-		return false;
+	for (i = 0; i < retry->n; i++) {
+		stream = retry->streams[i];
+		for (tries = 1;; tries++) {
+			rcu_read_lock();
+			ret = posixtrace_stream_post_kbuf(stream, emit);
+			if (ret == -ENOSPC && tries == POSIXTRACE_POST_TRIES)
+				posixtrace_stream_emit(stream, emit, 1);
+			rcu_read_unlock();
+			if (ret == -ENOSPC && tries == POSIXTRACE_POST_TRIES)
+				break;
+			if (ret)
+				posixtrace_thread_rings_drain();
+			if (ret != -ENOSPC)
+				break;
+		}
+		posixtrace_stream_put(stream);
 	}
-	if (ret & POSIXTRACE_KBUF_FIRST)
-		posixtrace_thread_rings_poke();
-	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
-	return (ret & POSIXTRACE_KBUF_DRAIN) || wq_has_sleeper(&stream->wq);
+	retry->n = 0;
 }
 
 /*

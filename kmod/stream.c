@@ -259,13 +259,17 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 			   POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
 			   2 * sizeof(struct posixtrace_record));
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	struct posixtrace_kbufs *kbufs;
 
 	if (posixtrace_ring_alloc(&stream->ring,
 				  posixtrace_stream_ring_size(stream)))
 		return -ENOMEM;
-	stream->kbufs = posixtrace_kbufs_new(stream);
-	if (!stream->kbufs)
+	kbufs = posixtrace_kbufs_new(stream);
+	if (!kbufs)
 		return -ENOMEM;
+	rcu_assign_pointer(stream->kbufs, kbufs);
+	stream->kbuf_threshold = min_t(size_t, POSIXTRACE_KBUF_SIZE / 2,
+				       stream->ring.size / 4);
 	if (!stream->log) {
 		batch = PAGE_ALIGN(batch);
 		gfp |= __GFP_ZERO;
@@ -280,14 +284,19 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 	return 0;
 }
 
-/* A grace period after the last reference went: no emitter sees it. */
-static void posixtrace_stream_free_rcu(struct rcu_head *rcu)
+/*
+ * The kbufs go once the stream is shut down and drained (or was never
+ * published): what writers add to them later is of no stream.
+ */
+static void posixtrace_stream_kbufs_retire(struct posixtrace_stream *stream)
 {
-	struct posixtrace_stream *stream =
-		container_of(rcu, struct posixtrace_stream, rcu);
+	struct posixtrace_kbufs *kbufs;
 
-	posixtrace_kbufs_free(stream->kbufs);
-	kfree(stream);
+	/* Once: a shutdown and the last reference may race here. */
+	kbufs = (struct posixtrace_kbufs __force *)
+		xchg((struct posixtrace_kbufs __force **)&stream->kbufs, NULL);
+	if (kbufs)
+		posixtrace_kbufs_retire(kbufs);
 }
 
 static void posixtrace_stream_free(struct kref *ref)
@@ -295,9 +304,7 @@ static void posixtrace_stream_free(struct kref *ref)
 	struct posixtrace_stream *stream =
 		container_of(ref, struct posixtrace_stream, ref);
 
-	/* Their records are of a stream gone: nobody takes them. */
-	if (stream->kbufs)
-		posixtrace_drain_unlist_kbufs(stream->kbufs);
+	posixtrace_stream_kbufs_retire(stream);
 	kvfree(posixtrace_ring_detach(&stream->ring));
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
@@ -308,11 +315,8 @@ static void posixtrace_stream_free(struct kref *ref)
 	put_pid(stream->creator);
 	mutex_destroy(&stream->ctl_lock);
 	mutex_destroy(&stream->read_lock);
-	/*
-	 * Emitters may still be walking the process's list past it, and
-	 * drains its kbufs.
-	 */
-	call_rcu(&stream->rcu, posixtrace_stream_free_rcu);
+	/* Emitters may still be walking the process's list past it. */
+	kfree_rcu(stream, rcu);
 }
 
 void posixtrace_stream_get(struct posixtrace_stream *stream)
@@ -746,6 +750,7 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 	void *buf, *bounce = NULL;
 
 	posixtrace_stream_kill(stream, true);
+	posixtrace_stream_kbufs_retire(stream);
 	spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
 	spin_unlock(&posixtrace_streams_lock);

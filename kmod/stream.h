@@ -118,8 +118,20 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emits,
 			    unsigned int n);
+/*
+ * The streams an event by system call found with a full kbuf, referenced:
+ * posted again after a drain (posixtrace_stream_post_retry()).
+ */
+struct posixtrace_post_retry {
+	struct posixtrace_stream *streams[4];
+	unsigned int n;
+};
+
 bool posixtrace_stream_post(struct posixtrace_stream *stream,
-			    const struct posixtrace_emit *emit);
+			    const struct posixtrace_emit *emit,
+			    struct posixtrace_post_retry *retry);
+void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
+				  const struct posixtrace_emit *emit);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);

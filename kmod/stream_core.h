@@ -28,7 +28,7 @@
  * they include this header. Every other file uses stream.h's functions.
  */
 
-struct posixtrace_kbuf;
+struct posixtrace_kbufs;
 struct posixtrace_process;
 
 /* A stream's news not yet sent to monitoring, oldest at @head. */
@@ -84,9 +84,11 @@ struct posixtrace_stream {
 
 	/*
 	 * kbuf.c: events made by system call by threads without a ring,
-	 * one buffer per possible CPU, until a drain takes them. Fixed.
+	 * one buffer per possible CPU, until a drain takes them; NULL once
+	 * shut down (RCU). A writer drains past @kbuf_threshold bytes.
 	 */
-	struct posixtrace_kbuf **kbufs;
+	struct posixtrace_kbufs __rcu *kbufs;
+	size_t kbuf_threshold;
 	/* record.c: the records and the recording state, under @lock. */
 	struct posixtrace_ring ring;
 	bool running;

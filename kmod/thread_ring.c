@@ -371,11 +371,19 @@ static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 	return ahead <= ring->size ? ring->consumed + ahead : ring->consumed;
 }
 
-/* Is heap entry @a's next record older than @b's? */
+/*
+ * Is heap entry @a's next record older than @b's? On a tie, a ring's
+ * first (a thread's closed ring before its kbuf records: kbuf.c), and of
+ * two kbufs the one stamped first on the monotonic clock.
+ */
 static bool posixtrace_drain_older(struct posixtrace_drain_src *a,
 				   struct posixtrace_drain_src *b)
 {
-	return a->next_ns < b->next_ns;
+	if (a->next_ns != b->next_ns)
+		return a->next_ns < b->next_ns;
+	if (a->kbuf != b->kbuf)
+		return !a->kbuf;
+	return a->kbuf && a->next_mono < b->next_mono;
 }
 
 /* Restore the heap property from @i down, in a heap of @n. */
@@ -437,7 +445,8 @@ static bool posixtrace_drain_peek(struct posixtrace_drain_src *src)
  * One pass of a drain, under the drain lock: the records of every kbuf
  * and ring, merged by timestamp (a min-heap of those with a record), at
  * most @budget of them, within each one's lap: one lap from where the
- * drain @gen began (@first: this is its first pass). A ring or kbuf
+ * drain @gen began (@first: this is its first pass), and of the kbufs only
+ * what was stamped before @cut (kbuf.c). A ring or kbuf
  * listed after that first pass gets no lap: its records were all made
  * after the drain began, and new ones must not keep a drain going. Hands
  * the records on and stores how far each was taken. Returns true if the
@@ -447,7 +456,8 @@ static bool posixtrace_drain_peek(struct posixtrace_drain_src *src)
  * then (its ring closed) kbuf records, must not see the latter taken
  * without the former (kbuf.c).
  */
-static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
+static bool posixtrace_drain_pass(u64 gen, bool first, u64 cut,
+				  unsigned int budget)
 {
 	struct posixtrace_drain_src **heap = posixtrace_drain_heap;
 	struct posixtrace_thread_ring *ring;
@@ -456,7 +466,7 @@ static bool posixtrace_drain_pass(u64 gen, bool first, unsigned int budget)
 	unsigned int n = 0, i;
 
 	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
-		posixtrace_kbuf_pass_begin(kb, gen, first);
+		posixtrace_kbuf_pass_begin(kb, gen, first, cut);
 		/* Listed kbufs and rings never outnumber the heap. */
 		if (n < posixtrace_drain_heap_size && posixtrace_kbuf_peek(kb))
 			heap[n++] = &kb->src;
@@ -518,6 +528,8 @@ static void posixtrace_thread_rings_reap(u64 gen)
 	rcu_read_unlock();
 }
 
+static bool posixtrace_kbufs_busy(void);
+
 /**
  * posixtrace_thread_rings_drain - take the records of every thread ring
  *
@@ -537,21 +549,22 @@ static void posixtrace_thread_rings_reap(u64 gen)
 void posixtrace_thread_rings_drain(void)
 {
 	bool more, first = true;
-	u64 gen;
+	u64 gen, cut;
 
 	might_sleep();
-	if (list_empty_careful(&posixtrace_rings) &&
-	    list_empty_careful(&posixtrace_kbufs))
+	if (list_empty_careful(&posixtrace_rings) && !posixtrace_kbufs_busy())
 		return;
 	mutex_lock(&posixtrace_drain_mutex);
 	gen = posixtrace_drain_gen + 1;
 	WRITE_ONCE(posixtrace_drain_gen, gen);
 	/* Before the passes read commit words: pairs with _close()'s. */
 	smp_mb();
+	/* Before the first pass reads any kbuf's head: see kbuf.c. */
+	cut = ktime_get_ns();
 	do {
 		rcu_read_lock();
 		spin_lock(&posixtrace_drain_lock);
-		more = posixtrace_drain_pass(gen, first,
+		more = posixtrace_drain_pass(gen, first, cut,
 					     POSIXTRACE_DRAIN_BUDGET);
 		first = false;
 		posixtrace_drain_open_gen = more ? gen : 0;
@@ -895,6 +908,12 @@ static bool posixtrace_kbufs_busy(void)
 	struct posixtrace_kbuf *kb;
 	bool busy = false;
 
+	/*
+	 * After a drain stored @tail, before we read @head: pairs with the
+	 * barrier of posixtrace_kbuf_post(), which reads @tail after its
+	 * @head, so that a record is seen by one of us (the timer runs on).
+	 */
+	smp_mb();
 	rcu_read_lock();
 	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
 		if (!posixtrace_kbuf_empty(kb)) {
@@ -1148,9 +1167,15 @@ void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs)
 	int cpu;
 
 	spin_lock(&posixtrace_rings_lock);
+	/*
+	 * Not in a pass: one under way may still walk them, and their room
+	 * in the heap may be another's once given back.
+	 */
+	spin_lock(&posixtrace_drain_lock);
 	for_each_possible_cpu(cpu)
 		list_del_rcu(&kbufs[cpu]->node);
 	posixtrace_nr_sources -= num_possible_cpus();
+	spin_unlock(&posixtrace_drain_lock);
 	spin_unlock(&posixtrace_rings_lock);
 }
 

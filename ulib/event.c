@@ -256,8 +256,27 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 	return true;
 }
 
-/* The module refused POSIXTRACE_EVENT_RINGLESS: it is older than 0.10. */
-static atomic_bool ptk_ringless_refused;
+/*
+ * Does the module take POSIXTRACE_EVENT_RINGLESS (ABI 0.10)? Asked once
+ * for the process: 0 not yet, 1 yes, -1 no (an older module says EINVAL
+ * to any flag).
+ */
+static atomic_int ptk_ringless_known;
+
+static bool ptk_ringless_taken(int fd)
+{
+	struct posixtrace_version ver = { .size = sizeof(ver) };
+	int known = atomic_load_explicit(&ptk_ringless_known,
+					 memory_order_relaxed);
+
+	if (!known) {
+		known = !ptk_ioctl(fd, POSIXTRACE_IOC_VERSION, &ver) &&
+			ver.major == 0 && ver.minor >= 10 ? 1 : -1;
+		atomic_store_explicit(&ptk_ringless_known, known,
+				      memory_order_relaxed);
+	}
+	return known > 0;
+}
 
 /*
  * posix_trace_event() when the enable page says a stream may record the
@@ -303,18 +322,11 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	/*
 	 * A thread that writes no ring says so: the module may keep the
 	 * event per CPU, without the stream's lock, and need not take every
-	 * ring's records first. A module older than ABI 0.10 refuses the
-	 * flag: then we ask again without it, and never set it again.
+	 * ring's records first.
 	 */
-	if (ptk_ring.state != PTK_RING_LIVE &&
-	    !atomic_load_explicit(&ptk_ringless_refused, memory_order_relaxed))
+	if (ptk_ring.state != PTK_RING_LIVE && ptk_ringless_taken(fd))
 		req.flags = POSIXTRACE_EVENT_RINGLESS;
-	if (ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req) == EINVAL && req.flags) {
-		req.flags = 0;
-		if (!ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req))
-			atomic_store_explicit(&ptk_ringless_refused, true,
-					      memory_order_relaxed);
-	}
+	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
 }
 
 /*
