@@ -31,21 +31,6 @@
 /* The most data a kbuf takes: a record of 176 bytes, 23 in a buffer. */
 #define CROWD_DATA	128
 
-/* Is a ring of this process mapped (an mmap of the device at its offset)? */
-static bool ring_mapped(void)
-{
-	char line[512];
-	bool found = false;
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
-	fclose(f);
-	return found;
-}
-
 /* POSIXTRACE_IOC_EVENT by hand, with @flags; 0 or an errno. */
 static int raw_event(int dev, uint32_t flags, uint32_t id, uint64_t v)
 {
@@ -83,14 +68,6 @@ static int running_stream(trace_id_t *trid, bool inherited)
 		ret = posix_trace_start(*trid);
 	posix_trace_attr_destroy(&attr);
 	return ret;
-}
-
-/* The module's own counts for the stream. */
-static int raw_status(struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
 }
 
 /*
@@ -180,7 +157,7 @@ TEST(threads_without_rings_keep_their_order_and_every_event_counts)
 		ASSERT_EQ(0, pthread_create(&thr[t], NULL, emit_tagged, &id));
 	for (t = 0; t < 2; t++)
 		ASSERT_EQ(0, pthread_join(thr[t], NULL));
-	ASSERT_FALSE(ring_mapped());
+	ASSERT_FALSE(ring_mapped(getpid()));
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	n = read_numbers(trid, id, nums, 2 * THREAD_EVENTS + 1);
 	ASSERT_EQ(2 * THREAD_EVENTS, n);
@@ -192,7 +169,7 @@ TEST(threads_without_rings_keep_their_order_and_every_event_counts)
 		ASSERT_EQ(next[t], nums[i] & 0xffffffff);
 		next[t]++;
 	}
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.events_lost);
 	/* Each thread's, the START and the STOP. */
 	ASSERT_EQ(2 * THREAD_EVENTS + 2, st.events_recorded);
@@ -274,7 +251,7 @@ TEST(a_crowd_of_writers_keeps_each_threads_order)
 		ASSERT_EQ(next[t], nums[i] & 0xffffffff);
 		next[t]++;
 	}
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.events_lost);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
@@ -298,7 +275,7 @@ TEST(a_threads_events_by_system_call_come_before_its_rings)
 		ASSERT_EQ(0, raw_event(dev, POSIXTRACE_EVENT_RINGLESS, id, i));
 	for (uint64_t k = 100; k < 200; k++)
 		posix_trace_event(id, &k, sizeof(k));
-	ASSERT_TRUE(ring_mapped());
+	ASSERT_TRUE(ring_mapped(getpid()));
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	n = read_numbers(trid, id, nums, 201);
 	ASSERT_EQ(200, n);
@@ -328,7 +305,7 @@ TEST(a_stop_keeps_what_came_before_it_and_nothing_after)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	for (uint64_t k = 100; k < 200; k++)
 		posix_trace_event(id, &k, sizeof(k));
-	ASSERT_FALSE(ring_mapped());
+	ASSERT_FALSE(ring_mapped(getpid()));
 	for (i = 0; i < 100; i++) {
 		ASSERT_NEXT(trid, &r, id);
 		memcpy(&nums[i], r.data, sizeof(nums[i]));
@@ -419,7 +396,7 @@ TEST(a_producer_killed_right_after_its_events_loses_none)
 		setenv("POSIXTRACE_RING_SIZE", "0", 1);
 		for (uint64_t k = 0; k < 500; k++)
 			posix_trace_event(id, &k, sizeof(k));
-		if (ring_mapped() || write(pipefd[1], "x", 1) != 1)
+		if (ring_mapped(getpid()) || write(pipefd[1], "x", 1) != 1)
 			_exit(1);
 		pause();
 		_exit(0);

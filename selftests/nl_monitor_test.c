@@ -1091,14 +1091,6 @@ TEST(stream_with_log_has_log_path_and_policy)
 	nl_close(&nl);
 }
 
-/* The module's STATUS of this process's only stream. */
-static int raw_status(struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
-}
-
 /*
  * GET carries the counts STATUS has and struct posix_trace_status_info
  * has not: events read, and the events the log did not keep (an
@@ -1143,7 +1135,7 @@ TEST(get_counts_events_read_and_the_log_discarded)
 			break;
 		usleep(10000);
 	}
-	ASSERT_EQ(0, raw_status(&raw));
+	ASSERT_EQ(0, own_stream_status(&raw));
 	ret = id_of(&nl, name, &id);
 	if (!ret)
 		ret = get_stream(&nl, id, &s, &res);

@@ -40,23 +40,6 @@
 #define RING_SIZE	(64 * 1024)
 #define RING_PARAM	"/sys/module/posixtrace/parameters/max_ring_size"
 
-/* Is a ring of this process mapped (an mmap of the device at its offset)? */
-static bool ring_mapped(pid_t pid)
-{
-	char path[64], line[512];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	f = fopen(path, "r");
-	if (!f)
-		return false;
-	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
-	fclose(f);
-	return found;
-}
-
 /*
  * The image a child execs (this binary again, RING_EXEC_EMIT set): it
  * records one event, 100, in a ring of its own, then exits.
@@ -88,14 +71,6 @@ static void *ring_address(void)
 			addr = (void *)strtoull(line, NULL, 16);
 	fclose(f);
 	return addr;
-}
-
-/* The module's own counts for the stream. */
-static int raw_status(struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
 }
 
 /* A running stream of this process, 4 MiB, room for every event here. */
@@ -284,7 +259,7 @@ TEST(kicks_drop_what_a_loop_stream_would_overwrite_and_count_it)
 	for (t = 0; t < 2; t++)
 		if (tags[t])
 			ASSERT_EQ(DROP_EVENTS - 1, last[t]);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(2 * DROP_EVENTS + 2, st.events_recorded);
 	ASSERT_EQ(st.events_recorded, user + other + st.events_lost);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
@@ -367,7 +342,7 @@ TEST(kicks_drop_behind_a_lagging_reader_and_every_event_is_accounted)
 	ASSERT_EQ(0, pthread_join(rd, NULL));
 	ASSERT_EQ(0, lr.err);
 	ASSERT_TRUE(lr.stop_read);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	TH_LOG("read %llu, lost %llu", (unsigned long long)lr.user,
 	       (unsigned long long)st.events_lost);
 	/* START is an event too: read, or overwritten and counted. */
@@ -708,7 +683,7 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
 			 r.info.posix_event_id == POSIX_TRACE_STOP)
 			sys++;
 	}
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	TH_LOG("read %llu of %d, lost %llu", (unsigned long long)user,
 	       COUNT_THREADS * COUNT_EVENTS,
 	       (unsigned long long)st.events_lost);
@@ -1109,7 +1084,7 @@ TEST(raw_identifiers_never_opened_are_ignored_not_lost)
 	ASSERT_NEXT(rc.trid, &r, rc.id);
 	ASSERT_EQ(7, *(uint64_t *)r.data);
 	ASSERT_NEXT_STOP(rc.trid, &r, 0);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.events_lost);
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
@@ -1207,7 +1182,7 @@ TEST(raw_each_bad_header_costs_one_event_and_revokes_the_ring)
 		ASSERT_NEXT(rc.trid, &r, rc.id);
 		ASSERT_NEXT_STOP(rc.trid, &r, 0);
 		ASSERT_EMPTY(rc.trid, &r);
-		ASSERT_EQ(0, raw_status(&st));
+		ASSERT_EQ(0, own_stream_status(&st));
 		ASSERT_EQ(1, st.events_lost) TH_LOG("%s", bad_headers[i].what);
 		ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
 		ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
@@ -1251,7 +1226,7 @@ TEST(raw_produced_past_an_uncommitted_record_revokes_the_ring)
 	ASSERT_NEXT(rc.trid, &r, rc.id);
 	ASSERT_NEXT_STOP(rc.trid, &r, 0);
 	ASSERT_EMPTY(rc.trid, &r);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(1, st.events_lost);
 	ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
@@ -1322,7 +1297,7 @@ TEST(raw_produced_or_boundaries_that_claim_nothing_are_ignored)
 		ASSERT_EQ(3, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
 		ASSERT_EQ(1, nums[0]);
 		ASSERT_EQ(3, nums[2]);
-		ASSERT_EQ(0, raw_status(&st));
+		ASSERT_EQ(0, own_stream_status(&st));
 		ASSERT_EQ(0, st.events_lost);
 		ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 	}
@@ -1762,7 +1737,7 @@ TEST(kicks_do_not_drop_for_events_the_stream_cannot_hold)
 	ASSERT_EQ(40, n);
 	for (i = 0; i < 40; i++)
 		ASSERT_EQ(i, nums[i]);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	/* START, 40 events, STOP recorded; the three large ones lost. */
 	ASSERT_EQ(3, st.events_lost);
 	ASSERT_EQ(42, st.events_recorded);
@@ -2009,7 +1984,7 @@ TEST(a_kick_during_a_stops_drain_keeps_what_the_stop_must_keep)
 	TH_LOG("read %llu of A's late records, %llu made after; the newest %llu",
 	       (unsigned long long)late_n, (unsigned long long)after_n,
 	       (unsigned long long)top);
-	ASSERT_EQ(0, raw_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	TH_LOG("recorded %llu lost %llu", (unsigned long long)st.events_recorded,
 	       (unsigned long long)st.events_lost);
 	ASSERT_LE(lc.a_late, top);

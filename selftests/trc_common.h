@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -289,6 +290,31 @@ static inline int stream_fd(void)
 	int fd;
 
 	return stream_fds(&fd, 1) == 1 ? fd : -1;
+}
+
+/* The module's STATUS of this process's only stream: 0 or -errno. */
+static inline int own_stream_status(struct posixtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+}
+
+/* Is a thread ring of process @pid mapped (the device at its offset)? */
+static inline bool ring_mapped(pid_t pid)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
+	fclose(f);
+	return found;
 }
 
 #define PARAM_DIR		"/sys/module/posixtrace/parameters/"
