@@ -559,7 +559,11 @@ void posixtrace_thread_rings_drain(void)
 	WRITE_ONCE(posixtrace_drain_gen, gen);
 	/* Before the passes read commit words: pairs with _close()'s. */
 	smp_mb();
-	/* Before the first pass reads any kbuf's head: see kbuf.c. */
+	/*
+	 * Before the first pass reads any kbuf's head: see kbuf.c. (The
+	 * clock read is not ordered before those loads; a thread would have
+	 * to write twice and change CPU in between within that window.)
+	 */
 	cut = ktime_get_ns();
 	do {
 		rcu_read_lock();
@@ -574,6 +578,16 @@ void posixtrace_thread_rings_drain(void)
 			cond_resched();
 	} while (more);
 	posixtrace_thread_rings_reap(gen);
+	/*
+	 * Records left in kbufs (stamped after the cut, or written while we
+	 * took) keep the timer running: after our @tail stores, the barrier
+	 * in posixtrace_kbufs_busy() pairs with the writers' (they read
+	 * @tail after their @head), so a record we do not see here was
+	 * written by a writer that sees the buffer emptied, and starts the
+	 * timer itself. Under the mutex: no other drain moves @tail.
+	 */
+	if (posixtrace_kbufs_busy())
+		posixtrace_thread_rings_poke();
 	mutex_unlock(&posixtrace_drain_mutex);
 }
 
@@ -912,6 +926,8 @@ static bool posixtrace_kbufs_busy(void)
 	 * After a drain stored @tail, before we read @head: pairs with the
 	 * barrier of posixtrace_kbuf_post(), which reads @tail after its
 	 * @head, so that a record is seen by one of us (the timer runs on).
+	 * Only the drain that stored @tail may rely on that (see the end of
+	 * posixtrace_thread_rings_drain()); for anyone else, a hint.
 	 */
 	smp_mb();
 	rcu_read_lock();

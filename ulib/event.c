@@ -271,7 +271,7 @@ static bool ptk_ringless_taken(int fd)
 
 	if (!known) {
 		known = !ptk_ioctl(fd, POSIXTRACE_IOC_VERSION, &ver) &&
-			ver.major == 0 && ver.minor >= 10 ? 1 : -1;
+			(ver.major > 0 || ver.minor >= 10) ? 1 : -1;
 		atomic_store_explicit(&ptk_ringless_known, known,
 				      memory_order_relaxed);
 	}
