@@ -220,10 +220,10 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	smp_store_release(&kb->head, head + size);
 	/*
 	 * Was it empty but for this record? Read after our head, with a full
-	 * barrier between, as the timer reads the heads after a drain stored
-	 * @tail (posixtrace_kbufs_busy()): either we see the drain took all
-	 * before ours, and start the timer, or the timer sees ours and keeps
-	 * running.
+	 * barrier between, as each drain reads the heads after its @tail
+	 * stores (the end of posixtrace_thread_rings_drain()): either we see
+	 * the drain took all before ours, and start the timer, or the drain
+	 * sees ours and starts it.
 	 */
 	smp_mb();
 	if (READ_ONCE(kb->tail) == start)
