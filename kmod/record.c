@@ -354,20 +354,28 @@ static bool posixtrace_stream_before_death(struct posixtrace_stream *stream,
 	return emit->timed && timespec64_to_ns(&emit->ts) <= stream->doom_ns;
 }
 
+/*
+ * The bytes of @emit's data @stream keeps (*@len): truncated to its max
+ * data size. False if that is more than the emitter copied: the stream
+ * appeared after it looked, and to it the event came before it existed.
+ */
+static bool posixtrace_stream_data_kept(const struct posixtrace_stream *stream,
+					const struct posixtrace_emit *emit,
+					size_t *len)
+{
+	*len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	return *len <= emit->copied;
+}
+
 /* One user event for a stream, its lock held; true if readers have news. */
 static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 				       const struct posixtrace_emit *emit,
 				       struct posixtrace_record_ids *ids)
 {
-	/* The data this stream keeps: truncated to its max data size. */
-	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
 	bool stored = false;
+	size_t len;
 
-	/*
-	 * A stream that wants more data than the emitter copied appeared
-	 * after it looked: to this stream the event came before it existed.
-	 */
-	if (len > emit->copied)
+	if (!posixtrace_stream_data_kept(stream, emit, &len))
 		return false;
 	if (stream->shut_down && !posixtrace_stream_before_death(stream, emit))
 		return false;
@@ -421,15 +429,12 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 static int posixtrace_stream_post_kbuf(struct posixtrace_stream *stream,
 				       const struct posixtrace_emit *emit)
 {
-	size_t len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
 	struct posixtrace_kbufs *kbufs = rcu_dereference(stream->kbufs);
+	size_t len;
 	int ret;
 
-	/*
-	 * As posixtrace_stream_emit_one() says; and a stream shut down has
-	 * no kbufs, nor takes anything.
-	 */
-	if (len > emit->copied || !kbufs)
+	/* A stream shut down has no kbufs, nor takes anything. */
+	if (!posixtrace_stream_data_kept(stream, emit, &len) || !kbufs)
 		return 0;
 	ret = posixtrace_kbuf_post(kbufs, emit,
 				   pid_nr_ns(emit->tgid, stream->pid_ns),
@@ -502,11 +507,11 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 		for (tries = 1;; tries++) {
 			rcu_read_lock();
 			ret = posixtrace_stream_post_kbuf(stream, emit);
-			if (ret == -ENOSPC && tries == POSIXTRACE_POST_TRIES)
+			if (ret == -ENOSPC && tries == POSIXTRACE_POST_TRIES) {
 				posixtrace_stream_emit(stream, emit, 1);
+				ret = 0;
+			}
 			rcu_read_unlock();
-			if (ret == -ENOSPC && tries == POSIXTRACE_POST_TRIES)
-				break;
 			if (ret)
 				posixtrace_thread_rings_drain();
 			if (ret != -ENOSPC)

@@ -892,17 +892,12 @@ static bool posixtrace_rings_lazy(void)
 {
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_loop_view view;
-	struct posixtrace_kbuf *kb;
 	bool lazy = true;
 
-	rcu_read_lock();
 	/* A kbuf's records are those of threads without a ring: no kicks. */
-	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
-		if (!posixtrace_kbuf_empty(kb)) {
-			rcu_read_unlock();
-			return false;
-		}
-	}
+	if (posixtrace_kbufs_busy())
+		return false;
+	rcu_read_lock();
 	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
 		if (READ_ONCE(ring->dead))
 			continue;
@@ -942,8 +937,9 @@ static bool posixtrace_kbufs_busy(void)
 }
 
 /*
- * Every ring_drain_ms while there are rings, or records in kbufs: a quiet
- * thread's events arrive; every tenth only while all rings are lazy.
+ * Every ring_drain_ms while there are rings, or records in kbufs (each
+ * drain that leaves some starts the timer again): a quiet thread's events
+ * arrive; every tenth only while all rings are lazy.
  */
 static void posixtrace_rings_tick(struct work_struct *work)
 {
@@ -954,7 +950,7 @@ static void posixtrace_rings_tick(struct work_struct *work)
 		posixtrace_ticks_skipped = 0;
 		posixtrace_thread_rings_drain();
 	}
-	if (!list_empty(&posixtrace_rings) || posixtrace_kbufs_busy())
+	if (!list_empty(&posixtrace_rings))
 		queue_delayed_work(posixtrace_rings_wq,
 				   &posixtrace_rings_tick_work,
 				   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
