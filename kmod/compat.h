@@ -36,9 +36,10 @@ static inline void vm_flags_mod(struct vm_area_struct *vma,
 #endif
 
 /*
- * The exit and exec hooks run with preemption disabled and take spinlocks,
- * which sleep on PREEMPT_RT. Until they defer all their work, refuse to
- * build there rather than splat at every exit.
+ * The fork hook runs with preemption disabled, allocates and takes
+ * spinlocks, which sleep on PREEMPT_RT (the exit and exec hooks no longer
+ * do: hooks.c). Until it defers that work too, refuse to build there
+ * rather than splat at a traced process's fork.
  */
 #ifdef CONFIG_PREEMPT_RT
 #error "posixtrace does not support PREEMPT_RT kernels yet"

@@ -5,13 +5,19 @@
  *
  * Neither tracepoint is exported to modules, so they are found by name
  * (for_each_kernel_tracepoint()), as lttng-modules does. Probes run with
- * preemption disabled: they only take spinlocks. The exit and exec probes
- * close the thread's ring, and a process leaving the table closes its
- * rings, without draining: drains in workers take what they hold, in order
- * with every other ring's records (thread_ring.c). A creator's exit or
- * exec shuts its streams down before its parent can reap it, and leaves
- * what its threads wrote before to a later drain too (stream.c). No probe
- * does work that grows with what the rings hold.
+ * preemption disabled. The exit and exec probes close the thread's ring,
+ * and a process leaving the table closes its rings, without draining:
+ * drains in workers take what they hold, in order with every other ring's
+ * records (thread_ring.c). A creator's exit or exec shuts its streams down
+ * in a task work of the exiting or exec'ing thread, which runs before its
+ * parent can reap it or before the new image runs, and leaves what its
+ * threads wrote before to a later drain too (stream.c). No probe does work
+ * that grows with what the rings hold.
+ *
+ * PREEMPT_RT: the exit and exec probes take raw locks only (the process
+ * table's, the streams list's), queue work and task works, and drop
+ * references whose release only queues an RCU callback. The fork probe
+ * still allocates and takes spinlocks (links.c): compat.h.
  */
 
 #include <linux/binfmts.h>
@@ -62,6 +68,7 @@ static void posixtrace_forget_work(struct work_struct *work)
 	struct posixtrace_process *proc =
 		container_of(work, struct posixtrace_process, gone_work);
 
+	posixtrace_process_removed(proc);
 	/* Takes, and retires, the rings closed below. */
 	posixtrace_thread_rings_drain();
 	posixtrace_links_drop_process(proc);
@@ -97,7 +104,7 @@ static void posixtrace_on_exit(void *data, struct task_struct *task)
 	if (atomic_read(&task->signal->live))
 		return;
 	posixtrace_forget(task_tgid(task));
-	posixtrace_streams_creator_gone(task_tgid(task));
+	posixtrace_streams_creator_gone(task);
 }
 
 /*
@@ -110,7 +117,7 @@ static void posixtrace_on_exec(void *data, struct task_struct *task,
 {
 	/* The old image's ring went with its mm; its records did not. */
 	posixtrace_thread_ring_retire_task(task);
-	posixtrace_streams_creator_gone(task_tgid(task));
+	posixtrace_streams_creator_gone(task);
 	if (!posixtrace_may_keep_tracing(task, bprm))
 		posixtrace_forget(task_tgid(task));
 }

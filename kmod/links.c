@@ -282,7 +282,7 @@ void posixtrace_links_names_grown(struct posixtrace_names *names)
 
 	lockdep_assert_held(&names->lock);
 	spin_lock(&names->users_lock);
-	list_for_each_entry(proc, &names->users, names_node) {
+	list_for_each_entry(proc, &names->users, names_user.node) {
 		spin_lock(&proc->lock);
 		posixtrace_links_publish(proc);
 		spin_unlock(&proc->lock);

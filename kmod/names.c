@@ -70,25 +70,29 @@ void posixtrace_names_put(struct posixtrace_names *names)
 /**
  * posixtrace_names_join - a process entry using @names entered the table
  * @names: its table of names (it holds a reference)
- * @user: its node for @names->users
+ * @user: its place on @names->users
  *
- * Called under the process table's lock, as posixtrace_names_leave() is,
- * so that an entry leaves once for each time it joined. Never sleeps.
+ * Called just after the entry entered the process table, and
+ * posixtrace_names_leave() once after it left, outside the table's lock
+ * (a raw lock: the exit hook takes it). The two may race when the process
+ * exits at once: an entry that left first never joins. Never sleeps.
  */
 void posixtrace_names_join(struct posixtrace_names *names,
-			   struct list_head *user)
+			   struct posixtrace_names_user *user)
 {
 	spin_lock(&names->users_lock);
-	list_add_tail(user, &names->users);
+	if (!user->left)
+		list_add_tail(&user->node, &names->users);
 	spin_unlock(&names->users_lock);
 }
 
 /* The entry left the process table: see posixtrace_names_join(). */
 void posixtrace_names_leave(struct posixtrace_names *names,
-			    struct list_head *user)
+			    struct posixtrace_names_user *user)
 {
 	spin_lock(&names->users_lock);
-	list_del(user);
+	list_del_init(&user->node);
+	user->left = true;
 	spin_unlock(&names->users_lock);
 }
 

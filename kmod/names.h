@@ -34,12 +34,18 @@
  * process table (process.c joins and leaves them, under @users_lock), so
  * that a new name can be made recordable in each before its identifier is
  * handed out (posixtrace_names_open()'s @grown). Lock order: @lock, then
- * @users_lock; the process table's lock comes before @users_lock, and
- * the processes' locks after it.
+ * @users_lock, then the processes' locks; the process table's lock is
+ * never held with @users_lock.
  */
 struct posixtrace_name {
 	char *name;
 	char *format;			/* NULL without a format */
+};
+
+/* A process entry's place on a table's @users (process.c's). */
+struct posixtrace_names_user {
+	struct list_head node;
+	bool left;			/* under @users_lock: it left the table */
 };
 
 struct posixtrace_names {
@@ -48,16 +54,16 @@ struct posixtrace_names {
 	unsigned int nr;
 	struct posixtrace_name *names;
 	spinlock_t users_lock;		/* @users */
-	struct list_head users;		/* struct posixtrace_process */
+	struct list_head users;		/* struct posixtrace_names_user */
 };
 
 struct posixtrace_names *posixtrace_names_new(gfp_t gfp);
 void posixtrace_names_get(struct posixtrace_names *names);
 void posixtrace_names_put(struct posixtrace_names *names);
 void posixtrace_names_join(struct posixtrace_names *names,
-			   struct list_head *user);
+			   struct posixtrace_names_user *user);
 void posixtrace_names_leave(struct posixtrace_names *names,
-			    struct list_head *user);
+			    struct posixtrace_names_user *user);
 int posixtrace_names_open(struct posixtrace_names *names, const char *name,
 			  const char *format, u32 *id,
 			  void (*grown)(struct posixtrace_names *names));

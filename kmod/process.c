@@ -4,7 +4,9 @@
  *
  * The table maps a thread group's struct pid (never a number: pids are
  * reused) to its struct posixtrace_process. Lookups are RCU; insertions and
- * removals take posixtrace_process_table_lock. An entry leaves the table when
+ * removals take posixtrace_process_table_lock, a raw lock: the exit and exec
+ * hooks run with preemption disabled, where PREEMPT_RT's spinlocks would
+ * sleep; it is held for a hash operation and no more. An entry leaves the table when
  * its process exits or execs a privileged image (posixtrace_process_forget()),
  * and lives on while streams still refer to it, so that events already
  * recorded keep their names.
@@ -23,7 +25,7 @@
 #define POSIXTRACE_PROC_HASH_BITS 8
 
 static DEFINE_HASHTABLE(posixtrace_process_table, POSIXTRACE_PROC_HASH_BITS);
-static DEFINE_SPINLOCK(posixtrace_process_table_lock);
+static DEFINE_RAW_SPINLOCK(posixtrace_process_table_lock);
 /* Entries in the table, so that the exit hook can skip the lock. */
 static atomic_t posixtrace_nr_procs = ATOMIC_INIT(0);
 
@@ -73,7 +75,7 @@ posixtrace_process_alloc(struct pid *tgid, struct posixtrace_names *names,
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->links);
 	INIT_LIST_HEAD(&proc->rings);
-	INIT_LIST_HEAD(&proc->names_node);
+	INIT_LIST_HEAD(&proc->names_user.node);
 	return proc;
 }
 
@@ -161,7 +163,7 @@ posixtrace_process_insert(struct posixtrace_process *new)
 	 * same lock means an entry is never added after its process's hook
 	 * ran: it could never be removed.
 	 */
-	spin_lock(&posixtrace_process_table_lock);
+	raw_spin_lock(&posixtrace_process_table_lock);
 	proc = posixtrace_process_lookup(tgid);
 	if (proc) {
 		kref_get(&proc->ref);
@@ -181,14 +183,15 @@ posixtrace_process_insert(struct posixtrace_process *new)
 		kref_get(&new->ref);	/* the table's reference */
 		hash_add_rcu(posixtrace_process_table, &new->node,
 			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
-		posixtrace_names_join(new->names, &new->names_node);
 		proc = new;
 		new = NULL;
 	}
 unlock:
-	spin_unlock(&posixtrace_process_table_lock);
+	raw_spin_unlock(&posixtrace_process_table_lock);
 	if (new)
 		posixtrace_process_put(new);
+	else if (!IS_ERR(proc))
+		posixtrace_names_join(proc->names, &proc->names_user);
 	return proc;
 }
 
@@ -220,8 +223,9 @@ posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid)
  *
  * The process gets a new entry, with a new table of names, when it next
  * needs one; the old one lives on while streams refer to it (so events
- * already recorded keep their names). Never sleeps: called from the exit
- * and exec hooks.
+ * already recorded keep their names). Never sleeps, and takes only a raw
+ * lock: called from the exit and exec hooks. The caller then calls
+ * posixtrace_process_removed(), where it may sleep.
  *
  * Return: the entry, with the table's reference, or NULL if it had none.
  */
@@ -232,32 +236,48 @@ struct posixtrace_process *posixtrace_process_remove(struct pid *tgid)
 	/* Every process exit comes here: be cheap when nothing is traced. */
 	if (!atomic_read(&posixtrace_nr_procs))
 		return NULL;
-	spin_lock(&posixtrace_process_table_lock);
+	raw_spin_lock(&posixtrace_process_table_lock);
 	proc = posixtrace_process_lookup(tgid);
 	if (proc) {
 		hash_del_rcu(&proc->node);
-		posixtrace_names_leave(proc->names, &proc->names_node);
 		atomic_dec(&posixtrace_nr_procs);
 	}
-	spin_unlock(&posixtrace_process_table_lock);
+	raw_spin_unlock(&posixtrace_process_table_lock);
 	return proc;
 }
 
-/* Module exit: no stream is left, drop every entry. */
+/**
+ * posixtrace_process_removed - the rest of posixtrace_process_remove()
+ * @proc: the entry it returned
+ *
+ * The entry leaves its family's list of users of names: no name opened
+ * from now on is published to it. Process context; the entry stays the
+ * caller's.
+ */
+void posixtrace_process_removed(struct posixtrace_process *proc)
+{
+	posixtrace_names_leave(proc->names, &proc->names_user);
+}
+
+/*
+ * Module exit: no stream is left, drop every entry. The hooks are gone
+ * and no file is open: nothing else changes the table, which is walked
+ * without its lock so that the entries leave their names outside it.
+ */
 void posixtrace_process_exit_all(void)
 {
 	struct posixtrace_process *proc;
 	struct hlist_node *tmp;
 	int bkt;
 
-	spin_lock(&posixtrace_process_table_lock);
 	hash_for_each_safe(posixtrace_process_table, bkt, tmp, proc, node) {
+		raw_spin_lock(&posixtrace_process_table_lock);
 		hash_del_rcu(&proc->node);
-		posixtrace_names_leave(proc->names, &proc->names_node);
 		atomic_dec(&posixtrace_nr_procs);
+		raw_spin_unlock(&posixtrace_process_table_lock);
+		posixtrace_process_removed(proc);
 		posixtrace_process_put(proc);
 	}
-	spin_unlock(&posixtrace_process_table_lock);
 	rcu_barrier();
 }
 

@@ -12,8 +12,9 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "names.h"
+
 struct page;
-struct posixtrace_names;
 
 /*
  * A process (thread group) that is traced, or that opened event names: its
@@ -62,10 +63,11 @@ struct posixtrace_process {
 
 	struct posixtrace_names *names;	/* reference held */
 	/*
-	 * On @names->users while the entry is in the process table, so that
-	 * a name opened by any process of the family is published here too.
+	 * On @names->users from just after the entry enters the process
+	 * table until just after it left, so that a name opened by any
+	 * process of the family is published here too.
 	 */
-	struct list_head names_node;
+	struct posixtrace_names_user names_user;
 
 	/*
 	 * The rings of its threads (thread_ring.c owns them): added and
@@ -90,6 +92,7 @@ posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid);
 void posixtrace_process_hold(struct posixtrace_process *proc);
 void posixtrace_process_put(struct posixtrace_process *proc);
 struct posixtrace_process *posixtrace_process_remove(struct pid *tgid);
+void posixtrace_process_removed(struct posixtrace_process *proc);
 void posixtrace_process_exit_all(void);
 
 struct posixtrace_names *

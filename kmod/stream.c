@@ -19,6 +19,7 @@
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
+#include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
@@ -87,9 +88,13 @@ MODULE_PARM_DESC(max_data_size, "Largest max data size attribute in bytes (0-1M)
 /* Readers copy out at most this much per call, and at least one record. */
 #define POSIXTRACE_BOUNCE_SIZE		((size_t)SZ_64K)
 
-/* The streams not shut down: for the exit hook and monitoring. */
+/*
+ * The streams not shut down: for the exit hook and monitoring. A raw lock,
+ * held for list operations and walks that take references: the exit and
+ * exec hooks take it with preemption disabled.
+ */
 static LIST_HEAD(posixtrace_streams);
-static DEFINE_SPINLOCK(posixtrace_streams_lock);
+static DEFINE_RAW_SPINLOCK(posixtrace_streams_lock);
 /* Streams not shut down: TRACE_SYS_MAX counts these. */
 static atomic_t posixtrace_nr_streams = ATOMIC_INIT(0);
 /* The last stream id given out, under the lock: ids grow along the list. */
@@ -361,10 +366,10 @@ void posixtrace_stream_slot_put(kuid_t user)
 static void posixtrace_stream_publish(struct posixtrace_stream *stream,
 				      struct posixtrace_link *link)
 {
-	spin_lock(&posixtrace_streams_lock);
+	raw_spin_lock(&posixtrace_streams_lock);
 	stream->id = ++posixtrace_stream_last_id;
 	list_add_tail(&stream->all_node, &posixtrace_streams);
-	spin_unlock(&posixtrace_streams_lock);
+	raw_spin_unlock(&posixtrace_streams_lock);
 	posixtrace_link_attach(link, stream, stream->proc);
 	spin_lock(&stream->lock);
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_CREATED);
@@ -659,8 +664,8 @@ static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
  * path that reads or commands checks shut_down under the stream's lock,
  * and so does every path that records, but for the exception below.
  *
- * In a creator's exit or exec hook (!@may_sleep) nothing is drained: a
- * drain there would grow with what every ring holds, with preemption off.
+ * After a creator's exit or exec (!@drain) nothing is drained: the exit
+ * would wait for a drain that grows with what every ring holds.
  * The stream is shut down for everyone at once, but keeps its links and
  * notes the time of the death (@doom_ns): records of thread rings stamped
  * up to then still go in, judged by the state the stream had, when a
@@ -671,13 +676,13 @@ static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
  * time between its ring's last and now) only misdates its own event.
  */
 static void posixtrace_stream_kill(struct posixtrace_stream *stream,
-				   bool may_sleep)
+				   bool drain)
 {
 	struct timespec64 ts;
 	bool keep_slot;
 
 	/* What the threads made before goes in first. */
-	if (may_sleep) {
+	if (drain) {
 		posixtrace_stream_change_begin(stream);
 		posixtrace_thread_rings_drain();
 	}
@@ -686,7 +691,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 		bool doomed = stream->doom_ns;
 
 		spin_unlock(&stream->lock);
-		if (may_sleep) {
+		if (drain) {
 			/*
 			 * Our drain may have begun before the death: one
 			 * that begins after it takes all that came before.
@@ -699,7 +704,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 		return;
 	}
 	ktime_get_real_ts64(&ts);
-	if (may_sleep)
+	if (drain)
 		posixtrace_stream_end(stream, &ts);
 	else
 		stream->doom_ns = timespec64_to_ns(&ts);
@@ -714,7 +719,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	stream->slot_held = keep_slot;
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_SHUTDOWN);
 	spin_unlock(&stream->lock);
-	if (may_sleep) {
+	if (drain) {
 		posixtrace_stream_change_end(stream);
 		posixtrace_links_drop_stream(stream);
 	}
@@ -751,9 +756,9 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 
 	posixtrace_stream_kill(stream, true);
 	posixtrace_stream_kbufs_retire(stream);
-	spin_lock(&posixtrace_streams_lock);
+	raw_spin_lock(&posixtrace_streams_lock);
 	list_del_init(&stream->all_node);
-	spin_unlock(&posixtrace_streams_lock);
+	raw_spin_unlock(&posixtrace_streams_lock);
 	if (stream->log) {
 		/* The log's thread frees the storage once it has written it. */
 		posixtrace_flush_final(stream, wait);
@@ -968,14 +973,14 @@ struct posixtrace_stream *posixtrace_stream_next(u64 after)
 {
 	struct posixtrace_stream *stream, *found = NULL;
 
-	spin_lock(&posixtrace_streams_lock);
+	raw_spin_lock(&posixtrace_streams_lock);
 	list_for_each_entry(stream, &posixtrace_streams, all_node) {
 		if (stream->id > after && kref_get_unless_zero(&stream->ref)) {
 			found = stream;
 			break;
 		}
 	}
-	spin_unlock(&posixtrace_streams_lock);
+	raw_spin_unlock(&posixtrace_streams_lock);
 	return found;
 }
 
@@ -1003,7 +1008,7 @@ static void posixtrace_streams_reap(struct work_struct *work)
 
 	do {
 		found = NULL;
-		spin_lock(&posixtrace_streams_lock);
+		raw_spin_lock(&posixtrace_streams_lock);
 		list_for_each_entry(stream, &posixtrace_streams, all_node) {
 			if (READ_ONCE(stream->creator_gone) &&
 			    kref_get_unless_zero(&stream->ref)) {
@@ -1011,7 +1016,7 @@ static void posixtrace_streams_reap(struct work_struct *work)
 				break;
 			}
 		}
-		spin_unlock(&posixtrace_streams_lock);
+		raw_spin_unlock(&posixtrace_streams_lock);
 		if (found) {
 			/* One log stuck on a pipe must not hold up the others. */
 			posixtrace_stream_shutdown(found, false);
@@ -1020,37 +1025,77 @@ static void posixtrace_streams_reap(struct work_struct *work)
 	} while (found);
 }
 
+/*
+ * @cb's stream lost its creator: shut it down (without a drain: see
+ * posixtrace_stream_kill()), and leave the rest to the reap work. A task
+ * work of the creator's last thread, queued by its exit or exec hook: it
+ * runs before the parent can see the exit (do_exit() runs task works before
+ * exit_notify()), or before the new image's first instruction, and with
+ * preemption enabled, so that it may take the stream's lock (a sleeping
+ * lock on PREEMPT_RT), wake readers and put the stream.
+ */
+static void posixtrace_stream_creator_died(struct callback_head *cb)
+{
+	struct posixtrace_stream *stream =
+		container_of(cb, struct posixtrace_stream, creator_cb);
+
+	posixtrace_stream_kill(stream, false);
+	schedule_work(&posixtrace_reap_work);
+	posixtrace_stream_put(stream);
+	/*
+	 * Last: the module stays while such a work is pending. What runs
+	 * after this call is the return to task_work_run().
+	 */
+	module_put(THIS_MODULE);
+}
+
 /**
  * posixtrace_streams_creator_gone - a thread group exited or exec'd
- * @tgid: its pid
+ * @task: its last thread (exit), or the thread that exec'd; current
  *
  * POSIX shuts its streams down as if by posix_trace_shutdown(), even if a
  * child inherited their descriptors. Called from the exit and exec hooks,
- * where nothing may sleep and nothing should grow with what the thread
- * rings hold: the streams are shut down here, before the parent can reap
- * the process; taking what the threads wrote before the death (a drain),
- * the STOP of a log and freeing their storage are deferred to the reap
- * work (posixtrace_stream_kill()).
+ * which run with preemption disabled: the streams are marked, and each
+ * queued as a task work of @task, which shuts it down before the parent
+ * can reap the process or the new image runs
+ * (posixtrace_stream_creator_died()). Taking what the threads wrote before
+ * the death (a drain), the STOP of a log and freeing their storage are
+ * the reap work's (posixtrace_stream_kill()).
  */
-void posixtrace_streams_creator_gone(struct pid *tgid)
+void posixtrace_streams_creator_gone(struct task_struct *task)
 {
+	struct pid *tgid = task_tgid(task);
 	struct posixtrace_stream *stream;
-	bool found = false;
+	bool orphans = false;
 
 	/* Every process exit comes here: be cheap when nothing is traced. */
 	if (!atomic_read(&posixtrace_nr_streams))
 		return;
-	spin_lock(&posixtrace_streams_lock);
+	raw_spin_lock(&posixtrace_streams_lock);
 	list_for_each_entry(stream, &posixtrace_streams, all_node) {
-		if (stream->creator == tgid && !stream->creator_gone) {
-			/* Shut down before waitpid() can see the exit. */
-			posixtrace_stream_kill(stream, false);
-			WRITE_ONCE(stream->creator_gone, true);
-			found = true;
-		}
+		if (stream->creator != tgid || stream->creator_gone)
+			continue;
+		/*
+		 * Listed, so its file is open: the file holds the module
+		 * and a reference, and neither taken here is the last.
+		 */
+		WRITE_ONCE(stream->creator_gone, true);
+		__module_get(THIS_MODULE);
+		posixtrace_stream_get(stream);
+		init_task_work(&stream->creator_cb,
+			       posixtrace_stream_creator_died);
+		if (!task_work_add(task, &stream->creator_cb, TWA_RESUME))
+			continue;
+		/*
+		 * Past its task works (the hooks come before): the reap
+		 * work's shutdown does it all, soon.
+		 */
+		posixtrace_stream_put(stream);
+		module_put(THIS_MODULE);
+		orphans = true;
 	}
-	spin_unlock(&posixtrace_streams_lock);
-	if (found)
+	raw_spin_unlock(&posixtrace_streams_lock);
+	if (orphans)
 		schedule_work(&posixtrace_reap_work);
 }
 

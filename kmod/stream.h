@@ -89,7 +89,7 @@ void posixtrace_stream_release(struct posixtrace_stream *stream);
 struct posixtrace_stream *posixtrace_stream_find(u64 id);
 struct posixtrace_stream *posixtrace_stream_next(u64 after);
 void posixtrace_streams_watch(const struct posixtrace_stream_watcher *watcher);
-void posixtrace_streams_creator_gone(struct pid *tgid);
+void posixtrace_streams_creator_gone(struct task_struct *task);
 int posixtrace_streams_init(void);
 void posixtrace_streams_exit(void);
 

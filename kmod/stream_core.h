@@ -105,7 +105,12 @@ struct posixtrace_stream {
 	 * a shutdown takes no @ctl_lock (posixtrace_stream_shutdown()).
 	 */
 	atomic_t changing;
-	bool creator_gone;		/* stream.c: the creator exited or exec'd */
+	/*
+	 * stream.c: the creator exited or exec'd (set in its hook, under the
+	 * streams' lock), and the task work that shuts the stream down then.
+	 */
+	bool creator_gone;
+	struct callback_head creator_cb;
 	/*
 	 * stream.c: shut down in its creator's hook, the time of the death
 	 * (ns since the Epoch), until a shutdown (the reap work's, or the
