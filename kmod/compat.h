@@ -36,13 +36,15 @@ static inline void vm_flags_mod(struct vm_area_struct *vma,
 #endif
 
 /*
- * The fork hook runs with preemption disabled, allocates and takes
- * spinlocks, which sleep on PREEMPT_RT (the exit and exec hooks no longer
- * do: hooks.c). Until it defers that work too, refuse to build there
- * rather than splat at a traced process's fork.
+ * The hooks queue task works with preemption disabled, where 6.12's
+ * task_work_add() may allocate (KASAN's record of the stack) unless given
+ * TWAF_NO_ALLOC, which 6.1 lacks.
  */
-#ifdef CONFIG_PREEMPT_RT
-#error "posixtrace does not support PREEMPT_RT kernels yet"
+#include <linux/task_work.h>
+#if LINUX_VERSION_CODE < KERNEL_VERSION(6, 12, 0)
+#define POSIXTRACE_TWA_HOOK	TWA_RESUME
+#else
+#define POSIXTRACE_TWA_HOOK	(TWA_RESUME | TWAF_NO_ALLOC)
 #endif
 
 #endif /* _POSIXTRACE_COMPAT_H */

@@ -14,10 +14,10 @@
  * threads wrote before to a later drain too (stream.c). No probe does work
  * that grows with what the rings hold.
  *
- * PREEMPT_RT: the exit and exec probes take raw locks only (the process
- * table's, the streams list's), queue work and task works, and drop
- * references whose release only queues an RCU callback. The fork probe
- * still allocates and takes spinlocks (links.c): compat.h.
+ * PREEMPT_RT: the probes take raw locks only (the process table's, the
+ * streams list's, the pool of fork tickets'), queue work and task works,
+ * and drop references whose release only queues an RCU callback; what
+ * allocates or takes a sleeping lock runs in a task work or a worker.
  */
 
 #include <linux/binfmts.h>
@@ -30,6 +30,7 @@
 #include "access.h"
 #include "compat.h"
 #include "hooks.h"
+#include "inherit.h"
 #include "links.h"
 #include "process.h"
 #include "stream.h"
@@ -53,7 +54,7 @@ static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
 static void posixtrace_on_fork(void *data, struct task_struct *parent,
 			       struct task_struct *child)
 {
-	posixtrace_links_fork(parent, child);
+	posixtrace_inherit_fork(parent, child);
 }
 
 /* What the hooks leave to a worker: drains, which may take long. */
@@ -71,7 +72,7 @@ static void posixtrace_forget_work(struct work_struct *work)
 	posixtrace_process_removed(proc);
 	/* Takes, and retires, the rings closed below. */
 	posixtrace_thread_rings_drain();
-	posixtrace_links_drop_process(proc);
+	posixtrace_links_forget(proc);
 	posixtrace_process_put(proc);
 }
 
@@ -136,10 +137,15 @@ int posixtrace_hooks_init(void)
 		pr_err("scheduler tracepoints not found\n");
 		return -ENOENT;
 	}
+	ret = posixtrace_inherit_init();
+	if (ret)
+		return ret;
 	posixtrace_hooks_wq = alloc_workqueue("posixtrace_hooks", WQ_UNBOUND,
 					      0);
-	if (!posixtrace_hooks_wq)
-		return -ENOMEM;
+	if (!posixtrace_hooks_wq) {
+		ret = -ENOMEM;
+		goto err_inherit_exit;
+	}
 	ret = tracepoint_probe_register(posixtrace_tp_exit,
 					(void *)posixtrace_on_exit, NULL);
 	if (ret)
@@ -164,6 +170,8 @@ err_unregister_exit:
 	tracepoint_synchronize_unregister();
 err_destroy_wq:
 	destroy_workqueue(posixtrace_hooks_wq);
+err_inherit_exit:
+	posixtrace_inherit_exit();
 	return ret;
 }
 
@@ -178,4 +186,5 @@ void posixtrace_hooks_exit(void)
 	tracepoint_synchronize_unregister();
 	/* What they left to do: the rings are still there to drain. */
 	destroy_workqueue(posixtrace_hooks_wq);
+	posixtrace_inherit_exit();
 }

@@ -26,18 +26,20 @@
  * a command and a new name that race, the one that publishes last sees
  * both, so a type is enabled if a stream admits it and it is valid.
  *
- * Fork: the hook runs in the parent after copy_process(), before the child
- * first runs, so a child traced with inheritance is traced from its first
+ * Fork: a child traced with inheritance is traced from its first
  * instruction, and shares its parent's event names (so that a name has
- * one identifier in every process of the stream). The hook cannot sleep:
- * it allocates atomically, and if that fails the child is not traced and
- * every stream that should have traced it records POSIX_TRACE_ERROR with
- * ENOMEM as data, so that the loss is not silent. Threads share their
- * process's entry, and so its links.
+ * one identifier in every process of the stream): the fork hook hands the
+ * child a ticket, and the child makes its entry and copies its parent's
+ * links, as they were at the fork (links are numbered as made), before it
+ * first runs (inherit.c, posixtrace_links_inherit()). If that fails, the
+ * child is not traced and every stream that should have traced it records
+ * POSIX_TRACE_ERROR with the errno as data, so that the loss is not
+ * silent. Threads share their process's entry, and so its links.
  *
  * Exit: once the whole thread group is dead, its links go (from a worker,
- * once its threads' rings are drained: hooks.c): it stops being traced,
- * and its slot is free. A process that later gets the same pid
+ * once its threads' rings are drained: hooks.c; or after the last child
+ * forked before that has copied them): it stops being traced, and its
+ * slot is free. A process that later gets the same pid
  * number has another struct pid, which no link names.
  *
  * Privileged exec: the process's entry is forgotten as at exit, links and
@@ -56,6 +58,11 @@
 #include "thread_ring.h"
 
 static DEFINE_SPINLOCK(posixtrace_links_lock);
+/*
+ * Links are numbered as they are made (under the lock), so that a child
+ * copies those its parent had at the fork, and none made after (inherit.c).
+ */
+static atomic64_t posixtrace_links_made = ATOMIC64_INIT(0);
 
 /*
  * Recompute what @proc's producers read without the streams' locks: the
@@ -99,6 +106,7 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 {
 	lockdep_assert_held(&posixtrace_links_lock);
 	kref_get(&proc->ref);
+	link->seq = atomic64_inc_return(&posixtrace_links_made);
 	link->stream = stream;
 	link->proc = proc;
 	list_add_tail(&link->stream_node, &stream->links);
@@ -180,16 +188,41 @@ void posixtrace_links_drop_stream(struct posixtrace_stream *stream)
 	spin_unlock(&posixtrace_links_lock);
 }
 
-/* The entry left the table: no stream traces it any more, nor will. */
-void posixtrace_links_drop_process(struct posixtrace_process *proc)
+/**
+ * posixtrace_links_hold - keep @proc's links past its forgetting
+ * @proc: a process entry, in the table
+ *
+ * A child forked but not yet run copies them (inherit.c); its parent may
+ * be forgotten first. Never sleeps, takes no lock: the fork hook holds.
+ */
+void posixtrace_links_hold(struct posixtrace_process *proc)
+{
+	atomic_inc(&proc->links_held);
+}
+
+/* Drop a hold; the last one (the table's, or a child's) unlinks @proc. */
+void posixtrace_links_put(struct posixtrace_process *proc)
 {
 	struct posixtrace_link *link, *tmp;
 
+	if (!atomic_dec_and_test(&proc->links_held))
+		return;
 	spin_lock(&posixtrace_links_lock);
-	proc->forgotten = true;
 	list_for_each_entry_safe(link, tmp, &proc->links, proc_node)
 		posixtrace_link_remove(link);
 	spin_unlock(&posixtrace_links_lock);
+}
+
+/*
+ * The entry left the table: no stream traces it any more, nor will, once
+ * the children still copying its links are done.
+ */
+void posixtrace_links_forget(struct posixtrace_process *proc)
+{
+	spin_lock(&posixtrace_links_lock);
+	proc->forgotten = true;
+	spin_unlock(&posixtrace_links_lock);
+	posixtrace_links_put(proc);
 }
 
 /* Is @proc traced by any stream? Under rcu_read_lock(). */
@@ -317,74 +350,127 @@ unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 	return n;
 }
 
-/* Is @proc traced by a stream that traces its children too? */
-static bool posixtrace_links_inherited(struct posixtrace_process *proc)
+/**
+ * posixtrace_links_seq - how many links were made so far
+ *
+ * A child forked now inherits the links of its parent numbered up to this.
+ * Never sleeps, takes no lock.
+ */
+u64 posixtrace_links_seq(void)
 {
-	struct posixtrace_link *link;
-	bool inherits = false;
+	return atomic64_read(&posixtrace_links_made);
+}
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(link, &proc->links, proc_node)
-		if (link->stream->attr.inheritance == POSIXTRACE_INHERITED)
-			inherits = true;
-	rcu_read_unlock();
-	return inherits;
+/* Does @link's stream trace the children of its process too? */
+static bool posixtrace_link_inherits(const struct posixtrace_link *link)
+{
+	/* Shut down, or its creator died: it follows no one now. */
+	return link->stream->attr.inheritance == POSIXTRACE_INHERITED &&
+	       !READ_ONCE(link->stream->shut_down) &&
+	       !READ_ONCE(link->stream->died_ns);
 }
 
 /**
- * posixtrace_links_fork - a process forked: trace the child if inherited
- * @parent: the forking task
- * @child: the new task, not yet run
+ * posixtrace_links_inherited - is @proc traced by a stream with inheritance?
+ * @proc: a process entry
  *
- * Called from the fork hook for every fork on the system: cheap unless the
- * parent is traced.
+ * Under rcu_read_lock(). Never sleeps, takes no lock: the fork hook asks.
  */
-void posixtrace_links_fork(struct task_struct *parent,
-			   struct task_struct *child)
+bool posixtrace_links_inherited(struct posixtrace_process *proc)
 {
-	struct posixtrace_process *from, *proc;
-	struct posixtrace_link *link, *new;
+	struct posixtrace_link *link;
 
-	/* A thread is traced as its process is. */
-	if (!thread_group_leader(child))
-		return;
-	from = posixtrace_process_get(task_tgid(parent), false);
-	if (!from)
-		return;
-	if (!posixtrace_links_inherited(from))
-		goto out;
-	proc = posixtrace_process_fork(from, task_tgid(child));
-	/*
-	 * Someone made an entry for the child between its pid becoming
-	 * visible and this hook: it has names of its own, which the
-	 * family's identifiers would misname. It is not followed.
-	 */
-	if (!IS_ERR(proc) && proc->names != from->names) {
-		posixtrace_process_put(proc);
-		proc = ERR_PTR(-EEXIST);
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		if (posixtrace_link_inherits(link))
+			return true;
+	return false;
+}
+
+/* Does @link trace the children @proc forked at @seq? */
+static bool posixtrace_link_inherited_at(const struct posixtrace_link *link,
+					 u64 seq)
+{
+	return link->seq <= seq && posixtrace_link_inherits(link);
+}
+
+/**
+ * posixtrace_links_escaped - children of @proc could not be followed
+ * @proc: the parent's entry; its links held
+ * @nr: how many
+ * @seq: posixtrace_links_seq() at (the last of) their forks
+ * @err: why (an errno)
+ *
+ * Every stream that traced @proc and its children then, and still
+ * records, records POSIX_TRACE_ERROR with @err as data, @nr times, so that
+ * the loss is not silent.
+ */
+void posixtrace_links_escaped(struct posixtrace_process *proc,
+			      unsigned int nr, u64 seq, int err)
+{
+	struct posixtrace_link *link;
+	unsigned int i;
+
+	spin_lock(&posixtrace_links_lock);
+	list_for_each_entry(link, &proc->links, proc_node)
+		for (i = 0; i < nr && posixtrace_link_inherited_at(link, seq);
+		     i++)
+			posixtrace_stream_error(link->stream, err);
+	spin_unlock(&posixtrace_links_lock);
+}
+
+/**
+ * posixtrace_links_inherit - trace a child as its parent was at the fork
+ * @from: the parent's entry; its links held (posixtrace_links_hold())
+ * @proc: the child's entry (posixtrace_process_fork())
+ * @seq: posixtrace_links_seq() at the fork
+ *
+ * Called by the child, before its first instruction (inherit.c): it gets
+ * a link to every stream with inheritance that traced @from at the fork
+ * and still records. Those it cannot get for want of memory record
+ * POSIX_TRACE_ERROR with ENOMEM as data: the child escapes them, and says
+ * so. A child whose entry left the table already (it is exiting) gets
+ * none.
+ */
+void posixtrace_links_inherit(struct posixtrace_process *from,
+			      struct posixtrace_process *proc, u64 seq)
+{
+	struct posixtrace_link *link, *new, *tmp;
+	unsigned int n, made;
+	LIST_HEAD(spare);
+
+	/* Links only go from @from (and no more come at or below @seq). */
+	spin_lock(&posixtrace_links_lock);
+	n = 0;
+	list_for_each_entry(link, &from->links, proc_node)
+		n += posixtrace_link_inherited_at(link, seq);
+	spin_unlock(&posixtrace_links_lock);
+	for (made = 0; made < n; made++) {
+		new = kzalloc(sizeof(*new), GFP_KERNEL_ACCOUNT);
+		if (!new)
+			break;
+		list_add(&new->proc_node, &spare);
 	}
 
 	spin_lock(&posixtrace_links_lock);
 	list_for_each_entry(link, &from->links, proc_node) {
-		/* Shut down in its creator's hook: it follows no one now. */
-		if (link->stream->attr.inheritance != POSIXTRACE_INHERITED ||
-		    READ_ONCE(link->stream->shut_down))
+		if (proc->forgotten)
+			break;
+		if (!posixtrace_link_inherited_at(link, seq))
 			continue;
-		new = IS_ERR(proc) ? NULL :
-		      kzalloc(sizeof(*new), GFP_ATOMIC | __GFP_NOWARN |
-			      __GFP_ACCOUNT);
+		new = list_first_entry_or_null(&spare, struct posixtrace_link,
+					       proc_node);
 		if (!new) {
-			/* It escapes the stream: say so there. */
-			posixtrace_stream_error(link->stream,
-						IS_ERR(proc) ? -PTR_ERR(proc) :
-						ENOMEM);
+			posixtrace_stream_error(link->stream, ENOMEM);
 			continue;
 		}
+		list_del(&new->proc_node);
 		posixtrace_link_insert(new, link->stream, proc);
 	}
+	/* Published even without links: names may have come since. */
+	spin_lock(&proc->lock);
+	posixtrace_links_publish(proc);
+	spin_unlock(&proc->lock);
 	spin_unlock(&posixtrace_links_lock);
-	if (!IS_ERR(proc))
-		posixtrace_process_put(proc);
-out:
-	posixtrace_process_put(from);
+	list_for_each_entry_safe(new, tmp, &spare, proc_node)
+		kfree(new);
 }

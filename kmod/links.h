@@ -22,6 +22,7 @@ struct posixtrace_link {
 	struct list_head stream_node;	/* in stream->links */
 	struct posixtrace_stream *stream;
 	struct posixtrace_process *proc;	/* reference held */
+	u64 seq;			/* links.c: its number, as made */
 	struct rcu_head rcu;
 };
 
@@ -35,7 +36,9 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_process *proc);
 void posixtrace_links_drop_stream(struct posixtrace_stream *stream);
 void posixtrace_links_wake_producers(struct posixtrace_stream *stream);
-void posixtrace_links_drop_process(struct posixtrace_process *proc);
+void posixtrace_links_hold(struct posixtrace_process *proc);
+void posixtrace_links_put(struct posixtrace_process *proc);
+void posixtrace_links_forget(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 void posixtrace_links_names_grown(struct posixtrace_names *names);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
@@ -50,7 +53,11 @@ bool posixtrace_links_post(struct posixtrace_process *proc,
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);
-void posixtrace_links_fork(struct task_struct *parent,
-			   struct task_struct *child);
+u64 posixtrace_links_seq(void);
+bool posixtrace_links_inherited(struct posixtrace_process *proc);
+void posixtrace_links_escaped(struct posixtrace_process *proc,
+			      unsigned int nr, u64 seq, int err);
+void posixtrace_links_inherit(struct posixtrace_process *from,
+			      struct posixtrace_process *proc, u64 seq);
 
 #endif /* _POSIXTRACE_LINKS_H */

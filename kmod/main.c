@@ -8,6 +8,7 @@
  */
 
 #include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/posixtrace.h>
 
 #include "access.h"
@@ -77,6 +78,12 @@ static void __exit posixtrace_exit(void)
 	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();
 	posixtrace_quota_exit();
+	/*
+	 * A task work of ours (hooks) puts the module as its last call, but
+	 * still returns through our code: wait until every task that may be
+	 * there has switched voluntarily, as ftrace does for trampolines.
+	 */
+	synchronize_rcu_tasks();
 }
 
 module_init(posixtrace_init);

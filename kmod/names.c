@@ -21,15 +21,14 @@ static const char posixtrace_unnamed_event_name[] =
 
 /**
  * posixtrace_names_new - an empty table
- * @gfp: GFP_KERNEL, or GFP_ATOMIC from the fork hook
  *
  * Return: the table, with one reference, or NULL.
  */
-struct posixtrace_names *posixtrace_names_new(gfp_t gfp)
+struct posixtrace_names *posixtrace_names_new(void)
 {
 	struct posixtrace_names *names;
 
-	names = kzalloc(sizeof(*names), gfp | __GFP_ACCOUNT);
+	names = kzalloc(sizeof(*names), GFP_KERNEL_ACCOUNT);
 	if (!names)
 		return NULL;
 	kref_init(&names->ref);
@@ -72,10 +71,11 @@ void posixtrace_names_put(struct posixtrace_names *names)
  * @names: its table of names (it holds a reference)
  * @user: its place on @names->users
  *
- * Called just after the entry entered the process table, and
- * posixtrace_names_leave() once after it left, outside the table's lock
- * (a raw lock: the exit hook takes it). The two may race when the process
- * exits at once: an entry that left first never joins. Never sleeps.
+ * Called just before the entry enters the process table (a forked
+ * child's entry, entered by the fork hook, joins before the child first
+ * runs), and posixtrace_names_leave() once after it left (or failed to
+ * enter), outside the table's lock (a raw lock: the hooks take it). An
+ * entry that left never joins. Never sleeps.
  */
 void posixtrace_names_join(struct posixtrace_names *names,
 			   struct posixtrace_names_user *user)

@@ -57,7 +57,7 @@ struct posixtrace_names {
 	struct list_head users;		/* struct posixtrace_names_user */
 };
 
-struct posixtrace_names *posixtrace_names_new(gfp_t gfp);
+struct posixtrace_names *posixtrace_names_new(void);
 void posixtrace_names_get(struct posixtrace_names *names);
 void posixtrace_names_put(struct posixtrace_names *names);
 void posixtrace_names_join(struct posixtrace_names *names,

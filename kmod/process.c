@@ -44,38 +44,54 @@ struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid)
 	return NULL;
 }
 
-/*
- * A process entry; @names shared (a reference taken), or a new table.
- * @gfp: GFP_ATOMIC from the fork hook.
- */
 static struct posixtrace_process *
 posixtrace_process_insert(struct posixtrace_process *new);
 
-static struct posixtrace_process *
-posixtrace_process_alloc(struct pid *tgid, struct posixtrace_names *names,
-			 gfp_t gfp)
+/* An entry of no process yet, with one reference; @gfp: whose it is. */
+static struct posixtrace_process *posixtrace_process_new(gfp_t gfp)
 {
 	struct posixtrace_process *proc;
 
-	proc = kzalloc(sizeof(*proc), gfp | __GFP_ACCOUNT);
+	proc = kzalloc(sizeof(*proc), gfp);
 	if (!proc)
 		return NULL;
-	if (names) {
-		posixtrace_names_get(names);
-	} else {
-		names = posixtrace_names_new(gfp);
-		if (!names) {
-			kfree(proc);
-			return NULL;
-		}
-	}
-	proc->names = names;
-	proc->tgid = get_pid(tgid);
 	kref_init(&proc->ref);
 	spin_lock_init(&proc->lock);
 	INIT_LIST_HEAD(&proc->links);
+	atomic_set(&proc->links_held, 1);
 	INIT_LIST_HEAD(&proc->rings);
 	INIT_LIST_HEAD(&proc->names_user.node);
+	return proc;
+}
+
+/**
+ * posixtrace_process_blank - an entry for a child to come
+ *
+ * Made ahead, in process context, for the fork hook, which allocates
+ * nothing (posixtrace_process_fork()); put it if unused. The module's (a
+ * pool of fork tickets holds it): nobody's memory cgroup.
+ *
+ * Return: the entry, or NULL.
+ */
+struct posixtrace_process *posixtrace_process_blank(void)
+{
+	return posixtrace_process_new(GFP_KERNEL);
+}
+
+/* The entry of @tgid, with a new table of names, for it to enter. */
+static struct posixtrace_process *posixtrace_process_alloc(struct pid *tgid)
+{
+	struct posixtrace_process *proc;
+
+	proc = posixtrace_process_new(GFP_KERNEL_ACCOUNT);
+	if (!proc)
+		return NULL;
+	proc->names = posixtrace_names_new();
+	if (!proc->names) {
+		kfree(proc);
+		return NULL;
+	}
+	proc->tgid = get_pid(tgid);
 	return proc;
 }
 
@@ -84,7 +100,8 @@ static void posixtrace_process_free_rcu(struct rcu_head *rcu)
 	struct posixtrace_process *proc =
 		container_of(rcu, struct posixtrace_process, rcu);
 
-	posixtrace_names_put(proc->names);
+	if (proc->names)	/* else a blank, never used */
+		posixtrace_names_put(proc->names);
 	if (proc->enable_page)
 		put_page(proc->enable_page);
 	put_pid(proc->tgid);
@@ -140,7 +157,7 @@ struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
 	if (proc || !create)
 		return proc;
 
-	new = posixtrace_process_alloc(tgid, NULL, GFP_KERNEL);
+	new = posixtrace_process_alloc(tgid);
 	if (!new)
 		return ERR_PTR(-ENOMEM);
 	return posixtrace_process_insert(new);
@@ -148,11 +165,12 @@ struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
 
 /*
  * Put @new in the table, unless its process has an entry already (which
- * is returned instead) or is exiting (-ESRCH). Consumes @new's reference;
- * returns a new one.
+ * is returned instead, with a new reference) or is exiting (-ESRCH); if
+ * @new is returned, the table holds a reference of its own. Takes a raw
+ * lock only: the fork hook calls it.
  */
 static struct posixtrace_process *
-posixtrace_process_insert(struct posixtrace_process *new)
+posixtrace_process_table_add(struct posixtrace_process *new)
 {
 	struct pid *tgid = new->tgid;
 	struct posixtrace_process *proc;
@@ -184,37 +202,64 @@ posixtrace_process_insert(struct posixtrace_process *new)
 		hash_add_rcu(posixtrace_process_table, &new->node,
 			     hash_ptr(tgid, POSIXTRACE_PROC_HASH_BITS));
 		proc = new;
-		new = NULL;
 	}
 unlock:
 	raw_spin_unlock(&posixtrace_process_table_lock);
-	if (new)
+	return proc;
+}
+
+/*
+ * Put @new in the table, unless its process has an entry already (which
+ * is returned instead) or is exiting (-ESRCH). Consumes @new's reference;
+ * returns a new one.
+ */
+static struct posixtrace_process *
+posixtrace_process_insert(struct posixtrace_process *new)
+{
+	struct posixtrace_process *proc;
+
+	/*
+	 * Publish names to it from now on: once it is in the table, a name
+	 * opened by another process of the family must reach it. Harmless
+	 * if it never gets in.
+	 */
+	posixtrace_names_join(new->names, &new->names_user);
+	proc = posixtrace_process_table_add(new);
+	if (proc != new) {
+		posixtrace_names_leave(new->names, &new->names_user);
 		posixtrace_process_put(new);
-	else if (!IS_ERR(proc))
-		posixtrace_names_join(proc->names, &proc->names_user);
+	}
 	return proc;
 }
 
 /**
- * posixtrace_process_fork - the entry of a child a traced process forked
+ * posixtrace_process_fork - enter a child a traced process forked
  * @parent: the parent's entry
  * @tgid: the child's pid; the child has not run yet
+ * @blank: from posixtrace_process_blank(), made the child's entry
  *
  * The child shares the parent's event names (TRI). Called from the fork
- * hook, where nothing may sleep.
+ * hook: takes a raw lock only, and allocates nothing. The child joins the
+ * names' users before it first runs (posixtrace_process_join_names()).
  *
- * Return: a new reference, or an ERR_PTR (-ENOMEM, -ESRCH).
+ * Return: a new reference on the child's entry: @blank, which the table
+ * holds too; or an entry someone made before (the child's pid was
+ * visible), @blank then left to the caller to put; or ERR_PTR(-ESRCH).
  */
 struct posixtrace_process *
-posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid)
+posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
+			struct posixtrace_process *blank)
 {
-	struct posixtrace_process *new;
+	posixtrace_names_get(parent->names);
+	blank->names = parent->names;
+	blank->tgid = get_pid(tgid);
+	return posixtrace_process_table_add(blank);
+}
 
-	new = posixtrace_process_alloc(tgid, parent->names,
-				       GFP_ATOMIC | __GFP_NOWARN);
-	if (!new)
-		return ERR_PTR(-ENOMEM);
-	return posixtrace_process_insert(new);
+/* A forked child's entry joins its names' users (posixtrace_process_fork()). */
+void posixtrace_process_join_names(struct posixtrace_process *proc)
+{
+	posixtrace_names_join(proc->names, &proc->names_user);
 }
 
 /**
@@ -261,8 +306,9 @@ void posixtrace_process_removed(struct posixtrace_process *proc)
 
 /*
  * Module exit: no stream is left, drop every entry. The hooks are gone
- * and no file is open: nothing else changes the table, which is walked
- * without its lock so that the entries leave their names outside it.
+ * and no file is open: nothing else changes the table, and its lock is
+ * taken for each removal alone, so that entries leave their names
+ * outside it.
  */
 void posixtrace_process_exit_all(void)
 {

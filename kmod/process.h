@@ -44,6 +44,11 @@ struct posixtrace_process {
 	struct list_head links;
 	bool forgotten;
 	/*
+	 * links.c's: what keeps @links once the entry is forgotten: one for
+	 * the table, one for each child still to copy them (inherit.c).
+	 */
+	atomic_t links_held;
+	/*
 	 * What the streams tracing it record, as links.c last published it
 	 * (posixtrace_process_publish()), under @lock: the event types some
 	 * stream may record and the process may make (those of its names,
@@ -63,9 +68,10 @@ struct posixtrace_process {
 
 	struct posixtrace_names *names;	/* reference held */
 	/*
-	 * On @names->users from just after the entry enters the process
-	 * table until just after it left, so that a name opened by any
-	 * process of the family is published here too.
+	 * On @names->users from just before the entry enters the process
+	 * table (a forked child's: before the child first runs) until just
+	 * after it left, so that a name opened by any process of the family
+	 * is published here too.
 	 */
 	struct posixtrace_names_user names_user;
 
@@ -81,14 +87,27 @@ struct posixtrace_process {
 	 * holding the table's reference until it has run.
 	 */
 	struct work_struct gone_work;
+
+	/*
+	 * inherit.c's: the task work that refills the pool of fork tickets
+	 * after its threads forked (queued once at a time), and the
+	 * children that found the pool empty, whose streams are told so.
+	 */
+	struct callback_head refill_cb;
+	atomic_t refill_queued;
+	atomic_t fork_escapes;
+	atomic64_t escape_seq;		/* posixtrace_links_seq() at the last */
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);
 void posixtrace_process_wake_producers(struct posixtrace_process *proc);
 struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
 						  bool create);
+struct posixtrace_process *posixtrace_process_blank(void);
 struct posixtrace_process *
-posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid);
+posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
+			struct posixtrace_process *blank);
+void posixtrace_process_join_names(struct posixtrace_process *proc);
 void posixtrace_process_hold(struct posixtrace_process *proc);
 void posixtrace_process_put(struct posixtrace_process *proc);
 struct posixtrace_process *posixtrace_process_remove(struct pid *tgid);

@@ -340,7 +340,7 @@ static bool posixtrace_stream_store_user(struct posixtrace_stream *stream,
 }
 
 /*
- * Shut down in its creator's hook, @stream still takes what the threads
+ * Killed after its creator's death, @stream still takes what the threads
  * wrote before the death (a drain brings it later): a ring's record made
  * up to then, or a bad record found there. Nothing else.
  */
@@ -367,6 +367,20 @@ static bool posixtrace_stream_data_kept(const struct posixtrace_stream *stream,
 	return *len <= emit->copied;
 }
 
+/*
+ * Its creator died (the hook noted when), and the kill is yet to come:
+ * what its threads make after the death is not the stream's already.
+ */
+static bool posixtrace_stream_after_death(struct posixtrace_stream *stream,
+					  const struct posixtrace_emit *emit)
+{
+	s64 died = READ_ONCE(stream->died_ns);
+
+	if (!died || emit->garbage)
+		return false;
+	return !emit->timed || timespec64_to_ns(&emit->ts) > died;
+}
+
 /* One user event for a stream, its lock held; true if readers have news. */
 static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 				       const struct posixtrace_emit *emit,
@@ -377,7 +391,8 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 
 	if (!posixtrace_stream_data_kept(stream, emit, &len))
 		return false;
-	if (stream->shut_down && !posixtrace_stream_before_death(stream, emit))
+	if (stream->shut_down ? !posixtrace_stream_before_death(stream, emit) :
+	    posixtrace_stream_after_death(stream, emit))
 		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
@@ -708,7 +723,7 @@ static void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	if (stream->ring.count)
 		return;
 	/*
-	 * Shut down in its creator's hook, its last records still coming
+	 * Killed after its creator's death, its last records still coming
 	 * (the log's thread takes them): it stays as it was at the death.
 	 */
 	if (stream->shut_down)
@@ -915,7 +930,7 @@ bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 	spin_lock(&stream->lock);
 	/*
 	 * Events sent to a stream stopped because full count as lost. One
-	 * shut down in its creator's hook takes only what came before.
+	 * killed after its creator's death takes only what came before.
 	 */
 	records = !stream->shut_down &&
 		  (stream->running || stream->auto_stopped);

@@ -24,6 +24,7 @@
 #include <linux/vmalloc.h>
 
 #include "access.h"
+#include "compat.h"
 #include "kbuf.h"
 #include "links.h"
 #include "names.h"
@@ -131,8 +132,8 @@ void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event)
 	if (!posixtrace_watcher || !posixtrace_watcher->listening())
 		return;
 	/*
-	 * SHUTDOWN is the last: what a stream shut down in its creator's
-	 * hook still records of before the death is not news.
+	 * SHUTDOWN is the last: what a stream killed after its creator's
+	 * death still records of before the death is not news.
 	 */
 	if (stream->shut_down && event != POSIXTRACE_NL_EV_SHUTDOWN)
 		return;
@@ -631,8 +632,8 @@ static void posixtrace_stream_end(struct posixtrace_stream *stream,
 }
 
 /*
- * The second half of a kill made in a creator's hook: what its threads
- * wrote before its death is drained (by the caller) and stored by now;
+ * The second half of a kill after a creator's death: what its threads
+ * wrote before the death is drained (by the caller) and stored by now;
  * recording ends at the death, and the stream leaves its processes.
  */
 static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
@@ -658,16 +659,16 @@ static void posixtrace_stream_kill_finish(struct posixtrace_stream *stream)
 }
 
 /*
- * The part of shutdown that must happen at once, and can happen anywhere,
- * even in the exit hook: the stream stops recording, leaves its processes,
- * wakes its readers (EINVAL) and gives back its TRACE_SYS_MAX slot. Every
- * path that reads or commands checks shut_down under the stream's lock,
- * and so does every path that records, but for the exception below.
+ * The part of shutdown that must happen at once: the stream stops
+ * recording, leaves its processes, wakes its readers (EINVAL) and gives
+ * back its TRACE_SYS_MAX slot. Every path that reads or commands checks
+ * shut_down under the stream's lock, and so does every path that records,
+ * but for the exception below.
  *
  * After a creator's exit or exec (!@drain) nothing is drained: the exit
  * would wait for a drain that grows with what every ring holds.
  * The stream is shut down for everyone at once, but keeps its links and
- * notes the time of the death (@doom_ns): records of thread rings stamped
+ * notes the time of the death (@doom_ns, from @died_ns): records of thread rings stamped
  * up to then still go in, judged by the state the stream had, when a
  * shutdown (the reap work's, or the last close's) drains and finishes the
  * kill (posixtrace_stream_kill_finish()); system-call events and records
@@ -681,6 +682,12 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	struct timespec64 ts;
 	bool keep_slot;
 
+	/*
+	 * Its creator is dead (a close in its exit may come here before the
+	 * task work does): recording ends at the death, not now.
+	 */
+	if (drain && READ_ONCE(stream->died_ns))
+		posixtrace_stream_kill(stream, false);
 	/* What the threads made before goes in first. */
 	if (drain) {
 		posixtrace_stream_change_begin(stream);
@@ -707,7 +714,8 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	if (drain)
 		posixtrace_stream_end(stream, &ts);
 	else
-		stream->doom_ns = timespec64_to_ns(&ts);
+		stream->doom_ns = READ_ONCE(stream->died_ns) ?:
+				  timespec64_to_ns(&ts);
 	WRITE_ONCE(stream->shut_down, true);
 	/*
 	 * A batch buffer mapped, or being mapped, still holds its pages:
@@ -999,8 +1007,9 @@ struct posixtrace_stream *posixtrace_stream_find(u64 id)
 
 /*
  * Shut down the streams whose creator exited or exec'd (process context):
- * they were shut down in its hook; this drains what came before the death
- * and finishes them, unless a last close did it first.
+ * they were killed after the death (posixtrace_stream_creator_died()); this
+ * drains what came before the death and finishes them, unless a last close
+ * did it first.
  */
 static void posixtrace_streams_reap(struct work_struct *work)
 {
@@ -1040,6 +1049,7 @@ static void posixtrace_stream_creator_died(struct callback_head *cb)
 		container_of(cb, struct posixtrace_stream, creator_cb);
 
 	posixtrace_stream_kill(stream, false);
+	WRITE_ONCE(stream->creator_gone, true);
 	schedule_work(&posixtrace_reap_work);
 	posixtrace_stream_put(stream);
 	/*
@@ -1055,41 +1065,45 @@ static void posixtrace_stream_creator_died(struct callback_head *cb)
  *
  * POSIX shuts its streams down as if by posix_trace_shutdown(), even if a
  * child inherited their descriptors. Called from the exit and exec hooks,
- * which run with preemption disabled: the streams are marked, and each
- * queued as a task work of @task, which shuts it down before the parent
- * can reap the process or the new image runs
- * (posixtrace_stream_creator_died()). Taking what the threads wrote before
- * the death (a drain), the STOP of a log and freeing their storage are
- * the reap work's (posixtrace_stream_kill()).
+ * which run with preemption disabled: each stream notes the time of the
+ * death, from which it records nothing more, and is queued as a task work
+ * of @task, which shuts it down before the parent can reap the process or
+ * the new image runs (posixtrace_stream_creator_died()). Taking what the
+ * threads wrote before the death (a drain), the STOP of a log and freeing
+ * their storage are the reap work's (posixtrace_stream_kill()).
  */
 void posixtrace_streams_creator_gone(struct task_struct *task)
 {
 	struct pid *tgid = task_tgid(task);
 	struct posixtrace_stream *stream;
 	bool orphans = false;
+	s64 now;
 
 	/* Every process exit comes here: be cheap when nothing is traced. */
 	if (!atomic_read(&posixtrace_nr_streams))
 		return;
+	now = ktime_get_real_ns();
 	raw_spin_lock(&posixtrace_streams_lock);
 	list_for_each_entry(stream, &posixtrace_streams, all_node) {
-		if (stream->creator != tgid || stream->creator_gone)
+		if (stream->creator != tgid || stream->died_ns)
 			continue;
+		WRITE_ONCE(stream->died_ns, now);
 		/*
 		 * Listed, so its file is open: the file holds the module
 		 * and a reference, and neither taken here is the last.
 		 */
-		WRITE_ONCE(stream->creator_gone, true);
 		__module_get(THIS_MODULE);
 		posixtrace_stream_get(stream);
 		init_task_work(&stream->creator_cb,
 			       posixtrace_stream_creator_died);
-		if (!task_work_add(task, &stream->creator_cb, TWA_RESUME))
+		if (!task_work_add(task, &stream->creator_cb,
+				   POSIXTRACE_TWA_HOOK))
 			continue;
 		/*
 		 * Past its task works (the hooks come before): the reap
 		 * work's shutdown does it all, soon.
 		 */
+		WRITE_ONCE(stream->creator_gone, true);
 		posixtrace_stream_put(stream);
 		module_put(THIS_MODULE);
 		orphans = true;

@@ -106,16 +106,20 @@ struct posixtrace_stream {
 	 */
 	atomic_t changing;
 	/*
-	 * stream.c: the creator exited or exec'd (set in its hook, under the
-	 * streams' lock), and the task work that shuts the stream down then.
+	 * stream.c: the time of the creator's exit or exec (ns since the
+	 * Epoch), noted by its hook under the streams' lock, 0 before; never
+	 * changes after. What its threads make after it is not recorded
+	 * (record.c), even before the task work @creator_cb kills the
+	 * stream; @creator_gone is set after that kill, for the reap work.
 	 */
-	bool creator_gone;
+	s64 died_ns;
 	struct callback_head creator_cb;
+	bool creator_gone;
 	/*
-	 * stream.c: shut down in its creator's hook, the time of the death
-	 * (ns since the Epoch), until a shutdown (the reap work's, or the
-	 * last close's) has drained after it: ring records stamped up to
-	 * then still go in (record.c); else 0.
+	 * stream.c: killed after its creator's death, the time of the death,
+	 * until a shutdown (the reap work's, or the last close's) has drained
+	 * after it: ring records stamped up to then still go in (record.c);
+	 * else 0.
 	 */
 	s64 doom_ns;
 	s64 gap_ts_sec;			/* time of the first one overwritten */

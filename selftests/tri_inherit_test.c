@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
@@ -537,6 +538,195 @@ TEST(forks_racing_with_shutdown)
 		racing = false;
 		ASSERT_EQ(0, pthread_join(th, NULL));
 	}
+}
+
+#define STORM_THREADS	8
+#define STORM_FORKS	40
+
+/* Forks STORM_FORKS children at once with the others; each records once. */
+static void *fork_storm(void *arg)
+{
+	trace_event_id_t id = *(trace_event_id_t *)arg;
+	pid_t kids[STORM_FORKS];
+	int i, bad = 0;
+
+	for (i = 0; i < STORM_FORKS; i++) {
+		kids[i] = fork();
+		if (!kids[i]) {
+			posix_trace_event(id, NULL, 0);
+			_exit(0);
+		}
+	}
+	for (i = 0; i < STORM_FORKS; i++)
+		if (kids[i] < 0 || waitpid(kids[i], NULL, 0) != kids[i])
+			bad++;
+	return (void *)(long)bad;
+}
+
+/*
+ * Threads forking all at once: every child is traced from its first
+ * instruction, or the stream says it escaped (POSIX_TRACE_ERROR): the
+ * children's events and the errors add up to the children, exactly.
+ */
+TEST(concurrent_forks_are_each_followed_or_reported)
+{
+	int recorded = 0, escaped = 0, other = 0, i;
+	pthread_t th[STORM_THREADS];
+	trace_event_id_t id;
+	trace_id_t trid;
+	struct rec r;
+	void *bad;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("tri.storm", &id));
+	ASSERT_EQ(0, create_running(POSIX_TRACE_INHERITED, &trid));
+	for (i = 0; i < STORM_THREADS; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, fork_storm, &id));
+	for (i = 0; i < STORM_THREADS; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], &bad));
+		ASSERT_EQ(NULL, bad);
+	}
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id == id)
+			recorded++;
+		else if (r.info.posix_event_id == POSIX_TRACE_ERROR)
+			escaped++;
+		else if (r.info.posix_event_id != POSIX_TRACE_START &&
+			 r.info.posix_event_id != POSIX_TRACE_STOP)
+			other++;
+	}
+	TH_LOG("%d children traced, %d escaped", recorded, escaped);
+	EXPECT_EQ(STORM_THREADS * STORM_FORKS, recorded + escaped);
+	EXPECT_EQ(0, other);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * A parent that forks and exits at once, before its child first runs
+ * (the parent runs SCHED_FIFO on one CPU, the child is reset to
+ * SCHED_OTHER on it): the child is still traced, as its parent was at the
+ * fork, though the parent's entry may be gone before the child runs.
+ */
+TEST(child_of_a_parent_that_exits_at_once_is_traced)
+{
+	struct sched_param fifo = { .sched_priority = 10 };
+	trace_event_id_t id;
+	pid_t parent, child;
+	trace_id_t trid;
+	int p[2], status, found = 0;
+	cpu_set_t one;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("tri.orphan", &id));
+	ASSERT_EQ(0, create_running(POSIX_TRACE_INHERITED, &trid));
+	ASSERT_EQ(0, pipe(p));
+	parent = fork();
+	ASSERT_LE(0, parent);
+	if (!parent) {
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) ||
+		    sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK,
+				       &fifo))
+			_exit(2);
+		child = fork();
+		if (!child) {
+			/* Runs once its parent is dead: says who it is. */
+			pid_t me = getpid();
+
+			while (getppid() == parent)
+				usleep(1000);
+			posix_trace_event(id, &me, sizeof(me));
+			put(p[1], &me, sizeof(me));
+			_exit(0);
+		}
+		_exit(child > 0 ? 0 : 3);
+	}
+	close(p[1]);
+	ASSERT_EQ(parent, waitpid(parent, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		SKIP(return, "no SCHED_FIFO here");
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_TRUE(get(p[0], &child, sizeof(child)));
+	close(p[0]);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable)
+		if (r.info.posix_event_id == id &&
+		    r.info.posix_pid == child && r.len == sizeof(child) &&
+		    !memcmp(r.data, &child, sizeof(child)))
+			found++;
+	EXPECT_EQ(1, found);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * A traced process forks, and creates a stream on its child before the
+ * child first runs (the parent SCHED_FIFO on one CPU, the child reset to
+ * SCHED_OTHER there): the child keeps its family's names and its
+ * inherited stream, and the new stream sees its events too.
+ */
+TEST(stream_on_a_child_before_it_runs_keeps_its_inheritance)
+{
+	struct sched_param fifo = { .sched_priority = 10 };
+	int status, events = 0, errors = 0;
+	trace_event_id_t id;
+	trace_id_t trid;
+	pid_t parent;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("tri.early", &id));
+	ASSERT_EQ(0, create_running(POSIX_TRACE_INHERITED, &trid));
+	parent = fork();
+	ASSERT_LE(0, parent);
+	if (!parent) {
+		int p[2], seen = 0;
+		trace_id_t mine;
+		cpu_set_t one;
+		pid_t child;
+		char c = 1;
+
+		CPU_ZERO(&one);
+		CPU_SET(0, &one);
+		if (pipe(p) || sched_setaffinity(0, sizeof(one), &one) ||
+		    sched_setscheduler(0, SCHED_FIFO | SCHED_RESET_ON_FORK,
+				       &fifo))
+			_exit(2);
+		child = fork();
+		if (!child) {
+			if (read(p[0], &c, 1) != 1)
+				_exit(5);
+			posix_trace_event(id, NULL, 0);
+			_exit(0);
+		}
+		if (child < 0 || posix_trace_create(child, NULL, &mine) ||
+		    posix_trace_start(mine))
+			_exit(3);
+		if (write(p[1], &c, 1) != 1 ||
+		    waitpid(child, &status, 0) != child || status)
+			_exit(4);
+		if (posix_trace_stop(mine))
+			_exit(6);
+		while (!try_next(mine, &r) && !r.unavailable)
+			seen += r.info.posix_event_id == id;
+		_exit(seen == 1 ? 0 : 7);
+	}
+	ASSERT_EQ(parent, waitpid(parent, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 2)
+		SKIP(return, "no SCHED_FIFO here");
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		events += r.info.posix_event_id == id;
+		errors += r.info.posix_event_id == POSIX_TRACE_ERROR;
+	}
+	EXPECT_EQ(1, events);
+	EXPECT_EQ(0, errors);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
 TEST(inheritance_defaults_to_close_for_child)

@@ -10,7 +10,7 @@ PKGS=(
 	make gcc libc6-dev pkg-config cpio kmod
 	busybox-static qemu-system-x86
 	linux-source-6.12 linux-headers-amd64 linux-image-amd64
-	linux-headers-6.12-amd64
+	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
 	dkms sparse
 	flex bison bc libelf-dev libssl-dev
 	babeltrace2 clang libclang-rt-14-dev
@@ -40,25 +40,28 @@ if [ -n "$need" ]; then
 	log "installing: $(echo $need)"
 	[ "$(id -u)" = 0 ] || die "need root to install: $(echo $need)"
 	apt-get update -q >/dev/null
-	# The 6.12 headers depend on its signed or unsigned image: ask for
-	# the unsigned one in the same transaction, so apt takes that.
-	if ! dpkg-query -W linux-headers-6.12-amd64 >/dev/null 2>&1; then
-		dep=$(apt-cache depends linux-headers-6.12-amd64 |
+	# The 6.12 headers (and the RT ones) depend on their signed or
+	# unsigned image: ask for the unsigned one in the same transaction,
+	# so apt takes that.
+	for meta in linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64; do
+		dpkg-query -W "$meta" >/dev/null 2>&1 && continue
+		dep=$(apt-cache depends "$meta" |
 			awk '/Depends: linux-headers-6.12/{print $2; exit}')
 		[ -n "$dep" ] && need="$need linux-image-${dep#linux-headers-}-unsigned"
-	fi
+	done
 	# shellcheck disable=SC2086
 	apt_install $need
 fi
 
-# The 6.12 image matching the headers meta package (the unsigned build:
-# it is booted under QEMU, not by firmware).
-rel=$(meta_release linux-headers-6.12-amd64)
-if [ ! -e "/boot/vmlinuz-$rel" ]; then
-	log "installing linux-image-$rel-unsigned"
-	apt_install "linux-image-$rel-unsigned"
-fi
-for rel in $(test_kernels); do
+# The 6.12 images matching the headers meta packages (the unsigned builds:
+# they are booted under QEMU, not by firmware).
+for rel in "$(meta_release linux-headers-6.12-amd64)" "$(rt_kernel)"; do
+	if [ ! -e "/boot/vmlinuz-$rel" ]; then
+		log "installing linux-image-$rel-unsigned"
+		apt_install "linux-image-$rel-unsigned"
+	fi
+done
+for rel in $(test_kernels) "$(rt_kernel)"; do
 	[ -e "/boot/vmlinuz-$rel" ] || die "/boot/vmlinuz-$rel missing"
 	[ -d "/usr/src/linux-headers-$rel" ] || die "linux-headers-$rel missing"
 done

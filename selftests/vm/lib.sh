@@ -36,6 +36,11 @@ test_kernels() {
 	meta_release linux-headers-6.12-amd64
 }
 
+# The PREEMPT_RT kernel the suite runs on too (Debian's 6.12-rt).
+rt_kernel() {
+	meta_release linux-headers-6.12-rt-amd64
+}
+
 # Where linux-source-6.12's pieces we use (selftests lib, checkpatch) are
 # unpacked: only those paths, not the whole tree.
 LSRC_TARBALL=/usr/src/linux-source-6.12.tar.xz

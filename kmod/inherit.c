@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Inheritance (TRI) at fork: a child of a process traced by a stream with
+ * inheritance is traced by it from its first instruction, and shares its
+ * parent's event names.
+ *
+ * The fork hook runs in the parent with preemption disabled, where
+ * PREEMPT_RT allows neither allocating nor taking a spinlock (both may
+ * sleep there). So it takes a ticket from a pool under a raw lock: the
+ * ticket holds a blank process entry, which the hook makes the child's
+ * and enters in the process table (a raw lock too), so that whoever looks
+ * the child up from now on (a stream created for it before it runs) finds
+ * the family's names. It notes in the ticket the parent and how many
+ * links were made so far (posixtrace_links_seq()), holds the parent's
+ * links, and queues the ticket as a task work of the child. The child
+ * runs it before its first instruction (task works run on the way back to
+ * user mode, before any signal is handled), or in do_exit() if it dies
+ * first, with preemption enabled: it joins its names' users and makes its
+ * links, sleeping allocations charged to itself, to the streams that
+ * traced its parent at the fork and still record
+ * (posixtrace_links_inherit()), and gives the ticket back, with a new
+ * blank entry.
+ *
+ * The pool keeps POSIXTRACE_TICKETS_MIN free tickets: a forking thread
+ * refills it in a task work of its own before it returns to user space,
+ * and so does each child after its ticket, so only that many forks under
+ * way at once, machine-wide, can find it empty. Such a child is not
+ * followed, and every stream that should have followed it records
+ * POSIX_TRACE_ERROR with ENOMEM (from the refill's task work), as when an
+ * allocation fails: the loss is never silent.
+ *
+ * Every queued task work holds the module; its function's last call puts
+ * it.
+ */
+
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/spinlock.h>
+#include <linux/task_work.h>
+
+#include "compat.h"
+#include "inherit.h"
+#include "links.h"
+#include "process.h"
+
+/* A child's claim to its parent's links, as they were at the fork. */
+struct posixtrace_fork_ticket {
+	struct callback_head work;	/* the child's task work */
+	struct list_head node;		/* in the pool, while free */
+	struct posixtrace_process *blank;	/* for the child; or NULL */
+	struct posixtrace_process *parent;	/* reference, links held */
+	struct posixtrace_process *child;	/* reference, or NULL */
+	bool entered;			/* @child is the blank the hook entered */
+	u64 seq;			/* posixtrace_links_seq() at the fork */
+};
+
+#define POSIXTRACE_TICKETS_MIN	64
+
+static LIST_HEAD(posixtrace_tickets);
+static unsigned int posixtrace_tickets_free;
+static DEFINE_RAW_SPINLOCK(posixtrace_tickets_lock);
+
+/* A free ticket, or NULL. Never sleeps, takes a raw lock only. */
+static struct posixtrace_fork_ticket *posixtrace_ticket_take(void)
+{
+	struct posixtrace_fork_ticket *ticket;
+
+	raw_spin_lock(&posixtrace_tickets_lock);
+	ticket = list_first_entry_or_null(&posixtrace_tickets,
+					  struct posixtrace_fork_ticket, node);
+	if (ticket) {
+		list_del(&ticket->node);
+		posixtrace_tickets_free--;
+	}
+	raw_spin_unlock(&posixtrace_tickets_lock);
+	return ticket;
+}
+
+/* Back to the pool, ready (with a blank entry). Takes a raw lock only. */
+static void posixtrace_ticket_return(struct posixtrace_fork_ticket *ticket)
+{
+	raw_spin_lock(&posixtrace_tickets_lock);
+	list_add(&ticket->node, &posixtrace_tickets);
+	posixtrace_tickets_free++;
+	raw_spin_unlock(&posixtrace_tickets_lock);
+}
+
+static void posixtrace_ticket_free(struct posixtrace_fork_ticket *ticket)
+{
+	if (ticket->blank)
+		posixtrace_process_put(ticket->blank);
+	kfree(ticket);
+}
+
+/*
+ * After use, in process context: back to the pool with a new blank entry
+ * if its was taken, or freed if the pool holds twice its minimum.
+ */
+static void posixtrace_ticket_give(struct posixtrace_fork_ticket *ticket)
+{
+	/* Named for a child that got another entry: not blank any more. */
+	if (ticket->blank && ticket->blank->tgid) {
+		posixtrace_process_put(ticket->blank);
+		ticket->blank = NULL;
+	}
+	if (READ_ONCE(posixtrace_tickets_free) >= 2 * POSIXTRACE_TICKETS_MIN)
+		goto free;
+	if (!ticket->blank)
+		ticket->blank = posixtrace_process_blank();
+	if (!ticket->blank)
+		goto free;
+	posixtrace_ticket_return(ticket);
+	return;
+free:
+	posixtrace_ticket_free(ticket);
+}
+
+/* Fill the pool up to its minimum; may sleep. */
+static void posixtrace_tickets_refill(void)
+{
+	struct posixtrace_fork_ticket *ticket;
+
+	while (READ_ONCE(posixtrace_tickets_free) < POSIXTRACE_TICKETS_MIN) {
+		/* The module's, as the pool is: nobody's cgroup. */
+		ticket = kzalloc(sizeof(*ticket), GFP_KERNEL);
+		if (!ticket)
+			return;
+		ticket->blank = posixtrace_process_blank();
+		if (!ticket->blank) {
+			kfree(ticket);
+			return;
+		}
+		posixtrace_ticket_return(ticket);
+	}
+}
+
+/*
+ * The parent's task work, after its threads forked: refill the pool, and
+ * tell the streams about the children that found it empty.
+ */
+static void posixtrace_inherit_refill(struct callback_head *work)
+{
+	struct posixtrace_process *proc =
+		container_of(work, struct posixtrace_process, refill_cb);
+	int escapes;
+
+	/*
+	 * Queued again by a fork from now on (fully ordered: a fork that
+	 * counted an escape and saw the work queued is seen below).
+	 */
+	atomic_xchg(&proc->refill_queued, 0);
+	escapes = atomic_xchg(&proc->fork_escapes, 0);
+	posixtrace_tickets_refill();
+	if (escapes) {
+		posixtrace_links_escaped(proc, escapes,
+					 atomic64_read(&proc->escape_seq),
+					 ENOMEM);
+		/* The holds each escape took. */
+		while (escapes--)
+			posixtrace_links_put(proc);
+	}
+	posixtrace_process_put(proc);
+	module_put(THIS_MODULE);
+}
+
+/*
+ * From the fork hook, which holds the module: have the forking thread
+ * refill, once at a time.
+ */
+static void posixtrace_inherit_refill_queue(struct posixtrace_process *proc)
+{
+	if (atomic_xchg(&proc->refill_queued, 1))
+		return;
+	__module_get(THIS_MODULE);
+	posixtrace_process_hold(proc);
+	init_task_work(&proc->refill_cb, posixtrace_inherit_refill);
+	/* Never fails: the thread is forking, not past its task works. */
+	WARN_ON_ONCE(task_work_add(current, &proc->refill_cb,
+				   POSIXTRACE_TWA_HOOK));
+}
+
+/* The child's task work: follow it as its parent was followed at the fork. */
+static void posixtrace_inherit_child(struct callback_head *work)
+{
+	struct posixtrace_fork_ticket *ticket =
+		container_of(work, struct posixtrace_fork_ticket, work);
+	struct posixtrace_process *parent = ticket->parent;
+	struct posixtrace_process *child = ticket->child;
+
+	if (!child) {
+		/* Exiting at the fork already: it makes no event. */
+	} else if (child->names != parent->names) {
+		/*
+		 * Someone made the child an entry of its own between its pid
+		 * becoming visible and the fork hook: the family's event ids
+		 * would misname its events. It escapes the streams.
+		 */
+		posixtrace_links_escaped(parent, 1, ticket->seq, EEXIST);
+	} else if (!fatal_signal_pending(current) &&
+		   !(current->flags & PF_EXITING)) {
+		/* (A child killed before it ran makes no event either.) */
+		if (ticket->entered)
+			posixtrace_process_join_names(child);
+		posixtrace_links_inherit(parent, child, ticket->seq);
+	}
+	if (child)
+		posixtrace_process_put(child);
+	posixtrace_links_put(parent);
+	posixtrace_process_put(parent);
+	posixtrace_ticket_give(ticket);
+	/* Each child tops the pool up too: a parent may be slow to. */
+	posixtrace_tickets_refill();
+	module_put(THIS_MODULE);
+}
+
+/**
+ * posixtrace_inherit_fork - the fork hook's part: follow the child
+ * @parent: the forking task, current
+ * @child: the new task, not yet run
+ *
+ * Runs for every fork on the system, with preemption disabled: cheap
+ * unless the parent is traced by a stream with inheritance. Takes raw
+ * locks only, and allocates and frees nothing.
+ */
+void posixtrace_inherit_fork(struct task_struct *parent,
+			     struct task_struct *child)
+{
+	struct posixtrace_fork_ticket *ticket;
+	struct posixtrace_process *from, *proc;
+	u64 seq;
+
+	/*
+	 * A thread is traced as its process is. A kernel thread's task
+	 * works would wait for its exit: none is traced.
+	 */
+	if (!thread_group_leader(child) ||
+	    ((parent->flags | child->flags) & PF_KTHREAD))
+		return;
+	rcu_read_lock();
+	from = posixtrace_process_lookup(task_tgid(parent));
+	if (from && (!posixtrace_links_inherited(from) ||
+		     !kref_get_unless_zero(&from->ref)))
+		from = NULL;
+	rcu_read_unlock();
+	if (!from)
+		return;
+
+	/* A module going has no stream left to follow the child. */
+	if (!try_module_get(THIS_MODULE))
+		goto out;
+	seq = posixtrace_links_seq();
+	/* The parent is alive, so not forgotten: its links are there. */
+	posixtrace_links_hold(from);
+	ticket = posixtrace_ticket_take();
+	if (!ticket) {
+		/* Told, and the hold dropped, by the refill's task work. */
+		atomic64_set(&from->escape_seq, seq);
+		atomic_inc(&from->fork_escapes);
+	} else {
+		proc = posixtrace_process_fork(from, task_tgid(child),
+					       ticket->blank);
+		ticket->entered = proc == ticket->blank;
+		if (ticket->entered)
+			ticket->blank = NULL;
+		ticket->child = IS_ERR(proc) ? NULL : proc;
+		ticket->parent = from;
+		ticket->seq = seq;
+		posixtrace_process_hold(from);
+		__module_get(THIS_MODULE);
+		init_task_work(&ticket->work, posixtrace_inherit_child);
+		/* Never fails: a child that never ran is before its works. */
+		WARN_ON_ONCE(task_work_add(child, &ticket->work,
+					   POSIXTRACE_TWA_HOOK));
+	}
+	posixtrace_inherit_refill_queue(from);
+	module_put(THIS_MODULE);
+out:
+	/* Not the last reference: the table holds one. */
+	posixtrace_process_put(from);
+}
+
+int posixtrace_inherit_init(void)
+{
+	posixtrace_tickets_refill();
+	return posixtrace_tickets_free ? 0 : -ENOMEM;
+}
+
+/* Module exit: no task work is pending (each holds the module). */
+void posixtrace_inherit_exit(void)
+{
+	struct posixtrace_fork_ticket *ticket, *tmp;
+
+	list_for_each_entry_safe(ticket, tmp, &posixtrace_tickets, node)
+		posixtrace_ticket_free(ticket);
+	INIT_LIST_HEAD(&posixtrace_tickets);
+	posixtrace_tickets_free = 0;
+}
