@@ -167,9 +167,13 @@ struct posixtrace_thread_ring {
 	struct posixtrace_ring_ctl *ctl;	/* in @vaddr */
 	const u8 *data;			/* in @vaddr, @size bytes twice */
 	u64 size;
+	/*
+	 * The control page, then the data pages twice; the pages are found
+	 * from it (posixtrace_thread_ring_page()), rather than kept in an
+	 * array: that would cost a page more for a 1 MiB ring.
+	 */
 	void *vaddr;
-	struct page **pages;		/* control page, then the data pages */
-	unsigned int nr_pages;
+	unsigned int nr_pages;		/* control and data: distinct pages */
 	/* Whose RLIMIT_MEMLOCK the pages count in, or NULL (CAP_IPC_LOCK). */
 	struct user_struct *user;
 	/* What the thread's kicks walked (ring_kick.c); made at the first. */
@@ -614,17 +618,30 @@ static void posixtrace_thread_ring_uncharge(struct posixtrace_thread_ring *ring)
 	ring->user = NULL;
 }
 
+/* Page @i of @ring: 0 the control page, then the data pages. */
+static struct page *posixtrace_thread_ring_page(struct posixtrace_thread_ring *ring,
+						unsigned int i)
+{
+	return vmalloc_to_page((u8 *)ring->vaddr + i * PAGE_SIZE);
+}
+
 static void posixtrace_thread_ring_free(struct work_struct *work)
 {
 	struct posixtrace_thread_ring *ring =
 		container_of(to_rcu_work(work), struct posixtrace_thread_ring,
 			     free_work);
+	struct page *page, *tmp;
 	unsigned int i;
+	LIST_HEAD(pages);
 
-	vunmap(ring->vaddr);
+	/* Found through the mapping, so freed once it is gone. */
 	for (i = 0; i < ring->nr_pages; i++)
-		__free_page(ring->pages[i]);
-	kvfree(ring->pages);
+		list_add(&posixtrace_thread_ring_page(ring, i)->lru, &pages);
+	vunmap(ring->vaddr);
+	list_for_each_entry_safe(page, tmp, &pages, lru) {
+		list_del(&page->lru);
+		__free_page(page);
+	}
 	kfree(ring->walk);
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
@@ -980,27 +997,21 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
 	if (!ring)
 		return NULL;
 	ring->nr_pages = 1 + data_pages;
-	ring->pages = kvcalloc(ring->nr_pages, sizeof(*ring->pages),
-			       GFP_KERNEL_ACCOUNT);
 	map = kvcalloc(1 + 2 * data_pages, sizeof(*map), GFP_KERNEL);
-	if (!ring->pages || !map)
+	if (!map)
 		goto err_free;
 	/* Charged to the thread's memory cgroup: we run as the thread. */
 	for (i = 0; i < ring->nr_pages; i++) {
-		ring->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!ring->pages[i])
+		map[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!map[i])
 			goto err_free;
 	}
-	map[0] = ring->pages[0];
-	for (i = 0; i < data_pages; i++) {
-		map[1 + i] = ring->pages[1 + i];
-		map[1 + data_pages + i] = ring->pages[1 + i];
-	}
+	for (i = 0; i < data_pages; i++)
+		map[1 + data_pages + i] = map[1 + i];
 	ring->vaddr = vmap(map, 1 + 2 * data_pages, VM_MAP, PAGE_KERNEL);
-	kvfree(map);
-	map = NULL;
 	if (!ring->vaddr)
 		goto err_free;
+	kvfree(map);
 	ring->ctl = ring->vaddr;
 	ring->data = (const u8 *)ring->vaddr + PAGE_SIZE;
 	ring->size = size;
@@ -1018,12 +1029,10 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
 	return ring;
 
 err_free:
+	if (map)
+		for (i = 0; i < ring->nr_pages && map[i]; i++)
+			__free_page(map[i]);
 	kvfree(map);
-	if (ring->pages)
-		for (i = 0; i < ring->nr_pages; i++)
-			if (ring->pages[i])
-				__free_page(ring->pages[i]);
-	kvfree(ring->pages);
 	kfree(ring);
 	return NULL;
 }
@@ -1040,11 +1049,8 @@ static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
 	map = kvcalloc(num, sizeof(*map), GFP_KERNEL);
 	if (!map)
 		return -ENOMEM;
-	map[0] = ring->pages[0];
-	for (i = 0; i < data_pages; i++) {
-		map[1 + i] = ring->pages[1 + i];
-		map[1 + data_pages + i] = ring->pages[1 + i];
-	}
+	for (i = 0; i < num; i++)
+		map[i] = posixtrace_thread_ring_page(ring, i);
 	/* Not for a child (it maps its own), not in a core dump. */
 	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
 		     VM_MAYEXEC);
