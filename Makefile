@@ -19,6 +19,9 @@
 #   make bench-host      natively on this machine: the LTTng-UST tracepoint
 #                        and our producer path against a faked kernel side
 #                        (bench/run.sh --host)
+#   make bench-rt        on Debian's PREEMPT_RT kernel: cyclictest's latency
+#                        idle, under a workload, and under it traced
+#                        (bench/run.sh --rt)
 #   make install         library, headers, pkg-config file, tool, man
 #                        pages, bash completion (DESTDIR, PREFIX, LIBDIR,
 #                        INCLUDEDIR, BINDIR, MANDIR, BASHCOMPDIR)
@@ -72,6 +75,9 @@ bench:
 bench-host:
 	bench/run.sh --host
 
+bench-rt:
+	bench/run.sh --rt
+
 style:
 	$(MAKE) -C kmod style
 
@@ -83,4 +89,4 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install uninstall check \
-	check-quick check-debug demo bench bench-host style clean
+	check-quick check-debug demo bench bench-host bench-rt style clean

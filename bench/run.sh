@@ -15,6 +15,12 @@
 #
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
 #   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
+#   bench/run.sh --rt                              (make bench-rt)
+#
+# --rt boots Debian's PREEMPT_RT kernel instead and measures cyclictest's
+# wakeup latency there, with nothing running, under bench/rt_load's
+# workload (threads recording events, children forked one after another)
+# untraced, and under the same workload traced (bench/rt_guest.sh).
 #
 # --host measures natively, on this machine, with no guest: ust_cost under
 # a private lttng-sessiond (--no-kernel, LTTNG_HOME in a directory of its
@@ -32,9 +38,12 @@ set -euo pipefail
 . "$(dirname "$0")/../selftests/vm/lib.sh"
 
 BENCH_DIR=$TOP_DIR/bench
-HOST=
+HOST= RT=
 if [ "${1:-}" = --host ]; then
 	HOST=1
+	shift
+elif [ "${1:-}" = --rt ]; then
+	RT=1
 	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
@@ -117,6 +126,26 @@ if [ -n "$HOST" ]; then
 	make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
 	log "measuring on this machine ($(uname -r))"
 	host_rows "$@"
+	exit 0
+fi
+
+if [ -n "$RT" ]; then
+	rel=$(rt_kernel)
+	log "building for $rel"
+	build_module "$rel" "/usr/src/linux-headers-$rel" -s >/dev/null
+	make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
+	log "booting $rel under QEMU (software emulation, some minutes)"
+	out=$BUILD_DIR/vm-bench-rt
+	set +e
+	"$VM_DIR/run-vm.sh" --label bench-rt --kernel "/boot/vmlinuz-$rel" \
+		--module "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko" --out "$out" \
+		--timeout 900 --demo "$BENCH_DIR/rt_guest.sh" \
+		--bin "$BUILD_DIR/bench/rt_load" --bin "$(command -v cyclictest)" \
+		>"$out.log" 2>&1
+	rc=$?
+	set -e
+	sed -n 's/^\[bench-rt\] # bench: \{0,1\}//p' "$out.log"
+	[ $rc = 0 ] || { grep -v '# bench:' "$out.log" >&2; die "the guest run failed"; }
 	exit 0
 fi
 

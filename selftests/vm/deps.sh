@@ -15,7 +15,7 @@ PKGS=(
 	flex bison bc libelf-dev libssl-dev
 	babeltrace2 clang libclang-rt-14-dev
 	libnl-genl-3-dev libnl-utils
-	lttng-tools liblttng-ust-dev
+	lttng-tools liblttng-ust-dev rt-tests
 	man-db
 )
 
