@@ -21,13 +21,12 @@
  * (posixtrace_links_inherit()), and gives the ticket back, with a new
  * blank entry.
  *
- * The pool keeps POSIXTRACE_TICKETS_MIN free tickets: a forking thread
- * refills it in a task work of its own before it returns to user space,
- * and so does each child after its ticket, so only that many forks under
- * way at once, machine-wide, can find it empty. Such a child is not
- * followed, and every stream that should have followed it records
- * POSIX_TRACE_ERROR with ENOMEM (from the refill's task work), as when an
- * allocation fails: the loss is never silent.
+ * The pool keeps POSIXTRACE_TICKETS_MIN free tickets: each child refills
+ * it after its ticket, and a worker when a fork finds it below that, so
+ * only that many forks under way at once, machine-wide, can find it
+ * empty. Such a child is not followed, and every stream that should have
+ * followed it records POSIX_TRACE_ERROR with ENOMEM (from a worker), as
+ * when an allocation fails: the loss is never silent.
  *
  * Every queued task work holds the module; its function's last call puts
  * it.
@@ -40,6 +39,7 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/task_work.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "inherit.h"
@@ -73,7 +73,7 @@ static struct posixtrace_fork_ticket *posixtrace_ticket_take(void)
 					  struct posixtrace_fork_ticket, node);
 	if (ticket) {
 		list_del(&ticket->node);
-		posixtrace_tickets_free--;
+		WRITE_ONCE(posixtrace_tickets_free, posixtrace_tickets_free - 1);
 	}
 	raw_spin_unlock(&posixtrace_tickets_lock);
 	return ticket;
@@ -84,7 +84,7 @@ static void posixtrace_ticket_return(struct posixtrace_fork_ticket *ticket)
 {
 	raw_spin_lock(&posixtrace_tickets_lock);
 	list_add(&ticket->node, &posixtrace_tickets);
-	posixtrace_tickets_free++;
+	WRITE_ONCE(posixtrace_tickets_free, posixtrace_tickets_free + 1);
 	raw_spin_unlock(&posixtrace_tickets_lock);
 }
 
@@ -137,49 +137,77 @@ static void posixtrace_tickets_refill(void)
 	}
 }
 
-/*
- * The parent's task work, after its threads forked: refill the pool, and
- * tell the streams about the children that found it empty.
- */
-static void posixtrace_inherit_refill(struct callback_head *work)
-{
-	struct posixtrace_process *proc =
-		container_of(work, struct posixtrace_process, refill_cb);
-	int escapes;
+/* What this file queues: reports of escapes, refills of the pool. */
+static struct workqueue_struct *posixtrace_inherit_wq;
 
-	/*
-	 * Queued again by a fork from now on (fully ordered: a fork that
-	 * counted an escape and saw the work queued is seen below).
-	 */
-	atomic_xchg(&proc->refill_queued, 0);
-	escapes = atomic_xchg(&proc->fork_escapes, 0);
+static void posixtrace_tickets_refill_work(struct work_struct *work)
+{
 	posixtrace_tickets_refill();
-	if (escapes) {
-		posixtrace_links_escaped(proc, escapes,
-					 atomic64_read(&proc->escape_seq),
-					 ENOMEM);
-		/* The holds each escape took. */
-		while (escapes--)
-			posixtrace_links_put(proc);
-	}
-	posixtrace_process_put(proc);
-	module_put(THIS_MODULE);
 }
 
-/*
- * From the fork hook, which holds the module: have the forking thread
- * refill, once at a time.
- */
-static void posixtrace_inherit_refill_queue(struct posixtrace_process *proc)
+static DECLARE_WORK(posixtrace_tickets_work, posixtrace_tickets_refill_work);
+
+/* Entries with escapes to tell, each with a reference (escape_node). */
+static LIST_HEAD(posixtrace_escapes);
+static DEFINE_RAW_SPINLOCK(posixtrace_escapes_lock);
+
+/* Tell the streams about the children that escaped, process by process. */
+static void posixtrace_inherit_escapes(struct work_struct *work)
 {
-	if (atomic_xchg(&proc->refill_queued, 1))
-		return;
-	__module_get(THIS_MODULE);
-	posixtrace_process_hold(proc);
-	init_task_work(&proc->refill_cb, posixtrace_inherit_refill);
-	/* Never fails: the thread is forking, not past its task works. */
-	WARN_ON_ONCE(task_work_add(current, &proc->refill_cb,
-				   POSIXTRACE_TWA_HOOK));
+	struct posixtrace_process *proc;
+	int escapes;
+
+	for (;;) {
+		raw_spin_lock(&posixtrace_escapes_lock);
+		proc = list_first_entry_or_null(&posixtrace_escapes,
+						struct posixtrace_process,
+						escape_node);
+		if (proc)
+			list_del_init(&proc->escape_node);
+		raw_spin_unlock(&posixtrace_escapes_lock);
+		if (!proc)
+			return;
+		/* Off the list first: a later escape lists it again. */
+		escapes = atomic_xchg(&proc->fork_escapes, 0);
+		if (escapes) {
+			posixtrace_links_escaped(proc, escapes,
+						 atomic64_read(&proc->escape_seq),
+						 ENOMEM);
+			/* The holds each escape took. */
+			while (escapes--)
+				posixtrace_links_put(proc);
+		}
+		posixtrace_process_put(proc);
+	}
+}
+
+static DECLARE_WORK(posixtrace_escapes_work, posixtrace_inherit_escapes);
+
+/*
+ * From the fork hook: a child of @proc forked at @seq found no ticket.
+ * Counted, its parent's links held, and told to the streams by a worker
+ * (raw locks and queue_work() only). Not by the forking thread: it may be
+ * held before it returns (a ptrace stop, a vfork) while its streams
+ * change.
+ */
+static void posixtrace_inherit_escaped(struct posixtrace_process *proc,
+				       u64 seq)
+{
+	s64 last = atomic64_read(&proc->escape_seq);
+
+	/* The latest fork's: a stream made before any of them is told. */
+	while ((u64)last < seq &&
+	       !atomic64_try_cmpxchg(&proc->escape_seq, &last, seq))
+		;
+	posixtrace_links_hold(proc);
+	atomic_inc(&proc->fork_escapes);
+	raw_spin_lock(&posixtrace_escapes_lock);
+	if (list_empty(&proc->escape_node)) {
+		posixtrace_process_hold(proc);
+		list_add_tail(&proc->escape_node, &posixtrace_escapes);
+	}
+	raw_spin_unlock(&posixtrace_escapes_lock);
+	queue_work(posixtrace_inherit_wq, &posixtrace_escapes_work);
 }
 
 /* The child's task work: follow it as its parent was followed at the fork. */
@@ -210,9 +238,14 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		posixtrace_process_put(child);
 	posixtrace_links_put(parent);
 	posixtrace_process_put(parent);
-	posixtrace_ticket_give(ticket);
-	/* Each child tops the pool up too: a parent may be slow to. */
-	posixtrace_tickets_refill();
+	if (fatal_signal_pending(current) || (current->flags & PF_EXITING)) {
+		/* Dying (maybe of want of memory): no allocation. */
+		posixtrace_ticket_free(ticket);
+	} else {
+		posixtrace_ticket_give(ticket);
+		/* Each child tops the pool up too. */
+		posixtrace_tickets_refill();
+	}
 	module_put(THIS_MODULE);
 }
 
@@ -256,9 +289,7 @@ void posixtrace_inherit_fork(struct task_struct *parent,
 	posixtrace_links_hold(from);
 	ticket = posixtrace_ticket_take();
 	if (!ticket) {
-		/* Told, and the hold dropped, by the refill's task work. */
-		atomic64_set(&from->escape_seq, seq);
-		atomic_inc(&from->fork_escapes);
+		posixtrace_inherit_escaped(from, seq);
 	} else {
 		proc = posixtrace_process_fork(from, task_tgid(child),
 					       ticket->blank);
@@ -275,7 +306,8 @@ void posixtrace_inherit_fork(struct task_struct *parent,
 		WARN_ON_ONCE(task_work_add(child, &ticket->work,
 					   POSIXTRACE_TWA_HOOK));
 	}
-	posixtrace_inherit_refill_queue(from);
+	if (READ_ONCE(posixtrace_tickets_free) < POSIXTRACE_TICKETS_MIN)
+		queue_work(posixtrace_inherit_wq, &posixtrace_tickets_work);
 	module_put(THIS_MODULE);
 out:
 	/* Not the last reference: the table holds one. */
@@ -284,15 +316,26 @@ out:
 
 int posixtrace_inherit_init(void)
 {
+	posixtrace_inherit_wq = alloc_workqueue("posixtrace_inherit",
+						WQ_UNBOUND, 0);
+	if (!posixtrace_inherit_wq)
+		return -ENOMEM;
 	posixtrace_tickets_refill();
-	return posixtrace_tickets_free ? 0 : -ENOMEM;
+	if (posixtrace_tickets_free)
+		return 0;
+	posixtrace_inherit_exit();
+	return -ENOMEM;
 }
 
-/* Module exit: no task work is pending (each holds the module). */
+/*
+ * Module exit, the hooks gone: no task work is pending (each holds the
+ * module); the workers finish.
+ */
 void posixtrace_inherit_exit(void)
 {
 	struct posixtrace_fork_ticket *ticket, *tmp;
 
+	destroy_workqueue(posixtrace_inherit_wq);
 	list_for_each_entry_safe(ticket, tmp, &posixtrace_tickets, node)
 		posixtrace_ticket_free(ticket);
 	INIT_LIST_HEAD(&posixtrace_tickets);

@@ -28,10 +28,10 @@
  *
  * Fork: a child traced with inheritance is traced from its first
  * instruction, and shares its parent's event names (so that a name has
- * one identifier in every process of the stream): the fork hook hands the
- * child a ticket, and the child makes its entry and copies its parent's
- * links, as they were at the fork (links are numbered as made), before it
- * first runs (inherit.c, posixtrace_links_inherit()). If that fails, the
+ * one identifier in every process of the stream): the fork hook enters the
+ * child's entry and hands it a ticket, with which the child copies its
+ * parent's links, as they were at the fork (links are numbered as made),
+ * before it first runs (inherit.c, posixtrace_links_inherit()). If that fails, the
  * child is not traced and every stream that should have traced it records
  * POSIX_TRACE_ERROR with the errno as data, so that the loss is not
  * silent. Threads share their process's entry, and so its links.

@@ -61,6 +61,7 @@ static struct posixtrace_process *posixtrace_process_new(gfp_t gfp)
 	atomic_set(&proc->links_held, 1);
 	INIT_LIST_HEAD(&proc->rings);
 	INIT_LIST_HEAD(&proc->names_user.node);
+	INIT_LIST_HEAD(&proc->escape_node);
 	return proc;
 }
 

@@ -89,14 +89,14 @@ struct posixtrace_process {
 	struct work_struct gone_work;
 
 	/*
-	 * inherit.c's: the task work that refills the pool of fork tickets
-	 * after its threads forked (queued once at a time), and the
-	 * children that found the pool empty, whose streams are told so.
+	 * inherit.c's: the children that found the pool of fork tickets
+	 * empty, whose streams a worker tells so (the entry is on its list,
+	 * with a reference, meanwhile); the latest posixtrace_links_seq()
+	 * among their forks.
 	 */
-	struct callback_head refill_cb;
-	atomic_t refill_queued;
+	struct list_head escape_node;
 	atomic_t fork_escapes;
-	atomic64_t escape_seq;		/* posixtrace_links_seq() at the last */
+	atomic64_t escape_seq;
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);
