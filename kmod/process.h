@@ -24,9 +24,11 @@ struct page;
  * References: one while it is in the process table (dropped by hooks.c's
  * worker after the process exits or execs a privileged image, once its
  * rings are drained and its links gone), one per stream tracing it
- * (its link) and one by the stream that was created for it, and
- * short-lived ones taken by lookups. Freed after an RCU grace period,
- * since emitters walk @links under rcu_read_lock().
+ * (its link) and one by the stream that was created for it, those of
+ * inherit.c (a fork ticket's, on the parent and on the child, until the
+ * child's task work has run; the escape worker's list), and short-lived
+ * ones taken by lookups. Freed after an RCU grace period, since emitters
+ * walk @links under rcu_read_lock().
  */
 struct posixtrace_process {
 	struct hlist_node node;		/* in the process table */
