@@ -21,7 +21,7 @@
  * (posixtrace_links_inherit()), and gives the ticket back, with a new
  * blank entry.
  *
- * The pool keeps POSIXTRACE_TICKETS_MIN free tickets: each child refills
+ * The pool keeps fork_tickets free tickets (64): each child refills
  * it after its ticket, and a worker when a fork finds it below that, so
  * only that many forks under way at once, machine-wide, can find it
  * empty. Such a child is not followed, and every stream that should have
@@ -34,6 +34,7 @@
 
 #include <linux/list.h>
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
@@ -57,7 +58,33 @@ struct posixtrace_fork_ticket {
 	u64 seq;			/* posixtrace_links_seq() at the fork */
 };
 
-#define POSIXTRACE_TICKETS_MIN	64
+/*
+ * The free tickets the pool keeps: forks of traced processes in flight at
+ * once, machine-wide, beyond which a child escapes (reported). Root may
+ * change it; 0 leaves every child to escape once the pool is used up.
+ */
+static unsigned int fork_tickets = 64;
+
+static void posixtrace_tickets_refill(void);
+
+static int posixtrace_param_set_tickets(const char *val,
+					const struct kernel_param *kp)
+{
+	int ret = param_set_uint_minmax(val, kp, 0, 4096);
+
+	/* Raised: the pool holds as many now, not after the next fork. */
+	if (!ret)
+		posixtrace_tickets_refill();
+	return ret;
+}
+
+static const struct kernel_param_ops posixtrace_tickets_ops = {
+	.set = posixtrace_param_set_tickets,
+	.get = param_get_uint,
+};
+
+module_param_cb(fork_tickets, &posixtrace_tickets_ops, &fork_tickets, 0644);
+MODULE_PARM_DESC(fork_tickets, "Forks of traced processes in flight at once before a child escapes (0-4096)");
 
 static LIST_HEAD(posixtrace_tickets);
 static unsigned int posixtrace_tickets_free;
@@ -106,7 +133,7 @@ static void posixtrace_ticket_give(struct posixtrace_fork_ticket *ticket)
 		posixtrace_process_put(ticket->blank);
 		ticket->blank = NULL;
 	}
-	if (READ_ONCE(posixtrace_tickets_free) >= 2 * POSIXTRACE_TICKETS_MIN)
+	if (READ_ONCE(posixtrace_tickets_free) >= 2 * READ_ONCE(fork_tickets))
 		goto free;
 	if (!ticket->blank)
 		ticket->blank = posixtrace_process_blank();
@@ -123,7 +150,7 @@ static void posixtrace_tickets_refill(void)
 {
 	struct posixtrace_fork_ticket *ticket;
 
-	while (READ_ONCE(posixtrace_tickets_free) < POSIXTRACE_TICKETS_MIN) {
+	while (READ_ONCE(posixtrace_tickets_free) < READ_ONCE(fork_tickets)) {
 		/* The module's, as the pool is: nobody's cgroup. */
 		ticket = kzalloc(sizeof(*ticket), GFP_KERNEL);
 		if (!ticket)
@@ -306,7 +333,7 @@ void posixtrace_inherit_fork(struct task_struct *parent,
 		WARN_ON_ONCE(task_work_add(child, &ticket->work,
 					   POSIXTRACE_TWA_HOOK));
 	}
-	if (READ_ONCE(posixtrace_tickets_free) < POSIXTRACE_TICKETS_MIN)
+	if (READ_ONCE(posixtrace_tickets_free) < READ_ONCE(fork_tickets))
 		queue_work(posixtrace_inherit_wq, &posixtrace_tickets_work);
 	module_put(THIS_MODULE);
 out:
@@ -321,7 +348,7 @@ int posixtrace_inherit_init(void)
 	if (!posixtrace_inherit_wq)
 		return -ENOMEM;
 	posixtrace_tickets_refill();
-	if (posixtrace_tickets_free)
+	if (posixtrace_tickets_free >= READ_ONCE(fork_tickets))
 		return 0;
 	posixtrace_inherit_exit();
 	return -ENOMEM;

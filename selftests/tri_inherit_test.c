@@ -729,6 +729,65 @@ TEST(stream_on_a_child_before_it_runs_keeps_its_inheritance)
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
+#define TICKETS_PARAM	PARAM_DIR "fork_tickets"
+#define TICKETLESS	200
+
+/*
+ * With no fork tickets kept (fork_tickets 0), children forked once the
+ * pool is used up are not followed, and each is reported: the stream
+ * records POSIX_TRACE_ERROR with ENOMEM for it, so that the children's
+ * events and the errors add up to the children, exactly.
+ */
+TEST(children_without_a_ticket_are_reported_as_escapes)
+{
+	int saved, recorded = 0, escaped = 0, other = 0, i, tries;
+	trace_event_id_t id;
+	trace_id_t trid;
+	struct rec r;
+	int err;
+	pid_t c;
+
+	SKIP_WITHOUT_DEVICE();
+	if (!param_read(TICKETS_PARAM, &saved))
+		SKIP(return, "no fork_tickets parameter");
+	ASSERT_EQ(0, posix_trace_eventid_open("tri.ticketless", &id));
+	ASSERT_EQ(0, create_running(POSIX_TRACE_INHERITED, &trid));
+	ASSERT_TRUE(param_write(TICKETS_PARAM, 0));
+	for (i = 0; i < TICKETLESS; i++) {
+		c = fork();
+		if (!c) {
+			posix_trace_event(id, NULL, 0);
+			_exit(0);
+		}
+		if (c < 0 || waitpid(c, NULL, 0) != c)
+			break;
+	}
+	EXPECT_TRUE(param_write(TICKETS_PARAM, saved));
+	ASSERT_EQ(TICKETLESS, i);
+	/* A worker reports the escapes: read until all are in, or 5 s. */
+	for (tries = 0; tries < 500 && recorded + escaped < TICKETLESS;
+	     tries++) {
+		while (!try_next(trid, &r) && !r.unavailable) {
+			if (r.info.posix_event_id == id) {
+				recorded++;
+			} else if (r.info.posix_event_id == POSIX_TRACE_ERROR) {
+				memcpy(&err, r.data, sizeof(err));
+				EXPECT_EQ(ENOMEM, err);
+				escaped++;
+			} else if (r.info.posix_event_id != POSIX_TRACE_START) {
+				other++;
+			}
+		}
+		usleep(10000);
+	}
+	TH_LOG("%d children traced, %d escaped", recorded, escaped);
+	EXPECT_EQ(TICKETLESS, recorded + escaped);
+	/* The pool keeps at most 2 x 64 free: the rest escaped. */
+	EXPECT_LE(TICKETLESS - 2 * saved, escaped);
+	EXPECT_EQ(0, other);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
 TEST(inheritance_defaults_to_close_for_child)
 {
 	trace_attr_t attr;
