@@ -244,6 +244,9 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		container_of(work, struct posixtrace_fork_ticket, work);
 	struct posixtrace_process *parent = ticket->parent;
 	struct posixtrace_process *child = ticket->child;
+	/* Killed before it ran (maybe of want of memory): no event comes. */
+	bool dying = fatal_signal_pending(current) ||
+		     (current->flags & PF_EXITING);
 
 	if (!child) {
 		/* Exiting at the fork already: it makes no event. */
@@ -254,9 +257,7 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		 * would misname its events. It escapes the streams.
 		 */
 		posixtrace_links_escaped(parent, 1, ticket->seq, EEXIST);
-	} else if (!fatal_signal_pending(current) &&
-		   !(current->flags & PF_EXITING)) {
-		/* (A child killed before it ran makes no event either.) */
+	} else if (!dying) {
 		if (ticket->entered)
 			posixtrace_process_join_names(child);
 		posixtrace_links_inherit(parent, child, ticket->seq);
@@ -265,8 +266,8 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		posixtrace_process_put(child);
 	posixtrace_links_put(parent);
 	posixtrace_process_put(parent);
-	if (fatal_signal_pending(current) || (current->flags & PF_EXITING)) {
-		/* Dying (maybe of want of memory): no allocation. */
+	if (dying) {
+		/* No allocation either. */
 		posixtrace_ticket_free(ticket);
 	} else {
 		posixtrace_ticket_give(ticket);

@@ -411,10 +411,12 @@ void posixtrace_links_escaped(struct posixtrace_process *proc,
 	unsigned int i;
 
 	spin_lock(&posixtrace_links_lock);
-	list_for_each_entry(link, &proc->links, proc_node)
-		for (i = 0; i < nr && posixtrace_link_inherited_at(link, seq);
-		     i++)
+	list_for_each_entry(link, &proc->links, proc_node) {
+		if (!posixtrace_link_inherited_at(link, seq))
+			continue;
+		for (i = 0; i < nr; i++)
 			posixtrace_stream_error(link->stream, err);
+	}
 	spin_unlock(&posixtrace_links_lock);
 }
 
