@@ -88,8 +88,9 @@ struct fake_mark {
 };
 
 struct fake_ring {
-	uint8_t *base;		/* the mapping: control page, data twice */
+	uint8_t *base;		/* the fake's view: control page, data twice */
 	size_t len;
+	uint8_t *user;		/* the library's: @base, or data once */
 	struct posixtrace_ring_ctl *ctl;
 	const uint8_t *data;
 	uint64_t size;
@@ -310,19 +311,23 @@ static struct fake_ring *fake_ring_of_caller(void)
 	return r;
 }
 
-/* A ring for the calling thread, as the module maps one; or MAP_FAILED. */
-static void *fake_ring_map(size_t len)
+/*
+ * A ring for the calling thread, as the module maps one, its data @times
+ * over (2 or 1); or MAP_FAILED. The fake reads it, as the module does,
+ * through a view of its own with the data twice.
+ */
+static void *fake_ring_map(size_t len, unsigned int times)
 {
-	size_t page = page_size(), size = (len - page) / 2;
+	size_t page = page_size(), size = len > page ? (len - page) / times : 0;
 	struct fake_ring *r = NULL;
-	uint8_t *base;
+	uint8_t *base, *user;
 	int mfd;
 
-	if (len <= page || (len - page) % 2 || size < page ||
-	    (size & (size - 1))) {
+	if (size < page || (size & (size - 1)) || len != page + times * size) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
+	len = page + 2 * size;
 	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
 	if (mfd < 0)
 		return MAP_FAILED;
@@ -339,14 +344,25 @@ static void *fake_ring_map(size_t len)
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
+	user = base;
+	if (times == 1)
+		user = (void *)syscall(SYS_mmap, NULL, page + size,
+				       PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
+				       0);
 	close(mfd);
+	if (user == MAP_FAILED) {
+		syscall(SYS_munmap, base, len);
+		errno = ENOMEM;
+		return MAP_FAILED;
+	}
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
 		if (!rings[i].base)
 			r = &rings[i];
 	if (r) {
 		*r = (struct fake_ring) {
-			.base = base, .len = len, .ctl = (void *)base,
+			.base = base, .len = len, .user = user,
+			.ctl = (void *)base,
 			.data = base + page, .size = size,
 			.tid = (pid_t)syscall(SYS_gettid),
 		};
@@ -359,11 +375,13 @@ static void *fake_ring_map(size_t len)
 	}
 	pthread_mutex_unlock(&rings_lock);
 	if (!r) {
+		if (user != base)
+			syscall(SYS_munmap, user, page + size);
 		syscall(SYS_munmap, base, len);
 		errno = ENOMEM;
 		return MAP_FAILED;
 	}
-	return base;
+	return user;
 }
 
 /* A new descriptor of the fake device (the device's, or a stream's). */
@@ -501,7 +519,9 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd,
 				       off);
 	if (off == POSIXTRACE_RING_OFFSET)
-		return fake_ring_map(len);
+		return fake_ring_map(len, 2);
+	if (off == POSIXTRACE_RING_ONCE_OFFSET)
+		return fake_ring_map(len, 1);
 	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
 	if (!off && len == READ_BOUNCE_SIZE && !read_map) {
 		read_map = (void *)syscall(SYS_mmap, NULL, len,
@@ -538,9 +558,11 @@ int munmap(void *addr, size_t len)
 		read_map = NULL;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS; i++) {
-		if (rings[i].base != addr)
+		if (!rings[i].base || rings[i].user != addr)
 			continue;
 		drain_ring(&rings[i]);
+		if (rings[i].user != rings[i].base)
+			syscall(SYS_munmap, rings[i].base, rings[i].len);
 		rings[i].base = NULL;
 	}
 	pthread_mutex_unlock(&rings_lock);

@@ -100,7 +100,7 @@ static bool posixtrace_ring_walk_records(struct posixtrace_process *proc,
 /**
  * posixtrace_ring_walk_drop - how much of a ring a kick may drop
  * @walk: the ring's walk
- * @data: the ring's data area, mapped twice
+ * @data: the ring's data area in the module's mapping (twice in a row)
  * @size: its size
  * @consumed: where the module has taken the ring's records up to
  * @proc: the ring's process

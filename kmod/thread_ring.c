@@ -9,7 +9,10 @@
  * producer) and, for the module, through a vmap of its own: a record is
  * read from pages no one can take away, without a fault or the mm, even
  * after the thread exited or unmapped them. The data pages are mapped
- * twice in a row in both views, so that no record wraps.
+ * twice in a row in the module's view, so that it reads every record
+ * whole; in the thread's, once (half the page tables: the thread writes a
+ * record that runs past the end in two pieces) or, as older libraries
+ * ask, twice.
  *
  * The module trusts nothing the thread wrote. It reads the commit word
  * with acquire, copies the header once and checks the copy, takes the
@@ -1037,12 +1040,13 @@ err_free:
 	return NULL;
 }
 
-/* Put @ring's pages into the thread's mapping @vma, data twice. */
+/* Put @ring's pages into the thread's mapping @vma, data @times over. */
 static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
-					 struct vm_area_struct *vma)
+					 struct vm_area_struct *vma,
+					 unsigned int times)
 {
 	unsigned int data_pages = ring->nr_pages - 1, i;
-	unsigned long num = 1 + 2 * data_pages;
+	unsigned long num = 1 + times * data_pages;
 	struct page **map;
 	int ret;
 
@@ -1199,8 +1203,11 @@ void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs)
 
 /**
  * posixtrace_thread_ring_mmap - map a new ring for the calling thread
- * @vma: a shared mapping of a page plus twice the data size, at
- *	 POSIXTRACE_RING_OFFSET
+ * @vma: a shared mapping of a page plus @times the data size, at
+ *	 POSIXTRACE_RING_OFFSET (twice) or POSIXTRACE_RING_ONCE_OFFSET (once)
+ * @times: how many times the data is mapped in a row: 2 or 1. The
+ *	 module's own mapping has it twice either way: it reads a record
+ *	 whole wherever the thread's mapping cut it.
  *
  * The thread's previous ring, if any, is drained and retired.
  *
@@ -1209,7 +1216,8 @@ void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs)
  * memory, or past the user's RLIMIT_MEMLOCK, or past half of it for a ring
  * over 64 KiB), or an error of vm_insert_pages().
  */
-int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
+				unsigned int times)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned int max = READ_ONCE(max_ring_size);
@@ -1221,9 +1229,9 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 
 	if (!max)
 		return -ENODEV;
-	size = len > PAGE_SIZE ? (len - PAGE_SIZE) / 2 : 0;
+	size = len > PAGE_SIZE ? (len - PAGE_SIZE) / times : 0;
 	if (!(vma->vm_flags & VM_SHARED) || size < PAGE_SIZE ||
-	    !is_power_of_2(size) || len != PAGE_SIZE + 2 * size)
+	    !is_power_of_2(size) || len != PAGE_SIZE + times * size)
 		return -EINVAL;
 	if (size > max)
 		return -EINVAL;
@@ -1279,7 +1287,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	spin_lock(&proc->lock);
 	list_add_rcu(&ring->proc_node, &proc->rings);
 	spin_unlock(&proc->lock);
-	ret = posixtrace_thread_ring_insert(ring, vma);
+	ret = posixtrace_thread_ring_insert(ring, vma, times);
 	if (ret) {
 		/* Listed but never written: nothing to lose. */
 		posixtrace_thread_ring_retire(ring);

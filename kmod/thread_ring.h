@@ -46,7 +46,8 @@ struct posixtrace_ring_sink {
 int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink);
 void posixtrace_thread_rings_exit(void);
 
-int posixtrace_thread_ring_mmap(struct vm_area_struct *vma);
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
+				unsigned int times);
 void posixtrace_thread_rings_drain(void);
 void posixtrace_thread_ring_kick(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);

@@ -57,20 +57,31 @@ static void __attribute__((constructor)) ring_exec_helper(void)
 	_exit(ring_mapped(getpid()) ? 0 : 3);
 }
 
-/* Where this process's (only) ring is mapped, or NULL. */
-static void *ring_address(void)
+/*
+ * Where this process's (only) ring is mapped, or NULL; its length in
+ * *@len if not NULL.
+ */
+static void *ring_mapping(size_t *len)
 {
+	unsigned long long start = 0, end = 0;
 	char line[512];
-	void *addr = NULL;
 	FILE *f = fopen("/proc/self/maps", "r");
 
 	if (!f)
 		return NULL;
-	while (!addr && fgets(line, sizeof(line), f))
-		if (strstr(line, " 00100000 ") && strstr(line, DEVICE))
-			addr = (void *)strtoull(line, NULL, 16);
+	while (!start && fgets(line, sizeof(line), f))
+		if (ring_maps_line(line) &&
+		    sscanf(line, "%llx-%llx", &start, &end) != 2)
+			start = 0;
 	fclose(f);
-	return addr;
+	if (len)
+		*len = end - start;
+	return (void *)(uintptr_t)start;
+}
+
+static void *ring_address(void)
+{
+	return ring_mapping(NULL);
 }
 
 /* A running stream of this process, 4 MiB, room for every event here. */
@@ -139,6 +150,64 @@ TEST(events_go_through_the_threads_ring_in_order)
 		ASSERT_EQ(i, nums[i]);
 	ASSERT_LE(0, ts_cmp(&last, &before));
 	ASSERT_GE(0, ts_cmp(&last, &after));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+
+/*
+ * The library maps its rings' data once: a record that runs past the end
+ * of the data area goes on at its start, written in two pieces, and the
+ * module takes it whole. A one-page ring and events of many lengths cut
+ * records at every offset a header or its data can be cut at; each event
+ * must come back with its data intact, in order.
+ */
+#define CUT_EVENTS	3000
+
+static size_t cut_len(unsigned int i)
+{
+	return 8 + (i * 29) % 300;
+}
+
+static uint8_t cut_byte(unsigned int i, size_t k)
+{
+	return (uint8_t)(i * 7 + k * 13);
+}
+
+TEST(records_cut_at_the_end_of_a_ring_mapped_once_arrive_whole)
+{
+	uint8_t data[512];
+	size_t len, page = page_size(), k;
+	trace_event_id_t id;
+	unsigned int i, n = 0;
+	trace_id_t trid;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "4096", 1));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.cut", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	for (i = 0; i < CUT_EVENTS; i++) {
+		for (k = 0; k < cut_len(i); k++)
+			data[k] = cut_byte(i, k);
+		memcpy(data, &i, sizeof(i));
+		posix_trace_event(id, data, cut_len(i));
+	}
+	/* Mapped once: a page and the data, at the offset for that. */
+	ASSERT_NE(NULL, ring_mapping(&len));
+	ASSERT_EQ(page + 4096, len);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != id)
+			continue;
+		memcpy(&i, r.data, sizeof(i));
+		ASSERT_EQ(n, i);
+		ASSERT_EQ(cut_len(i), r.len);
+		for (k = sizeof(i); k < r.len; k++)
+			ASSERT_EQ(cut_byte(i, k), ((uint8_t *)r.data)[k])
+				TH_LOG("event %u, byte %zu", i, k);
+		n++;
+	}
+	ASSERT_EQ(CUT_EVENTS, n);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
@@ -1554,16 +1623,35 @@ TEST(raw_a_child_does_not_inherit_the_mapping)
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
+/* A mapping a ring's rules refuse, and the error it must get. */
+struct bad_map {
+	size_t len;
+	int prot, flags;
+	int err;
+};
+
+/* Try each of @bad at @offset on @dev: step 10 + i if it went otherwise. */
+static void raw_try_bad_maps(struct raw_case *rc, int dev, off_t offset,
+			     const struct bad_map *bad, unsigned int n)
+{
+	unsigned int i;
+	void *p;
+
+	for (i = 0; i < n; i++) {
+		p = mmap(NULL, bad[i].len, bad[i].prot, bad[i].flags, dev,
+			 offset);
+		STEP(rc, 10 + i, p == MAP_FAILED && errno == bad[i].err);
+		if (p != MAP_FAILED)
+			munmap(p, bad[i].len);
+	}
+}
+
 /* One negative case per rule of the mapping. */
 static void raw_bad_maps(struct raw_case *rc)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), old = 0;
-	struct {
-		size_t len;
-		int prot, flags;
-		int err;
-	} bad[] = {
+	const struct bad_map bad[] = {
 		{ page + 2 * RING_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 		  EINVAL },
 		{ page + 2 * 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED,
@@ -1574,17 +1662,11 @@ static void raw_bad_maps(struct raw_case *rc)
 		{ page + 2 * (64 << 20), PROT_READ | PROT_WRITE, MAP_SHARED,
 		  EINVAL },
 	};
-	unsigned int i;
 	void *p;
 
 	STEP(rc, 1, dev >= 0);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		p = mmap(NULL, bad[i].len, bad[i].prot, bad[i].flags, dev,
-			 POSIXTRACE_RING_OFFSET);
-		STEP(rc, 10 + i, p == MAP_FAILED && errno == bad[i].err);
-		if (p != MAP_FAILED)
-			munmap(p, bad[i].len);
-	}
+	raw_try_bad_maps(rc, dev, POSIXTRACE_RING_OFFSET, bad,
+			 sizeof(bad) / sizeof(bad[0]));
 	/* Executable: never, at the mapping or after. */
 	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
 		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
@@ -1611,6 +1693,54 @@ static void raw_bad_maps(struct raw_case *rc)
 TEST(raw_each_rule_of_the_mapping_has_its_error)
 {
 	struct raw_case rc = { .fn = raw_bad_maps };
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * The same rules for a ring whose data is mapped once: a page plus a
+ * power of two within max_ring_size, shared, never executable.
+ */
+static void raw_bad_once_maps(struct raw_case *rc)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	const struct bad_map bad[] = {
+		{ page + RING_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
+		  EINVAL },
+		{ page + 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED, EINVAL },
+		{ page, PROT_READ | PROT_WRITE, MAP_SHARED, EINVAL },
+		{ page + (128 << 20), PROT_READ | PROT_WRITE, MAP_SHARED,
+		  EINVAL },
+		{ page + RING_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
+		  MAP_SHARED, EPERM },
+	};
+	const struct posixtrace_ring_ctl *ctl;
+	void *p;
+
+	STEP(rc, 1, dev >= 0);
+	raw_try_bad_maps(rc, dev, POSIXTRACE_RING_ONCE_OFFSET, bad,
+			 sizeof(bad) / sizeof(bad[0]));
+	p = mmap(NULL, page + RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev, POSIXTRACE_RING_ONCE_OFFSET);
+	STEP(rc, 20, p != MAP_FAILED);
+	if (p != MAP_FAILED) {
+		ctl = p;
+		STEP(rc, 21, ctl->magic == POSIXTRACE_RING_MAGIC &&
+			     ctl->data_size == RING_SIZE &&
+			     ctl->data_offset == page);
+		STEP(rc, 22, mprotect(p, page, PROT_READ | PROT_EXEC) &&
+			     errno == EACCES);
+		munmap(p, page + RING_SIZE);
+	}
+	close(dev);
+}
+
+TEST(raw_each_rule_of_the_once_mapping_has_its_error)
+{
+	struct raw_case rc = { .fn = raw_bad_once_maps };
 
 	SKIP_WITHOUT_DEVICE();
 	run_raw(_metadata, &rc);

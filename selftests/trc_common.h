@@ -300,6 +300,13 @@ static inline int own_stream_status(struct posixtrace_status *st)
 	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
 }
 
+/* Is @line of a maps file a thread ring's (the device at a ring offset)? */
+static inline bool ring_maps_line(const char *line)
+{
+	return (strstr(line, " 00100000 ") || strstr(line, " 00200000 ")) &&
+	       strstr(line, DEVICE);
+}
+
 /* Is a thread ring of process @pid mapped (the device at its offset)? */
 static inline bool ring_mapped(pid_t pid)
 {
@@ -312,7 +319,7 @@ static inline bool ring_mapped(pid_t pid)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof(line), f))
-		found = strstr(line, " 00100000 ") && strstr(line, DEVICE);
+		found = ring_maps_line(line);
 	fclose(f);
 	return found;
 }

@@ -33,6 +33,7 @@
  * was writing one.
  */
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -165,6 +166,45 @@ PTK_EXPORT int posixtrace_k_eventid_open_format(const char *event_name,
 	return ptk_eventid_open(event_name, format, event);
 }
 
+/* Copy @n bytes to the data area at @off, on at its start past its end. */
+static void ptk_ring_copy(const struct ptk_ring *r, uint64_t off,
+			  const void *src, size_t n)
+{
+	size_t first;
+
+	off &= r->size - 1;
+	first = r->size - off;
+	if (n <= first) {
+		memcpy(r->data + off, src, n);
+		return;
+	}
+	memcpy(r->data + off, src, first);
+	memcpy(r->data, (const uint8_t *)src + first, n - first);
+}
+
+_Static_assert(offsetof(struct posixtrace_ring_record, commit) == 0,
+	       "the commit word comes first: a record's start is never cut");
+
+/*
+ * A record that runs past the end of the data area: a ring mapped once
+ * (POSIXTRACE_RING_ONCE_OFFSET) goes on at its start, so the header after
+ * the commit word and the data are written in pieces. Every header field
+ * is naturally aligned and the area's end is a page's, so no field is cut;
+ * the commit word, first, is the caller's to store, last. Rare: at most
+ * once a lap.
+ */
+static __attribute__((noinline, cold)) void
+ptk_ring_write_split(const struct ptk_ring *r, uint64_t off,
+		     const struct posixtrace_ring_record *hdr,
+		     const void *data, size_t len)
+{
+	ptk_ring_copy(r, off + sizeof(hdr->commit),
+		      (const uint8_t *)hdr + sizeof(hdr->commit),
+		      sizeof(*hdr) - sizeof(hdr->commit));
+	if (len)
+		ptk_ring_copy(r, off + sizeof(*hdr), data, len);
+}
+
 /*
  * Write the event into the calling thread's ring, if it has a live one of
  * this process, with room. Returns false if the caller must take the
@@ -178,7 +218,7 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 {
 	struct ptk_ring *r = &ptk_ring;
 	struct posixtrace_ring_record *rec;
-	uint64_t size, consumed, pos, wake;
+	uint64_t size, consumed, pos, off, wake;
 	struct timespec ts;
 
 	if (r->state != PTK_RING_LIVE || r->busy || !local ||
@@ -199,17 +239,32 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 		return false;
 	}
 	pos = r->head;
-	rec = (struct posixtrace_ring_record *)(r->data + (pos & (r->size - 1)));
+	off = pos & (r->size - 1);
+	rec = (struct posixtrace_ring_record *)(r->data + off);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	rec->size = (uint32_t)size;
-	rec->event_id = id;
-	rec->ts_sec = ts.tv_sec;
-	rec->ts_nsec = (uint32_t)ts.tv_nsec;
-	rec->data_len = (uint32_t)len;
-	rec->prog_address = (uintptr_t)prog_address;
-	rec->thread = (uintptr_t)pthread_self();
-	if (len)
-		memcpy(rec + 1, data, len);
+	if (__builtin_expect(off + size > r->size, 0)) {
+		struct posixtrace_ring_record hdr = {
+			.size = (uint32_t)size,
+			.event_id = id,
+			.ts_sec = ts.tv_sec,
+			.ts_nsec = (uint32_t)ts.tv_nsec,
+			.data_len = (uint32_t)len,
+			.prog_address = (uintptr_t)prog_address,
+			.thread = (uintptr_t)pthread_self(),
+		};
+
+		ptk_ring_write_split(r, off, &hdr, data, len);
+	} else {
+		rec->size = (uint32_t)size;
+		rec->event_id = id;
+		rec->ts_sec = ts.tv_sec;
+		rec->ts_nsec = (uint32_t)ts.tv_nsec;
+		rec->data_len = (uint32_t)len;
+		rec->prog_address = (uintptr_t)prog_address;
+		rec->thread = (uintptr_t)pthread_self();
+		if (len)
+			memcpy(rec + 1, data, len);
+	}
 	/*
 	 * The next record's commit word may hold old event data, which could
 	 * read as ~(its position): make it 0 while that space is free (when

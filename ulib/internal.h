@@ -78,7 +78,7 @@ size_t ptk_page_size(void);
  * being written.
  */
 struct ptk_ring {
-	uint8_t *data;			/* the data area, mapped twice */
+	uint8_t *data;			/* the data area, mapped once or twice */
 	struct posixtrace_ring_ctl *ctl;
 	uint64_t head;			/* where the next record goes */
 	uint64_t size;			/* of the data area */

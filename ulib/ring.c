@@ -13,6 +13,11 @@
  * instead of copying it), else 64 KiB; 64 KiB too if the suggested size
  * cannot be mapped (the user's RLIMIT_MEMLOCK).
  *
+ * The data area is mapped once (POSIXTRACE_RING_ONCE_OFFSET, ABI 0.11):
+ * half the address space and page tables of the twice-mapped area an
+ * older module gives (a record that runs past the end is written in two
+ * pieces: ptk_ring_write_split()).
+ *
  * After fork() the child has no mapping (the module does not copy it), but
  * the forking thread's ptk_ring says it has: the generation tells. Each
  * process draws a random one (in local.c's page, which reads 0 in every
@@ -100,6 +105,42 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 	return fresh;
 }
 
+/*
+ * Does the module map a ring's data once (ABI 0.11)? Known from the first
+ * ring the process maps: 0 not yet, 1 yes, -1 no (an older module refuses
+ * the offset with EINVAL, and then maps it twice).
+ */
+static atomic_int ptk_ring_once_known;
+
+/* Map a ring of @size data bytes on @fd: once if the module can. */
+static void *ptk_ring_mmap(int fd, size_t size, size_t *len)
+{
+	size_t page = ptk_page_size();
+	void *p = MAP_FAILED;
+
+	if (atomic_load_explicit(&ptk_ring_once_known, memory_order_relaxed) >= 0) {
+		*len = page + size;
+		p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+			 POSIXTRACE_RING_ONCE_OFFSET);
+		if (p != MAP_FAILED) {
+			atomic_store_explicit(&ptk_ring_once_known, 1,
+					      memory_order_relaxed);
+			return p;
+		}
+		/* Past a limit, or out of memory: twice would not do. */
+		if (errno != EINVAL)
+			return MAP_FAILED;
+	}
+	*len = page + 2 * size;
+	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		 POSIXTRACE_RING_OFFSET);
+	/* Twice, not once, at that size: an older module. */
+	if (p != MAP_FAILED)
+		atomic_store_explicit(&ptk_ring_once_known, -1,
+				      memory_order_relaxed);
+	return p;
+}
+
 /* The size the enable page @ep suggests, if usable; else 0. */
 static size_t ptk_ring_hint(const struct posixtrace_enable_page *ep)
 {
@@ -133,17 +174,12 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
 		return false;
 	size = ptk_ring_size_set ? 0 : ptk_ring_hint(ep);
 	p = MAP_FAILED;
-	if (size) {
-		len = page + 2 * size;
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			 POSIXTRACE_RING_OFFSET);
-	}
+	if (size)
+		p = ptk_ring_mmap(fd, size, &len);
 	/* No hint, or more than the memlock limit allows: the default. */
 	if (p == MAP_FAILED) {
 		size = ptk_ring_size;
-		len = page + 2 * size;
-		p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			 POSIXTRACE_RING_OFFSET);
+		p = ptk_ring_mmap(fd, size, &len);
 	}
 	if (p == MAP_FAILED)
 		return false;

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	10
+#define POSIXTRACE_ABI_MINOR	11
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -607,9 +607,18 @@ struct posixtrace_enable_page {
  * gives the calling thread a ring the module allocates and owns: a control
  * page (struct posixtrace_ring_ctl), then the data area, a power of two of
  * at least a page and at most the module's max_ring_size, mapped twice in
- * a row so that no record wraps. A thread has one ring; mapping another
- * retires the first (its records are taken first). The mapping is not
- * inherited (a child maps its own) and is not in core dumps.
+ * a row so that no record wraps. Or (ABI 0.11)
+ *
+ *	mmap(NULL, page size + data size, PROT_READ | PROT_WRITE,
+ *	     MAP_SHARED, devfd, POSIXTRACE_RING_ONCE_OFFSET)
+ *
+ * the same ring with its data mapped once: half the address space and page
+ * tables, and a record that does not fit before the end of the data area
+ * goes on at its start (it is written in two pieces; every field of the
+ * header is naturally aligned, so none is cut, and the commit word, first,
+ * never is). The module reads either the same way. A thread has one ring;
+ * mapping another retires the first (its records are taken first). The
+ * mapping is not inherited (a child maps its own) and is not in core dumps.
  *
  * The thread writes records at increasing byte positions: pos & (data size
  * - 1) in the data area. A record is a struct posixtrace_ring_record and
@@ -658,6 +667,7 @@ struct posixtrace_enable_page {
  * own events.
  */
 #define POSIXTRACE_RING_OFFSET		0x100000
+#define POSIXTRACE_RING_ONCE_OFFSET	0x200000
 #define POSIXTRACE_RING_MAGIC		0x70747233	/* "ptr3" */
 #define POSIXTRACE_RING_LIVE		0
 #define POSIXTRACE_RING_REVOKED		1
