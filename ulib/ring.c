@@ -14,8 +14,8 @@
  * cannot be mapped (the user's RLIMIT_MEMLOCK).
  *
  * The data area is mapped once (POSIXTRACE_RING_ONCE_OFFSET, ABI 0.11):
- * half the address space and page tables of the twice-mapped area an
- * older module gives (a record that runs past the end is written in two
+ * about half the address space and page tables, for a large ring, of the
+ * twice-mapped area an older module gives (a record that runs past the end is written in two
  * pieces: ptk_ring_write_split()).
  *
  * After fork() the child has no mapping (the module does not copy it), but
@@ -106,39 +106,25 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 }
 
 /*
- * Does the module map a ring's data once (ABI 0.11)? Known from the first
- * ring the process maps: 0 not yet, 1 yes, -1 no (an older module refuses
- * the offset with EINVAL, and then maps it twice).
+ * Map a ring of @size data bytes on @fd: its data once (ABI 0.11), or
+ * twice where the module refuses that offset with EINVAL (an older one).
+ * Nothing is remembered of a refusal: a thread maps a ring once, and a
+ * module replaced meanwhile is asked again.
  */
-static atomic_int ptk_ring_once_known;
-
-/* Map a ring of @size data bytes on @fd: once if the module can. */
 static void *ptk_ring_mmap(int fd, size_t size, size_t *len)
 {
 	size_t page = ptk_page_size();
-	void *p = MAP_FAILED;
+	void *p;
 
-	if (atomic_load_explicit(&ptk_ring_once_known, memory_order_relaxed) >= 0) {
-		*len = page + size;
-		p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-			 POSIXTRACE_RING_ONCE_OFFSET);
-		if (p != MAP_FAILED) {
-			atomic_store_explicit(&ptk_ring_once_known, 1,
-					      memory_order_relaxed);
-			return p;
-		}
-		/* Past a limit, or out of memory: twice would not do. */
-		if (errno != EINVAL)
-			return MAP_FAILED;
-	}
-	*len = page + 2 * size;
+	*len = page + size;
 	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 POSIXTRACE_RING_OFFSET);
-	/* Twice, not once, at that size: an older module. */
-	if (p != MAP_FAILED)
-		atomic_store_explicit(&ptk_ring_once_known, -1,
-				      memory_order_relaxed);
-	return p;
+		 POSIXTRACE_RING_ONCE_OFFSET);
+	/* Past a limit, or out of memory: twice would not do either. */
+	if (p != MAP_FAILED || errno != EINVAL)
+		return p;
+	*len = page + 2 * size;
+	return mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+		    POSIXTRACE_RING_OFFSET);
 }
 
 /* The size the enable page @ep suggests, if usable; else 0. */

@@ -612,8 +612,8 @@ struct posixtrace_enable_page {
  *	mmap(NULL, page size + data size, PROT_READ | PROT_WRITE,
  *	     MAP_SHARED, devfd, POSIXTRACE_RING_ONCE_OFFSET)
  *
- * the same ring with its data mapped once: half the address space and page
- * tables, and a record that does not fit before the end of the data area
+ * the same ring with its data mapped once (for a large ring, about half
+ * the address space and page tables), and a record that does not fit before the end of the data area
  * goes on at its start (it is written in two pieces; every field of the
  * header is naturally aligned, so none is cut, and the commit word, first,
  * never is). The module reads either the same way. A thread has one ring;
