@@ -613,12 +613,13 @@ struct posixtrace_enable_page {
  *	     MAP_SHARED, devfd, POSIXTRACE_RING_ONCE_OFFSET)
  *
  * the same ring with its data mapped once (for a large ring, about half
- * the address space and page tables), and a record that does not fit before the end of the data area
- * goes on at its start (it is written in two pieces; every field of the
- * header is naturally aligned, so none is cut, and the commit word, first,
- * never is). The module reads either the same way. A thread has one ring;
- * mapping another retires the first (its records are taken first). The
- * mapping is not inherited (a child maps its own) and is not in core dumps.
+ * the address space and page tables), and a record that does not fit
+ * before the end of the data area goes on at its start (it is written in
+ * two pieces; every field of the header is naturally aligned, so none is
+ * cut, and the commit word, first, never is). The module reads either
+ * the same way. A thread has one ring; mapping another retires the first
+ * (its records are taken first). The mapping is not inherited (a child
+ * maps its own) and is not in core dumps.
  *
  * The thread writes records at increasing byte positions: pos & (data size
  * - 1) in the data area. A record is a struct posixtrace_ring_record and
