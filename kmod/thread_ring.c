@@ -10,9 +10,9 @@
  * read from pages no one can take away, without a fault or the mm, even
  * after the thread exited or unmapped them. The data pages are mapped
  * twice in a row in the module's view, so that it reads every record
- * whole; in the thread's, once (half the page tables: the thread writes a
- * record that runs past the end in two pieces) or, as older libraries
- * ask, twice.
+ * whole; in the thread's, once (about half the page tables: the thread
+ * writes a record that runs past the end in two pieces) or, as older
+ * libraries ask, twice.
  *
  * The module trusts nothing the thread wrote. It reads the commit word
  * with acquire, copies the header once and checks the copy, takes the

@@ -153,7 +153,6 @@ TEST(events_go_through_the_threads_ring_in_order)
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
-
 /*
  * The library maps its rings' data once: a record that runs past the end
  * of the data area goes on at its start, written in two pieces, and the

@@ -255,6 +255,11 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 
 		ptk_ring_write_split(r, off, &hdr, data, len);
 	} else {
+		/*
+		 * In place, field by field: building the header once for
+		 * both paths and copying it in cost 5 ns an event more
+		 * natively (42 against 37 ns, make bench-host's loop).
+		 */
 		rec->size = (uint32_t)size;
 		rec->event_id = id;
 		rec->ts_sec = ts.tv_sec;

@@ -15,8 +15,8 @@
  *
  * The data area is mapped once (POSIXTRACE_RING_ONCE_OFFSET, ABI 0.11):
  * about half the address space and page tables, for a large ring, of the
- * twice-mapped area an older module gives (a record that runs past the end is written in two
- * pieces: ptk_ring_write_split()).
+ * twice-mapped area an older module gives (a record that runs past the
+ * end is written in two pieces: ptk_ring_write_split()).
  *
  * After fork() the child has no mapping (the module does not copy it), but
  * the forking thread's ptk_ring says it has: the generation tells. Each
