@@ -4,15 +4,16 @@
  * call (the protocol is in <linux/posixtrace.h>; the reasons in
  * Documentation/dev-tools/posixtrace-design.rst).
  *
- * A ring is pages this module allocates, charged to the thread's memory
- * cgroup, mapped into the thread's process (read-write: the thread is the
- * producer) and, for the module, through a vmap of its own: a record is
- * read from pages no one can take away, without a fault or the mm, even
- * after the thread exited or unmapped them. The data pages are mapped
- * twice in a row in the module's view, so that it reads every record
- * whole; in the thread's, once (about half the page tables: the thread
- * writes a record that runs past the end in two pieces) or, as older
- * libraries ask, twice.
+ * A ring is pages this module allocates (ring_mem.c: charged to the
+ * thread's memory cgroup and its user's RLIMIT_MEMLOCK for as long as a
+ * mapping or the ring has them), mapped into the thread's process
+ * (read-write: the thread is the producer) and, for the module, through a
+ * vmap of its own: a record is read from pages no one can take away,
+ * without a fault or the mm, even after the thread exited or unmapped
+ * them. The data pages are mapped twice in a row in the module's view, so
+ * that it reads every record whole; in the thread's, once (about half the
+ * page tables: the thread writes a record that runs past the end in two
+ * pieces) or, as older libraries ask, twice.
  *
  * The module trusts nothing the thread wrote. It reads the commit word
  * with acquire, copies the header once and checks the copy, takes the
@@ -46,7 +47,6 @@
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
-#include <linux/sched/user.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
@@ -57,6 +57,7 @@
 #include "kbuf.h"
 #include "process.h"
 #include "ring_kick.h"
+#include "ring_mem.h"
 #include "stream.h"
 #include "thread_ring.h"
 
@@ -167,18 +168,13 @@ struct posixtrace_thread_ring {
 	struct posixtrace_ring_record next_hdr;
 
 	/* Fixed once mapped. */
-	struct posixtrace_ring_ctl *ctl;	/* in @vaddr */
-	const u8 *data;			/* in @vaddr, @size bytes twice */
+	struct posixtrace_ring_ctl *ctl;	/* in @mem's view */
+	const u8 *data;			/* in @mem's view, @size bytes twice */
 	u64 size;
-	/*
-	 * The control page, then the data pages twice; the pages are found
-	 * from it (posixtrace_thread_ring_page()), rather than kept in an
-	 * array: that would cost a page more for a 1 MiB ring.
-	 */
-	void *vaddr;
-	unsigned int nr_pages;		/* control and data: distinct pages */
-	/* Whose RLIMIT_MEMLOCK the pages count in, or NULL (CAP_IPC_LOCK). */
-	struct user_struct *user;
+	/* Its pages: a reference held until it is freed. */
+	struct posixtrace_ring_mem *mem;
+	/* It uses @mem (counts in the limit) until retired. */
+	bool charged;
 	/* What the thread's kicks walked (ring_kick.c); made at the first. */
 	struct posixtrace_ring_walk *walk;
 };
@@ -611,21 +607,16 @@ posixtrace_thread_ring_find(struct posixtrace_process *proc,
 	return NULL;
 }
 
-/* The pages leave the user's RLIMIT_MEMLOCK count. Never sleeps. */
+/*
+ * The ring no longer uses its pages: they leave the user's RLIMIT_MEMLOCK
+ * count unless a mapping still has them (ring_mem.c). Never sleeps.
+ */
 static void posixtrace_thread_ring_uncharge(struct posixtrace_thread_ring *ring)
 {
-	if (!ring->user)
+	if (!ring->charged)
 		return;
-	atomic_long_sub(ring->nr_pages, &ring->user->locked_vm);
-	free_uid(ring->user);
-	ring->user = NULL;
-}
-
-/* Page @i of @ring: 0 the control page, then the data pages. */
-static struct page *posixtrace_thread_ring_page(struct posixtrace_thread_ring *ring,
-						unsigned int i)
-{
-	return vmalloc_to_page((u8 *)ring->vaddr + i * PAGE_SIZE);
+	ring->charged = false;
+	posixtrace_ring_mem_uncharge(ring->mem);
 }
 
 static void posixtrace_thread_ring_free(struct work_struct *work)
@@ -633,21 +624,12 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 	struct posixtrace_thread_ring *ring =
 		container_of(to_rcu_work(work), struct posixtrace_thread_ring,
 			     free_work);
-	struct page *page, *tmp;
-	unsigned int i;
-	LIST_HEAD(pages);
 
-	/* Found through the mapping, so freed once it is gone. */
-	for (i = 0; i < ring->nr_pages; i++)
-		list_add(&posixtrace_thread_ring_page(ring, i)->lru, &pages);
-	vunmap(ring->vaddr);
-	list_for_each_entry_safe(page, tmp, &pages, lru) {
-		list_del(&page->lru);
-		__free_page(page);
-	}
 	kfree(ring->walk);
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
+	/* Freed here if no mapping has them any more. */
+	posixtrace_ring_mem_put(ring->mem);
 	posixtrace_process_put(ring->proc);
 	put_pid(ring->tid);
 	put_pid(ring->tgid);
@@ -717,7 +699,10 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 	WRITE_ONCE(ring->closed, true);
 	WRITE_ONCE(ring->dead, true);
 	spin_unlock(&posixtrace_drain_lock);
-	/* No drain takes it again: it no longer weighs on them. */
+	/*
+	 * No drain takes it again: it no longer weighs on them, nor on the
+	 * limit unless still mapped.
+	 */
 	posixtrace_thread_ring_uncharge(ring);
 
 	spin_lock(&ring->proc->lock);
@@ -988,35 +973,23 @@ void posixtrace_thread_rings_poke(void)
 			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
 }
 
-/* A ring of @size data bytes for current, not yet on any list. */
+/*
+ * A ring for current in @mem's pages of @size data bytes, not yet on any
+ * list; it takes over the caller's reference and use of @mem.
+ */
 static struct posixtrace_thread_ring *
-posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
+posixtrace_thread_ring_new(struct posixtrace_process *proc,
+			   struct posixtrace_ring_mem *mem, u64 size)
 {
-	unsigned int data_pages = size >> PAGE_SHIFT, i;
 	struct posixtrace_thread_ring *ring;
-	struct page **map;
 
 	ring = kzalloc(sizeof(*ring), GFP_KERNEL_ACCOUNT);
 	if (!ring)
 		return NULL;
-	ring->nr_pages = 1 + data_pages;
-	map = kvcalloc(1 + 2 * data_pages, sizeof(*map), GFP_KERNEL);
-	if (!map)
-		goto err_free;
-	/* Charged to the thread's memory cgroup: we run as the thread. */
-	for (i = 0; i < ring->nr_pages; i++) {
-		map[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
-		if (!map[i])
-			goto err_free;
-	}
-	for (i = 0; i < data_pages; i++)
-		map[1 + data_pages + i] = map[1 + i];
-	ring->vaddr = vmap(map, 1 + 2 * data_pages, VM_MAP, PAGE_KERNEL);
-	if (!ring->vaddr)
-		goto err_free;
-	kvfree(map);
-	ring->ctl = ring->vaddr;
-	ring->data = (const u8 *)ring->vaddr + PAGE_SIZE;
+	ring->mem = mem;
+	ring->charged = true;
+	ring->ctl = posixtrace_ring_mem_vaddr(mem);
+	ring->data = (const u8 *)ring->ctl + PAGE_SIZE;
 	ring->size = size;
 	ring->ctl->magic = POSIXTRACE_RING_MAGIC;
 	ring->ctl->state = POSIXTRACE_RING_LIVE;
@@ -1030,77 +1003,6 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc, u64 size)
 	ring->tgid = get_task_pid(current, PIDTYPE_TGID);
 	ring->tid = get_task_pid(current, PIDTYPE_PID);
 	return ring;
-
-err_free:
-	if (map)
-		for (i = 0; i < ring->nr_pages && map[i]; i++)
-			__free_page(map[i]);
-	kvfree(map);
-	kfree(ring);
-	return NULL;
-}
-
-/* Put @ring's pages into the thread's mapping @vma, data @times over. */
-static int posixtrace_thread_ring_insert(struct posixtrace_thread_ring *ring,
-					 struct vm_area_struct *vma,
-					 unsigned int times)
-{
-	unsigned int data_pages = ring->nr_pages - 1, i;
-	unsigned long num = 1 + times * data_pages;
-	struct page **map;
-	int ret;
-
-	map = kvcalloc(num, sizeof(*map), GFP_KERNEL);
-	if (!map)
-		return -ENOMEM;
-	for (i = 0; i < num; i++)
-		map[i] = posixtrace_thread_ring_page(ring, i);
-	/* Not for a child (it maps its own), not in a core dump. */
-	vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,
-		     VM_MAYEXEC);
-	ret = vm_insert_pages(vma, vma->vm_start, map, &num);
-	kvfree(map);
-	return ret;
-}
-
-/*
- * The ring size the library maps when nothing suggests another: rings up
- * to it may use all of a user's RLIMIT_MEMLOCK, larger ones half of it.
- */
-#define POSIXTRACE_RING_SIZE_DEFAULT	SZ_64K
-
-/*
- * The ring's pages count in its user's RLIMIT_MEMLOCK, as io_uring's
- * registered buffers do: they are pinned kernel memory, and a drain's work
- * is bounded by what all rings hold. A ring larger than the default (the
- * enable page's hint, or POSIXTRACE_RING_SIZE) may not take the user past
- * half the limit: with the default 8 MiB, the first threads of a process
- * under a 1 MiB LOOP stream would otherwise leave no room for any ring of
- * the next ones, which would then make every event by system call. Refused,
- * the library maps a default ring instead. NULL without a limit
- * (CAP_IPC_LOCK).
- */
-static struct user_struct *posixtrace_thread_ring_charge(unsigned long pages,
-							 u64 size, int *err)
-{
-	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT, cur;
-	struct user_struct *user;
-
-	*err = 0;
-	if (capable(CAP_IPC_LOCK))
-		return NULL;
-	if (size > POSIXTRACE_RING_SIZE_DEFAULT)
-		limit /= 2;
-	user = get_uid(current_user());
-	cur = atomic_long_read(&user->locked_vm);
-	do {
-		if (cur + pages > limit) {
-			free_uid(user);
-			*err = -ENOMEM;
-			return NULL;
-		}
-	} while (!atomic_long_try_cmpxchg(&user->locked_vm, &cur, cur + pages));
-	return user;
 }
 
 /*
@@ -1222,8 +1124,8 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned int max = READ_ONCE(max_ring_size);
 	struct posixtrace_thread_ring *ring, *old;
+	struct posixtrace_ring_mem *mem;
 	struct posixtrace_process *proc;
-	struct user_struct *user;
 	u64 size;
 	int ret;
 
@@ -1257,49 +1159,54 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	 */
 	if (old || posixtrace_kbufs_busy())
 		posixtrace_thread_rings_drain();
-	user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT), size,
-					     &ret);
-	if (ret == -ENOMEM && !old) {
+	mem = posixtrace_ring_mem_new(size);
+	if (IS_ERR(mem) && !old) {
 		/*
 		 * Rings closed by exits and execs count until a drain
-		 * retires them: retire them now, and try again, before a
-		 * thread near its limit goes by system call for good.
+		 * retires them (unless still mapped): retire them now, and
+		 * try again, before a thread near its limit goes by system
+		 * call for good.
 		 */
 		posixtrace_thread_rings_drain();
-		user = posixtrace_thread_ring_charge(1 + (size >> PAGE_SHIFT),
-						     size, &ret);
+		mem = posixtrace_ring_mem_new(size);
 	}
-	if (ret)
+	if (IS_ERR(mem)) {
+		ret = PTR_ERR(mem);
 		goto out_put_proc;
-	ring = posixtrace_thread_ring_new(proc, size);
+	}
+	/*
+	 * Mapped before the ring is listed: the mapping's use of the pages
+	 * is counted before anything can retire the ring and drop its own.
+	 */
+	ret = posixtrace_ring_mem_map(mem, vma, times);
+	if (ret)
+		goto out_put_mem;
+	ring = posixtrace_thread_ring_new(proc, mem, size);
 	if (!ring) {
 		ret = -ENOMEM;
-		goto out_put_proc;
+		goto out_unmap;
 	}
-	ring->user = user;
-	user = NULL;
 	ret = posixtrace_thread_ring_list(ring);
 	if (ret) {
 		/* Never listed: no drain can see it. */
 		queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
+		posixtrace_ring_mem_unmap(mem, vma);
 		goto out_put_proc;
 	}
 	spin_lock(&proc->lock);
 	list_add_rcu(&ring->proc_node, &proc->rings);
 	spin_unlock(&proc->lock);
-	ret = posixtrace_thread_ring_insert(ring, vma, times);
-	if (ret) {
-		/* Listed but never written: nothing to lose. */
-		posixtrace_thread_ring_retire(ring);
-		goto out_put_proc;
-	}
 	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
 			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+	posixtrace_process_put(proc);
+	return 0;
+
+out_unmap:
+	posixtrace_ring_mem_unmap(mem, vma);
+out_put_mem:
+	posixtrace_ring_mem_uncharge(mem);
+	posixtrace_ring_mem_put(mem);
 out_put_proc:
-	if (user) {
-		atomic_long_sub(1 + (size >> PAGE_SHIFT), &user->locked_vm);
-		free_uid(user);
-	}
 	posixtrace_process_put(proc);
 	return ret;
 }

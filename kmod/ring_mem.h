@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_RING_MEM_H
+#define _POSIXTRACE_RING_MEM_H
+
+#include <linux/types.h>
+
+struct posixtrace_ring_mem;
+struct vm_area_struct;
+
+struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size);
+void *posixtrace_ring_mem_vaddr(const struct posixtrace_ring_mem *mem);
+int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,
+			    struct vm_area_struct *vma, unsigned int times);
+void posixtrace_ring_mem_unmap(struct posixtrace_ring_mem *mem,
+			       struct vm_area_struct *vma);
+void posixtrace_ring_mem_uncharge(struct posixtrace_ring_mem *mem);
+void posixtrace_ring_mem_put(struct posixtrace_ring_mem *mem);
+
+#endif /* _POSIXTRACE_RING_MEM_H */
