@@ -6,6 +6,7 @@
  * and each command checks its own permissions.
  */
 
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/miscdevice.h>
 #include <linux/module.h>
@@ -154,8 +155,11 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
 	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
-	ret = posixtrace_ioctl_eventid_open(posixtrace_process_names(proc),
-					    ueid, true);
+	/* Not into its family's names, if it dropped privileges since. */
+	ret = posixtrace_links_own_names(proc, current_cred());
+	if (!ret)
+		ret = posixtrace_ioctl_eventid_open(posixtrace_process_names(proc),
+						    ueid, true);
 	posixtrace_process_put(proc);
 	return ret;
 }
@@ -315,6 +319,16 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
+	/*
+	 * Its bits show how many names its table has, and which of them the
+	 * streams record: not its privileged family's, if it dropped
+	 * privileges since.
+	 */
+	ret = posixtrace_links_own_names(proc, current_cred());
+	if (ret) {
+		posixtrace_process_put(proc);
+		return ret;
+	}
 	page = posixtrace_process_enable_page(proc);
 	if (page) {
 		vm_flags_mod(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP,

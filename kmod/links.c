@@ -44,6 +44,13 @@
  *
  * Privileged exec: the process's entry is forgotten as at exit, links and
  * names: see posixtrace_process_remove().
+ *
+ * Credentials that move away from those its table of names was made under
+ * (setresuid(), capset()): the process gets a table of its own the next
+ * time it uses names (posixtrace_links_own_names()), and the streams that
+ * traced it stop, each recording POSIX_TRACE_ERROR with EPERM. A link
+ * always joins a stream and a process that use one table (the stream's is
+ * fixed when it is made): an identifier names one event type in a stream.
  */
 
 #include <linux/errno.h>
@@ -155,8 +162,11 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 			    struct posixtrace_process *proc)
 {
 	spin_lock(&posixtrace_links_lock);
-	/* Forgotten since it was looked up: nothing to trace. */
-	if (proc->forgotten)
+	/*
+	 * Forgotten since it was looked up, or moved to another table of
+	 * names since the stream took its own: nothing to trace.
+	 */
+	if (proc->forgotten || stream->names != proc->names)
 		kfree(link);
 	else
 		posixtrace_link_insert(link, stream, proc);
@@ -394,6 +404,69 @@ static bool posixtrace_link_inherited_at(const struct posixtrace_link *link,
 }
 
 /**
+ * posixtrace_links_own_names - no family's names for a process that
+ *	dropped privileges
+ * @proc: its entry
+ * @cred: its credentials now (current_cred(), or its leader's when another
+ *	process makes a stream for it)
+ *
+ * A module is not told when a process changes its credentials, so this is
+ * asked by whatever is about to use @proc's table on its behalf: the open
+ * of a name of its own, the mapping of its enable page, a stream made for
+ * it. If @cred no longer match those the table was made under
+ * (posixtrace_names_cred_ok()), the entry gets a new, empty table, made
+ * under @cred, and the streams that traced it stop: each names events with
+ * the table the entry left (a stream's table is fixed), which the
+ * process's next names would contradict, and each records
+ * POSIX_TRACE_ERROR with EPERM, so that the loss is not silent. Its
+ * descendants forked from then on share the new table. Its enable page,
+ * its rings and its pid stay: a stream made for it now traces it with the
+ * new table. Cheap when nothing changed: a pointer compared. Sleeps.
+ *
+ * Return: 0, -ENOMEM, or -ESRCH if the entry has left the process table.
+ */
+int posixtrace_links_own_names(struct posixtrace_process *proc,
+			       const struct cred *cred)
+{
+	struct posixtrace_names *old, *names;
+	struct posixtrace_link *link, *tmp;
+	int ret = 0;
+
+	if (posixtrace_names_cred_ok(posixtrace_process_names(proc), cred))
+		return 0;
+	names = posixtrace_names_new(cred);
+	if (!names)
+		return -ENOMEM;
+	mutex_lock(&proc->names_mutex);
+	old = proc->names;
+	/* Another thread moved it first. */
+	if (posixtrace_names_cred_ok(old, cred))
+		goto out_put;
+	if (!posixtrace_names_move(old, names, &proc->names_user)) {
+		ret = -ESRCH;
+		goto out_put;
+	}
+	spin_lock(&posixtrace_links_lock);
+	posixtrace_process_set_names(proc, names);
+	list_for_each_entry_safe(link, tmp, &proc->links, proc_node) {
+		posixtrace_stream_error(link->stream, EPERM);
+		posixtrace_link_remove(link);
+	}
+	/* No names any more: none of the family's is recordable here. */
+	spin_lock(&proc->lock);
+	posixtrace_links_publish(proc);
+	spin_unlock(&proc->lock);
+	spin_unlock(&posixtrace_links_lock);
+	mutex_unlock(&proc->names_mutex);
+	return 0;
+
+out_put:
+	mutex_unlock(&proc->names_mutex);
+	posixtrace_names_put(names);
+	return ret;
+}
+
+/**
  * posixtrace_links_escaped - children of @proc could not be followed
  * @proc: the parent's entry; its links held
  * @nr: how many
@@ -459,6 +532,11 @@ void posixtrace_links_inherit(struct posixtrace_process *from,
 			break;
 		if (!posixtrace_link_inherited_at(link, seq))
 			continue;
+		/* @from moved to names of its own after the fork. */
+		if (link->stream->names != proc->names) {
+			posixtrace_stream_error(link->stream, EPERM);
+			continue;
+		}
 		new = list_first_entry_or_null(&spare, struct posixtrace_link,
 					       proc_node);
 		if (!new) {

@@ -6,6 +6,7 @@
 #include <linux/rcupdate.h>
 #include <linux/types.h>
 
+struct cred;
 struct pid;
 struct posixtrace_names;
 struct posixtrace_process;
@@ -41,6 +42,8 @@ void posixtrace_links_put(struct posixtrace_process *proc);
 void posixtrace_links_forget(struct posixtrace_process *proc);
 void posixtrace_links_update(struct posixtrace_stream *stream);
 void posixtrace_links_names_grown(struct posixtrace_names *names);
+int posixtrace_links_own_names(struct posixtrace_process *proc,
+			       const struct cred *cred);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
 struct posixtrace_stream *
 posixtrace_links_loop_stream(struct posixtrace_process *proc,

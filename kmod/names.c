@@ -7,6 +7,7 @@
  */
 
 #include <linux/bitmap.h>
+#include <linux/capability.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -21,10 +22,12 @@ static const char posixtrace_unnamed_event_name[] =
 
 /**
  * posixtrace_names_new - an empty table
+ * @cred: the credentials of the process it is made for (a reference is
+ *	taken)
  *
  * Return: the table, with one reference, or NULL.
  */
-struct posixtrace_names *posixtrace_names_new(void)
+struct posixtrace_names *posixtrace_names_new(const struct cred *cred)
 {
 	struct posixtrace_names *names;
 
@@ -35,7 +38,35 @@ struct posixtrace_names *posixtrace_names_new(void)
 	mutex_init(&names->lock);
 	spin_lock_init(&names->users_lock);
 	INIT_LIST_HEAD(&names->users);
+	names->cred = get_cred(cred);
 	return names;
+}
+
+/**
+ * posixtrace_names_cred_ok - may a process with @cred use @names?
+ * @names: the table
+ * @cred: the process's credentials now
+ *
+ * Only if what decides what it may do is what it was when the table was
+ * made: its effective and file system ids, its effective capabilities and
+ * its user namespace. Real and saved ids are not compared: they give no
+ * right by themselves, and a daemon keeps its uid while it works. Cheap:
+ * the same credentials are most often the same object. Never sleeps.
+ */
+bool posixtrace_names_cred_ok(const struct posixtrace_names *names,
+			      const struct cred *cred)
+{
+	const struct cred *own = names->cred;
+
+	if (own == cred)
+		return true;
+	return uid_eq(own->euid, cred->euid) &&
+	       uid_eq(own->fsuid, cred->fsuid) &&
+	       gid_eq(own->egid, cred->egid) &&
+	       gid_eq(own->fsgid, cred->fsgid) &&
+	       cap_issubset(own->cap_effective, cred->cap_effective) &&
+	       cap_issubset(cred->cap_effective, own->cap_effective) &&
+	       own->user_ns == cred->user_ns;
 }
 
 void posixtrace_names_get(struct posixtrace_names *names)
@@ -57,6 +88,10 @@ static void posixtrace_names_free(struct kref *ref)
 	}
 	kfree(names->names);
 	mutex_destroy(&names->lock);
+	put_cred(names->cred);
+	/* The table its first user left; its other users hold their own. */
+	if (names->prev)
+		posixtrace_names_put(names->prev);
 	kfree(names);
 }
 
@@ -94,6 +129,41 @@ void posixtrace_names_leave(struct posixtrace_names *names,
 	list_del_init(&user->node);
 	user->left = true;
 	spin_unlock(&names->users_lock);
+}
+
+/**
+ * posixtrace_names_move - a process entry using @from is to use @to
+ * @from: its table
+ * @to: a new table, not yet anyone's
+ * @user: its place on @from->users
+ *
+ * It leaves @from's users and joins @to's, before the caller makes it use
+ * @to: no name can be opened in @to before that, and from then on every
+ * name opened in it is published to the entry. The caller serialises
+ * this with posixtrace_names_join() and posixtrace_names_leave() for the
+ * same entry (process.c's names_mutex).
+ *
+ * Return: false if the entry left the process table already (then
+ * nothing changed).
+ */
+bool posixtrace_names_move(struct posixtrace_names *from,
+			   struct posixtrace_names *to,
+			   struct posixtrace_names_user *user)
+{
+	bool joined;
+
+	spin_lock(&from->users_lock);
+	if (user->left) {
+		spin_unlock(&from->users_lock);
+		return false;
+	}
+	joined = !list_empty(&user->node);
+	list_del_init(&user->node);
+	spin_unlock(&from->users_lock);
+	/* Not joined yet (a child before its task work): it joins later. */
+	if (joined)
+		posixtrace_names_join(to, user);
+	return true;
 }
 
 /*

@@ -2,6 +2,7 @@
 #ifndef _POSIXTRACE_NAMES_H
 #define _POSIXTRACE_NAMES_H
 
+#include <linux/cred.h>
 #include <linux/gfp.h>
 #include <linux/kref.h>
 #include <linux/list.h>
@@ -36,6 +37,15 @@
  * handed out (posixtrace_names_open()'s @grown). Lock order: @lock, then
  * @users_lock, then the processes' locks; the process table's lock is
  * never held with @users_lock.
+ *
+ * @cred are the credentials of the process the table was made for. A
+ * process of the family whose own no longer match them
+ * (posixtrace_names_cred_ok(): it dropped privileges with setresuid(),
+ * capset()...) moves to a table of its own before it reads or writes
+ * names again (links.c's posixtrace_links_own_names()), so that it neither
+ * learns nor changes what its privileged family names. The table it
+ * leaves stays referenced by the new one (@prev), so that whoever read the
+ * entry's table before the move may still use it while holding the entry.
  */
 struct posixtrace_name {
 	char *name;
@@ -55,9 +65,16 @@ struct posixtrace_names {
 	struct posixtrace_name *names;
 	spinlock_t users_lock;		/* @users */
 	struct list_head users;		/* struct posixtrace_names_user */
+	const struct cred *cred;	/* reference held; see above */
+	struct posixtrace_names *prev;	/* reference held, or NULL */
 };
 
-struct posixtrace_names *posixtrace_names_new(void);
+struct posixtrace_names *posixtrace_names_new(const struct cred *cred);
+bool posixtrace_names_cred_ok(const struct posixtrace_names *names,
+			      const struct cred *cred);
+bool posixtrace_names_move(struct posixtrace_names *from,
+			   struct posixtrace_names *to,
+			   struct posixtrace_names_user *user);
 void posixtrace_names_get(struct posixtrace_names *names);
 void posixtrace_names_put(struct posixtrace_names *names);
 void posixtrace_names_join(struct posixtrace_names *names,

@@ -12,6 +12,7 @@
  * recorded keep their names.
  */
 
+#include <linux/cred.h>
 #include <linux/hash.h>
 #include <linux/hashtable.h>
 #include <linux/mm.h>
@@ -61,6 +62,7 @@ static struct posixtrace_process *posixtrace_process_new(gfp_t gfp)
 	atomic_set(&proc->links_held, 1);
 	INIT_LIST_HEAD(&proc->rings);
 	INIT_LIST_HEAD(&proc->names_user.node);
+	mutex_init(&proc->names_mutex);
 	INIT_LIST_HEAD(&proc->escape_node);
 	return proc;
 }
@@ -79,15 +81,26 @@ struct posixtrace_process *posixtrace_process_blank(void)
 	return posixtrace_process_new(GFP_KERNEL);
 }
 
-/* The entry of @tgid, with a new table of names, for it to enter. */
+/*
+ * The entry of @tgid, with a new table of names, for it to enter. The
+ * table is made under the process's credentials, not its tracer's: they
+ * are what a later change is measured against.
+ */
 static struct posixtrace_process *posixtrace_process_alloc(struct pid *tgid)
 {
 	struct posixtrace_process *proc;
+	struct task_struct *task;
+	const struct cred *cred;
 
 	proc = posixtrace_process_new(GFP_KERNEL_ACCOUNT);
 	if (!proc)
 		return NULL;
-	proc->names = posixtrace_names_new();
+	rcu_read_lock();
+	task = pid_task(tgid, PIDTYPE_TGID);
+	cred = task ? get_task_cred(task) : get_current_cred();
+	rcu_read_unlock();
+	proc->names = posixtrace_names_new(cred);
+	put_cred(cred);
 	if (!proc->names) {
 		kfree(proc);
 		return NULL;
@@ -106,6 +119,7 @@ static void posixtrace_process_free_rcu(struct rcu_head *rcu)
 	if (proc->enable_page)
 		put_page(proc->enable_page);
 	put_pid(proc->tgid);
+	mutex_destroy(&proc->names_mutex);
 	kfree(proc);
 }
 
@@ -251,8 +265,9 @@ struct posixtrace_process *
 posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
 			struct posixtrace_process *blank)
 {
-	posixtrace_names_get(parent->names);
-	blank->names = parent->names;
+	/* A table the parent leaves meanwhile lives as long as it. */
+	blank->names = READ_ONCE(parent->names);
+	posixtrace_names_get(blank->names);
 	blank->tgid = get_pid(tgid);
 	return posixtrace_process_table_add(blank);
 }
@@ -260,7 +275,9 @@ posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
 /* A forked child's entry joins its names' users (posixtrace_process_fork()). */
 void posixtrace_process_join_names(struct posixtrace_process *proc)
 {
+	mutex_lock(&proc->names_mutex);
 	posixtrace_names_join(proc->names, &proc->names_user);
+	mutex_unlock(&proc->names_mutex);
 }
 
 /**
@@ -302,7 +319,9 @@ struct posixtrace_process *posixtrace_process_remove(struct pid *tgid)
  */
 void posixtrace_process_removed(struct posixtrace_process *proc)
 {
+	mutex_lock(&proc->names_mutex);
 	posixtrace_names_leave(proc->names, &proc->names_user);
+	mutex_unlock(&proc->names_mutex);
 }
 
 /*
@@ -333,17 +352,39 @@ void posixtrace_process_hold(struct posixtrace_process *proc)
 	kref_get(&proc->ref);
 }
 
-/* The process's table of event names; as long as the entry lives. */
+/*
+ * The process's table of event names: valid as long as the entry lives,
+ * even once the entry moved to another (names.h's @prev).
+ */
 struct posixtrace_names *
 posixtrace_process_names(struct posixtrace_process *proc)
 {
-	return proc->names;
+	return READ_ONCE(proc->names);
+}
+
+/**
+ * posixtrace_process_set_names - the entry moves to a table of its own
+ * @proc: the entry, its names_mutex held
+ * @names: the new table, whose reference the entry takes over
+ *
+ * The old table's reference goes to @names->prev, so that the old table
+ * lives as long as the entry. The caller holds the links lock, and
+ * republishes the enable bits.
+ */
+void posixtrace_process_set_names(struct posixtrace_process *proc,
+				  struct posixtrace_names *names)
+{
+	lockdep_assert_held(&proc->names_mutex);
+	spin_lock(&proc->lock);
+	names->prev = proc->names;
+	WRITE_ONCE(proc->names, names);
+	spin_unlock(&proc->lock);
 }
 
 /* May the process record events of type @id? Never sleeps. */
 bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id)
 {
-	return posixtrace_names_valid(proc->names, id);
+	return posixtrace_names_valid(posixtrace_process_names(proc), id);
 }
 
 /* The data an emitter copies for the streams tracing the process. */

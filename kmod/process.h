@@ -5,6 +5,7 @@
 #include <linux/bitmap.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/posixtrace.h>
 #include <linux/rcupdate.h>
@@ -68,7 +69,15 @@ struct posixtrace_process {
 	struct page *enable_page;
 	struct posixtrace_enable_page *enable;
 
-	struct posixtrace_names *names;	/* reference held */
+	/*
+	 * Its table of names, reference held: its family's, until its
+	 * credentials move away from those the table was made under, when
+	 * it gets one of its own (links.c's posixtrace_links_own_names()).
+	 * Changed under @names_mutex, the links lock and @lock; read under
+	 * any of them, or with READ_ONCE() (posixtrace_process_names()): a
+	 * table it left lives as long as the entry (names.h's @prev).
+	 */
+	struct posixtrace_names *names;
 	/*
 	 * On @names->users from just before the entry enters the process
 	 * table (a forked child's: before the child first runs) until just
@@ -76,6 +85,7 @@ struct posixtrace_process {
 	 * is published here too.
 	 */
 	struct posixtrace_names_user names_user;
+	struct mutex names_mutex;	/* joining, leaving, moving: @names */
 
 	/*
 	 * The rings of its threads (thread_ring.c owns them): added and
@@ -118,6 +128,8 @@ void posixtrace_process_exit_all(void);
 
 struct posixtrace_names *
 posixtrace_process_names(struct posixtrace_process *proc);
+void posixtrace_process_set_names(struct posixtrace_process *proc,
+				  struct posixtrace_names *names);
 bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id);
 size_t posixtrace_process_data_max(struct posixtrace_process *proc);
 void posixtrace_process_publish(struct posixtrace_process *proc,

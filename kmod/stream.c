@@ -315,6 +315,8 @@ static void posixtrace_stream_free(struct kref *ref)
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
 	kfree(stream->log_path);
+	if (stream->names)
+		posixtrace_names_put(stream->names);
 	if (stream->proc)
 		posixtrace_process_put(stream->proc);
 	put_pid_ns(stream->pid_ns);
@@ -396,6 +398,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	struct posixtrace_link *link = NULL;
 	kuid_t user = posixtrace_quota_user(current_cred());
 	struct posixtrace_stream *stream;
+	const struct cred *tcred;
 	struct task_struct *task;
 	struct timespec64 now;
 	struct file *file;
@@ -464,6 +467,20 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		stream->proc = NULL;
 		goto err_unlock_exec;
 	}
+	/*
+	 * The right to trace was judged on the target's credentials now: if
+	 * they are not those its family's names were made under (it dropped
+	 * privileges), the stream must not name events with them. The caller's
+	 * own thread, not its leader, when it traces itself.
+	 */
+	tcred = same_thread_group(task, current) ? get_current_cred() :
+						   get_task_cred(task);
+	ret = posixtrace_links_own_names(stream->proc, tcred);
+	put_cred(tcred);
+	if (ret)
+		goto err_unlock_exec;
+	stream->names = posixtrace_process_names(stream->proc);
+	posixtrace_names_get(stream->names);
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
@@ -882,11 +899,31 @@ posixtrace_stream_attr(struct posixtrace_stream *stream)
 	return &stream->attr;
 }
 
-/* The table that names its event types. */
+/* The table that names its event types; fixed at its creation. */
 struct posixtrace_names *
 posixtrace_stream_names(struct posixtrace_stream *stream)
 {
-	return posixtrace_process_names(stream->proc);
+	return stream->names;
+}
+
+/**
+ * posixtrace_stream_names_allowed - may the caller use @stream's names?
+ * @stream: the stream
+ *
+ * Not if it is the process the stream was made for and its credentials
+ * moved away from those of the table since (it made the stream, then
+ * dropped privileges): the table goes on growing with its privileged
+ * family's names. Anyone else was judged when the stream was made, as a
+ * tracer of a process with the table's credentials.
+ *
+ * Return: 0 or -EPERM.
+ */
+int posixtrace_stream_names_allowed(struct posixtrace_stream *stream)
+{
+	if (stream->proc->tgid != task_tgid(current) ||
+	    posixtrace_names_cred_ok(stream->names, current_cred()))
+		return 0;
+	return -EPERM;
 }
 
 /* For monitoring: never reused. */

@@ -81,6 +81,7 @@ const struct posixtrace_attr *
 posixtrace_stream_attr(struct posixtrace_stream *stream);
 struct posixtrace_names *
 posixtrace_stream_names(struct posixtrace_stream *stream);
+int posixtrace_stream_names_allowed(struct posixtrace_stream *stream);
 u64 posixtrace_stream_id(struct posixtrace_stream *stream);
 struct pid *posixtrace_stream_creator(struct posixtrace_stream *stream);
 kuid_t posixtrace_stream_owner(struct posixtrace_stream *stream);

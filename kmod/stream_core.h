@@ -74,8 +74,15 @@ struct posixtrace_stream {
 	char *log_path;			/* the log's path at creation, or NULL */
 	struct pid *creator;		/* the creating thread group */
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
-	/* The process it was created for (its names); reference held. */
+	/* The process it was created for; reference held. */
 	struct posixtrace_process *proc;
+	/*
+	 * The table that names its event types, reference held: @proc's when
+	 * the stream was made. Fixed, so that an identifier names one type
+	 * for as long as the stream lives, should @proc move to a table of
+	 * its own (links.c's posixtrace_links_own_names()).
+	 */
+	struct posixtrace_names *names;
 	struct posixtrace_attr attr;	/* as created; never changes */
 
 	struct mutex ctl_lock;		/* see "Locks" above */

@@ -106,6 +106,9 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	u32 usize;
 	long ret;
 
+	ret = posixtrace_stream_names_allowed(stream);
+	if (ret)
+		return ret;
 	ret = posixtrace_struct_from_user(&et, sizeof(et), uet,
 					  POSIXTRACE_EVENTTYPE_SIZE_VER0);
 	if (ret)
@@ -212,6 +215,7 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	struct posixtrace_stream *stream = file->private_data;
 	struct posixtrace_names *names = posixtrace_stream_names(stream);
 	void __user *uarg = (void __user *)arg;
+	long ret;
 
 	if (_IOC_TYPE(cmd) != POSIXTRACE_IOC_MAGIC)
 		return -ENOTTY;
@@ -236,6 +240,9 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_ATTR):
 		return posixtrace_stream_get_attr(stream, uarg);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_TRID_EVENTID_OPEN):
+		ret = posixtrace_stream_names_allowed(stream);
+		if (ret)
+			return ret;
 		return posixtrace_ioctl_eventid_open(names, uarg, false);
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTID_NAME):
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT):

@@ -10,6 +10,8 @@
  *    and every place and module reference comes back;
  *  - after a set-id exec, the old tracer neither sees nor touches the new
  *    image's event names;
+ *  - a child of a traced privileged daemon that drops privileges
+ *    (setresuid(), no exec) neither sees nor touches its family's names;
  *  - log writes obey the creator's RLIMIT_FSIZE and are charged to its
  *    memory cgroup;
  *  - the per-user stream limit is shared by a user and the user
@@ -39,6 +41,8 @@
 #include <sys/wait.h>
 
 #include <linux/io_uring.h>
+
+#include <posixtrace-k.h>
 
 #include "trl_common.h"
 
@@ -603,6 +607,179 @@ TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
 	EXPECT_FALSE(rep->secret_listed);
 	/* The family's table did not grow by the secret name. */
 	EXPECT_EQ(rep->before + 1, rep->probe);
+	munmap(rep, sizeof(*rep));
+}
+
+/* ---- privileges dropped without exec ------------------------------------ */
+
+#define JUNK_NAMES	1100
+
+/* What the daemon, its session and its tracer found, for the test to judge. */
+struct drop_report {
+	int step;		/* 0 when every step worked */
+	trace_event_id_t secret;	/* the daemon's first name */
+	int pre_err;		/* the session's listing through its old stream */
+	bool secret_listed;	/* the session saw one of the family's names */
+	int listed;		/* user names the session's new stream lists */
+	trace_event_id_t own_first;	/* the session's first name */
+	trace_event_id_t via_stream;	/* its name opened through its stream */
+	int late_err;		/* the daemon's open of the session's name */
+	trace_event_id_t late;	/* ... and its identifier */
+	trace_event_id_t late2;	/* the daemon's name after the junk */
+	int tracer_listed;	/* user names the daemon's tracer lists */
+	bool session_listed;	/* the tracer saw one of the session's */
+};
+
+/* The user names a stream lists; *@found if one of them is @name. */
+static int list_user_names(trace_id_t trid, const char *name, bool *found)
+{
+	char buf[TRACE_EVENT_NAME_MAX + 1];
+	trace_event_id_t id;
+	int unavailable, n = 0;
+
+	if (posix_trace_eventtypelist_rewind(trid))
+		return -1;
+	for (;;) {
+		if (posix_trace_eventtypelist_getnext_id(trid, &id,
+							 &unavailable))
+			return -1;
+		if (unavailable)
+			return n;
+		if (id <= POSIXTRACE_EVENT_UNNAMED_USER)
+			continue;
+		if (posix_trace_eventid_get_name(trid, id, buf))
+			return -1;
+		n++;
+		if (!strcmp(buf, name))
+			*found = true;
+	}
+}
+
+/*
+ * The session: forked by the daemon, so in its family and traced by the
+ * daemon's tracer; it made a stream on itself while still root, then
+ * drops to an ordinary user (no exec) and attacks the family's names.
+ */
+static int dropped_session(struct drop_report *rep)
+{
+	char name[TRACE_EVENT_NAME_MAX + 1];
+	trace_event_id_t id;
+	trace_id_t pre, own;
+	int unavailable, i;
+
+	if (posix_trace_create(0, NULL, &pre) || !become_user(USER_UID))
+		return 1;
+	/* Its stream of before: the family's table grows on behind it. */
+	rep->pre_err = posix_trace_eventtypelist_getnext_id(pre, &id,
+							    &unavailable);
+	if (posix_trace_create(0, NULL, &own))
+		return 2;
+	rep->listed = list_user_names(own, "daemon_secret",
+				      &rep->secret_listed);
+	/* A name the daemon opens later, with another format. */
+	if (posixtrace_k_eventid_open_format("daemon_late", "x:u8",
+					     &rep->own_first) ||
+	    posix_trace_trid_eventid_open(own, "via_stream", &rep->via_stream))
+		return 3;
+	/* As many names as a table holds, and more. */
+	for (i = 0; i < JUNK_NAMES; i++) {
+		snprintf(name, sizeof(name), "junk%d", i);
+		if (posix_trace_eventid_open(name, &id))
+			return 4;
+	}
+	return 0;
+}
+
+/*
+ * The daemon (root), traced with inheritance by the test: it opens a
+ * name, forks the session and waits for it, then opens the names the
+ * session tried to spoil.
+ */
+static int drop_daemon(struct drop_report *rep, int up, int go)
+{
+	int status;
+	pid_t s;
+
+	if (posixtrace_k_eventid_open_format("daemon_secret", "n:u32",
+					     &rep->secret) ||
+	    !put_byte(up, 's'))
+		return 1;
+	wait_byte(go);
+	s = fork();
+	if (s < 0)
+		return 2;
+	if (!s)
+		_exit(dropped_session(rep));
+	if (waitpid(s, &status, 0) != s || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return 10 + (WIFEXITED(status) ? WEXITSTATUS(status) : 9);
+	rep->late_err = posixtrace_k_eventid_open_format("daemon_late",
+							 "n:u32", &rep->late);
+	if (posix_trace_eventid_open("daemon_late2", &rep->late2) ||
+	    !put_byte(up, 'd'))
+		return 3;
+	wait_byte(go);
+	return 0;
+}
+
+TEST(dropped_privileges_hide_the_familys_names)
+{
+	int up[2], go[2], status;
+	struct drop_report *rep;
+	trace_attr_t attr;
+	trace_id_t trid;
+	char c;
+	pid_t d;
+
+	NEEDS_ROOT();
+	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, rep);
+	ASSERT_EQ(0, pipe(up));
+	ASSERT_EQ(0, pipe(go));
+	d = fork();
+	ASSERT_LE(0, d);
+	if (!d) {
+		close(up[0]);
+		close(go[1]);
+		_exit(drop_daemon(rep, up[1], go[0]));
+	}
+	close(up[1]);
+	close(go[0]);
+	ASSERT_TRUE(get(up[0], &c, 1));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setinherited(&attr,
+						   POSIX_TRACE_INHERITED));
+	ASSERT_EQ(0, posix_trace_create(d, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_TRUE(put_byte(go[1], 'f'));
+	if (!get(up[0], &c, 1)) {
+		ASSERT_EQ(d, waitpid(d, &status, 0));
+		TH_LOG("the daemon stopped at step %d", WEXITSTATUS(status));
+		ASSERT_TRUE(false);
+	}
+	/* The daemon's tracer names the family's events, and only those. */
+	rep->tracer_listed = list_user_names(trid, "via_stream",
+					     &rep->session_listed);
+	list_user_names(trid, "junk0", &rep->session_listed);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	ASSERT_TRUE(put_byte(go[1], 'q'));
+	ASSERT_EQ(d, waitpid(d, &status, 0));
+	ASSERT_EQ(0, status);
+
+	/* Its stream made while root serves the family's names no more. */
+	EXPECT_EQ(EPERM, rep->pre_err);
+	/* Its new stream lists none of them: it has a table of its own. */
+	EXPECT_EQ(0, rep->listed);
+	EXPECT_FALSE(rep->secret_listed);
+	EXPECT_EQ(rep->secret, rep->own_first);
+	EXPECT_EQ(rep->secret + 1, rep->via_stream);
+	/* Nothing it opened, format or count, reached the daemon's names. */
+	EXPECT_EQ(0, rep->late_err);
+	EXPECT_EQ(rep->secret + 1, rep->late);
+	EXPECT_EQ(rep->secret + 2, rep->late2);
+	EXPECT_EQ(3, rep->tracer_listed);
+	EXPECT_FALSE(rep->session_listed);
 	munmap(rep, sizeof(*rep));
 }
 
