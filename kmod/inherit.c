@@ -253,9 +253,15 @@ static void posixtrace_inherit_child(struct callback_head *work)
 	} else if (child->names != parent->names) {
 		/*
 		 * Someone made the child an entry of its own between its pid
-		 * becoming visible and the fork hook: the family's event ids
-		 * would misname its events. It escapes the streams.
+		 * becoming visible and the fork hook, or a stream made for it
+		 * since moved it to a table of its own, or its parent moved
+		 * (links.c's posixtrace_links_own_names()): the family's event
+		 * ids would misname its events. It escapes the streams. An
+		 * entry the hook entered still joins its table's users, so
+		 * that the names it opens reach its enable page.
 		 */
+		if (ticket->entered && !dying)
+			posixtrace_process_join_names(child);
 		posixtrace_links_escaped(parent, 1, ticket->seq, EEXIST);
 	} else if (!dying) {
 		if (ticket->entered)

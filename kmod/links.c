@@ -166,10 +166,15 @@ void posixtrace_link_attach(struct posixtrace_link *link,
 	 * Forgotten since it was looked up, or moved to another table of
 	 * names since the stream took its own: nothing to trace.
 	 */
-	if (proc->forgotten || stream->names != proc->names)
+	if (proc->forgotten) {
 		kfree(link);
-	else
+	} else if (stream->names != proc->names) {
+		/* Not silently: the stream traces nothing of it. */
+		posixtrace_stream_error(stream, EPERM);
+		kfree(link);
+	} else {
 		posixtrace_link_insert(link, stream, proc);
+	}
 	spin_unlock(&posixtrace_links_lock);
 }
 
@@ -437,6 +442,14 @@ int posixtrace_links_own_names(struct posixtrace_process *proc,
 	names = posixtrace_names_new(cred);
 	if (!names)
 		return -ENOMEM;
+	/*
+	 * What its threads recorded so far goes to the streams that traced
+	 * it, judged by the table it was recorded with, before they stop:
+	 * the links are dropped below without a drain of their own. (What
+	 * another of its threads records meanwhile, with the family's ids,
+	 * is its own to misname: it could record any id of its table.)
+	 */
+	posixtrace_thread_rings_drain();
 	mutex_lock(&proc->names_mutex);
 	old = proc->names;
 	/* Another thread moved it first. */

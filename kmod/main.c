@@ -18,6 +18,7 @@
 #include "netlink.h"
 #include "process.h"
 #include "quota.h"
+#include "ring_mem.h"
 #include "stream.h"
 #include "thread_ring.h"
 
@@ -36,9 +37,12 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_streams_init();
 	if (ret)
 		return ret;
-	ret = posixtrace_thread_rings_init(&posixtrace_ring_sink);
+	ret = posixtrace_ring_mem_init();
 	if (ret)
 		goto err_streams_exit;
+	ret = posixtrace_thread_rings_init(&posixtrace_ring_sink);
+	if (ret)
+		goto err_ring_mem_exit;
 	ret = posixtrace_hooks_init();
 	if (ret)
 		goto err_rings_exit;
@@ -59,6 +63,8 @@ err_hooks_exit:
 	posixtrace_hooks_exit();
 err_rings_exit:
 	posixtrace_thread_rings_exit();
+err_ring_mem_exit:
+	posixtrace_ring_mem_exit();
 err_streams_exit:
 	posixtrace_streams_exit();
 	return ret;
@@ -74,6 +80,7 @@ static void __exit posixtrace_exit(void)
 	posixtrace_nl_exit();
 	posixtrace_hooks_exit();
 	posixtrace_thread_rings_exit();
+	posixtrace_ring_mem_exit();
 	posixtrace_streams_exit();
 	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();

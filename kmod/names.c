@@ -42,16 +42,39 @@ struct posixtrace_names *posixtrace_names_new(const struct cred *cred)
 	return names;
 }
 
+/* Could a process with @cred make @uid its effective or file system uid? */
+static bool posixtrace_uid_reachable(kuid_t uid, const struct cred *cred)
+{
+	return uid_eq(uid, cred->uid) || uid_eq(uid, cred->euid) ||
+	       uid_eq(uid, cred->suid) || uid_eq(uid, cred->fsuid) ||
+	       cap_raised(cred->cap_permitted, CAP_SETUID);
+}
+
+static bool posixtrace_gid_reachable(kgid_t gid, const struct cred *cred)
+{
+	return gid_eq(gid, cred->gid) || gid_eq(gid, cred->egid) ||
+	       gid_eq(gid, cred->sgid) || gid_eq(gid, cred->fsgid) ||
+	       cap_raised(cred->cap_permitted, CAP_SETGID);
+}
+
 /**
  * posixtrace_names_cred_ok - may a process with @cred use @names?
  * @names: the table
  * @cred: the process's credentials now
  *
- * Only if what decides what it may do is what it was when the table was
- * made: its effective and file system ids, its effective capabilities and
- * its user namespace. Real and saved ids are not compared: they give no
- * right by themselves, and a daemon keeps its uid while it works. Cheap:
- * the same credentials are most often the same object. Never sleeps.
+ * Only if it could still act as the process the table was made for: in
+ * the same user namespace, able to take back that process's effective and
+ * file system ids (they are among its real, effective, saved and file
+ * system ids, or it may set any) and its effective capabilities (they are
+ * among its permitted ones). A daemon that lowers its effective uid or
+ * capabilities for a while (seteuid(), a capset() of the effective set),
+ * and may raise them again, keeps its table: it is still as privileged.
+ * One that gave them up for good (setresuid() of all three, the permitted
+ * capabilities cleared) does not. So a process can move to a table of its
+ * own only as often as it can give something up for good: a few uids and
+ * gids, its capabilities, the depth of nested user namespaces; not back
+ * and forth. Cheap: the same credentials are most often the same object.
+ * Never sleeps.
  */
 bool posixtrace_names_cred_ok(const struct posixtrace_names *names,
 			      const struct cred *cred)
@@ -60,13 +83,12 @@ bool posixtrace_names_cred_ok(const struct posixtrace_names *names,
 
 	if (own == cred)
 		return true;
-	return uid_eq(own->euid, cred->euid) &&
-	       uid_eq(own->fsuid, cred->fsuid) &&
-	       gid_eq(own->egid, cred->egid) &&
-	       gid_eq(own->fsgid, cred->fsgid) &&
-	       cap_issubset(own->cap_effective, cred->cap_effective) &&
-	       cap_issubset(cred->cap_effective, own->cap_effective) &&
-	       own->user_ns == cred->user_ns;
+	return own->user_ns == cred->user_ns &&
+	       cap_issubset(own->cap_effective, cred->cap_permitted) &&
+	       posixtrace_uid_reachable(own->euid, cred) &&
+	       posixtrace_uid_reachable(own->fsuid, cred) &&
+	       posixtrace_gid_reachable(own->egid, cred) &&
+	       posixtrace_gid_reachable(own->fsgid, cred);
 }
 
 void posixtrace_names_get(struct posixtrace_names *names)
@@ -74,10 +96,9 @@ void posixtrace_names_get(struct posixtrace_names *names)
 	kref_get(&names->ref);
 }
 
-static void posixtrace_names_free(struct kref *ref)
+/* The last reference went; @names->prev is the caller's to put. */
+static void posixtrace_names_free(struct posixtrace_names *names)
 {
-	struct posixtrace_names *names =
-		container_of(ref, struct posixtrace_names, ref);
 	unsigned int i;
 
 	/* Each user holds a reference: none may be left. */
@@ -89,16 +110,23 @@ static void posixtrace_names_free(struct kref *ref)
 	kfree(names->names);
 	mutex_destroy(&names->lock);
 	put_cred(names->cred);
-	/* The table its first user left; its other users hold their own. */
-	if (names->prev)
-		posixtrace_names_put(names->prev);
 	kfree(names);
 }
 
-/* Never sleeps: an RCU callback drops process entries' references. */
+/*
+ * Never sleeps: an RCU callback drops process entries' references. A table
+ * holds the one its first user left (@prev): the chain is put in a loop,
+ * not by recursion, however long it is.
+ */
 void posixtrace_names_put(struct posixtrace_names *names)
 {
-	kref_put(&names->ref, posixtrace_names_free);
+	struct posixtrace_names *prev;
+
+	while (names && refcount_dec_and_test(&names->ref.refcount)) {
+		prev = names->prev;
+		posixtrace_names_free(names);
+		names = prev;
+	}
 }
 
 /**

@@ -33,6 +33,7 @@
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "ring_mem.h"
@@ -40,6 +41,7 @@
 struct posixtrace_ring_mem {
 	refcount_t refs;		/* the memory: see above */
 	atomic_t users;			/* the charge: see above */
+	struct work_struct free_work;	/* queued by the last reference */
 	/* Fixed once made. */
 	void *vaddr;			/* control page, then the data twice */
 	unsigned int nr_pages;		/* control and data: distinct pages */
@@ -103,19 +105,24 @@ static struct page *posixtrace_ring_mem_page(const struct posixtrace_ring_mem *m
 	return vmalloc_to_page((const u8 *)mem->vaddr + i * PAGE_SIZE);
 }
 
+/* Where the last reference's free runs: see posixtrace_ring_mem_put(). */
+static struct workqueue_struct *posixtrace_ring_mem_wq;
+
 /*
  * Nothing uses the pages any more: no mapping, no ring. The pages are
  * found through the module's view, so they are gathered before it goes,
  * into an array of our own: not through a field of the pages (page->lru),
  * which a page pinned by get_user_pages() beyond its mapping still
- * carries. Sleeps, and waits for memory rather than leak the pages.
+ * carries. Waits for memory rather than leak the pages: in a worker, not
+ * under the mmap lock of the mapping that went last.
  */
-static void posixtrace_ring_mem_free(struct posixtrace_ring_mem *mem)
+static void posixtrace_ring_mem_free(struct work_struct *work)
 {
+	struct posixtrace_ring_mem *mem =
+		container_of(work, struct posixtrace_ring_mem, free_work);
 	struct page **pages;
 	unsigned int i;
 
-	might_sleep();
 	while (!(pages = kvmalloc_array(mem->nr_pages, sizeof(*pages),
 					GFP_KERNEL | __GFP_NOWARN)))
 		msleep(20);
@@ -173,6 +180,7 @@ struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size)
 	kvfree(map);
 	refcount_set(&mem->refs, 1);
 	atomic_set(&mem->users, 1);
+	INIT_WORK(&mem->free_work, posixtrace_ring_mem_free);
 	return mem;
 
 err_free_pages:
@@ -216,12 +224,30 @@ void posixtrace_ring_mem_uncharge(struct posixtrace_ring_mem *mem)
  * posixtrace_ring_mem_put - the ring, or a mapping, is done with @mem
  * @mem: the ring's memory
  *
- * The last reference frees it. Sleeps.
+ * The last reference has a worker free it (a mapping's close runs under
+ * the mmap lock, and the free may wait for memory). Never sleeps.
  */
 void posixtrace_ring_mem_put(struct posixtrace_ring_mem *mem)
 {
 	if (refcount_dec_and_test(&mem->refs))
-		posixtrace_ring_mem_free(mem);
+		queue_work(posixtrace_ring_mem_wq, &mem->free_work);
+}
+
+/* Before any ring is made. Return: 0 or -ENOMEM. */
+int posixtrace_ring_mem_init(void)
+{
+	posixtrace_ring_mem_wq = alloc_workqueue("posixtrace_ring_mem",
+						 WQ_UNBOUND, 0);
+	return posixtrace_ring_mem_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Module exit, after the rings' exit: no mapping is left (each held the
+ * module through its file), and the rings' frees have queued theirs.
+ */
+void posixtrace_ring_mem_exit(void)
+{
+	destroy_workqueue(posixtrace_ring_mem_wq);
 }
 
 static void posixtrace_ring_mem_vm_open(struct vm_area_struct *vma)
@@ -229,7 +255,11 @@ static void posixtrace_ring_mem_vm_open(struct vm_area_struct *vma)
 	posixtrace_ring_mem_get(vma->vm_private_data);
 }
 
-/* The mm core closes a mapping after it has unmapped it. */
+/*
+ * The page tables' own references keep the pages while the mapping has
+ * them, whenever the mm core closes it (6.1's unmap_region() of a failed
+ * mmap_region() closes before it unmaps).
+ */
 static void posixtrace_ring_mem_vm_close(struct vm_area_struct *vma)
 {
 	struct posixtrace_ring_mem *mem = vma->vm_private_data;

@@ -7,6 +7,9 @@
 struct posixtrace_ring_mem;
 struct vm_area_struct;
 
+int posixtrace_ring_mem_init(void);
+void posixtrace_ring_mem_exit(void);
+
 struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size);
 void *posixtrace_ring_mem_vaddr(const struct posixtrace_ring_mem *mem);
 int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,

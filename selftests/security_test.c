@@ -40,6 +40,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#include <linux/capability.h>
 #include <linux/io_uring.h>
 
 #include <posixtrace-k.h>
@@ -628,7 +629,12 @@ struct drop_report {
 	trace_event_id_t late2;	/* the daemon's name after the junk */
 	int tracer_listed;	/* user names the daemon's tracer lists */
 	bool session_listed;	/* the tracer saw one of the session's */
+	pid_t session;		/* the session's pid */
+	int session_events;	/* its events the tracer read */
 };
+
+/* What the session records while still root, before it drops. */
+#define SESSION_EVENTS	10
 
 /* The user names a stream lists; *@found if one of them is @name. */
 static int list_user_names(trace_id_t trid, const char *name, bool *found)
@@ -655,6 +661,25 @@ static int list_user_names(trace_id_t trid, const char *name, bool *found)
 	}
 }
 
+/* The events of type @id by @pid that a stream holds, read out. */
+static int count_events_of(trace_id_t trid, pid_t pid, trace_event_id_t id)
+{
+	struct posix_trace_event_info ev;
+	char data[64];
+	size_t len;
+	int unavailable, n = 0;
+
+	for (;;) {
+		if (posix_trace_trygetnext_event(trid, &ev, data, sizeof(data),
+						 &len, &unavailable))
+			return -1;
+		if (unavailable)
+			return n;
+		if (ev.posix_pid == pid && ev.posix_event_id == id)
+			n++;
+	}
+}
+
 /*
  * The session: forked by the daemon, so in its family and traced by the
  * daemon's tracer; it made a stream on itself while still root, then
@@ -667,7 +692,12 @@ static int dropped_session(struct drop_report *rep)
 	trace_id_t pre, own;
 	int unavailable, i;
 
-	if (posix_trace_create(0, NULL, &pre) || !become_user(USER_UID))
+	if (posix_trace_create(0, NULL, &pre))
+		return 1;
+	/* In its ring: taken for the tracer before the drop moves it. */
+	for (i = 0; i < SESSION_EVENTS; i++)
+		posix_trace_event(rep->secret, &i, sizeof(i));
+	if (!become_user(USER_UID))
 		return 1;
 	/* Its stream of before: the family's table grows on behind it. */
 	rep->pre_err = posix_trace_eventtypelist_getnext_id(pre, &id,
@@ -710,6 +740,7 @@ static int drop_daemon(struct drop_report *rep, int up, int go)
 		return 2;
 	if (!s)
 		_exit(dropped_session(rep));
+	rep->session = s;
 	if (waitpid(s, &status, 0) != s || !WIFEXITED(status) ||
 	    WEXITSTATUS(status))
 		return 10 + (WIFEXITED(status) ? WEXITSTATUS(status) : 9);
@@ -761,6 +792,8 @@ TEST(dropped_privileges_hide_the_familys_names)
 	/* The daemon's tracer names the family's events, and only those. */
 	rep->tracer_listed = list_user_names(trid, "via_stream",
 					     &rep->session_listed);
+	rep->session_events = count_events_of(trid, rep->session,
+					      rep->secret);
 	list_user_names(trid, "junk0", &rep->session_listed);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 	ASSERT_TRUE(put_byte(go[1], 'q'));
@@ -780,7 +813,65 @@ TEST(dropped_privileges_hide_the_familys_names)
 	EXPECT_EQ(rep->secret + 2, rep->late2);
 	EXPECT_EQ(3, rep->tracer_listed);
 	EXPECT_FALSE(rep->session_listed);
+	/* What it recorded before the drop reached the tracer. */
+	EXPECT_EQ(SESSION_EVENTS, rep->session_events);
 	munmap(rep, sizeof(*rep));
+}
+
+/* Lower (or raise back to the permitted) the effective capabilities. */
+static bool caps_effective(bool on)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return false;
+	data[0].effective = on ? data[0].permitted : 0;
+	data[1].effective = on ? data[1].permitted : 0;
+	return !syscall(SYS_capset, &hdr, data);
+}
+
+/*
+ * An ordinary user in a user namespace of its own (all capabilities
+ * there) lowers and raises its effective capabilities 2,000 times,
+ * opening a name each time: it could raise them again, so it is as
+ * privileged as before and keeps its table (the name keeps its id). It
+ * moved once, when it entered the namespace. The first version moved it
+ * each time, keeping every table it left, until the put of that chain
+ * ran off the kernel's stack at its exit.
+ */
+static int toggle_caps_and_open(void *arg)
+{
+	trace_event_id_t a, b, again;
+	int i;
+
+	if (!become_user(USER_UID) ||
+	    posix_trace_eventid_open("sec.toggle.a", &a) ||
+	    posix_trace_eventid_open("sec.toggle.b", &b))
+		return 1;
+	if (unshare(CLONE_NEWUSER))
+		return CHILD_SKIP;
+	/* Another namespace: a table of its own, where b comes first. */
+	if (posix_trace_eventid_open("sec.toggle.b", &again) || again != a ||
+	    posix_trace_eventid_open("sec.toggle.a", &a))
+		return 2;
+	for (i = 0; i < 2000; i++) {
+		if (!caps_effective(i & 1))
+			return 3;
+		/* Moved, a would be the first of an empty table again. */
+		if (posix_trace_eventid_open("sec.toggle.a", &again) ||
+		    again != a)
+			return 4;
+	}
+	return 0;
+}
+
+TEST(lowering_capabilities_for_a_while_keeps_the_names)
+{
+	NEEDS_ROOT();
+	ASSERT_CHILD_OK(in_child(toggle_caps_and_open, NULL));
 }
 
 /* ---- what log writes are charged to ----------------------------------- */
