@@ -77,6 +77,8 @@ static void __exit posixtrace_exit(void)
 	posixtrace_streams_exit();
 	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();
+	/* The entries' last references on their drain domains went too. */
+	posixtrace_drain_domains_exit();
 	posixtrace_quota_exit();
 	/*
 	 * A task work of ours (hooks) puts the module as its last call, but

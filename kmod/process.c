@@ -21,6 +21,7 @@
 
 #include "names.h"
 #include "process.h"
+#include "thread_ring.h"
 
 #define POSIXTRACE_PROC_HASH_BITS 8
 
@@ -105,6 +106,8 @@ static void posixtrace_process_free_rcu(struct rcu_head *rcu)
 		posixtrace_names_put(proc->names);
 	if (proc->enable_page)
 		put_page(proc->enable_page);
+	/* Its rings, which hold the entry, are gone; its streams hold theirs. */
+	posixtrace_drain_domain_put(proc->domain);
 	put_pid(proc->tgid);
 	kfree(proc);
 }
@@ -239,8 +242,11 @@ posixtrace_process_insert(struct posixtrace_process *new)
  * @tgid: the child's pid; the child has not run yet
  * @blank: from posixtrace_process_blank(), made the child's entry
  *
- * The child shares the parent's event names (TRI). Called from the fork
- * hook: takes a raw lock only, and allocates nothing. The child joins the
+ * The child shares the parent's event names (TRI), and its drain domain:
+ * the streams it will inherit are in it (links.c), and their drains must
+ * take the child's rings with the parent's. The parent has links, so it
+ * has a domain. Called from the fork hook: takes a raw lock only, and
+ * allocates nothing (a reference on the domain). The child joins the
  * names' users before it first runs (posixtrace_process_join_names()).
  *
  * Return: a new reference on the child's entry: @blank, which the table
@@ -251,9 +257,22 @@ struct posixtrace_process *
 posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
 			struct posixtrace_process *blank)
 {
+	struct posixtrace_drain_domain *dom;
+
 	posixtrace_names_get(parent->names);
 	blank->names = parent->names;
 	blank->tgid = get_pid(tgid);
+	/*
+	 * The caller saw a link of the parent's: the domain was set before
+	 * that link was published (posixtrace_process_domain()'s cmpxchg,
+	 * then the link's list_add_rcu()).
+	 */
+	smp_rmb();
+	dom = READ_ONCE(parent->domain);
+	if (!WARN_ON_ONCE(!dom)) {
+		posixtrace_drain_domain_get(dom);
+		blank->domain = dom;
+	}
 	return posixtrace_process_table_add(blank);
 }
 
@@ -439,4 +458,35 @@ struct page *posixtrace_process_enable_page(struct posixtrace_process *proc)
 	}
 	spin_unlock(&proc->lock);
 	return proc->enable_page;
+}
+
+/**
+ * posixtrace_process_domain - the drain domain of @proc, made if need be
+ * @proc: the process
+ *
+ * Made at the first ring a thread maps, or the first stream created for
+ * the process, whichever comes first, and charged to the caller; a child
+ * that inherits links has its parent's from the fork. Set once: a domain
+ * never changes, so no two ever need merging. Sleeps.
+ *
+ * Return: the domain (the entry holds the reference), or NULL when out of
+ * memory.
+ */
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc)
+{
+	struct posixtrace_drain_domain *dom = READ_ONCE(proc->domain), *old;
+
+	if (dom)
+		return dom;
+	dom = posixtrace_drain_domain_new();
+	if (!dom)
+		return NULL;
+	/* Full barrier: set before any link or ring that needs it. */
+	old = cmpxchg(&proc->domain, NULL, dom);
+	if (old) {
+		posixtrace_drain_domain_put(dom);
+		return old;
+	}
+	return dom;
 }

@@ -15,6 +15,7 @@
 #include "names.h"
 
 struct page;
+struct posixtrace_drain_domain;
 
 /*
  * A process (thread group) that is traced, or that opened event names: its
@@ -82,6 +83,13 @@ struct posixtrace_process {
 	 * removed under @lock, walked under RCU.
 	 */
 	struct list_head rings;
+	/*
+	 * The drain domain of its rings and of the streams tracing it
+	 * (thread_ring.c), with a reference; NULL until one is needed. Set
+	 * once: by posixtrace_process_domain(), or to its parent's when it
+	 * is a child that inherits links (posixtrace_process_fork()).
+	 */
+	struct posixtrace_drain_domain *domain;
 
 	/*
 	 * hooks.c's, once the entry has left the table: what its leaving
@@ -124,5 +132,7 @@ void posixtrace_process_publish(struct posixtrace_process *proc,
 				const unsigned long *enabled, size_t data_max,
 				u32 ring_size);
 struct page *posixtrace_process_enable_page(struct posixtrace_process *proc);
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc);
 
 #endif /* _POSIXTRACE_PROCESS_H */

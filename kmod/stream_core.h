@@ -76,6 +76,12 @@ struct posixtrace_stream {
 	struct pid_namespace *pid_ns;	/* the creator's: pids are reported in it */
 	/* The process it was created for (its names); reference held. */
 	struct posixtrace_process *proc;
+	/*
+	 * @proc's drain domain (thread_ring.c), with a reference: its kbufs
+	 * are listed there, and every process it traces is in it (links.c).
+	 * Every drain for the stream drains it.
+	 */
+	struct posixtrace_drain_domain *domain;
 	struct posixtrace_attr attr;	/* as created; never changes */
 
 	struct mutex ctl_lock;		/* see "Locks" above */
