@@ -31,8 +31,8 @@
  * made before one already taken (its thread was preempted between reading
  * the clock and committing) takes that one's time: a stream's times never
  * go back. A drain lets go of its lock after every
- * POSIXTRACE_DRAIN_BUDGET records, having handed on what it took: to the
- * streams it is as if two drains had run.
+ * POSIXTRACE_DRAIN_BUDGET of work, records taken and rings visited, having
+ * handed on what it took: to the streams it is as if two drains had run.
  *
  * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
  * to the list of its domain's rings (RCU). It is closed when the thread
@@ -47,6 +47,7 @@
 #include <linux/posixtrace.h>
 #include <linux/rculist.h>
 #include <linux/refcount.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sched/user.h>
@@ -184,10 +185,13 @@ struct posixtrace_thread_ring {
 };
 
 /*
- * A drain lets go of its lock after so many records: what the rings hold
- * does not keep preemption off for long.
+ * A drain lets go of its lock after a budget of work: a record taken costs
+ * one, a ring or kbuf visited (its lap set, its first record looked at)
+ * POSIXTRACE_DRAIN_VISIT, so that neither what the rings hold nor how many
+ * there are keeps preemption off for long.
  */
 #define POSIXTRACE_DRAIN_BUDGET	512
+#define POSIXTRACE_DRAIN_VISIT	2
 /* The records a drain hands on at once (below). */
 #define POSIXTRACE_DRAIN_BATCH	32
 
@@ -213,7 +217,7 @@ struct posixtrace_drain_domain {
 	 * them, and its heap's entries, across its holds of @lock.
 	 */
 	struct mutex mutex;
-	/* A drain's hold: at most a budget of records (below). */
+	/* A drain's hold: at most a budget of records and visits (below). */
 	spinlock_t lock;
 	struct list_head rings;		/* all_node: RCU */
 	/* The streams' CPU buffers (kbuf.c), drained with the rings: RCU. */
@@ -258,6 +262,45 @@ static DEFINE_SPINLOCK(posixtrace_domains_lock);
 
 static struct workqueue_struct *posixtrace_rings_wq;
 static const struct posixtrace_ring_sink *posixtrace_ring_sink;
+
+/*
+ * The longest hold of any domain's drain lock since root last wrote 0,
+ * in ns: preemption is off for that long (but on PREEMPT_RT). Kept for the
+ * tests (ring_scope_test), read by anyone.
+ */
+static u64 drain_hold_max_ns;
+
+static int posixtrace_param_set_hold(const char *val,
+				     const struct kernel_param *kp)
+{
+	u64 v;
+	int ret = kstrtou64(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	WRITE_ONCE(drain_hold_max_ns, 0);
+	return 0;
+}
+
+static const struct kernel_param_ops posixtrace_hold_ops = {
+	.set = posixtrace_param_set_hold,
+	.get = param_get_ullong,
+};
+
+module_param_cb(drain_hold_max_ns, &posixtrace_hold_ops, &drain_hold_max_ns,
+		0644);
+MODULE_PARM_DESC(drain_hold_max_ns, "Longest hold of a drain lock, ns (write 0 to reset)");
+
+/* Count a hold of a drain lock that began at @start (local_clock()). */
+static void posixtrace_drain_held(u64 start)
+{
+	u64 ns = local_clock() - start, max = READ_ONCE(drain_hold_max_ns);
+
+	while (ns > max && !try_cmpxchg64(&drain_hold_max_ns, &max, ns))
+		;
+}
 
 static void posixtrace_domain_drain_work(struct work_struct *work);
 static void posixtrace_domain_tick(struct work_struct *work);
@@ -635,17 +678,16 @@ static void posixtrace_drain_visit_ring(struct posixtrace_drain_domain *dom,
 }
 
 /*
- * One hold of the drain lock, at most POSIXTRACE_DRAIN_BUDGET records:
- * first (in a drain's first hold) the visits of every kbuf, then of every
- * ring (each one's lap, and its first record into the heap), then the
- * records of the heap merged by timestamp, each within its source's lap
- * and, for kbufs, stamped before the cut. The visits all come before any
- * record is taken: a record is handed on only once every source's oldest
- * is in the heap. The heap and the places stay valid while the lock is
- * let go: the lists change only under the mutex the drain holds, kicks
- * drop nothing while it is open, and only a drain moves what a source was
- * taken up to. Hands on what it took and stores how far. Returns true
- * when the drain is done.
+ * One hold of the drain lock, at most POSIXTRACE_DRAIN_BUDGET of work:
+ * first the visits of every kbuf, then of every ring (each one's lap, and
+ * its first record into the heap), then the records of the heap merged by
+ * timestamp, each within its source's lap and, for kbufs, stamped before
+ * the cut. The visits all come before any record is taken: a record is
+ * handed on only once every source's oldest is in the heap. The heap and
+ * the places stay valid while the lock is let go: the lists change only
+ * under the mutex the drain holds, kicks drop nothing while it is open,
+ * and only a drain moves what a source was taken up to. Hands on what it
+ * took and stores how far. Returns true when the drain is done.
  *
  * The kbufs are visited first: a thread that wrote a ring's records, then
  * (its ring closed) kbuf records, must not see the latter taken without
@@ -659,17 +701,25 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 	struct posixtrace_kbuf *kb;
 	s64 now;
 
-	for (; w->kb != &dom->kbufs; w->kb = w->kb->next) {
+	for (; budget > 0 && w->kb != &dom->kbufs; w->kb = w->kb->next) {
 		kb = list_entry(w->kb, struct posixtrace_kbuf, node);
+		budget -= POSIXTRACE_DRAIN_VISIT;
 		posixtrace_kbuf_visit(kb, w->cut);
 		if (w->n < dom->heap_size && posixtrace_kbuf_peek(kb))
 			posixtrace_drain_push(dom, &w->n, &kb->src);
 	}
-	for (; w->ring != &dom->rings; w->ring = w->ring->next)
+	for (; budget > 0 && w->ring != &dom->rings; w->ring = w->ring->next) {
+		budget -= POSIXTRACE_DRAIN_VISIT;
 		posixtrace_drain_visit_ring(dom, w,
 					    list_entry(w->ring,
 						       struct posixtrace_thread_ring,
 						       all_node));
+	}
+	if (w->kb != &dom->kbufs || w->ring != &dom->rings) {
+		/* A revoked ring's loss may be in the batch. */
+		posixtrace_drain_store(dom);
+		return false;
+	}
 	now = ktime_get_real_ns();
 	for (; w->n && budget > 0; budget--) {
 		posixtrace_drain_take(dom, heap[0], now);
@@ -714,9 +764,9 @@ static bool posixtrace_kbufs_busy(struct posixtrace_drain_domain *dom);
  * filter change, clear, shutdown, status, read or flush (the stream's
  * domain); a system-call event (its process's); the timer, the threads'
  * kicks and exits, and kbufs filling. May sleep: it lets go of the drain
- * lock (and the CPU, if need be) after each POSIXTRACE_DRAIN_BUDGET
- * records, so that however much the rings hold, preemption is never off
- * for long. Drains of a domain
+ * lock (and the CPU, if need be) after each POSIXTRACE_DRAIN_BUDGET of
+ * records and visits, so that however much the rings hold, and however
+ * many there are, preemption is never off for long. Drains of a domain
  * take turns; a kick drops nothing while one is under way (ring_kick.c).
  * Then retires the rings closed before it began.
  */
@@ -724,7 +774,7 @@ void posixtrace_thread_rings_drain(struct posixtrace_drain_domain *dom)
 {
 	struct posixtrace_drain_walk w = { };
 	bool done;
-	u64 gen;
+	u64 gen, start;
 
 	might_sleep();
 	if (!dom ||
@@ -747,8 +797,10 @@ void posixtrace_thread_rings_drain(struct posixtrace_drain_domain *dom)
 		/* The streams' emit paths walk links under RCU. */
 		rcu_read_lock();
 		spin_lock(&dom->lock);
+		start = local_clock();
 		done = posixtrace_drain_hold(dom, &w);
 		dom->open = !done;
+		posixtrace_drain_held(start);
 		spin_unlock(&dom->lock);
 		rcu_read_unlock();
 		if (!done)
