@@ -748,6 +748,8 @@ static void posixtrace_thread_rings_reap(struct posixtrace_drain_domain *dom,
 		if (smp_load_acquire(&ring->closed) &&
 		    READ_ONCE(ring->closed_gen) < gen)
 			__posixtrace_thread_ring_retire(ring);
+		/* A domain may hold many rings. */
+		cond_resched();
 	}
 }
 
@@ -1173,27 +1175,32 @@ void posixtrace_thread_rings_close(struct posixtrace_process *proc)
  * Is every ring of @dom one whose process's only stream is a LOOP stream
  * without a log, and nobody waits for that stream's records? Kicks then
  * drop what the stream would overwrite, and nobody needs the rest yet.
+ * Under the drain mutex, which keeps the list as it is, so that the walk
+ * may leave RCU (and the CPU) between two rings: a domain may hold many.
  */
 static bool posixtrace_rings_lazy(struct posixtrace_drain_domain *dom)
 {
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_loop_view view;
+	struct posixtrace_stream *stream;
 	bool lazy = true;
 
 	/* A kbuf's records are those of threads without a ring: no kicks. */
 	if (posixtrace_kbufs_busy(dom))
 		return false;
-	rcu_read_lock();
-	list_for_each_entry_rcu(ring, &dom->rings, all_node) {
-		if (READ_ONCE(ring->dead))
-			continue;
-		if (!posixtrace_ring_sink->loop_stream(ring->proc, &view) ||
-		    view.readers_waiting) {
+	mutex_lock(&dom->mutex);
+	list_for_each_entry(ring, &dom->rings, all_node) {
+		/* The stream is freed a grace period after it is unlinked. */
+		rcu_read_lock();
+		stream = posixtrace_ring_sink->loop_stream(ring->proc, &view);
+		rcu_read_unlock();
+		if (!stream || view.readers_waiting) {
 			lazy = false;
 			break;
 		}
+		cond_resched();
 	}
-	rcu_read_unlock();
+	mutex_unlock(&dom->mutex);
 	return lazy;
 }
 
