@@ -17,7 +17,7 @@
  * however many rings its domain holds.
  *
  * Timed assertions under emulation, on a host that runs other guests:
- * medians of many calls, the cheapest of a few rounds; the longest hold
+ * medians of many calls, the cheapest of five rounds; the longest hold
  * of each of several rounds, and the least of those (the host's
  * preemption of the guest only lengthens holds); a base measured before
  * the attacker came and after it went, the costlier; and a hold measured
@@ -38,9 +38,12 @@
 #define ATTACKER_UID	1000
 #define VICTIM_UID	1001
 #define NR_IDLE_RINGS	1000
-#define CALLS		500
-/* Rounds of CALLS calls: the cheapest round's medians count. */
-#define COST_ROUNDS	3
+#define CALLS		300
+/*
+ * Rounds of CALLS calls, a tenth of a second apart: the cheapest round's
+ * medians count.
+ */
+#define COST_ROUNDS	5
 #define HOLD_PARAM	"/sys/module/posixtrace/parameters/drain_hold_max_ns"
 #define RING_PARAM	"/sys/module/posixtrace/parameters/max_ring_size"
 #define VICTIM_RING	(64 * 1024)
@@ -397,6 +400,8 @@ static int measure(struct victim_pipe *vp, struct costs *best)
 	int i;
 
 	for (i = 0; i < COST_ROUNDS; i++) {
+		if (i)
+			usleep(100000);
 		if (ask(vp, 'm', &c))
 			return -1;
 		if (!i || c.event < best->event)
