@@ -54,6 +54,7 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "stream.h"
 #include "thread_ring.h"

@@ -13,6 +13,7 @@
 
 #include "access.h"
 #include "device.h"
+#include "drain_domain.h"
 #include "hooks.h"
 #include "links.h"
 #include "netlink.h"

@@ -19,9 +19,9 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "drain_domain.h"
 #include "names.h"
 #include "process.h"
-#include "thread_ring.h"
 
 #define POSIXTRACE_PROC_HASH_BITS 8
 
@@ -458,35 +458,4 @@ struct page *posixtrace_process_enable_page(struct posixtrace_process *proc)
 	}
 	spin_unlock(&proc->lock);
 	return proc->enable_page;
-}
-
-/**
- * posixtrace_process_domain - the drain domain of @proc, made if need be
- * @proc: the process
- *
- * Made at the first ring a thread maps, or the first stream created for
- * the process, whichever comes first, and charged to the caller; a child
- * that inherits links has its parent's from the fork. Set once: a domain
- * never changes, so no two ever need merging. Sleeps.
- *
- * Return: the domain (the entry holds the reference), or NULL when out of
- * memory.
- */
-struct posixtrace_drain_domain *
-posixtrace_process_domain(struct posixtrace_process *proc)
-{
-	struct posixtrace_drain_domain *dom = READ_ONCE(proc->domain), *old;
-
-	if (dom)
-		return dom;
-	dom = posixtrace_drain_domain_new();
-	if (!dom)
-		return NULL;
-	/* Full barrier: set before any link or ring that needs it. */
-	old = cmpxchg(&proc->domain, NULL, dom);
-	if (old) {
-		posixtrace_drain_domain_put(dom);
-		return old;
-	}
-	return dom;
 }

@@ -132,7 +132,5 @@ void posixtrace_process_publish(struct posixtrace_process *proc,
 				const unsigned long *enabled, size_t data_max,
 				u32 ring_size);
 struct page *posixtrace_process_enable_page(struct posixtrace_process *proc);
-struct posixtrace_drain_domain *
-posixtrace_process_domain(struct posixtrace_process *proc);
 
 #endif /* _POSIXTRACE_PROCESS_H */

@@ -25,6 +25,7 @@
 
 #include "access.h"
 #include "compat.h"
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "links.h"
 #include "names.h"

@@ -58,6 +58,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "process.h"
 #include "ring_kick.h"
@@ -196,73 +197,6 @@ struct posixtrace_thread_ring {
  */
 #define POSIXTRACE_DRAIN_BUDGET	512
 #define POSIXTRACE_DRAIN_VISIT	8
-/* The records a drain hands on at once (below). */
-#define POSIXTRACE_DRAIN_BATCH	32
-
-/*
- * A drain takes a drain domain at once: the rings and kbufs of its
- * domain, merged by time. Records of a ring go to every stream tracing
- * its process, so a domain holds whatever feeds a stream that gets records
- * from one of its sources: a process entry's domain is set once (the first
- * ring, stream or link that needs it; a child that inherits links takes
- * its parent's in the fork hook), a stream's is its target's, and every
- * link joins a stream and a process of one domain (links.c). A drain then
- * never walks a ring of another domain: one user's idle rings cost another
- * user's drains nothing.
- */
-struct posixtrace_drain_domain {
-	refcount_t ref;
-	struct list_head node;		/* on posixtrace_domains */
-	bool exiting;			/* module exit: seen by its walk */
-	struct rcu_head rcu;
-	/*
-	 * One drain at a time. The lists change only under it (and @lock,
-	 * for the kicks), so that a drain holding it keeps its place in
-	 * them, and its heap's entries, across its holds of @lock.
-	 */
-	struct mutex mutex;
-	/* A drain's hold: at most a budget of records and visits (below). */
-	spinlock_t lock;
-	struct list_head rings;		/* all_node: RCU */
-	/* The streams' CPU buffers (kbuf.c), drained with the rings: RCU. */
-	struct list_head kbufs;
-	/* Listed rings and kbufs, and the heap's room; under @mutex. */
-	unsigned int nr_sources;
-	/*
-	 * A drain's min-heap of the sources (rings, kbufs) with a record to
-	 * take, by time: room for every one listed. The merge so costs
-	 * log(sources) per record, not sources. Swapped under @mutex alone.
-	 */
-	struct posixtrace_drain_src **heap;
-	unsigned int heap_size;
-	/* Written under @mutex; read by closes without it. */
-	u64 gen;
-	/*
-	 * A drain holds @mutex, and may let go of @lock: kicks do not drop
-	 * (posixtrace_thread_ring_drop()). Under @lock.
-	 */
-	bool open;
-	/* The sources a hold took records of, to store their positions. */
-	struct posixtrace_drain_src *touched;
-	/*
-	 * The records a drain has taken and not yet handed on: runs of one
-	 * process's records (from rings) go to its streams together, and
-	 * runs of one stream's (from its kbufs) to it, each stream's lock
-	 * taken once a run, not once a record. Under @lock.
-	 */
-	struct posixtrace_process *batch_proc;
-	struct posixtrace_stream *batch_stream;
-	unsigned int batch_len;
-	struct posixtrace_emit batch[POSIXTRACE_DRAIN_BATCH];
-	/* The kicks' and the exits' drain, and the timer's; a reference each. */
-	struct work_struct drain_work;
-	struct delayed_work tick_work;
-	unsigned int ticks_skipped;	/* the tick's alone */
-};
-
-/* Every domain, for the module's exit. */
-static LIST_HEAD(posixtrace_domains);
-static DEFINE_SPINLOCK(posixtrace_domains_lock);
 
 static struct workqueue_struct *posixtrace_rings_wq;
 static const struct posixtrace_ring_sink *posixtrace_ring_sink;
@@ -317,7 +251,7 @@ static void posixtrace_domain_tick(struct work_struct *work);
  *
  * Return: the domain, with one reference, or NULL.
  */
-struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
+static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 {
 	struct posixtrace_drain_domain *dom;
 
@@ -331,51 +265,39 @@ struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	INIT_LIST_HEAD(&dom->kbufs);
 	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
 	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
-	spin_lock_irq(&posixtrace_domains_lock);
-	list_add(&dom->node, &posixtrace_domains);
-	spin_unlock_irq(&posixtrace_domains_lock);
+	posixtrace_drain_domain_add(dom);
 	return dom;
 }
 
-/* A reference on @dom, which the caller holds one of. Never sleeps. */
-void posixtrace_drain_domain_get(struct posixtrace_drain_domain *dom)
-{
-	refcount_inc(&dom->ref);
-}
-
-static void posixtrace_drain_domain_free(struct rcu_head *rcu)
-{
-	struct posixtrace_drain_domain *dom =
-		container_of(rcu, struct posixtrace_drain_domain, rcu);
-
-	/* Nothing is listed: whatever listed a source held a reference. */
-	WARN_ON_ONCE(!list_empty(&dom->rings) || !list_empty(&dom->kbufs));
-	mutex_destroy(&dom->mutex);
-	kvfree(dom->heap);
-	kfree(dom);
-}
-
-/*
- * Drop a reference. The last goes after a grace period (lookups reach a
- * domain through a process entry or a stream under RCU). Never sleeps: a
- * process entry's RCU callback, or a hook, may put the last.
+/**
+ * posixtrace_process_domain - the drain domain of @proc, made if need be
+ * @proc: the process
+ *
+ * Made at the first ring a thread maps, or the first stream created for
+ * the process, whichever comes first, and charged to the caller; a child
+ * that inherits links has its parent's from the fork. Set once: a domain
+ * never changes, so no two ever need merging. Sleeps.
+ *
+ * Return: the domain (the entry holds the reference), or NULL when out of
+ * memory.
  */
-void posixtrace_drain_domain_put(struct posixtrace_drain_domain *dom)
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc)
 {
-	unsigned long flags;
+	struct posixtrace_drain_domain *dom = READ_ONCE(proc->domain), *old;
 
-	if (!dom || !refcount_dec_and_test(&dom->ref))
-		return;
-	spin_lock_irqsave(&posixtrace_domains_lock, flags);
-	list_del(&dom->node);
-	spin_unlock_irqrestore(&posixtrace_domains_lock, flags);
-	call_rcu(&dom->rcu, posixtrace_drain_domain_free);
-}
-
-/* After the last put of any domain: none is left to free. */
-void posixtrace_drain_domains_exit(void)
-{
-	rcu_barrier();
+	if (dom)
+		return dom;
+	dom = posixtrace_drain_domain_new();
+	if (!dom)
+		return NULL;
+	/* Full barrier: set before any link or ring that needs it. */
+	old = cmpxchg(&proc->domain, NULL, dom);
+	if (old) {
+		posixtrace_drain_domain_put(dom);
+		return old;
+	}
+	return dom;
 }
 
 /* Hand the batch on; under the drain lock. */
@@ -1613,18 +1535,7 @@ void posixtrace_thread_rings_exit(void)
 	struct posixtrace_drain_domain *dom;
 	struct posixtrace_thread_ring *ring, *tmp;
 
-	for (;;) {
-		spin_lock_irq(&posixtrace_domains_lock);
-		list_for_each_entry(dom, &posixtrace_domains, node)
-			if (!dom->exiting && refcount_inc_not_zero(&dom->ref))
-				break;
-		if (list_entry_is_head(dom, &posixtrace_domains, node))
-			dom = NULL;
-		else
-			dom->exiting = true;
-		spin_unlock_irq(&posixtrace_domains_lock);
-		if (!dom)
-			break;
+	while ((dom = posixtrace_drain_domain_next_exiting())) {
 		/* First: their drains retire rings too (reaps). */
 		if (cancel_delayed_work_sync(&dom->tick_work))
 			posixtrace_drain_domain_put(dom);

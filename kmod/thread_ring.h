@@ -47,17 +47,15 @@ int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink);
 void posixtrace_thread_rings_exit(void);
 
 /*
- * A drain domain (thread_ring.c): the rings and kbufs whose records a
+ * A drain domain (drain_domain.h): the rings and kbufs whose records a
  * drain merges, and what that drain needs (its locks, its heap, its
  * batch). Every stream's sources are in one domain: see
  * Documentation/dev-tools/posixtrace-design.rst, "Drain domains".
  */
 struct posixtrace_drain_domain;
 
-struct posixtrace_drain_domain *posixtrace_drain_domain_new(void);
-void posixtrace_drain_domain_get(struct posixtrace_drain_domain *dom);
-void posixtrace_drain_domain_put(struct posixtrace_drain_domain *dom);
-void posixtrace_drain_domains_exit(void);
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc);
 
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 				unsigned int times);
