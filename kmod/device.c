@@ -238,7 +238,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	 */
 	ringless = ev.flags & POSIXTRACE_EVENT_RINGLESS;
 	if (!ringless)
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain_current();
 	emit.event_id = ev.event_id;
 	emit.tgid = task_tgid(current);
 	emit.tid = task_pid(current);
@@ -257,13 +257,13 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	ret = posixtrace_event_short(&ev, &emit, stack_data, n, ringless,
 				     &drain, &retry);
 	if (drain)
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain_current();
 	posixtrace_stream_post_retry(&retry, &emit);
 	if (ret <= 0)
 		return ret;
 	/* Stored at once: what the kbufs hold goes first. */
 	if (ringless)
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain_current();
 
 	/* A stream keeps more than the stack holds: the heap, a reference. */
 	proc = posixtrace_process_get(task_tgid(current), false);

@@ -391,7 +391,7 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		return false;
 	}
 	/* Everything the threads made before the flush was asked for. */
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(stream->domain);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);

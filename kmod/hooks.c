@@ -70,8 +70,8 @@ static void posixtrace_forget_work(struct work_struct *work)
 		container_of(work, struct posixtrace_process, gone_work);
 
 	posixtrace_process_removed(proc);
-	/* Takes, and retires, the rings closed below. */
-	posixtrace_thread_rings_drain();
+	/* Takes, and retires, the rings closed below: those of its domain. */
+	posixtrace_thread_rings_drain(READ_ONCE(proc->domain));
 	posixtrace_links_forget(proc);
 	posixtrace_process_put(proc);
 }

@@ -54,6 +54,7 @@
 #include <linux/timekeeping.h>
 #include <linux/topology.h>
 
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "stream.h"
 #include "thread_ring.h"
@@ -88,6 +89,7 @@ static void posixtrace_kbufs_free(struct posixtrace_kbufs *kbufs)
 			free_page((unsigned long)kbufs->cpu[cpu]->data);
 		kfree(kbufs->cpu[cpu]);
 	}
+	posixtrace_drain_domain_put(kbufs->domain);
 	kfree(kbufs);
 }
 
@@ -100,7 +102,8 @@ static void posixtrace_kbufs_free_rcu(struct rcu_head *rcu)
  * posixtrace_kbufs_new - the buffers of a new stream, one per possible CPU
  * @stream: the stream, not yet published
  *
- * A page each, charged to the caller (the creator), listed for the drains.
+ * A page each, charged to the caller (the creator); listed for the drains
+ * by posixtrace_kbufs_list() once the stream's domain is known.
  *
  * Return: the buffers, or NULL.
  */
@@ -130,8 +133,6 @@ struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
 		kb->src.kbuf = true;
 		kb->stream = stream;
 	}
-	if (posixtrace_drain_list_kbufs(kbufs->cpu))
-		goto err;
 	return kbufs;
 
 err:
@@ -140,17 +141,37 @@ err:
 }
 
 /**
+ * posixtrace_kbufs_list - drain a new stream's kbufs from now on
+ * @kbufs: as made by posixtrace_kbufs_new(), not yet listed
+ * @dom: the stream's drain domain
+ *
+ * Sleeps. Return: 0 or -ENOMEM.
+ */
+int posixtrace_kbufs_list(struct posixtrace_kbufs *kbufs,
+			  struct posixtrace_drain_domain *dom)
+{
+	int ret = posixtrace_drain_list_kbufs(dom, kbufs->cpu);
+
+	if (ret)
+		return ret;
+	posixtrace_drain_domain_get(dom);
+	kbufs->domain = dom;
+	return 0;
+}
+
+/**
  * posixtrace_kbufs_retire - a stream's kbufs are done with
  * @kbufs: as made by posixtrace_kbufs_new()
  *
  * The stream is shut down and drained, or was never published: what they
  * hold now is of no stream (writers under RCU may still add to it). No
- * drain takes them any more; they are freed a grace period later. Sleeps
- * not, but takes the drain lock.
+ * drain takes them any more; they are freed a grace period later. Sleeps:
+ * they leave their domain's lists under its drain mutex.
  */
 void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs)
 {
-	posixtrace_drain_unlist_kbufs(kbufs->cpu);
+	if (kbufs->domain)
+		posixtrace_drain_unlist_kbufs(kbufs->domain, kbufs->cpu);
 	call_rcu(&kbufs->rcu, posixtrace_kbufs_free_rcu);
 }
 
@@ -235,26 +256,23 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 }
 
 /*
- * A drain's pass begins: from what was taken, to what the writers had
- * written when the drain @gen began (@first: this is its first pass), as
- * a ring's lap: writers that keep writing cannot keep a drain going, and
- * a kbuf listed after a drain's first pass has nothing for it. Records
- * stamped at or after @cut, the drain's clock read before its first pass
- * read any head, are left to a later drain (see the top of the file).
+ * A drain visits @kb: it takes from what was taken to what the writers
+ * had written then, as a ring's lap: writers that keep writing cannot
+ * keep a drain going. Records stamped at or after @cut, the drain's clock
+ * read before it read any head, are left to a later drain (see the top
+ * of the file). The drain may let go of its lock before it is done with
+ * @kb: what it keeps here stays valid, since nothing but a drain of its
+ * domain (under the domain's mutex) moves @tail.
  */
-void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
-				bool first, u64 cut)
+void posixtrace_kbuf_visit(struct posixtrace_kbuf *kb, u64 cut)
 {
 	kb->pos = kb->tail;
-	if (kb->lap_gen == gen)
-		return;
-	kb->lap_gen = gen;
 	kb->cut = cut;
 	/* Pairs with the writers' store-release: what is below is whole. */
-	kb->lap_end = first ? smp_load_acquire(&kb->head) : kb->tail;
+	kb->lap_end = smp_load_acquire(&kb->head);
 }
 
-/* Is there a record to take in this pass? Its times then in @kb->src. */
+/* Is there a record to take in this drain? Its times then in @kb->src. */
 bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
 {
 	const struct posixtrace_kbuf_record *rec;
@@ -279,7 +297,7 @@ bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
 
 /*
  * Take the record peeked into @emit, for the stream. Its data stays in
- * the buffer, which writers may not reuse before the pass ends.
+ * the buffer, which writers may not reuse before posixtrace_kbuf_store().
  */
 void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
 			  struct posixtrace_emit *emit)
@@ -303,8 +321,8 @@ void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
 	kb->pos += rec->size;
 }
 
-/* The pass handed its records on: writers may reuse their room. */
-void posixtrace_kbuf_pass_end(struct posixtrace_kbuf *kb)
+/* The drain handed what it took on: writers may reuse their room. */
+void posixtrace_kbuf_store(struct posixtrace_kbuf *kb)
 {
 	if (kb->pos != kb->tail)
 		/* Pairs with the writers' load-acquire: we read what we took. */

@@ -7,6 +7,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
+struct posixtrace_drain_domain;
 struct posixtrace_emit;
 struct posixtrace_stream;
 
@@ -19,6 +20,9 @@ struct posixtrace_drain_src {
 	s64 next_ns;		/* its next record's time, while in the heap */
 	u64 next_mono;		/* a kbuf's: its CLOCK_MONOTONIC stamp */
 	bool kbuf;		/* a struct posixtrace_kbuf, else a thread ring */
+	/* A hold of the drain took records of it: on its touched list. */
+	bool touched;
+	struct posixtrace_drain_src *touched_next;
 };
 
 /*
@@ -33,7 +37,7 @@ struct posixtrace_kbuf {
 	u64 tail;			/* bytes taken: the drain, release */
 	s64 last_ns;			/* writers: the last record's time */
 	/* The drain's view, under its lock: as a thread ring's. */
-	u64 pos, lap_end, lap_gen;
+	u64 pos, lap_end;
 	u64 cut;			/* ... and takes nothing stamped after */
 	struct posixtrace_stream *stream;
 	struct list_head node;		/* on the drain's list: RCU */
@@ -45,6 +49,8 @@ struct posixtrace_kbuf {
 /* A stream's kbufs, indexed by CPU. */
 struct posixtrace_kbufs {
 	struct rcu_head rcu;
+	/* Where they are listed (the stream's); a reference, once listed. */
+	struct posixtrace_drain_domain *domain;
 	struct posixtrace_kbuf *cpu[];
 };
 
@@ -57,18 +63,19 @@ struct posixtrace_kbufs {
 #define POSIXTRACE_KBUF_DRAIN	2
 
 struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream);
+int posixtrace_kbufs_list(struct posixtrace_kbufs *kbufs,
+			  struct posixtrace_drain_domain *dom);
 void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs);
 int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,
 			 pid_t tid, size_t len, size_t threshold);
 
 /* The drain's side (thread_ring.c), under its lock. */
-void posixtrace_kbuf_pass_begin(struct posixtrace_kbuf *kb, u64 gen,
-				bool first, u64 cut);
+void posixtrace_kbuf_visit(struct posixtrace_kbuf *kb, u64 cut);
 bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb);
 void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
 			  struct posixtrace_emit *emit);
-void posixtrace_kbuf_pass_end(struct posixtrace_kbuf *kb);
+void posixtrace_kbuf_store(struct posixtrace_kbuf *kb);
 bool posixtrace_kbuf_empty(const struct posixtrace_kbuf *kb);
 
 #endif /* _POSIXTRACE_KBUF_H */

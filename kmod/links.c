@@ -112,6 +112,13 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 				   struct posixtrace_process *proc)
 {
 	lockdep_assert_held(&posixtrace_links_lock);
+	/*
+	 * A link is made when @stream is created for @proc, or when @proc
+	 * inherits it at its fork from a parent linked to @stream, whose
+	 * domain it took: so a stream's drains take the rings of every
+	 * process it traces (thread_ring.c).
+	 */
+	WARN_ON_ONCE(stream->domain != READ_ONCE(proc->domain));
 	kref_get(&proc->ref);
 	link->seq = atomic64_inc_return(&posixtrace_links_made);
 	link->stream = stream;
@@ -449,7 +456,7 @@ int posixtrace_links_own_names(struct posixtrace_process *proc,
 	 * another of its threads records meanwhile, with the family's ids,
 	 * is its own to misname: it could record any id of its table.)
 	 */
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(READ_ONCE(proc->domain));
 	mutex_lock(&proc->names_mutex);
 	old = proc->names;
 	/* Another thread moved it first. */

@@ -13,6 +13,7 @@
 
 #include "access.h"
 #include "device.h"
+#include "drain_domain.h"
 #include "hooks.h"
 #include "links.h"
 #include "netlink.h"
@@ -84,6 +85,8 @@ static void __exit posixtrace_exit(void)
 	posixtrace_streams_exit();
 	/* What lives as long as the module: names, per-user counts. */
 	posixtrace_process_exit_all();
+	/* The entries' last references on their drain domains went too. */
+	posixtrace_drain_domains_exit();
 	posixtrace_quota_exit();
 	/*
 	 * A task work of ours (hooks) puts the module as its last call, but

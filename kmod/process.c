@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "drain_domain.h"
 #include "names.h"
 #include "process.h"
 
@@ -118,6 +119,8 @@ static void posixtrace_process_free_rcu(struct rcu_head *rcu)
 		posixtrace_names_put(proc->names);
 	if (proc->enable_page)
 		put_page(proc->enable_page);
+	/* Its rings, which hold the entry, are gone; its streams hold theirs. */
+	posixtrace_drain_domain_put(proc->domain);
 	put_pid(proc->tgid);
 	mutex_destroy(&proc->names_mutex);
 	kfree(proc);
@@ -253,8 +256,11 @@ posixtrace_process_insert(struct posixtrace_process *new)
  * @tgid: the child's pid; the child has not run yet
  * @blank: from posixtrace_process_blank(), made the child's entry
  *
- * The child shares the parent's event names (TRI). Called from the fork
- * hook: takes a raw lock only, and allocates nothing. The child joins the
+ * The child shares the parent's event names (TRI), and its drain domain:
+ * the streams it will inherit are in it (links.c), and their drains must
+ * take the child's rings with the parent's. The parent has links, so it
+ * has a domain. Called from the fork hook: takes a raw lock only, and
+ * allocates nothing (a reference on the domain). The child joins the
  * names' users before it first runs (posixtrace_process_join_names()).
  *
  * Return: a new reference on the child's entry: @blank, which the table
@@ -265,10 +271,23 @@ struct posixtrace_process *
 posixtrace_process_fork(struct posixtrace_process *parent, struct pid *tgid,
 			struct posixtrace_process *blank)
 {
+	struct posixtrace_drain_domain *dom;
+
 	/* A table the parent leaves meanwhile lives as long as it. */
 	blank->names = READ_ONCE(parent->names);
 	posixtrace_names_get(blank->names);
 	blank->tgid = get_pid(tgid);
+	/*
+	 * The caller saw a link of the parent's: the domain was set before
+	 * that link was published (posixtrace_process_domain()'s cmpxchg,
+	 * then the link's list_add_rcu()).
+	 */
+	smp_rmb();
+	dom = READ_ONCE(parent->domain);
+	if (!WARN_ON_ONCE(!dom)) {
+		posixtrace_drain_domain_get(dom);
+		blank->domain = dom;
+	}
 	return posixtrace_process_table_add(blank);
 }
 

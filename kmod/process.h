@@ -16,6 +16,7 @@
 #include "names.h"
 
 struct page;
+struct posixtrace_drain_domain;
 
 /*
  * A process (thread group) that is traced, or that opened event names: its
@@ -92,6 +93,13 @@ struct posixtrace_process {
 	 * removed under @lock, walked under RCU.
 	 */
 	struct list_head rings;
+	/*
+	 * The drain domain of its rings and of the streams tracing it
+	 * (thread_ring.c), with a reference; NULL until one is needed. Set
+	 * once: by posixtrace_process_domain(), or to its parent's when it
+	 * is a child that inherits links (posixtrace_process_fork()).
+	 */
+	struct posixtrace_drain_domain *domain;
 
 	/*
 	 * hooks.c's, once the entry has left the table: what its leaving

@@ -458,7 +458,7 @@ static int posixtrace_stream_post_kbuf(struct posixtrace_stream *stream,
 	if (ret < 0)
 		return ret;
 	if (ret & POSIXTRACE_KBUF_FIRST)
-		posixtrace_thread_rings_poke();
+		posixtrace_thread_rings_poke(stream->domain);
 	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
 	return (ret & POSIXTRACE_KBUF_DRAIN) || wq_has_sleeper(&stream->wq);
 }
@@ -528,7 +528,7 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 			}
 			rcu_read_unlock();
 			if (ret)
-				posixtrace_thread_rings_drain();
+				posixtrace_thread_rings_drain(stream->domain);
 			if (ret != -ENOSPC)
 				break;
 		}

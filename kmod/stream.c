@@ -25,6 +25,7 @@
 
 #include "access.h"
 #include "compat.h"
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "links.h"
 #include "names.h"
@@ -319,6 +320,7 @@ static void posixtrace_stream_free(struct kref *ref)
 		posixtrace_names_put(stream->names);
 	if (stream->proc)
 		posixtrace_process_put(stream->proc);
+	posixtrace_drain_domain_put(stream->domain);
 	put_pid_ns(stream->pid_ns);
 	put_pid(stream->creator);
 	mutex_destroy(&stream->ctl_lock);
@@ -363,6 +365,23 @@ void posixtrace_stream_slot_put(kuid_t user)
 {
 	posixtrace_quota_put(user);
 	atomic_dec(&posixtrace_nr_streams);
+}
+
+/*
+ * The stream's drain domain is its target's (made now if the target has
+ * none), and its kbufs are listed there. Sleeps. Return: 0 or -ENOMEM.
+ */
+static int posixtrace_stream_set_domain(struct posixtrace_stream *stream)
+{
+	struct posixtrace_drain_domain *dom;
+
+	dom = posixtrace_process_domain(stream->proc);
+	if (!dom)
+		return -ENOMEM;
+	posixtrace_drain_domain_get(dom);
+	stream->domain = dom;
+	return posixtrace_kbufs_list(rcu_dereference_protected(stream->kbufs, 1),
+				     dom);
 }
 
 /* Make the stream visible to emitters and to the stream list. */
@@ -481,6 +500,10 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 		goto err_unlock_exec;
 	stream->names = posixtrace_process_names(stream->proc);
 	posixtrace_names_get(stream->names);
+	/* Its drains take its target's rings, and its own kbufs. */
+	ret = posixtrace_stream_set_domain(stream);
+	if (ret)
+		goto err_unlock_exec;
 	fd = get_unused_fd_flags(O_CLOEXEC);
 	if (fd < 0) {
 		ret = fd;
@@ -588,7 +611,7 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 		return -ERESTARTSYS;
 	/* Events made before the call are judged by the old filter. */
 	posixtrace_stream_change_begin(stream);
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(stream->domain);
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
@@ -708,7 +731,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	/* What the threads made before goes in first. */
 	if (drain) {
 		posixtrace_stream_change_begin(stream);
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain(stream->domain);
 	}
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
@@ -721,7 +744,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 			 * that begins after it takes all that came before.
 			 */
 			if (doomed)
-				posixtrace_thread_rings_drain();
+				posixtrace_thread_rings_drain(stream->domain);
 			posixtrace_stream_change_end(stream);
 			posixtrace_stream_kill_finish(stream);
 		}
@@ -847,7 +870,7 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 		return -ERESTARTSYS;
 	/* Judged by the state before the call: what the threads made. */
 	posixtrace_stream_change_begin(stream);
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(stream->domain);
 	if (stream->shut_down)
 		ret = -EINVAL;
 	else if (cmd == POSIXTRACE_STREAM_START)
@@ -996,7 +1019,7 @@ int posixtrace_stream_status(struct posixtrace_stream *stream,
 	int ret = 0;
 
 	/* Full or not, counted or not: with what the threads made so far. */
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(stream->domain);
 	spin_lock(&stream->lock);
 	__posixtrace_stream_status(stream, st);
 	if (reset && stream->shut_down) {

@@ -83,6 +83,12 @@ struct posixtrace_stream {
 	 * its own (links.c's posixtrace_links_own_names()).
 	 */
 	struct posixtrace_names *names;
+	/*
+	 * @proc's drain domain (thread_ring.c), with a reference: its kbufs
+	 * are listed there, and every process it traces is in it (links.c).
+	 * Every drain for the stream drains it.
+	 */
+	struct posixtrace_drain_domain *domain;
 	struct posixtrace_attr attr;	/* as created; never changes */
 
 	struct mutex ctl_lock;		/* see "Locks" above */

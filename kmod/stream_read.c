@@ -63,7 +63,7 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 
 	if (!mapped)
 		room = min_t(size_t, room, gn->buf_size);
-	posixtrace_thread_rings_drain();
+	posixtrace_thread_rings_drain(stream->domain);
 	spin_lock(&stream->lock);
 	stream->reading = true;
 	bounce = stream->bounce;

@@ -23,20 +23,22 @@
  * counted lost. A drain takes at most one lap of each ring, so a thread
  * that keeps writing cannot keep a drain going.
  *
- * A drain takes every ring at once, merging their records by timestamp,
- * under one lock: events of different threads and processes reach the
- * streams in the order they were made, whoever drains (a reader, a state
- * change, the worker a thread's exit or kick queues, the timer). A record made before one already
- * taken (its thread was preempted between reading the clock and
- * committing) takes that one's time: a stream's times never go back. A
- * drain that may sleep lets go of the lock every POSIXTRACE_DRAIN_BUDGET
- * records, having handed on what it took: to the streams it is as if two
- * drains had run.
+ * A drain takes every ring of a drain domain at once, merging their
+ * records by timestamp: events of different threads and processes reach
+ * the streams in the order they were made, whoever drains (a reader, a
+ * state change, the worker a thread's exit or kick queues, the timer). A
+ * domain holds every ring and kbuf feeding the streams of the processes
+ * in it, and nothing else (see struct posixtrace_drain_domain). A record
+ * made before one already taken (its thread was preempted between reading
+ * the clock and committing) takes that one's time: a stream's times never
+ * go back. A drain lets go of its lock after every
+ * POSIXTRACE_DRAIN_BUDGET of work, records taken and rings visited, having
+ * handed on what it took: to the streams it is as if two drains had run.
  *
  * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
- * to the list of all rings (posixtrace_rings, RCU). It is closed when the
- * thread exits or execs, or maps another ring, or its process leaves the
- * table; the next sleeping drain takes what it holds and retires it (takes
+ * to the list of its domain's rings (RCU). It is closed when the thread
+ * exits or execs, or maps another ring, or its process leaves the table;
+ * the next drain of its domain takes what it holds and retires it (takes
  * it off the lists); it is freed after an RCU grace period.
  */
 
@@ -45,6 +47,8 @@
 #include <linux/moduleparam.h>
 #include <linux/posixtrace.h>
 #include <linux/rculist.h>
+#include <linux/refcount.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
@@ -54,6 +58,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
+#include "drain_domain.h"
 #include "kbuf.h"
 #include "process.h"
 #include "ring_kick.h"
@@ -134,36 +139,33 @@ MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread rin
 struct posixtrace_thread_ring {
 	struct posixtrace_drain_src src;	/* first: see _older() */
 	struct list_head proc_node;	/* in @proc->rings: RCU */
-	struct list_head all_node;	/* in posixtrace_rings: RCU */
+	struct list_head all_node;	/* in its domain's rings: RCU */
 	struct rcu_work free_work;
 	struct posixtrace_process *proc;	/* reference held */
 	struct task_struct *owner;	/* the thread; reference held */
 	/* Its numbers, for its records, after it is reaped too; held. */
 	struct pid *tgid, *tid;
 
-	/* Under posixtrace_drain_lock. */
+	/* Under its domain's drain lock. */
 	bool dead;			/* retired: never drained again */
 	bool revoked;			/* a bad record: never drained again */
 	/*
 	 * Not under the lock: closed, its thread writes no more (exit,
 	 * exec, another ring, its process left the table). The first
-	 * sleeping drain to begin after (@closed_gen) takes what it holds
-	 * and retires it (see _close()).
+	 * drain of its domain to begin after (@closed_gen) takes what it
+	 * holds and retires it (see _close()).
 	 */
 	bool closed;
 	u64 closed_gen;
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
-	 * A drain's view: its next record (@next, @src.next_ns), and how far
-	 * the thread said it had committed when the pass began.
+	 * A drain's view, set when it visits the ring, kept while it lets
+	 * go of the lock: its next record (@next, @src.next_ns), how far
+	 * the thread said it had committed then, and where the drain stops
+	 * (its lap).
 	 */
-	u64 pos, published;
-	/*
-	 * Where the drain @lap_gen stops: its lap, kept while it lets go of
-	 * the lock between passes.
-	 */
-	u64 lap_end, lap_gen;
+	u64 pos, published, lap_end;
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
 
@@ -179,65 +181,133 @@ struct posixtrace_thread_ring {
 	struct posixtrace_ring_walk *walk;
 };
 
-static LIST_HEAD(posixtrace_rings);
-/* The streams' CPU buffers (kbuf.c), drained with the rings: RCU. */
-static LIST_HEAD(posixtrace_kbufs);
-/* Both lists, and the number of their entries the heap has room for. */
-static DEFINE_SPINLOCK(posixtrace_rings_lock);
-/* One drain at a time, of every ring: see above. */
-static DEFINE_SPINLOCK(posixtrace_drain_lock);
 /*
- * A drain from a context that may sleep lets go of the lock every so many
- * records; such drains take turns (their laps are kept in the rings).
+ * A drain lets go of its lock after a budget of work: a record taken costs
+ * one, a ring or kbuf visited (its lap set, its first record looked at)
+ * POSIXTRACE_DRAIN_VISIT, so that neither what the rings hold nor how many
+ * there are keeps preemption off for long. A visit touches a ring's
+ * control and data pages, cold in a ring idle since the last drain, where
+ * a record follows the last in pages already touched: in the 6.12 guest
+ * under TCG a visit of an idle one-page ring cost 1.4-2.5 us, a record
+ * taken about 0.5 us.
  */
 #define POSIXTRACE_DRAIN_BUDGET	512
-static DEFINE_MUTEX(posixtrace_drain_mutex);
-/* Written under posixtrace_drain_mutex; read by closes without it. */
-static u64 posixtrace_drain_gen;
-/*
- * The generation of the sleeping drain that has let go of the lock between
- * two of its passes, or 0: its next passes take, of each ring, only what
- * its lap holds (@lap_end; nothing of a ring listed after its first
- * pass). Under posixtrace_drain_lock.
- */
-static u64 posixtrace_drain_open_gen;
-/*
- * A drain's min-heap of the sources (rings, kbufs) with a record to take,
- * by time: room for every one listed (grown before one is listed), under
- * the drain lock. The merge so costs log(sources) per record, not sources.
- */
-static struct posixtrace_drain_src **posixtrace_drain_heap;
-static unsigned int posixtrace_drain_heap_size;
-/* Listed rings and kbufs, under posixtrace_rings_lock. */
-static unsigned int posixtrace_nr_sources;
+#define POSIXTRACE_DRAIN_VISIT	8
+
 static struct workqueue_struct *posixtrace_rings_wq;
 static const struct posixtrace_ring_sink *posixtrace_ring_sink;
 
 /*
- * The records a drain has taken and not yet handed on: runs of one
- * process's records (from rings) go to its streams together, and runs of
- * one stream's (from its kbufs) to it, each stream's lock taken once a
- * run, not once a record. Under the drain lock.
+ * The longest hold of any domain's drain lock since root last wrote 0,
+ * in ns: preemption is off for that long (but on PREEMPT_RT). Kept for the
+ * tests (ring_scope_test), read by anyone.
  */
-#define POSIXTRACE_DRAIN_BATCH	32
-static struct posixtrace_process *posixtrace_batch_proc;
-static struct posixtrace_stream *posixtrace_batch_stream;
-static unsigned int posixtrace_batch_len;
-static struct posixtrace_emit posixtrace_batch[POSIXTRACE_DRAIN_BATCH];
+static u64 drain_hold_max_ns;
+
+static int posixtrace_param_set_hold(const char *val,
+				     const struct kernel_param *kp)
+{
+	u64 v;
+	int ret = kstrtou64(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	WRITE_ONCE(drain_hold_max_ns, 0);
+	return 0;
+}
+
+static const struct kernel_param_ops posixtrace_hold_ops = {
+	.set = posixtrace_param_set_hold,
+	.get = param_get_ullong,
+};
+
+module_param_cb(drain_hold_max_ns, &posixtrace_hold_ops, &drain_hold_max_ns,
+		0644);
+MODULE_PARM_DESC(drain_hold_max_ns, "Longest hold of a drain lock, ns (write 0 to reset)");
+
+/* Count a hold of a drain lock that began at @start (local_clock()). */
+static void posixtrace_drain_held(u64 start)
+{
+	u64 ns = local_clock() - start, max = READ_ONCE(drain_hold_max_ns);
+
+	while (ns > max && !try_cmpxchg64(&drain_hold_max_ns, &max, ns))
+		;
+}
+
+static void posixtrace_domain_drain_work(struct work_struct *work);
+static void posixtrace_domain_tick(struct work_struct *work);
+
+/**
+ * posixtrace_drain_domain_new - a new, empty drain domain
+ *
+ * Charged to the caller's memory cgroup: the process or stream that needs
+ * it. Sleeps.
+ *
+ * Return: the domain, with one reference, or NULL.
+ */
+static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
+{
+	struct posixtrace_drain_domain *dom;
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL_ACCOUNT);
+	if (!dom)
+		return NULL;
+	refcount_set(&dom->ref, 1);
+	mutex_init(&dom->mutex);
+	spin_lock_init(&dom->lock);
+	INIT_LIST_HEAD(&dom->rings);
+	INIT_LIST_HEAD(&dom->kbufs);
+	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
+	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
+	posixtrace_drain_domain_add(dom);
+	return dom;
+}
+
+/**
+ * posixtrace_process_domain - the drain domain of @proc, made if need be
+ * @proc: the process
+ *
+ * Made at the first ring a thread maps, or the first stream created for
+ * the process, whichever comes first, and charged to the caller; a child
+ * that inherits links has its parent's from the fork. Set once: a domain
+ * never changes, so no two ever need merging. Sleeps.
+ *
+ * Return: the domain (the entry holds the reference), or NULL when out of
+ * memory.
+ */
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc)
+{
+	struct posixtrace_drain_domain *dom = READ_ONCE(proc->domain), *old;
+
+	if (dom)
+		return dom;
+	dom = posixtrace_drain_domain_new();
+	if (!dom)
+		return NULL;
+	/* Full barrier: set before any link or ring that needs it. */
+	old = cmpxchg(&proc->domain, NULL, dom);
+	if (old) {
+		posixtrace_drain_domain_put(dom);
+		return old;
+	}
+	return dom;
+}
 
 /* Hand the batch on; under the drain lock. */
-static void posixtrace_drain_batch_flush(void)
+static void posixtrace_drain_batch_flush(struct posixtrace_drain_domain *dom)
 {
-	if (!posixtrace_batch_len)
+	if (!dom->batch_len)
 		return;
-	if (posixtrace_batch_stream)
-		posixtrace_ring_sink->emit_stream(posixtrace_batch_stream,
-						  posixtrace_batch,
-						  posixtrace_batch_len);
+	if (dom->batch_stream)
+		posixtrace_ring_sink->emit_stream(dom->batch_stream, dom->batch,
+						  dom->batch_len);
 	else
-		posixtrace_ring_sink->emit(posixtrace_batch_proc,
-					   posixtrace_batch, posixtrace_batch_len);
-	posixtrace_batch_len = 0;
+		posixtrace_ring_sink->emit(dom->batch_proc, dom->batch,
+					   dom->batch_len);
+	dom->batch_len = 0;
 }
 
 /*
@@ -245,27 +315,33 @@ static void posixtrace_drain_batch_flush(void)
  * @stream's kbufs; under the drain lock.
  */
 static struct posixtrace_emit *
-posixtrace_drain_batch_slot(struct posixtrace_process *proc,
+posixtrace_drain_batch_slot(struct posixtrace_drain_domain *dom,
+			    struct posixtrace_process *proc,
 			    struct posixtrace_stream *stream)
 {
-	if (posixtrace_batch_len == POSIXTRACE_DRAIN_BATCH ||
-	    (posixtrace_batch_len && (posixtrace_batch_proc != proc ||
-				      posixtrace_batch_stream != stream)))
-		posixtrace_drain_batch_flush();
-	posixtrace_batch_proc = proc;
-	posixtrace_batch_stream = stream;
-	return &posixtrace_batch[posixtrace_batch_len++];
+	if (dom->batch_len == POSIXTRACE_DRAIN_BATCH ||
+	    (dom->batch_len && (dom->batch_proc != proc ||
+				dom->batch_stream != stream)))
+		posixtrace_drain_batch_flush(dom);
+	dom->batch_proc = proc;
+	dom->batch_stream = stream;
+	return &dom->batch[dom->batch_len++];
 }
 
-static void posixtrace_rings_tick(struct work_struct *work);
-static DECLARE_DELAYED_WORK(posixtrace_rings_tick_work, posixtrace_rings_tick);
+/* The domain of @ring: its process's, set before the ring was made. */
+static struct posixtrace_drain_domain *
+posixtrace_ring_domain(const struct posixtrace_thread_ring *ring)
+{
+	return ring->proc->domain;
+}
 
 /* Revoke the ring over a bad record: one event lost, nothing more taken. */
 static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 {
 	ring->revoked = true;
 	WRITE_ONCE(ring->ctl->state, POSIXTRACE_RING_REVOKED);
-	*posixtrace_drain_batch_slot(ring->proc, NULL) =
+	*posixtrace_drain_batch_slot(posixtrace_ring_domain(ring), ring->proc,
+				     NULL) =
 		(struct posixtrace_emit) {
 		.garbage = true,
 		.tgid = ring->tgid,
@@ -278,8 +354,8 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
  * copied and checked; false if there is none (or it revoked the ring).
  * The lap only says where to stop; a record is checked against what the
  * thread may use: up to a ring's size past what was taken (@consumed,
- * which moves only at the end of a pass). A sleeping drain's lap began
- * before its earlier passes, so a valid record may run past it. A record
+ * which moves only when a hold of the drain lock ends). A drain's lap
+ * began before its earlier holds, so a valid record may run past it. A record
  * not committed where the thread had said it had committed one is a bad
  * record: the thread lied, or wrote over its own record.
  */
@@ -325,7 +401,7 @@ static s64 posixtrace_thread_ring_time(const struct posixtrace_thread_ring *ring
 /*
  * Take @ring's next record into the batch for the streams, at its time as
  * posixtrace_thread_ring_time() keeps it. Its data stays in the ring,
- * which the thread may not reuse before the drain ends.
+ * which the thread may not reuse before the hold ends.
  */
 static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 					s64 now)
@@ -337,7 +413,8 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 	ring->last_ns = ns;
 	/* An identifier it never opened: ignored, as a system call's. */
 	if (posixtrace_process_event_valid(ring->proc, h->event_id))
-		*posixtrace_drain_batch_slot(ring->proc, NULL) =
+		*posixtrace_drain_batch_slot(posixtrace_ring_domain(ring),
+					     ring->proc, NULL) =
 			(struct posixtrace_emit) {
 			.event_id = h->event_id,
 			.tgid = ring->tgid,
@@ -358,8 +435,8 @@ static void posixtrace_thread_ring_take(struct posixtrace_thread_ring *ring,
 
 /*
  * Where the thread says it has committed up to (@produced), if that is
- * within what it may have written since the last pass; else the last
- * pass's end, which claims nothing.
+ * within what it may have written since the last drain; else what was
+ * taken, which claims nothing.
  */
 static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 {
@@ -424,19 +501,27 @@ static struct posixtrace_kbuf *posixtrace_src_kbuf(struct posixtrace_drain_src *
 }
 
 /* Take the next record of heap entry @src into the batch. */
-static void posixtrace_drain_take(struct posixtrace_drain_src *src, s64 now)
+static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
+				  struct posixtrace_drain_src *src, s64 now)
 {
 	struct posixtrace_kbuf *kb;
 
+	/* Its position is stored when the hold ends. */
+	if (!src->touched) {
+		src->touched = true;
+		src->touched_next = dom->touched;
+		dom->touched = src;
+	}
 	if (!src->kbuf) {
 		posixtrace_thread_ring_take(posixtrace_src_ring(src), now);
 		return;
 	}
 	kb = posixtrace_src_kbuf(src);
-	posixtrace_kbuf_take(kb, posixtrace_drain_batch_slot(NULL, kb->stream));
+	posixtrace_kbuf_take(kb, posixtrace_drain_batch_slot(dom, NULL,
+							     kb->stream));
 }
 
-/* Has heap entry @src another record in this pass? */
+/* Has heap entry @src another record in this drain? */
 static bool posixtrace_drain_peek(struct posixtrace_drain_src *src)
 {
 	if (src->kbuf)
@@ -444,143 +529,208 @@ static bool posixtrace_drain_peek(struct posixtrace_drain_src *src)
 	return posixtrace_thread_ring_peek(posixtrace_src_ring(src));
 }
 
-/*
- * One pass of a drain, under the drain lock: the records of every kbuf
- * and ring, merged by timestamp (a min-heap of those with a record), at
- * most @budget of them, within each one's lap: one lap from where the
- * drain @gen began (@first: this is its first pass), and of the kbufs only
- * what was stamped before @cut (kbuf.c). A ring or kbuf
- * listed after that first pass gets no lap: its records were all made
- * after the drain began, and new ones must not keep a drain going. Hands
- * the records on and stores how far each was taken. Returns true if the
- * budget ran out with records left in the laps.
- *
- * The kbufs are looked at first: a thread that wrote a ring's records,
- * then (its ring closed) kbuf records, must not see the latter taken
- * without the former (kbuf.c).
- */
-static bool posixtrace_drain_pass(u64 gen, bool first, u64 cut,
-				  unsigned int budget)
+/* Add @src to the heap of @n entries. */
+static void posixtrace_drain_push(struct posixtrace_drain_domain *dom,
+				  unsigned int *n,
+				  struct posixtrace_drain_src *src)
 {
-	struct posixtrace_drain_src **heap = posixtrace_drain_heap;
-	struct posixtrace_thread_ring *ring;
-	s64 now = ktime_get_real_ns();
-	struct posixtrace_kbuf *kb;
-	unsigned int n = 0, i;
+	struct posixtrace_drain_src **heap = dom->heap;
+	unsigned int i = (*n)++, parent;
 
-	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
-		posixtrace_kbuf_pass_begin(kb, gen, first, cut);
-		/* Listed kbufs and rings never outnumber the heap. */
-		if (n < posixtrace_drain_heap_size && posixtrace_kbuf_peek(kb))
-			heap[n++] = &kb->src;
+	heap[i] = src;
+	while (i) {
+		parent = (i - 1) / 2;
+		if (!posixtrace_drain_older(heap[i], heap[parent]))
+			return;
+		swap(heap[i], heap[parent]);
+		i = parent;
 	}
-	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
-		ring->pos = ring->consumed;
-		if (ring->lap_gen != gen) {
-			ring->lap_gen = gen;
-			ring->lap_end = ring->consumed + (first ? ring->size : 0);
-		}
-		ring->next = NULL;
-		ring->published = posixtrace_thread_ring_published(ring);
-		if (n < posixtrace_drain_heap_size &&
-		    posixtrace_thread_ring_peek(ring))
-			heap[n++] = &ring->src;
-	}
-	for (i = n / 2; i-- > 0;)
-		posixtrace_drain_sift_down(heap, n, i);
-	for (; n && budget; budget--) {
-		posixtrace_drain_take(heap[0], now);
-		if (!posixtrace_drain_peek(heap[0]))
-			heap[0] = heap[--n];
-		posixtrace_drain_sift_down(heap, n, 0);
-	}
-	/* Before the writers may write over what the batch points at. */
-	posixtrace_drain_batch_flush();
-	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node)
-		posixtrace_kbuf_pass_end(kb);
-	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
-		ring->next = NULL;
-		if (ring->pos == ring->consumed)
+}
+
+/*
+ * The end of a hold: the batch handed on, then how far each source was
+ * taken stored, so that its writers may reuse the room (not before: the
+ * batch points into it).
+ */
+static void posixtrace_drain_store(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_drain_src *src, *next;
+	struct posixtrace_thread_ring *ring;
+
+	posixtrace_drain_batch_flush(dom);
+	for (src = dom->touched; src; src = next) {
+		next = src->touched_next;
+		src->touched = false;
+		if (src->kbuf) {
+			posixtrace_kbuf_store(posixtrace_src_kbuf(src));
 			continue;
+		}
+		ring = posixtrace_src_ring(src);
 		/* The kicks read it without the lock (see _drop()). */
 		WRITE_ONCE(ring->consumed, ring->pos);
 		/* The thread may write over what we took, not before. */
 		smp_store_release(&ring->ctl->consumed, ring->pos);
 	}
-	return n;
+	dom->touched = NULL;
 }
 
-static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring);
+/*
+ * Where a drain is in its domain: the next kbuf and ring to visit (the
+ * lists change only under the drain mutex, which the drain holds), the
+ * heap's entries, and the clock it cuts the kbufs at (kbuf.c).
+ */
+struct posixtrace_drain_walk {
+	struct list_head *kb, *ring;
+	unsigned int n;
+	u64 cut;
+};
+
+/* Visit @ring: its lap set, its first record looked at. */
+static void posixtrace_drain_visit_ring(struct posixtrace_drain_domain *dom,
+					struct posixtrace_drain_walk *w,
+					struct posixtrace_thread_ring *ring)
+{
+	ring->pos = ring->consumed;
+	ring->lap_end = ring->consumed + ring->size;
+	ring->next = NULL;
+	ring->published = posixtrace_thread_ring_published(ring);
+	/* Listed kbufs and rings never outnumber the heap. */
+	if (w->n < dom->heap_size && posixtrace_thread_ring_peek(ring))
+		posixtrace_drain_push(dom, &w->n, &ring->src);
+}
 
 /*
- * Retire the rings closed before the sleeping drain @gen began: it took
- * all they hold (at most a lap each, from its first pass on). Under the
- * drain mutex.
+ * One hold of the drain lock, at most POSIXTRACE_DRAIN_BUDGET of work:
+ * first the visits of every kbuf, then of every ring (each one's lap, and
+ * its first record into the heap), then the records of the heap merged by
+ * timestamp, each within its source's lap and, for kbufs, stamped before
+ * the cut. The visits all come before any record is taken: a record is
+ * handed on only once every source's oldest is in the heap. The heap and
+ * the places stay valid while the lock is let go: the lists change only
+ * under the mutex the drain holds, kicks drop nothing while it is open,
+ * and only a drain moves what a source was taken up to. Hands on what it
+ * took and stores how far. Returns true when the drain is done.
+ *
+ * The kbufs are visited first: a thread that wrote a ring's records, then
+ * (its ring closed) kbuf records, must not see the latter taken without
+ * the former (kbuf.c).
  */
-static void posixtrace_thread_rings_reap(u64 gen)
+static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
+				  struct posixtrace_drain_walk *w)
 {
-	struct posixtrace_thread_ring *ring;
+	struct posixtrace_drain_src **heap = dom->heap;
+	int budget = POSIXTRACE_DRAIN_BUDGET;
+	struct posixtrace_kbuf *kb;
+	s64 now;
 
-	rcu_read_lock();
-	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
+	for (; budget > 0 && w->kb != &dom->kbufs; w->kb = w->kb->next) {
+		kb = list_entry(w->kb, struct posixtrace_kbuf, node);
+		budget -= POSIXTRACE_DRAIN_VISIT;
+		posixtrace_kbuf_visit(kb, w->cut);
+		if (w->n < dom->heap_size && posixtrace_kbuf_peek(kb))
+			posixtrace_drain_push(dom, &w->n, &kb->src);
+	}
+	for (; budget > 0 && w->ring != &dom->rings; w->ring = w->ring->next) {
+		budget -= POSIXTRACE_DRAIN_VISIT;
+		posixtrace_drain_visit_ring(dom, w,
+					    list_entry(w->ring,
+						       struct posixtrace_thread_ring,
+						       all_node));
+	}
+	if (w->kb != &dom->kbufs || w->ring != &dom->rings) {
+		/* A revoked ring's loss may be in the batch. */
+		posixtrace_drain_store(dom);
+		return false;
+	}
+	now = ktime_get_real_ns();
+	for (; w->n && budget > 0; budget--) {
+		posixtrace_drain_take(dom, heap[0], now);
+		if (!posixtrace_drain_peek(heap[0]))
+			heap[0] = heap[--w->n];
+		posixtrace_drain_sift_down(heap, w->n, 0);
+	}
+	posixtrace_drain_store(dom);
+	return !w->n;
+}
+
+static void __posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring);
+
+/*
+ * Retire the rings of @dom closed before its drain @gen began: it took
+ * all they hold (at most a lap each). Under the drain mutex.
+ */
+static void posixtrace_thread_rings_reap(struct posixtrace_drain_domain *dom,
+					 u64 gen)
+{
+	struct posixtrace_thread_ring *ring, *tmp;
+
+	lockdep_assert_held(&dom->mutex);
+	list_for_each_entry_safe(ring, tmp, &dom->rings, all_node) {
 		/* Pairs with the store-release of _close(). */
 		if (smp_load_acquire(&ring->closed) &&
 		    READ_ONCE(ring->closed_gen) < gen)
-			posixtrace_thread_ring_retire(ring);
+			__posixtrace_thread_ring_retire(ring);
+		/* A domain may hold many rings. */
+		cond_resched();
 	}
-	rcu_read_unlock();
 }
 
-static bool posixtrace_kbufs_busy(void);
+static bool posixtrace_kbufs_busy(struct posixtrace_drain_domain *dom);
 
 /**
- * posixtrace_thread_rings_drain - take the records of every thread ring
+ * posixtrace_thread_rings_drain - take the records of a drain domain
+ * @dom: the domain; NULL (a process that never needed one): nothing
  *
- * One lap of each ring at most, as the ring was when the drain began,
- * merged by timestamp into the streams tracing each ring's process.
- * The streams' kbufs too, merged with the rings. Before anything that
- * judges or reads what threads recorded: a stream's start, stop, filter
- * change, clear, shutdown, status, read or flush; a system-call event
- * of a thread with a ring; the timer, the threads' kicks, and kbufs
- * filling. May sleep: it lets
- * go of the drain lock (and the CPU, if need be) after each
- * POSIXTRACE_DRAIN_BUDGET records, so that however much the rings hold,
- * preemption is never off for long. Such drains take turns; a kick's drop
- * may come in between (ring_kick.c). Then retires the rings closed before
- * it began.
+ * One lap of each of its rings at most, as the ring was when the drain
+ * visited it, merged by timestamp into the streams tracing each ring's
+ * process; its streams' kbufs too, merged with the rings. Before anything
+ * that judges or reads what threads recorded: a stream's start, stop,
+ * filter change, clear, shutdown, status, read or flush (the stream's
+ * domain); a system-call event (its process's); the timer, the threads'
+ * kicks and exits, and kbufs filling. May sleep: it lets go of the drain
+ * lock (and the CPU, if need be) after each POSIXTRACE_DRAIN_BUDGET of
+ * records and visits, so that however much the rings hold, and however
+ * many there are, preemption is never off for long. Drains of a domain
+ * take turns; a kick drops nothing while one is under way (ring_kick.c).
+ * Then retires the rings closed before it began.
  */
-void posixtrace_thread_rings_drain(void)
+void posixtrace_thread_rings_drain(struct posixtrace_drain_domain *dom)
 {
-	bool more, first = true;
-	u64 gen, cut;
+	struct posixtrace_drain_walk w = { };
+	bool done;
+	u64 gen, start;
 
 	might_sleep();
-	if (list_empty_careful(&posixtrace_rings) && !posixtrace_kbufs_busy())
+	if (!dom ||
+	    (list_empty_careful(&dom->rings) && !posixtrace_kbufs_busy(dom)))
 		return;
-	mutex_lock(&posixtrace_drain_mutex);
-	gen = posixtrace_drain_gen + 1;
-	WRITE_ONCE(posixtrace_drain_gen, gen);
-	/* Before the passes read commit words: pairs with _close()'s. */
+	mutex_lock(&dom->mutex);
+	gen = dom->gen + 1;
+	WRITE_ONCE(dom->gen, gen);
+	/* Before the visits read commit words: pairs with _close()'s. */
 	smp_mb();
 	/*
-	 * Before the first pass reads any kbuf's head: see kbuf.c. (The
+	 * Before the first visit reads any kbuf's head: see kbuf.c. (The
 	 * clock read is not ordered before those loads; a thread would have
 	 * to write twice and change CPU in between within that window.)
 	 */
-	cut = ktime_get_ns();
+	w.cut = ktime_get_ns();
+	w.kb = dom->kbufs.next;
+	w.ring = dom->rings.next;
 	do {
+		/* The streams' emit paths walk links under RCU. */
 		rcu_read_lock();
-		spin_lock(&posixtrace_drain_lock);
-		more = posixtrace_drain_pass(gen, first, cut,
-					     POSIXTRACE_DRAIN_BUDGET);
-		first = false;
-		posixtrace_drain_open_gen = more ? gen : 0;
-		spin_unlock(&posixtrace_drain_lock);
+		spin_lock(&dom->lock);
+		start = local_clock();
+		done = posixtrace_drain_hold(dom, &w);
+		dom->open = !done;
+		posixtrace_drain_held(start);
+		spin_unlock(&dom->lock);
 		rcu_read_unlock();
-		if (more)
+		if (!done)
 			cond_resched();
-	} while (more);
-	posixtrace_thread_rings_reap(gen);
+	} while (!done);
+	posixtrace_thread_rings_reap(dom, gen);
 	/*
 	 * Records left in kbufs (stamped after the cut, or written while we
 	 * took) keep the timer running: after our @tail stores, the barrier
@@ -589,9 +739,34 @@ void posixtrace_thread_rings_drain(void)
 	 * written by a writer that sees the buffer emptied, and starts the
 	 * timer itself. Under the mutex: no other drain moves @tail.
 	 */
-	if (posixtrace_kbufs_busy())
-		posixtrace_thread_rings_poke();
-	mutex_unlock(&posixtrace_drain_mutex);
+	if (posixtrace_kbufs_busy(dom))
+		posixtrace_thread_rings_poke(dom);
+	mutex_unlock(&dom->mutex);
+}
+
+/**
+ * posixtrace_thread_rings_drain_current - drain the caller's process's domain
+ *
+ * Before a system-call event: what the thread's ring, and its process's
+ * other rings, hold came first. Sleeps.
+ */
+void posixtrace_thread_rings_drain_current(void)
+{
+	struct posixtrace_drain_domain *dom = NULL;
+	struct posixtrace_process *proc;
+
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(task_tgid(current));
+	if (proc)
+		dom = READ_ONCE(proc->domain);
+	/* The entry's reference is dropped a grace period after it went. */
+	if (dom)
+		posixtrace_drain_domain_get(dom);
+	rcu_read_unlock();
+	if (!dom)
+		return;
+	posixtrace_thread_rings_drain(dom);
+	posixtrace_drain_domain_put(dom);
 }
 
 /* @task's open ring in @proc, or NULL; under rcu_read_lock(). */
@@ -649,46 +824,50 @@ posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
 }
 
 /*
- * @ring's thread writes no more: the next sleeping drain to begin takes
- * what it holds, in order with every other ring's records, and retires it
- * (posixtrace_thread_rings_reap()). Whoever still writes to it (a writer
- * that is not its thread: a vfork child, a CLONE_VM child on the same
- * TLS) is told to make its events by system call from now on; what such
- * a writer committed before it saw the word is taken. Never sleeps, and
- * takes no lock: the hooks close rings, and leave the drain to a worker;
- * a drain's pass holds the drain lock for up to POSIXTRACE_DRAIN_BUDGET
- * records, which a hook should not wait for.
+ * @ring's thread writes no more: the next drain of its domain to begin
+ * takes what it holds, in order with every other ring's records, and
+ * retires it (posixtrace_thread_rings_reap()). Whoever still writes to it
+ * (a writer that is not its thread: a vfork child, a CLONE_VM child on the
+ * same TLS) is told to make its events by system call from now on; what
+ * such a writer committed before it saw the word is taken. Never sleeps,
+ * and takes no lock: the hooks close rings, and leave the drain to a
+ * worker; a drain's hold of the drain lock, though bounded, is not for a
+ * hook to wait for.
  *
  * Why the generation read here is enough: it is the store-buffering
  * pattern, with a full barrier on each side. Here, the records (written
  * before: by this thread, or by threads whose exits came before), then
- * the barrier, then the generation read; in a sleeping drain, its
- * generation stored, then the barrier, then its passes read the commit
- * words. A drain whose generation this read did not see therefore sees
- * every record committed before the close, within the lap of its first
- * pass. Two closes of one ring may race (a thread's, its process's): the
- * generation stored is one of theirs, and each covers what it must, the
- * records committed before it.
+ * the barrier, then the generation read; in a drain, its generation
+ * stored, then the barrier, then its visits read the commit words. A
+ * drain whose generation this read did not see therefore sees every
+ * record committed before the close, within the lap its visit set. Two
+ * closes of one ring may race (a thread's, its process's): the generation
+ * stored is one of theirs, and each covers what it must, the records
+ * committed before it.
  */
 static void posixtrace_thread_ring_close(struct posixtrace_thread_ring *ring)
 {
 	posixtrace_thread_ring_mark_retired(ring);
 	/* Pairs with the barrier in posixtrace_thread_rings_drain(). */
 	smp_mb();
-	WRITE_ONCE(ring->closed_gen, READ_ONCE(posixtrace_drain_gen));
+	WRITE_ONCE(ring->closed_gen, READ_ONCE(posixtrace_ring_domain(ring)->gen));
 	/* The reap reads @closed_gen after @closed, with acquire. */
 	smp_store_release(&ring->closed, true);
 }
 
 /*
  * Take @ring off every list and free it once no drain can see it. The
- * pages the thread mapped stay until it unmaps them. Never sleeps.
+ * pages the thread mapped stay until it unmaps them. Under its domain's
+ * drain mutex: a drain keeps its place in the list across its holds.
  */
-static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
+static void __posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 {
-	spin_lock(&posixtrace_drain_lock);
+	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
+
+	lockdep_assert_held(&dom->mutex);
+	spin_lock(&dom->lock);
 	if (ring->dead) {
-		spin_unlock(&posixtrace_drain_lock);
+		spin_unlock(&dom->lock);
 		return;
 	}
 	/*
@@ -698,7 +877,7 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 	posixtrace_thread_ring_mark_retired(ring);
 	WRITE_ONCE(ring->closed, true);
 	WRITE_ONCE(ring->dead, true);
-	spin_unlock(&posixtrace_drain_lock);
+	spin_unlock(&dom->lock);
 	/*
 	 * No drain takes it again: it no longer weighs on them, nor on the
 	 * limit unless still mapped.
@@ -708,33 +887,40 @@ static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 	spin_lock(&ring->proc->lock);
 	list_del_rcu(&ring->proc_node);
 	spin_unlock(&ring->proc->lock);
-	spin_lock(&posixtrace_rings_lock);
 	list_del_rcu(&ring->all_node);
-	posixtrace_nr_sources--;
-	spin_unlock(&posixtrace_rings_lock);
+	dom->nr_sources--;
 	queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
 }
 
-static void posixtrace_rings_drain_work_fn(struct work_struct *work)
+/* As __posixtrace_thread_ring_retire(), the mutex taken. Sleeps. */
+static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 {
-	posixtrace_thread_rings_drain();
+	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
+
+	mutex_lock(&dom->mutex);
+	__posixtrace_thread_ring_retire(ring);
+	mutex_unlock(&dom->mutex);
 }
 
-static DECLARE_WORK(posixtrace_rings_drain_work,
-		    posixtrace_rings_drain_work_fn);
+/* The kicks' and exits' drain of a domain, with the reference queued. */
+static void posixtrace_domain_drain_work(struct work_struct *work)
+{
+	struct posixtrace_drain_domain *dom =
+		container_of(work, struct posixtrace_drain_domain, drain_work);
+
+	posixtrace_thread_rings_drain(dom);
+	posixtrace_drain_domain_put(dom);
+}
 
 /*
- * Would the sleeping drain under way leave some of @ring's records before
- * @end to whoever drains next? Its caller may change the stream's state in
- * between (a stop, a filter): records a drop counts on to overwrite the
- * dropped ones would then never be stored. Under the drain lock.
+ * A worker drains @dom soon. Never sleeps; the caller holds a reference,
+ * or is under RCU with the entry that holds one.
  */
-static bool posixtrace_drain_lap_short(struct posixtrace_thread_ring *ring,
-				       u64 end)
+static void posixtrace_domain_queue_drain(struct posixtrace_drain_domain *dom)
 {
-	u64 gen = posixtrace_drain_open_gen;
-
-	return gen && (ring->lap_gen != gen || ring->lap_end < end);
+	posixtrace_drain_domain_get(dom);
+	if (!queue_work(posixtrace_rings_wq, &dom->drain_work))
+		posixtrace_drain_domain_put(dom);
 }
 
 /*
@@ -746,9 +932,16 @@ static bool posixtrace_drain_lap_short(struct posixtrace_thread_ring *ring,
  * will hold the stream's share, so that later kicks will drop. Otherwise
  * the kick is what it always was, a drain soon (which also revokes the
  * ring over a bad record the walk stopped at).
+ *
+ * Nothing is dropped while a drain of the domain is under way: it keeps
+ * the ring's next record across its holds of the lock, and its caller may
+ * change the stream's state once it is done (a stop, a filter): records a
+ * drop counts on to overwrite the dropped ones would then never be
+ * stored. The kick then queues a drain, which is always safe.
  */
 static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 {
+	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
 	struct posixtrace_ring_walk *walk = ring->walk;
 	struct posixtrace_stream *stream;
 	struct posixtrace_loop_view view;
@@ -779,13 +972,12 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 					  READ_ONCE(ring->consumed), ring->proc,
 					  &view, &drop);
 	will = posixtrace_ring_walk_will_drop(walk, ring->size, &view);
-	spin_lock(&posixtrace_drain_lock);
-	if (ring->dead || ring->revoked) {
-		spin_unlock(&posixtrace_drain_lock);
+	spin_lock(&dom->lock);
+	if (ring->dead || ring->revoked || dom->open) {
+		spin_unlock(&dom->lock);
 		return false;
 	}
-	if (found && ring->consumed == walk->origin &&
-	    !posixtrace_drain_lap_short(ring, walk->walked)) {
+	if (found && ring->consumed == walk->origin) {
 		/* OVERFLOW's time: the first one's, as a drain would take it. */
 		ns = posixtrace_thread_ring_time(ring,
 						 timespec64_to_ns(&drop.first),
@@ -804,7 +996,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	room = !view.readers_waiting &&
 	       ring->consumed + ring->size - walk->walked >= ring->size / 8 &&
 	       (dropped || will);
-	spin_unlock(&posixtrace_drain_lock);
+	spin_unlock(&dom->lock);
 	return room;
 }
 
@@ -813,12 +1005,13 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
  *
  * What the only stream of its process, a LOOP stream, would overwrite is
  * dropped now, in the thread's own call. Otherwise, or if that leaves the
- * ring short of room, a worker drains every ring soon, so that the thread
- * goes on at once (on another CPU, the worker takes the records while the
- * thread writes more).
+ * ring short of room, a worker drains the process's domain soon, so that
+ * the thread goes on at once (on another CPU, the worker takes the
+ * records while the thread writes more).
  */
 void posixtrace_thread_ring_kick(void)
 {
+	struct posixtrace_drain_domain *dom = NULL;
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_process *proc;
 	bool room = false;
@@ -828,9 +1021,11 @@ void posixtrace_thread_ring_kick(void)
 	ring = proc ? posixtrace_thread_ring_find(proc, current) : NULL;
 	if (ring)
 		room = posixtrace_thread_ring_drop(ring);
+	if (proc)
+		dom = READ_ONCE(proc->domain);
+	if (!room && dom)
+		posixtrace_domain_queue_drain(dom);
 	rcu_read_unlock();
-	if (!room)
-		queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
 }
 
 /**
@@ -838,10 +1033,10 @@ void posixtrace_thread_ring_kick(void)
  * @task: the thread, current
  *
  * Its records are the kernel's: a thread killed right after writing one
- * loses none. A worker's drain takes them soon, and retires the ring; any
- * drain before (a command, a read, a system-call event) takes them too.
- * Called from the exit and exec hooks: never sleeps, and does no work that
- * grows with what the rings hold.
+ * loses none. A worker's drain of its domain takes them soon, and retires
+ * the ring; any drain of the domain before (a command, a read, a
+ * system-call event) takes them too. Called from the exit and exec hooks:
+ * never sleeps, and does no work that grows with what the rings hold.
  */
 void posixtrace_thread_ring_retire_task(struct task_struct *task)
 {
@@ -851,11 +1046,11 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
 	rcu_read_lock();
 	proc = posixtrace_process_lookup(task_tgid(task));
 	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
-	if (ring)
+	if (ring) {
 		posixtrace_thread_ring_close(ring);
+		posixtrace_domain_queue_drain(posixtrace_ring_domain(ring));
+	}
 	rcu_read_unlock();
-	if (ring)
-		queue_work(posixtrace_rings_wq, &posixtrace_rings_drain_work);
 }
 
 /**
@@ -864,9 +1059,9 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
  *
  * Its threads have all exited, or it exec'd a privileged image: its rings
  * hold all they ever will. The caller's next posixtrace_thread_rings_drain()
- * takes what they hold and retires them; until then @proc must keep the
- * streams it had (its links), so that their records reach those. Never
- * sleeps.
+ * of its domain takes what they hold and retires them; until then @proc
+ * must keep the streams it had (its links), so that their records reach
+ * those. Never sleeps.
  */
 void posixtrace_thread_rings_close(struct posixtrace_process *proc)
 {
@@ -879,45 +1074,49 @@ void posixtrace_thread_rings_close(struct posixtrace_process *proc)
 }
 
 /*
- * Ticks the timer may skip in a row while every ring is lazy (below): a
- * drain would only store records their stream may overwrite before anyone
- * reads them (a read, a status or a monitoring query drains first),
- * taking a CPU from the threads that record. Once a second still: a
- * bound on what the rings hold undrained, as before.
+ * Ticks the timer may skip in a row while every ring of a domain is lazy
+ * (below): a drain would only store records their stream may overwrite
+ * before anyone reads them (a read, a status or a monitoring query drains
+ * first), taking a CPU from the threads that record. Once a second still:
+ * a bound on what the rings hold undrained, as before.
  */
 #define POSIXTRACE_TICKS_SKIPPED_MAX	9
-static unsigned int posixtrace_ticks_skipped;	/* the tick's alone */
 
 /*
- * Is every ring one whose process's only stream is a LOOP stream without
- * a log, and nobody waits for that stream's records? Kicks then drop what
- * the stream would overwrite, and nobody needs the rest yet.
+ * Is every ring of @dom one whose process's only stream is a LOOP stream
+ * without a log, and nobody waits for that stream's records? Kicks then
+ * drop what the stream would overwrite, and nobody needs the rest yet.
+ * Under the drain mutex, which keeps the list as it is, so that the walk
+ * may leave RCU (and the CPU) between two rings: a domain may hold many.
  */
-static bool posixtrace_rings_lazy(void)
+static bool posixtrace_rings_lazy(struct posixtrace_drain_domain *dom)
 {
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_loop_view view;
+	struct posixtrace_stream *stream;
 	bool lazy = true;
 
 	/* A kbuf's records are those of threads without a ring: no kicks. */
-	if (posixtrace_kbufs_busy())
+	if (posixtrace_kbufs_busy(dom))
 		return false;
-	rcu_read_lock();
-	list_for_each_entry_rcu(ring, &posixtrace_rings, all_node) {
-		if (READ_ONCE(ring->dead))
-			continue;
-		if (!posixtrace_ring_sink->loop_stream(ring->proc, &view) ||
-		    view.readers_waiting) {
+	mutex_lock(&dom->mutex);
+	list_for_each_entry(ring, &dom->rings, all_node) {
+		/* The stream is freed a grace period after it is unlinked. */
+		rcu_read_lock();
+		stream = posixtrace_ring_sink->loop_stream(ring->proc, &view);
+		rcu_read_unlock();
+		if (!stream || view.readers_waiting) {
 			lazy = false;
 			break;
 		}
+		cond_resched();
 	}
-	rcu_read_unlock();
+	mutex_unlock(&dom->mutex);
 	return lazy;
 }
 
-/* Does some kbuf hold records? */
-static bool posixtrace_kbufs_busy(void)
+/* Does some kbuf of @dom hold records? */
+static bool posixtrace_kbufs_busy(struct posixtrace_drain_domain *dom)
 {
 	struct posixtrace_kbuf *kb;
 	bool busy = false;
@@ -931,7 +1130,7 @@ static bool posixtrace_kbufs_busy(void)
 	 */
 	smp_mb();
 	rcu_read_lock();
-	list_for_each_entry_rcu(kb, &posixtrace_kbufs, node) {
+	list_for_each_entry_rcu(kb, &dom->kbufs, node) {
 		if (!posixtrace_kbuf_empty(kb)) {
 			busy = true;
 			break;
@@ -942,35 +1141,44 @@ static bool posixtrace_kbufs_busy(void)
 }
 
 /*
- * Every ring_drain_ms while there are rings, or records in kbufs (each
+ * Every ring_drain_ms while @dom has rings, or records in kbufs (each
  * drain that leaves some starts the timer again): a quiet thread's events
- * arrive; every tenth only while all rings are lazy.
+ * arrive; every tenth only while all its rings are lazy. Each domain has
+ * its own timer: it walks only its own rings.
  */
-static void posixtrace_rings_tick(struct work_struct *work)
+static void posixtrace_domain_tick(struct work_struct *work)
 {
-	if (posixtrace_ticks_skipped < POSIXTRACE_TICKS_SKIPPED_MAX &&
-	    posixtrace_rings_lazy()) {
-		posixtrace_ticks_skipped++;
+	struct posixtrace_drain_domain *dom =
+		container_of(to_delayed_work(work), struct posixtrace_drain_domain,
+			     tick_work);
+
+	if (dom->ticks_skipped < POSIXTRACE_TICKS_SKIPPED_MAX &&
+	    posixtrace_rings_lazy(dom)) {
+		dom->ticks_skipped++;
 	} else {
-		posixtrace_ticks_skipped = 0;
-		posixtrace_thread_rings_drain();
+		dom->ticks_skipped = 0;
+		posixtrace_thread_rings_drain(dom);
 	}
-	if (!list_empty(&posixtrace_rings))
-		queue_delayed_work(posixtrace_rings_wq,
-				   &posixtrace_rings_tick_work,
-				   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+	if (!list_empty(&dom->rings))
+		posixtrace_thread_rings_poke(dom);
+	posixtrace_drain_domain_put(dom);
 }
 
 /**
- * posixtrace_thread_rings_poke - a kbuf got its first record
+ * posixtrace_thread_rings_poke - start @dom's timer, if it is not running
+ * @dom: a domain the caller holds a reference on, or reaches under RCU
+ *	through an entry or stream that holds one
  *
- * The timer runs, if it did not: the record reaches its stream within
- * ring_drain_ms, as a quiet thread's ring record does. Never sleeps.
+ * When a kbuf got its first record, a ring was mapped, or a drain left
+ * records: they reach their streams within ring_drain_ms, as a quiet
+ * thread's ring records do. Never sleeps.
  */
-void posixtrace_thread_rings_poke(void)
+void posixtrace_thread_rings_poke(struct posixtrace_drain_domain *dom)
 {
-	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
-			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+	posixtrace_drain_domain_get(dom);
+	if (!queue_delayed_work(posixtrace_rings_wq, &dom->tick_work,
+				msecs_to_jiffies(READ_ONCE(ring_drain_ms))))
+		posixtrace_drain_domain_put(dom);
 }
 
 /*
@@ -1006,101 +1214,90 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
 }
 
 /*
- * Room in the drains' heap for @n more sources, grown first if need be,
- * and counted: the caller then lists them. Sleeps. Return: 0 or -ENOMEM.
+ * Room in @dom's heap for @n more sources, grown first if need be, and
+ * counted: the caller then lists them. Under the domain's drain mutex,
+ * so no drain uses the heap meanwhile; charged to the caller (whoever
+ * maps the ring or creates the stream). Sleeps. Return: 0 or -ENOMEM.
  */
-static int posixtrace_drain_reserve(unsigned int n)
+static int posixtrace_drain_reserve(struct posixtrace_drain_domain *dom,
+				    unsigned int n)
 {
-	struct posixtrace_drain_src **heap = NULL, **old;
+	struct posixtrace_drain_src **heap;
 	unsigned int size;
 
-	for (;;) {
-		spin_lock(&posixtrace_rings_lock);
-		if (posixtrace_nr_sources + n <= posixtrace_drain_heap_size) {
-			posixtrace_nr_sources += n;
-			spin_unlock(&posixtrace_rings_lock);
-			kvfree(heap);
-			return 0;
-		}
-		size = max_t(unsigned int,
-			     max(16U, 2 * posixtrace_drain_heap_size),
-			     roundup_pow_of_two(posixtrace_nr_sources + n));
-		spin_unlock(&posixtrace_rings_lock);
-		kvfree(heap);
-		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL);
+	lockdep_assert_held(&dom->mutex);
+	if (dom->nr_sources + n > dom->heap_size) {
+		size = max_t(unsigned int, max(16U, 2 * dom->heap_size),
+			     roundup_pow_of_two(dom->nr_sources + n));
+		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL_ACCOUNT);
 		if (!heap)
 			return -ENOMEM;
-		spin_lock(&posixtrace_rings_lock);
-		if (size > posixtrace_drain_heap_size) {
-			/* Drains use the heap under their lock only. */
-			spin_lock(&posixtrace_drain_lock);
-			old = posixtrace_drain_heap;
-			posixtrace_drain_heap = heap;
-			posixtrace_drain_heap_size = size;
-			spin_unlock(&posixtrace_drain_lock);
-			heap = old;
-		}
-		spin_unlock(&posixtrace_rings_lock);
+		kvfree(dom->heap);
+		dom->heap = heap;
+		dom->heap_size = size;
 	}
+	dom->nr_sources += n;
+	return 0;
 }
 
 /*
- * Put @ring on the list of all rings, the drains' heap grown first to
- * hold it. Sleeps. Return: 0 or -ENOMEM.
+ * Put @ring on its domain's list of rings, the heap grown first to hold
+ * it. Sleeps. Return: 0 or -ENOMEM.
  */
 static int posixtrace_thread_ring_list(struct posixtrace_thread_ring *ring)
 {
-	int ret = posixtrace_drain_reserve(1);
+	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
+	int ret;
 
-	if (ret)
-		return ret;
-	spin_lock(&posixtrace_rings_lock);
-	list_add_rcu(&ring->all_node, &posixtrace_rings);
-	spin_unlock(&posixtrace_rings_lock);
-	return 0;
+	mutex_lock(&dom->mutex);
+	ret = posixtrace_drain_reserve(dom, 1);
+	if (!ret)
+		list_add_rcu(&ring->all_node, &dom->rings);
+	mutex_unlock(&dom->mutex);
+	return ret;
 }
 
 /**
  * posixtrace_drain_list_kbufs - drain a new stream's kbufs from now on
+ * @dom: the stream's domain
  * @kbufs: one per possible CPU (kbuf.c)
  *
  * Sleeps. Return: 0 or -ENOMEM.
  */
-int posixtrace_drain_list_kbufs(struct posixtrace_kbuf **kbufs)
+int posixtrace_drain_list_kbufs(struct posixtrace_drain_domain *dom,
+				struct posixtrace_kbuf **kbufs)
 {
-	int cpu, ret = posixtrace_drain_reserve(num_possible_cpus());
+	int cpu, ret;
 
-	if (ret)
-		return ret;
-	spin_lock(&posixtrace_rings_lock);
-	for_each_possible_cpu(cpu)
-		list_add_rcu(&kbufs[cpu]->node, &posixtrace_kbufs);
-	spin_unlock(&posixtrace_rings_lock);
-	return 0;
+	mutex_lock(&dom->mutex);
+	ret = posixtrace_drain_reserve(dom, num_possible_cpus());
+	if (!ret)
+		for_each_possible_cpu(cpu)
+			list_add_rcu(&kbufs[cpu]->node, &dom->kbufs);
+	mutex_unlock(&dom->mutex);
+	return ret;
 }
 
 /**
  * posixtrace_drain_unlist_kbufs - a stream's kbufs are drained no more
- * @kbufs: as listed by posixtrace_drain_list_kbufs()
+ * @dom: where posixtrace_drain_list_kbufs() listed them
+ * @kbufs: as listed
  *
  * What they hold is not taken: the stream is gone. They may be freed
- * after a grace period. Never sleeps.
+ * after a grace period. Sleeps: not while a drain of the domain is under
+ * way, which may hold them in its heap, and their room in the heap may be
+ * another's once given back.
  */
-void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs)
+void posixtrace_drain_unlist_kbufs(struct posixtrace_drain_domain *dom,
+				   struct posixtrace_kbuf **kbufs)
 {
 	int cpu;
 
-	spin_lock(&posixtrace_rings_lock);
-	/*
-	 * Not in a pass: one under way may still walk them, and their room
-	 * in the heap may be another's once given back.
-	 */
-	spin_lock(&posixtrace_drain_lock);
+	mutex_lock(&dom->mutex);
 	for_each_possible_cpu(cpu)
 		list_del_rcu(&kbufs[cpu]->node);
-	posixtrace_nr_sources -= num_possible_cpus();
-	spin_unlock(&posixtrace_drain_lock);
-	spin_unlock(&posixtrace_rings_lock);
+	dom->nr_sources -= num_possible_cpus();
+	mutex_unlock(&dom->mutex);
 }
 
 /**
@@ -1124,6 +1321,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned int max = READ_ONCE(max_ring_size);
 	struct posixtrace_thread_ring *ring, *old;
+	struct posixtrace_drain_domain *dom;
 	struct posixtrace_ring_mem *mem;
 	struct posixtrace_process *proc;
 	u64 size;
@@ -1143,6 +1341,12 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
+	/* Its rings are drained with the streams tracing it: one domain. */
+	dom = posixtrace_process_domain(proc);
+	if (!dom) {
+		ret = -ENOMEM;
+		goto out_put_proc;
+	}
 	/*
 	 * One ring per thread: the old one goes first, its records taken,
 	 * and its pages no longer count in the limit. A drain that may
@@ -1157,17 +1361,18 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	 * A thread without a ring made its events by system call, maybe
 	 * into kbufs: those come before any its ring will hold.
 	 */
-	if (old || posixtrace_kbufs_busy())
-		posixtrace_thread_rings_drain();
+	if (old || posixtrace_kbufs_busy(dom))
+		posixtrace_thread_rings_drain(dom);
 	mem = posixtrace_ring_mem_new(size);
 	if (IS_ERR(mem) && !old) {
 		/*
 		 * Rings closed by exits and execs count until a drain
 		 * retires them (unless still mapped): retire them now, and
 		 * try again, before a thread near its limit goes by system
-		 * call for good.
+		 * call for good. (Those of its own process's domain:
+		 * another's are retired by their own drains.)
 		 */
-		posixtrace_thread_rings_drain();
+		posixtrace_thread_rings_drain(dom);
 		mem = posixtrace_ring_mem_new(size);
 	}
 	if (IS_ERR(mem)) {
@@ -1196,8 +1401,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	spin_lock(&proc->lock);
 	list_add_rcu(&ring->proc_node, &proc->rings);
 	spin_unlock(&proc->lock);
-	queue_delayed_work(posixtrace_rings_wq, &posixtrace_rings_tick_work,
-			   msecs_to_jiffies(READ_ONCE(ring_drain_ms)));
+	posixtrace_thread_rings_poke(dom);
 	posixtrace_process_put(proc);
 	return 0;
 
@@ -1226,30 +1430,30 @@ int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink)
 	return posixtrace_rings_wq ? 0 : -ENOMEM;
 }
 
-/* Module exit: no thread can map a ring now, and the hooks are gone. */
+/*
+ * Module exit: no thread can map a ring now, the hooks are gone and no
+ * stream is left. Each domain's work is cancelled and its rings retired;
+ * the domains go with the process entries that hold them
+ * (posixtrace_drain_domains_exit()).
+ */
 void posixtrace_thread_rings_exit(void)
 {
-	struct posixtrace_thread_ring *ring;
+	struct posixtrace_drain_domain *dom;
+	struct posixtrace_thread_ring *ring, *tmp;
 
-	/* First: their drains retire rings too (reaps). */
-	cancel_delayed_work_sync(&posixtrace_rings_tick_work);
-	cancel_work_sync(&posixtrace_rings_drain_work);
-	for (;;) {
-		/* The ring stays until a grace period after its retirement. */
-		rcu_read_lock();
-		spin_lock(&posixtrace_rings_lock);
-		ring = list_first_entry_or_null(&posixtrace_rings,
-						struct posixtrace_thread_ring,
-						all_node);
-		spin_unlock(&posixtrace_rings_lock);
-		if (ring)
-			posixtrace_thread_ring_retire(ring);
-		rcu_read_unlock();
-		if (!ring)
-			break;
+	while ((dom = posixtrace_drain_domain_next_exiting())) {
+		/* First: their drains retire rings too (reaps). */
+		if (cancel_delayed_work_sync(&dom->tick_work))
+			posixtrace_drain_domain_put(dom);
+		if (cancel_work_sync(&dom->drain_work))
+			posixtrace_drain_domain_put(dom);
+		mutex_lock(&dom->mutex);
+		list_for_each_entry_safe(ring, tmp, &dom->rings, all_node)
+			__posixtrace_thread_ring_retire(ring);
+		mutex_unlock(&dom->mutex);
+		posixtrace_drain_domain_put(dom);
 	}
 	/* The frees wait for a grace period, then run on our queue. */
 	rcu_barrier();
 	destroy_workqueue(posixtrace_rings_wq);
-	kvfree(posixtrace_drain_heap);
 }

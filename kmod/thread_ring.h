@@ -46,17 +46,31 @@ struct posixtrace_ring_sink {
 int posixtrace_thread_rings_init(const struct posixtrace_ring_sink *sink);
 void posixtrace_thread_rings_exit(void);
 
+/*
+ * A drain domain (drain_domain.h): the rings and kbufs whose records a
+ * drain merges, and what that drain needs (its locks, its heap, its
+ * batch). Every stream's sources are in one domain: see
+ * Documentation/dev-tools/posixtrace-design.rst, "Drain domains".
+ */
+struct posixtrace_drain_domain;
+
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc);
+
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 				unsigned int times);
-void posixtrace_thread_rings_drain(void);
+void posixtrace_thread_rings_drain(struct posixtrace_drain_domain *dom);
+void posixtrace_thread_rings_drain_current(void);
 void posixtrace_thread_ring_kick(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_close(struct posixtrace_process *proc);
-void posixtrace_thread_rings_poke(void);
+void posixtrace_thread_rings_poke(struct posixtrace_drain_domain *dom);
 
 struct posixtrace_kbuf;
-int posixtrace_drain_list_kbufs(struct posixtrace_kbuf **kbufs);
-void posixtrace_drain_unlist_kbufs(struct posixtrace_kbuf **kbufs);
+int posixtrace_drain_list_kbufs(struct posixtrace_drain_domain *dom,
+				struct posixtrace_kbuf **kbufs);
+void posixtrace_drain_unlist_kbufs(struct posixtrace_drain_domain *dom,
+				   struct posixtrace_kbuf **kbufs);
 
 #endif /* _POSIXTRACE_THREAD_RING_H */
