@@ -892,16 +892,6 @@ static void __posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
 	queue_rcu_work(posixtrace_rings_wq, &ring->free_work);
 }
 
-/* As __posixtrace_thread_ring_retire(), the mutex taken. Sleeps. */
-static void posixtrace_thread_ring_retire(struct posixtrace_thread_ring *ring)
-{
-	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
-
-	mutex_lock(&dom->mutex);
-	__posixtrace_thread_ring_retire(ring);
-	mutex_unlock(&dom->mutex);
-}
-
 /* The kicks' and exits' drain of a domain, with the reference queued. */
 static void posixtrace_domain_drain_work(struct work_struct *work)
 {
