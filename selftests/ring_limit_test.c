@@ -21,11 +21,11 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/mman.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 
+#include "cgroup_common.h"
 #include "trc_common.h"
 
 /* The limit each case runs under, in pages, and a ring's pages. */
@@ -302,19 +302,7 @@ TEST(rings_past_the_limit_cost_the_machine_nothing)
 	free(maps);
 }
 
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/posixtrace-rings"
-
-static bool write_string(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	return !close(fd) && ok;
-}
 
 static long long read_number(const char *path)
 {
@@ -327,24 +315,6 @@ static long long read_number(const char *path)
 		v = -1;
 	fclose(f);
 	return v;
-}
-
-/* The memory controller of cgroup2, mounted if need be; false if none. */
-static bool have_memcg(void)
-{
-	char controllers[256] = "";
-	ssize_t n;
-	int fd;
-
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
-		mkdir(CGROUP_ROOT, 0755);
-		mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL);
-	}
-	fd = open(CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, controllers, sizeof(controllers) - 1);
-	if (fd >= 0)
-		close(fd);
-	return n > 0 && strstr(controllers, "memory");
 }
 
 /*
@@ -384,7 +354,7 @@ TEST(ring_pages_are_charged_to_the_memory_cgroup)
 	pid_t pid;
 
 	NEEDS_ROOT();
-	if (!have_memcg())
+	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
 	ASSERT_TRUE(write_string(CGROUP_ROOT "/cgroup.subtree_control",
 				 "+memory"));

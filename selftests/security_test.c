@@ -45,6 +45,7 @@
 
 #include <posixtrace-k.h>
 
+#include "cgroup_common.h"
 #include "trl_common.h"
 
 /* An ordinary user, as Debian's useradd makes the first one. */
@@ -958,7 +959,6 @@ TEST(log_writes_obey_the_creators_file_size_limit)
 	ASSERT_CHILD_OK(in_child(log_past_fsize_limit, NULL));
 }
 
-#define CGROUP_ROOT	"/sys/fs/cgroup"
 #define CGROUP_TEST	CGROUP_ROOT "/posixtrace-sec"
 
 /* The "file" line of a cgroup's memory.stat, in bytes; -1 if none. */
@@ -977,17 +977,6 @@ static long long cgroup_file_bytes(const char *dir)
 			found = value;
 	fclose(f);
 	return found;
-}
-
-static bool write_string(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, s, strlen(s)) == (ssize_t)strlen(s);
-	return !close(fd) && ok;
 }
 
 /*
@@ -1026,20 +1015,10 @@ static int log_in_memcg(void *arg)
 
 TEST(log_writes_are_charged_to_the_creators_memory_cgroup)
 {
-	char controllers[256] = "";
-	int fd, status;
-	ssize_t n;
+	int status;
 
 	NEEDS_ROOT();
-	if (access(CGROUP_ROOT "/cgroup.controllers", F_OK)) {
-		mkdir(CGROUP_ROOT, 0755);
-		mount("cgroup2", CGROUP_ROOT, "cgroup2", 0, NULL);
-	}
-	fd = open(CGROUP_ROOT "/cgroup.controllers", O_RDONLY);
-	n = fd < 0 ? -1 : read(fd, controllers, sizeof(controllers) - 1);
-	if (fd >= 0)
-		close(fd);
-	if (n <= 0 || !strstr(controllers, "memory"))
+	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
 	ASSERT_TRUE(write_string(CGROUP_ROOT "/cgroup.subtree_control",
 				 "+memory"));
