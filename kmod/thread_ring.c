@@ -187,9 +187,8 @@ struct posixtrace_thread_ring {
  * POSIXTRACE_DRAIN_VISIT, so that neither what the rings hold nor how many
  * there are keeps preemption off for long. A visit touches a ring's
  * control and data pages, cold in a ring idle since the last drain, where
- * a record follows the last in pages already touched: in the 6.12 guest
- * under TCG a visit of an idle one-page ring cost 1.4-2.5 us, a record
- * taken about 0.5 us.
+ * a record follows the last in pages already touched: a visit costs
+ * several records' worth (the figures are in the commit that set it).
  */
 #define POSIXTRACE_DRAIN_BUDGET	512
 #define POSIXTRACE_DRAIN_VISIT	8

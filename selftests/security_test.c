@@ -665,18 +665,15 @@ static int list_user_names(trace_id_t trid, const char *name, bool *found)
 /* The events of type @id by @pid that a stream holds, read out. */
 static int count_events_of(trace_id_t trid, pid_t pid, trace_event_id_t id)
 {
-	struct posix_trace_event_info ev;
-	char data[64];
-	size_t len;
-	int unavailable, n = 0;
+	struct rec r;
+	int n = 0;
 
 	for (;;) {
-		if (posix_trace_trygetnext_event(trid, &ev, data, sizeof(data),
-						 &len, &unavailable))
+		if (try_next(trid, &r))
 			return -1;
-		if (unavailable)
+		if (r.unavailable)
 			return n;
-		if (ev.posix_pid == pid && ev.posix_event_id == id)
+		if (r.info.posix_pid == pid && r.info.posix_event_id == id)
 			n++;
 	}
 }
