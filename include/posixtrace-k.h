@@ -91,6 +91,41 @@ int posixtrace_k_eventid_open_format(const char *event_name,
 int posixtrace_k_eventid_get_format(trace_id_t trid, trace_event_id_t event,
 				    char *format, size_t size);
 
+/*
+ * Kernel events (ABI 0.12): what the kernel does to the processes a
+ * stream traces (its target, and the processes it forks with
+ * POSIX_TRACE_INHERITED), in the same stream as their own events. A
+ * stream records them only when its attributes ask for their classes:
+ *
+ *	posixtrace_k_attr_setkernelevents(&attr, POSIXTRACE_K_KERNEL_ALL);
+ *
+ * They are system event types of this implementation, named posixtrace_*,
+ * each with a format (posixtrace_k_eventid_get_format()), in the stream's
+ * type list and filtered like any type. The right to trace the process
+ * covers them. <linux/posixtrace.h> describes each one's fields.
+ */
+#define POSIXTRACE_K_KERNEL_PROC	0x1u	/* fork, exec, exit */
+#define POSIXTRACE_K_KERNEL_SIGNAL	0x2u	/* generated, delivered */
+#define POSIXTRACE_K_KERNEL_ALL		0x3u
+
+#define POSIXTRACE_K_EVENT_PROC_FORK		((trace_event_id_t)16)
+#define POSIXTRACE_K_EVENT_PROC_EXEC		((trace_event_id_t)17)
+#define POSIXTRACE_K_EVENT_PROC_EXIT		((trace_event_id_t)18)
+#define POSIXTRACE_K_EVENT_SIGNAL_GENERATE	((trace_event_id_t)19)
+#define POSIXTRACE_K_EVENT_SIGNAL_DELIVER	((trace_event_id_t)20)
+
+/*
+ * The classes of kernel events a stream created with attr records: 0 (the
+ * default), or POSIXTRACE_K_KERNEL_* bits. Returns 0, or EINVAL for an
+ * attr not initialised, a NULL classes, or an unknown bit.
+ * posix_trace_create() then returns ENOTSUP when the module is older than
+ * ABI 0.12. posix_trace_get_attr() reports what the stream records.
+ * Symbol version LIBPOSIXTRACE_K_0.12.
+ */
+int posixtrace_k_attr_setkernelevents(trace_attr_t *attr, unsigned int classes);
+int posixtrace_k_attr_getkernelevents(const trace_attr_t *attr,
+				      unsigned int *classes);
+
 /* The limits of an event format, as above. */
 #define POSIXTRACE_K_FORMAT_MAX		255
 #define POSIXTRACE_K_FORMAT_FIELDS_MAX	16

@@ -142,7 +142,9 @@ typedef struct {
 	uint32_t __create_nsec;
 	int64_t __create_sec;
 	uint64_t __clock_res_nsec;
-	uint64_t __reserved[16];
+	uint32_t __kernel_events;
+	uint32_t __pad0;
+	uint64_t __reserved[15];
 } trace_attr_t;
 
 /*

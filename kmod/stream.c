@@ -182,7 +182,10 @@ static void posixtrace_stream_news_work(struct work_struct *work)
 
 static int posixtrace_attr_check(struct posixtrace_attr *attr, bool log)
 {
-	if (attr->flags || attr->__reserved || attr->__reserved2)
+	if (attr->flags || attr->__reserved2)
+		return -EINVAL;
+	/* Not recorded yet: refused until the module records them. */
+	if (attr->kernel_events)
 		return -EINVAL;
 	if (strnlen(attr->name, sizeof(attr->name)) == sizeof(attr->name))
 		return -EINVAL;

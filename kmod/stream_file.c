@@ -89,7 +89,7 @@ static long posixtrace_stream_get_attr(struct posixtrace_stream *stream,
 					  POSIXTRACE_ATTR_SIZE_VER0);
 	if (ret)
 		return ret;
-	if (attr.flags || attr.__reserved || attr.__reserved2)
+	if (attr.flags || attr.__reserved2)
 		return -EINVAL;
 	return posixtrace_struct_to_user(uattr, attr.size, sattr,
 					 sizeof(*sattr));

@@ -12,6 +12,8 @@
 
 #include <linux/posixtrace_log.h>
 
+#include <posixtrace-k.h>
+
 #include "internal.h"
 
 #define PTK_SAME(a, b) _Static_assert((a) == (b), #a " != " #b)
@@ -47,6 +49,15 @@ PTK_SAME(POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EVENT_FLUSH_STOP);
 PTK_SAME(POSIX_TRACE_FILTER, POSIXTRACE_EVENT_FILTER);
 PTK_SAME(POSIX_TRACE_UNNAMED_USER_EVENT, POSIXTRACE_EVENT_UNNAMED_USER);
 PTK_SAME(POSIX_TRACE_UNNAMED_USEREVENT, POSIXTRACE_EVENT_UNNAMED_USER);
+
+PTK_SAME(POSIXTRACE_K_KERNEL_PROC, POSIXTRACE_KERNEL_PROC);
+PTK_SAME(POSIXTRACE_K_KERNEL_SIGNAL, POSIXTRACE_KERNEL_SIGNAL);
+PTK_SAME(POSIXTRACE_K_KERNEL_ALL, POSIXTRACE_KERNEL_ALL);
+PTK_SAME(POSIXTRACE_K_EVENT_PROC_FORK, POSIXTRACE_EVENT_PROC_FORK);
+PTK_SAME(POSIXTRACE_K_EVENT_PROC_EXEC, POSIXTRACE_EVENT_PROC_EXEC);
+PTK_SAME(POSIXTRACE_K_EVENT_PROC_EXIT, POSIXTRACE_EVENT_PROC_EXIT);
+PTK_SAME(POSIXTRACE_K_EVENT_SIGNAL_GENERATE, POSIXTRACE_EVENT_SIGNAL_GENERATE);
+PTK_SAME(POSIXTRACE_K_EVENT_SIGNAL_DELIVER, POSIXTRACE_EVENT_SIGNAL_DELIVER);
 
 PTK_SAME(TRACE_NAME_MAX, POSIXTRACE_NAME_MAX);
 PTK_SAME(TRACE_EVENT_NAME_MAX, POSIXTRACE_EVENT_NAME_MAX);
@@ -111,6 +122,7 @@ void ptk_attr_to_uapi(const trace_attr_t *attr, struct posixtrace_attr *u)
 	u->stream_full_policy = (__u32)attr->__stream_full_policy;
 	u->log_full_policy = (__u32)attr->__log_full_policy;
 	u->inheritance = (__u32)attr->__inheritance;
+	u->kernel_events = attr->__kernel_events;
 }
 
 static uint64_t ptk_clamp_size(__u64 v)
@@ -131,6 +143,7 @@ void ptk_attr_from_uapi(const struct posixtrace_attr *u, trace_attr_t *attr)
 	attr->__stream_full_policy = (int32_t)u->stream_full_policy;
 	attr->__log_full_policy = (int32_t)u->log_full_policy;
 	attr->__inheritance = (int32_t)u->inheritance;
+	attr->__kernel_events = u->kernel_events;
 	attr->__create_sec = u->create_time_sec;
 	attr->__create_nsec = u->create_time_nsec;
 	attr->__flags = PTK_ATTR_HAS_CREATE_TIME | PTK_ATTR_STREAM_POLICY_SET;

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <posixtrace-k.h>
+
 #include "internal.h"
 
 #ifndef PTK_VERSION
@@ -192,6 +194,24 @@ PTK_EXPORT int posix_trace_attr_setinherited(trace_attr_t *attr,
 	    inheritancepolicy != POSIX_TRACE_INHERITED)
 		return EINVAL;
 	attr->__inheritance = inheritancepolicy;
+	return 0;
+}
+
+PTK_EXPORT int posixtrace_k_attr_getkernelevents(const trace_attr_t *attr,
+						 unsigned int *classes)
+{
+	if (!ptk_attr_valid(attr) || !classes)
+		return EINVAL;
+	*classes = attr->__kernel_events;
+	return 0;
+}
+
+PTK_EXPORT int posixtrace_k_attr_setkernelevents(trace_attr_t *attr,
+						 unsigned int classes)
+{
+	if (!ptk_attr_valid(attr) || classes & ~POSIXTRACE_K_KERNEL_ALL)
+		return EINVAL;
+	attr->__kernel_events = classes;
 	return 0;
 }
 

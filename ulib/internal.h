@@ -107,6 +107,7 @@ void ptk_ring_kick(struct ptk_ring *r);
 int ptk_device_fd(int *fd);
 int ptk_device_fd_throttled(int *fd);
 int ptk_ioctl(int fd, unsigned long cmd, void *arg);
+int ptk_abi_at_least(int fd, unsigned int major, unsigned int minor);
 int ptk_ioctl_once(int fd, unsigned long cmd, void *arg);
 int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret);
 

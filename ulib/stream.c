@@ -247,6 +247,12 @@ static int ptk_create(pid_t pid, const trace_attr_t *attr, int log_fd,
 	err = ptk_device_fd(&dev);
 	if (err)
 		return err;
+	/* An older module would say EINVAL: its member was reserved. */
+	if (ua.kernel_events) {
+		err = ptk_abi_at_least(dev, 0, 12);
+		if (err)
+			return err;
+	}
 	if (pid < 0)
 		return ESRCH;
 	proof = ptk_open_proof(pid, &err);

@@ -6,6 +6,19 @@
 
 #include "internal.h"
 
+/* 0 if the module on fd speaks major.minor or later, else ENOTSUP. */
+int ptk_abi_at_least(int fd, unsigned int major, unsigned int minor)
+{
+	struct posixtrace_version ver = { .size = sizeof(ver) };
+	int err = ptk_ioctl(fd, POSIXTRACE_IOC_VERSION, &ver);
+
+	if (err)
+		return err;
+	if (ver.major != major)
+		return ver.major > major ? 0 : ENOTSUP;
+	return ver.minor >= minor ? 0 : ENOTSUP;
+}
+
 PTK_EXPORT int posixtrace_k_abi_version(unsigned int *major,
 					unsigned int *minor)
 {

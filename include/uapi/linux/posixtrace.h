@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	11
+#define POSIXTRACE_ABI_MINOR	12
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -110,6 +110,91 @@ struct posixtrace_version {
 }
 
 #define POSIXTRACE_UNNAMED_USER_NAME	"posix_trace_unnamed_userevent"
+
+/*
+ * Kernel event types (ABI 0.12): what the kernel does to the processes a
+ * stream traces (inherited children included), recorded only by a stream
+ * that asked for their class at creation (posixtrace_attr.kernel_events).
+ * They are system event types of this implementation (XSH 2.11), in the
+ * range below POSIXTRACE_EVENT_SYSTEM_MAX, filtered like any type. Their
+ * data is fields packed as a format says ("Event formats" below); every
+ * pid and tid in it is numbered in the stream's pid namespace, as the
+ * record's own, and is 0 for a process not visible there.
+ *
+ * A record's pid and tid are those of the traced thread the event is
+ * about: the forking thread, the exec'ing one, the exiting one, the
+ * signal's target (POSIXTRACE_EVENT_SIGNAL_GENERATE, even when another
+ * process sent it) or the thread it is delivered to.
+ */
+#define POSIXTRACE_KERNEL_PROC		(1U << 0)	/* fork, exec, exit */
+#define POSIXTRACE_KERNEL_SIGNAL	(1U << 1)	/* generate, deliver */
+#define POSIXTRACE_KERNEL_ALL \
+	(POSIXTRACE_KERNEL_PROC | POSIXTRACE_KERNEL_SIGNAL)
+
+/*
+ * A new thread or process (clone(), fork(), vfork(), pthread_create()).
+ * @pid, @tid: the child's; @flags: the clone flags (CLONE_*, the exit
+ * signal in the low byte); @thread: 1 for a thread of the same process.
+ */
+#define POSIXTRACE_EVENT_PROC_FORK	16
+#define POSIXTRACE_PROC_FORK_FORMAT	"pid:s32,tid:s32,flags:u64,thread:u8"
+/*
+ * A successful execve(). @argc: the new image's; @cut: bit 0 set when
+ * @path was cut at 255 bytes, bit 1 + i when argv[i] was (or could not
+ * be read); @path: the file as execve() named it; @comm: the new
+ * command name; @argv0 to @argv3: the first four arguments, "" past
+ * @argc, each cut at 255 bytes.
+ */
+#define POSIXTRACE_EVENT_PROC_EXEC	17
+#define POSIXTRACE_PROC_EXEC_FORMAT \
+	"argc:u32,cut:u8,path:str,comm:str,argv0:str,argv1:str,argv2:str," \
+	"argv3:str"
+#define POSIXTRACE_EXEC_STR_MAX		256	/* each string, its NUL included */
+/*
+ * A thread exits. @status: its exit status (0-255), or -1 if a signal
+ * killed it; @signal: that signal, else 0; @core: 1 if it dumped core;
+ * @process: 1 when it is the last thread of its process, and the fields
+ * are then the process's, as its parent's wait() will see them.
+ */
+#define POSIXTRACE_EVENT_PROC_EXIT	18
+#define POSIXTRACE_PROC_EXIT_FORMAT \
+	"status:s32,signal:s32,core:u8,process:u8"
+/*
+ * A signal sent to a traced thread (@group 0) or process (@group 1),
+ * whoever sent it. @code: the siginfo's si_code (SI_USER, SI_KERNEL...);
+ * @sender: the process that sent it, 0 from the kernel (interrupt
+ * context), or from a process the traced process's pid namespace does
+ * not see; @result: POSIXTRACE_SIGNAL_*, what became of it.
+ */
+#define POSIXTRACE_EVENT_SIGNAL_GENERATE 19
+#define POSIXTRACE_SIGNAL_GENERATE_FORMAT \
+	"sig:s32,code:s32,sender:s32,result:u8,group:u8"
+#define POSIXTRACE_SIGNAL_DELIVERED	0	/* queued, or pending already */
+#define POSIXTRACE_SIGNAL_IGNORED	1	/* dropped: ignored or blocked */
+#define POSIXTRACE_SIGNAL_ALREADY_PENDING 2	/* merged with a pending one */
+#define POSIXTRACE_SIGNAL_OVERFLOW_FAIL	3	/* the queue was full */
+#define POSIXTRACE_SIGNAL_LOSE_INFO	4	/* queued without its siginfo */
+/*
+ * A signal taken by a traced thread (dequeued to act on it). @action:
+ * POSIXTRACE_SIGACT_*, what the disposition then was.
+ */
+#define POSIXTRACE_EVENT_SIGNAL_DELIVER	20
+#define POSIXTRACE_SIGNAL_DELIVER_FORMAT "sig:s32,code:s32,action:u8"
+#define POSIXTRACE_SIGACT_DEFAULT	0	/* the default action */
+#define POSIXTRACE_SIGACT_IGNORE	1	/* SIG_IGN */
+#define POSIXTRACE_SIGACT_HANDLER	2	/* a handler runs */
+
+#define POSIXTRACE_EVENT_KERNEL_FIRST	POSIXTRACE_EVENT_PROC_FORK
+#define POSIXTRACE_EVENT_KERNEL_END	(POSIXTRACE_EVENT_SIGNAL_DELIVER + 1)
+
+/* Their names: an initializer as POSIXTRACE_SYSTEM_EVENT_NAMES. */
+#define POSIXTRACE_KERNEL_EVENT_NAMES {					\
+	[POSIXTRACE_EVENT_PROC_FORK]	= "posixtrace_proc_fork",	\
+	[POSIXTRACE_EVENT_PROC_EXEC]	= "posixtrace_proc_exec",	\
+	[POSIXTRACE_EVENT_PROC_EXIT]	= "posixtrace_proc_exit",	\
+	[POSIXTRACE_EVENT_SIGNAL_GENERATE] = "posixtrace_signal_generate", \
+	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = "posixtrace_signal_deliver", \
+}
 /* How many identifiers there are: every id is below this. */
 #define POSIXTRACE_EVENT_ID_MAX	\
 	(POSIXTRACE_EVENT_USER_BASE + POSIXTRACE_USER_EVENT_MAX)
@@ -168,7 +253,11 @@ struct posixtrace_eventset {
  * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD, or POSIXTRACE_INHERITED:
  *		the processes the traced process forks from then on are
  *		traced too, and theirs, sharing its event names.
- * @__reserved:	Input: must be 0.
+ * @kernel_events: Input (ABI 0.12; must be 0 before): 0, or the
+ *		POSIXTRACE_KERNEL_* classes of kernel events to record for
+ *		every process the stream traces; EINVAL for an unknown bit.
+ *		Their types are then in the stream's type list. The right
+ *		to trace the process covers them.
  * @create_time_sec: Output (GET_ATTR): CLOCK_REALTIME at creation.
  * @create_time_nsec: Output (GET_ATTR).
  * @__reserved2: Input: must be 0.
@@ -183,7 +272,7 @@ struct posixtrace_attr {
 	__u32 stream_full_policy;
 	__u32 log_full_policy;
 	__u32 inheritance;
-	__u32 __reserved;
+	__u32 kernel_events;
 	__s64 create_time_sec;
 	__u32 create_time_nsec;
 	__u32 __reserved2;
