@@ -31,6 +31,7 @@
 #include "compat.h"
 #include "hooks.h"
 #include "inherit.h"
+#include "kprobes.h"
 #include "links.h"
 #include "process.h"
 #include "stream.h"
@@ -39,36 +40,6 @@
 static struct tracepoint *posixtrace_tp_fork;
 static struct tracepoint *posixtrace_tp_exit;
 static struct tracepoint *posixtrace_tp_exec;
-
-/* What posixtrace_tracepoint() looks for, and finds. */
-struct posixtrace_tp_search {
-	const char *name;
-	struct tracepoint *tp;
-};
-
-static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
-{
-	struct posixtrace_tp_search *search = priv;
-
-	if (!strcmp(tp->name, search->name))
-		search->tp = tp;
-}
-
-/**
- * posixtrace_tracepoint - a tracepoint of the kernel, by name
- * @name: its name
- *
- * The kernel exports none of those we use to modules.
- *
- * Return: the tracepoint, or NULL.
- */
-struct tracepoint *posixtrace_tracepoint(const char *name)
-{
-	struct posixtrace_tp_search search = { .name = name };
-
-	for_each_kernel_tracepoint(posixtrace_find_tracepoint, &search);
-	return search.tp;
-}
 
 /* Runs in the parent, before the child first runs (TRI). */
 static void posixtrace_on_fork(void *data, struct task_struct *parent,

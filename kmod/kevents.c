@@ -4,11 +4,7 @@
  * execs, exits, signals), recorded from the kernel's own tracepoints into
  * the streams that asked for their class at creation
  * (posixtrace_attr.kernel_events), as system event types with formats.
- *
- * A class's probes are registered while some stream wants the class, so
- * that without such a stream none of ours runs on those tracepoints; a
- * worker unregisters them once the last such stream is freed (a stream
- * may be freed where nothing can sleep).
+ * A class's probes are on while some stream wants the class (kprobes.c).
  *
  * Probes run with preemption disabled; signal_generate's also with
  * interrupts off under the target's siglock, maybe in an interrupt. So a
@@ -23,7 +19,6 @@
  */
 
 #include <linux/binfmts.h>
-#include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/pid_namespace.h>
 #include <linux/sched.h>
@@ -39,60 +34,12 @@
 #include <trace/events/task.h>
 
 #include "format.h"
-#include "hooks.h"
+#include "kevent_types.h"
 #include "kevents.h"
+#include "kprobes.h"
 #include "links.h"
 #include "process.h"
 #include "stream.h"
-
-static const char *const posixtrace_kevent_names[] =
-	POSIXTRACE_KERNEL_EVENT_NAMES;
-
-static const char *const posixtrace_kevent_formats[] = {
-	[POSIXTRACE_EVENT_PROC_FORK] = POSIXTRACE_PROC_FORK_FORMAT,
-	[POSIXTRACE_EVENT_PROC_EXEC] = POSIXTRACE_PROC_EXEC_FORMAT,
-	[POSIXTRACE_EVENT_PROC_EXIT] = POSIXTRACE_PROC_EXIT_FORMAT,
-	[POSIXTRACE_EVENT_SIGNAL_GENERATE] = POSIXTRACE_SIGNAL_GENERATE_FORMAT,
-	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = POSIXTRACE_SIGNAL_DELIVER_FORMAT,
-};
-
-static const u32 posixtrace_kevent_classes[] = {
-	[POSIXTRACE_EVENT_PROC_FORK] = POSIXTRACE_KERNEL_PROC,
-	[POSIXTRACE_EVENT_PROC_EXEC] = POSIXTRACE_KERNEL_PROC,
-	[POSIXTRACE_EVENT_PROC_EXIT] = POSIXTRACE_KERNEL_PROC,
-	[POSIXTRACE_EVENT_SIGNAL_GENERATE] = POSIXTRACE_KERNEL_SIGNAL,
-	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = POSIXTRACE_KERNEL_SIGNAL,
-};
-
-static_assert(ARRAY_SIZE(posixtrace_kevent_names) ==
-	      POSIXTRACE_EVENT_KERNEL_END);
-static_assert(POSIXTRACE_EVENT_KERNEL_END <= POSIXTRACE_EVENT_SYSTEM_MAX);
-
-/* @id's name and format if it is a kernel event type of @classes. */
-const char *posixtrace_kevent_name(u32 id, u32 classes, const char **format)
-{
-	if (id < POSIXTRACE_EVENT_KERNEL_FIRST ||
-	    id >= POSIXTRACE_EVENT_KERNEL_END ||
-	    !(posixtrace_kevent_classes[id] & classes))
-		return NULL;
-	if (format)
-		*format = posixtrace_kevent_formats[id];
-	return posixtrace_kevent_names[id];
-}
-
-/* The first kernel event type of @classes at or after @from. */
-bool posixtrace_kevent_next(u32 classes, u32 from, u32 *id)
-{
-	u32 i = max_t(u32, from, POSIXTRACE_EVENT_KERNEL_FIRST);
-
-	for (; i < POSIXTRACE_EVENT_KERNEL_END; i++) {
-		if (posixtrace_kevent_classes[i] & classes) {
-			*id = i;
-			return true;
-		}
-	}
-	return false;
-}
 
 /* The data of each type: the fields of its format, packed. */
 struct posixtrace_kev_fork {
@@ -405,14 +352,6 @@ static_assert(POSIXTRACE_SIGNAL_ALREADY_PENDING ==
 static_assert(POSIXTRACE_SIGNAL_OVERFLOW_FAIL == TRACE_SIGNAL_OVERFLOW_FAIL);
 static_assert(POSIXTRACE_SIGNAL_LOSE_INFO == TRACE_SIGNAL_LOSE_INFO);
 
-/* A probe of a class, on its tracepoint. */
-struct posixtrace_kprobe {
-	const char *tp_name;
-	void *probe;
-	u32 class;
-	struct tracepoint *tp;
-};
-
 static struct posixtrace_kprobe posixtrace_kprobes[] = {
 	{ "task_newtask", posixtrace_kev_fork, POSIXTRACE_KERNEL_PROC },
 	{ "sched_process_exec", posixtrace_kev_exec, POSIXTRACE_KERNEL_PROC },
@@ -421,125 +360,10 @@ static struct posixtrace_kprobe posixtrace_kprobes[] = {
 	{ "signal_deliver", posixtrace_kev_deliver, POSIXTRACE_KERNEL_SIGNAL },
 };
 
-/*
- * Before hooks.c's probes on the same tracepoints: an exiting process
- * leaves the table there, and its exit must be recorded first.
- */
-#define POSIXTRACE_KPROBE_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
-
-#define POSIXTRACE_KCLASSES	2	/* bits of POSIXTRACE_KERNEL_ALL */
-
-/*
- * Streams wanting each class, and whether its probes are registered
- * (under the mutex, as the registrations are).
- */
-static atomic_t posixtrace_kclass_users[POSIXTRACE_KCLASSES];
-static bool posixtrace_kclass_on[POSIXTRACE_KCLASSES];
-static DEFINE_MUTEX(posixtrace_kevents_mutex);
-
-static void posixtrace_kclass_unregister(unsigned int c, unsigned int end)
-{
-	struct posixtrace_kprobe *kp;
-	unsigned int i;
-
-	for (i = 0; i < end; i++) {
-		kp = &posixtrace_kprobes[i];
-		if (kp->class == BIT(c))
-			tracepoint_probe_unregister(kp->tp, kp->probe, NULL);
-	}
-}
-
-static int posixtrace_kclass_register(unsigned int c)
-{
-	struct posixtrace_kprobe *kp;
-	unsigned int i;
-	int ret;
-
-	lockdep_assert_held(&posixtrace_kevents_mutex);
-	for (i = 0; i < ARRAY_SIZE(posixtrace_kprobes); i++) {
-		kp = &posixtrace_kprobes[i];
-		if (kp->class != BIT(c))
-			continue;
-		ret = tracepoint_probe_register_prio(kp->tp, kp->probe, NULL,
-						     POSIXTRACE_KPROBE_PRIO);
-		if (ret) {
-			posixtrace_kclass_unregister(c, i);
-			return ret;
-		}
-	}
-	posixtrace_kclass_on[c] = true;
-	return 0;
-}
-
-/* Unregister what no stream wants any more. */
-static void posixtrace_kevents_idle(struct work_struct *work)
-{
-	unsigned int c;
-
-	mutex_lock(&posixtrace_kevents_mutex);
-	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
-		if (!posixtrace_kclass_on[c] ||
-		    atomic_read(&posixtrace_kclass_users[c]))
-			continue;
-		posixtrace_kclass_unregister(c, ARRAY_SIZE(posixtrace_kprobes));
-		posixtrace_kclass_on[c] = false;
-	}
-	mutex_unlock(&posixtrace_kevents_mutex);
-}
-
-static DECLARE_WORK(posixtrace_kevents_idle_work, posixtrace_kevents_idle);
-
-/**
- * posixtrace_kevents_put - a stream that recorded @classes is gone
- * @classes: what posixtrace_kevents_get() took
- *
- * Any context: the probes go in a worker.
- */
-void posixtrace_kevents_put(u32 classes)
-{
-	bool idle = false;
-	unsigned int c;
-
-	for (c = 0; c < POSIXTRACE_KCLASSES; c++)
-		if (classes & BIT(c))
-			idle |= atomic_dec_and_test(&posixtrace_kclass_users[c]);
-	if (idle)
-		schedule_work(&posixtrace_kevents_idle_work);
-}
-
-/**
- * posixtrace_kevents_get - a stream will record @classes
- * @classes: POSIXTRACE_KERNEL_* bits, checked by the caller
- *
- * Registers their probes if no stream had them on. Sleeps.
- *
- * Return: 0, or the error of a registration (nothing taken then).
- */
-int posixtrace_kevents_get(u32 classes)
-{
-	unsigned int c;
-	int ret = 0;
-
-	mutex_lock(&posixtrace_kevents_mutex);
-	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
-		if (!(classes & BIT(c)))
-			continue;
-		if (!posixtrace_kclass_on[c])
-			ret = posixtrace_kclass_register(c);
-		if (ret)
-			break;
-		atomic_inc(&posixtrace_kclass_users[c]);
-	}
-	mutex_unlock(&posixtrace_kevents_mutex);
-	if (ret)
-		posixtrace_kevents_put(classes & (BIT(c) - 1));
-	return ret;
-}
-
 int posixtrace_kevents_init(void)
 {
-	struct posixtrace_kprobe *kp;
-	unsigned int i;
+	int ret;
+	u32 i;
 
 	/* The probes' prototypes must be the tracepoints': checked here. */
 	check_trace_callback_type_task_newtask(posixtrace_kev_fork);
@@ -548,31 +372,25 @@ int posixtrace_kevents_init(void)
 	check_trace_callback_type_signal_generate(posixtrace_kev_generate);
 	check_trace_callback_type_signal_deliver(posixtrace_kev_deliver);
 
-	for (i = 0; i < ARRAY_SIZE(posixtrace_kprobes); i++) {
-		kp = &posixtrace_kprobes[i];
-		kp->tp = posixtrace_tracepoint(kp->tp_name);
-		if (!kp->tp) {
-			pr_err("tracepoint %s not found\n", kp->tp_name);
-			return -ENOENT;
-		}
-	}
 	/* Our own formats pass our own check, or tools could not read them. */
 	for (i = POSIXTRACE_EVENT_KERNEL_FIRST; i < POSIXTRACE_EVENT_KERNEL_END;
 	     i++)
-		if (WARN_ON(posixtrace_format_check(posixtrace_kevent_formats[i])))
+		if (WARN_ON(posixtrace_format_check(posixtrace_kevent_format(i))))
 			return -EINVAL;
 	posixtrace_exec_bufs = alloc_percpu(struct posixtrace_kev_exec_buf);
 	if (!posixtrace_exec_bufs)
 		return -ENOMEM;
-	return 0;
+	ret = posixtrace_kprobes_init(posixtrace_kprobes,
+				      ARRAY_SIZE(posixtrace_kprobes));
+	if (ret)
+		free_percpu(posixtrace_exec_bufs);
+	return ret;
 }
 
 /* After the last stream: nothing wants a class any more. */
 void posixtrace_kevents_exit(void)
 {
-	flush_work(&posixtrace_kevents_idle_work);
-	posixtrace_kevents_idle(NULL);
-	/* No probe of ours runs any more, nor uses the buffers. */
-	tracepoint_synchronize_unregister();
+	/* No probe of ours runs any more, nor uses the buffers, after it. */
+	posixtrace_kprobes_exit();
 	free_percpu(posixtrace_exec_bufs);
 }

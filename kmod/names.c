@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-#include "kevents.h"
+#include "kevent_types.h"
 #include "names.h"
 
 /* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */

@@ -27,7 +27,7 @@
 #include "compat.h"
 #include "drain_domain.h"
 #include "kbuf.h"
-#include "kevents.h"
+#include "kprobes.h"
 #include "links.h"
 #include "names.h"
 #include "process.h"

@@ -2357,7 +2357,10 @@ static uint64_t fuzz_attr(struct fuzz *f)
 	a.inheritance = PICK(f, POSIXTRACE_CLOSE_FOR_CHILD,
 			     POSIXTRACE_CLOSE_FOR_CHILD,
 			     POSIXTRACE_INHERITED);
-	a.__reserved = fuzz_res(f);
+	/* Kernel events under the fuzz too, and an unknown class. */
+	a.kernel_events = PICK(f, 0, POSIXTRACE_KERNEL_PROC,
+			       POSIXTRACE_KERNEL_SIGNAL, POSIXTRACE_KERNEL_ALL,
+			       POSIXTRACE_KERNEL_ALL + 1);
 	a.create_time_sec = rnd_next(&f->rng);
 	a.create_time_nsec = rnd_next(&f->rng);
 	a.__reserved2 = fuzz_res(f);
@@ -2481,7 +2484,6 @@ static size_t fuzz_build(struct fuzz *f, unsigned long cmd)
 
 		memset(&a, 0, sizeof(a));
 		a.flags = fuzz_flags(f);
-		a.__reserved = fuzz_res(f);
 		usize = a.size = fuzz_size(f, POSIXTRACE_ATTR_SIZE_VER0,
 					   sizeof(a));
 		memcpy(s, &a, known = sizeof(a));

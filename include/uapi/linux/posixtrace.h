@@ -195,6 +195,7 @@ struct posixtrace_version {
 	[POSIXTRACE_EVENT_SIGNAL_GENERATE] = "posixtrace_signal_generate", \
 	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = "posixtrace_signal_deliver", \
 }
+
 /* How many identifiers there are: every id is below this. */
 #define POSIXTRACE_EVENT_ID_MAX	\
 	(POSIXTRACE_EVENT_USER_BASE + POSIXTRACE_USER_EVENT_MAX)

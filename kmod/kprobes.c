@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Our probes on the kernel's tracepoints, by class: registered while some
+ * stream wants the class (posixtrace_kevents_get()), so that without such
+ * a stream none of ours runs there; a worker unregisters them once the
+ * last such stream is freed (a stream may be freed where nothing can
+ * sleep). kevents.c has the probes; this file only knows them as
+ * pointers, so that the stream core can take a class without calling up
+ * into the hooks.
+ */
+
+#include <linux/kernel.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/posixtrace.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
+#include <linux/tracepoint.h>
+#include <linux/workqueue.h>
+
+#include "kprobes.h"
+
+/* What posixtrace_tracepoint() looks for, and finds. */
+struct posixtrace_tp_search {
+	const char *name;
+	struct tracepoint *tp;
+};
+
+static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
+{
+	struct posixtrace_tp_search *search = priv;
+
+	if (!strcmp(tp->name, search->name))
+		search->tp = tp;
+}
+
+/**
+ * posixtrace_tracepoint - a tracepoint of the kernel, by name
+ * @name: its name
+ *
+ * The kernel exports none of those we use to modules.
+ *
+ * Return: the tracepoint, or NULL.
+ */
+struct tracepoint *posixtrace_tracepoint(const char *name)
+{
+	struct posixtrace_tp_search search = { .name = name };
+
+	for_each_kernel_tracepoint(posixtrace_find_tracepoint, &search);
+	return search.tp;
+}
+
+static struct posixtrace_kprobe *posixtrace_kprobes;
+static unsigned int posixtrace_nr_kprobes;
+
+/*
+ * Before hooks.c's probes on the same tracepoints: an exiting process
+ * leaves the table there, and its exit must be recorded first.
+ */
+#define POSIXTRACE_KPROBE_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
+
+#define POSIXTRACE_KCLASSES	2	/* bits of POSIXTRACE_KERNEL_ALL */
+
+/*
+ * Streams wanting each class, and whether its probes are registered
+ * (under the mutex, as the registrations are).
+ */
+static atomic_t posixtrace_kclass_users[POSIXTRACE_KCLASSES];
+static bool posixtrace_kclass_on[POSIXTRACE_KCLASSES];
+static DEFINE_MUTEX(posixtrace_kevents_mutex);
+
+static void posixtrace_kclass_unregister(unsigned int c, unsigned int end)
+{
+	struct posixtrace_kprobe *kp;
+	unsigned int i;
+
+	for (i = 0; i < end; i++) {
+		kp = &posixtrace_kprobes[i];
+		if (kp->class == BIT(c))
+			tracepoint_probe_unregister(kp->tp, kp->probe, NULL);
+	}
+}
+
+static int posixtrace_kclass_register(unsigned int c)
+{
+	struct posixtrace_kprobe *kp;
+	unsigned int i;
+	int ret;
+
+	lockdep_assert_held(&posixtrace_kevents_mutex);
+	for (i = 0; i < posixtrace_nr_kprobes; i++) {
+		kp = &posixtrace_kprobes[i];
+		if (kp->class != BIT(c))
+			continue;
+		ret = tracepoint_probe_register_prio(kp->tp, kp->probe, NULL,
+						     POSIXTRACE_KPROBE_PRIO);
+		if (ret) {
+			posixtrace_kclass_unregister(c, i);
+			return ret;
+		}
+	}
+	posixtrace_kclass_on[c] = true;
+	return 0;
+}
+
+/* Unregister what no stream wants any more. */
+static void posixtrace_kevents_idle(struct work_struct *work)
+{
+	unsigned int c;
+
+	mutex_lock(&posixtrace_kevents_mutex);
+	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
+		if (!posixtrace_kclass_on[c] ||
+		    atomic_read(&posixtrace_kclass_users[c]))
+			continue;
+		posixtrace_kclass_unregister(c, posixtrace_nr_kprobes);
+		posixtrace_kclass_on[c] = false;
+	}
+	mutex_unlock(&posixtrace_kevents_mutex);
+}
+
+static DECLARE_WORK(posixtrace_kevents_idle_work, posixtrace_kevents_idle);
+
+/* Which classes have their probes on now: for tests and the curious. */
+static int posixtrace_kprobes_get(char *buf, const struct kernel_param *kp)
+{
+	u32 on = 0;
+	unsigned int c;
+
+	mutex_lock(&posixtrace_kevents_mutex);
+	for (c = 0; c < POSIXTRACE_KCLASSES; c++)
+		if (posixtrace_kclass_on[c])
+			on |= BIT(c);
+	mutex_unlock(&posixtrace_kevents_mutex);
+	return sysfs_emit(buf, "%u\n", on);
+}
+
+static const struct kernel_param_ops posixtrace_kprobes_ops = {
+	.get = posixtrace_kprobes_get,
+};
+
+module_param_cb(kernel_probes, &posixtrace_kprobes_ops, NULL, 0444);
+MODULE_PARM_DESC(kernel_probes,
+		 "POSIXTRACE_KERNEL_* classes whose tracepoint probes are registered (read-only)");
+
+/**
+ * posixtrace_kevents_put - a stream that recorded @classes is gone
+ * @classes: what posixtrace_kevents_get() took
+ *
+ * Any context: the probes go in a worker.
+ */
+void posixtrace_kevents_put(u32 classes)
+{
+	bool idle = false;
+	unsigned int c;
+
+	for (c = 0; c < POSIXTRACE_KCLASSES; c++)
+		if (classes & BIT(c))
+			idle |= atomic_dec_and_test(&posixtrace_kclass_users[c]);
+	if (idle)
+		schedule_work(&posixtrace_kevents_idle_work);
+}
+
+/**
+ * posixtrace_kevents_get - a stream will record @classes
+ * @classes: POSIXTRACE_KERNEL_* bits, checked by the caller
+ *
+ * Registers their probes if no stream had them on. Sleeps.
+ *
+ * Return: 0, or the error of a registration (nothing taken then).
+ */
+int posixtrace_kevents_get(u32 classes)
+{
+	unsigned int c;
+	int ret = 0;
+
+	mutex_lock(&posixtrace_kevents_mutex);
+	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
+		if (!(classes & BIT(c)))
+			continue;
+		if (!posixtrace_kclass_on[c])
+			ret = posixtrace_kclass_register(c);
+		if (ret)
+			break;
+		atomic_inc(&posixtrace_kclass_users[c]);
+	}
+	mutex_unlock(&posixtrace_kevents_mutex);
+	if (ret)
+		posixtrace_kevents_put(classes & (BIT(c) - 1));
+	return ret;
+}
+
+/**
+ * posixtrace_kprobes_init - know the probes of each class
+ * @probes: their table, which lives as long as the module
+ * @n: its length
+ *
+ * Return: 0, or -ENOENT if a tracepoint is not there.
+ */
+int posixtrace_kprobes_init(struct posixtrace_kprobe *probes, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		probes[i].tp = posixtrace_tracepoint(probes[i].tp_name);
+		if (!probes[i].tp) {
+			pr_err("tracepoint %s not found\n", probes[i].tp_name);
+			return -ENOENT;
+		}
+	}
+	posixtrace_kprobes = probes;
+	posixtrace_nr_kprobes = n;
+	return 0;
+}
+
+/* After the last stream: every probe goes, and none runs any more. */
+void posixtrace_kprobes_exit(void)
+{
+	flush_work(&posixtrace_kevents_idle_work);
+	posixtrace_kevents_idle(NULL);
+	tracepoint_synchronize_unregister();
+}
