@@ -232,6 +232,7 @@ static void posixtrace_log_attr(struct posixtrace_log_attr *dst,
 	dst->clock_res_nsec = cpu_to_le32(1);
 	dst->create_time_sec = cpu_to_le64(attr->create_time_sec);
 	dst->create_time_nsec = cpu_to_le32(attr->create_time_nsec);
+	dst->kernel_events = cpu_to_le32(attr->kernel_events);
 }
 
 static int posixtrace_log_write_header(struct posixtrace_log *log,

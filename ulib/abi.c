@@ -171,6 +171,7 @@ void ptk_attr_from_log(const struct posixtrace_log_attr *a,
 	attr->__inheritance = (int32_t)le32toh(a->inheritance);
 	attr->__create_sec = (int64_t)le64toh(a->create_time_sec);
 	attr->__create_nsec = le32toh(a->create_time_nsec);
+	attr->__kernel_events = le32toh(a->kernel_events);
 	attr->__flags = PTK_ATTR_HAS_CREATE_TIME | PTK_ATTR_STREAM_POLICY_SET;
 	if (res) {
 		attr->__clock_res_nsec = res;

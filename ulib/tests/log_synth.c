@@ -113,6 +113,7 @@ void synth_init(struct synth *s, uint32_t layout, uint32_t slot_size,
 	synth_put32(s, a + 100, SYNTH_CLOCK_RES);
 	synth_put64(s, a + 104, SYNTH_CREATE_SEC);
 	synth_put32(s, a + 112, SYNTH_CREATE_NSEC);
+	synth_put32(s, a + 116, SYNTH_KERNEL_EVENTS);
 	synth_reserve(s, s->header_size);
 	if (layout == POSIXTRACE_LOG_SLOTS) {
 		s->region_end = s->header_size +

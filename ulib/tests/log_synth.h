@@ -81,6 +81,7 @@ struct synth {
 #define SYNTH_CREATE_SEC	1700000000
 #define SYNTH_CREATE_NSEC	123456789
 #define SYNTH_CLOCK_RES		1
+#define SYNTH_KERNEL_EVENTS	POSIXTRACE_KERNEL_SIGNAL
 
 /* header_extra: bytes of a later minor's header members (a multiple of 8). */
 void synth_init(struct synth *s, uint32_t layout, uint32_t slot_size,

@@ -293,6 +293,7 @@ static void check_attr(trace_id_t trid)
 	trace_attr_t attr;
 	struct timespec ts;
 	char name[TRACE_NAME_MAX + 1];
+	unsigned int classes;
 	size_t size;
 	int policy;
 
@@ -313,7 +314,17 @@ static void check_attr(trace_id_t trid)
 	CHECK(ts.tv_sec == SYNTH_CREATE_SEC && ts.tv_nsec == SYNTH_CREATE_NSEC);
 	CHECK_ERR(posix_trace_attr_getclockres(&attr, &ts), 0);
 	CHECK(ts.tv_sec == 0 && ts.tv_nsec == SYNTH_CLOCK_RES);
+	CHECK_ERR(posixtrace_k_attr_getkernelevents(&attr, &classes), 0);
+	CHECK(classes == SYNTH_KERNEL_EVENTS);
+	/* The setter's rule, on the host: unknown classes are refused. */
+	CHECK_ERR(posixtrace_k_attr_setkernelevents(&attr,
+						    POSIXTRACE_K_KERNEL_ALL + 1),
+		  EINVAL);
+	CHECK_ERR(posixtrace_k_attr_getkernelevents(&attr, NULL), EINVAL);
 	CHECK_ERR(posix_trace_attr_destroy(&attr), 0);
+	CHECK_ERR(posixtrace_k_attr_setkernelevents(&attr,
+						    POSIXTRACE_K_KERNEL_PROC),
+		  EINVAL);
 }
 
 static void check_status(const struct synth *s, trace_id_t trid,

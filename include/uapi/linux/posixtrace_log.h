@@ -57,7 +57,7 @@
  * or block types (which readers skip).
  */
 #define POSIXTRACE_LOG_VERSION_MAJOR	1
-#define POSIXTRACE_LOG_VERSION_MINOR	1
+#define POSIXTRACE_LOG_VERSION_MINOR	2
 
 /* Written as a __le32: the bytes 04 03 02 01 in the file. */
 #define POSIXTRACE_LOG_BYTE_ORDER	0x01020304
@@ -78,7 +78,8 @@
  * @clock_res_nsec:	the resolution of the event timestamps.
  * @create_time_sec:	creation time, CLOCK_REALTIME.
  * @create_time_nsec:	its nanoseconds.
- * @__reserved:		zero.
+ * @kernel_events:	the POSIXTRACE_KERNEL_* classes of kernel events the
+ *			stream recorded (log version 1.2; zero before).
  *
  * The values and constants are those of <linux/posixtrace.h>.
  */
@@ -93,7 +94,7 @@ struct posixtrace_log_attr {
 	__le32 clock_res_nsec;
 	__le64 create_time_sec;
 	__le32 create_time_nsec;
-	__le32 __reserved;
+	__le32 kernel_events;
 };
 
 /**
