@@ -14,8 +14,6 @@
 #include "logcheck.h"
 #include "logread.h"
 
-/* Payload bytes shown per event in text unless --full-data. */
-#define DUMP_DATA_SHOWN		32
 /* Names of an event set shown in text unless --full-data. */
 #define DUMP_SET_SHOWN		8
 
