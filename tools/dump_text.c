@@ -14,6 +14,7 @@
 #include "colour.h"
 #include "dump.h"
 #include "event_data.h"
+#include "kevent_text.h"
 #include "text.h"
 
 void dump_text_header(const struct log_reader *lr)
@@ -189,13 +190,21 @@ static void print_data(const struct log_reader *lr, const struct log_event *ev,
 	fputs(mismatch, stdout);
 }
 
-/* What the system events' data means, when it has the expected size. */
+/*
+ * What the system events' data means, when it has the expected size; a
+ * kernel event's names for its numbers, when it matches its format.
+ */
 static void print_decoded(const struct log_event *ev)
 {
 	const size_t set = DUMP_SET_SIZE;
+	struct kevent k;
 	const char *why;
 	int v;
 
+	if (kevent_decode(ev, &k)) {
+		kevent_print_decoded(stdout, &k);
+		return;
+	}
 	switch (ev->info.posix_event_id) {
 	case POSIX_TRACE_ERROR:
 		if (ev->data_len != 4)
