@@ -33,6 +33,7 @@
 #include <posixtrace-k.h>
 
 #include "command.h"
+#include "kernel_classes.h"
 #include "record_progress.h"
 #include "record_select.h"
 #include "record_status.h"
@@ -58,10 +59,11 @@ struct record_opts {
 	int log_policy;
 	bool inherit;
 	struct record_select select;	/* -e */
+	struct kernel_classes kernel;	/* --kernel */
 };
 
 struct record_run {
-	const struct record_opts *opts;
+	struct record_opts *opts;	/* --kernel may fall back to none */
 	struct record_select *select;	/* opts' own, which it updates */
 	int log_fd;
 	bool log_on_stdout;
@@ -88,18 +90,25 @@ static const char record_usage[] =
 "trace log LOG. Tracing stops when COMMAND or PID exits, or on SIGINT or\n"
 "SIGTERM. On standard error: a line saying what is recorded, a progress\n"
 "line while tracing (on a terminal only), then a summary: the events, the\n"
-"events lost, read from the stream's status, counts per process and per\n"
-"event type, and what would keep the events lost.\n"
+"events lost, read from the stream's status, counts per process (named by\n"
+"command) and per event type, the process tree with exit statuses, and\n"
+"what would keep the events lost.\n"
 "\n"
 "  -o, --output LOG         the trace log to write, truncated if it exists;\n"
 "                           '-' writes it to standard output (a pipe or a\n"
 "                           file, never a terminal; COMMAND's standard output\n"
 "                           then goes to standard error)\n"
 "  -p, --pid PID            trace PID rather than run a command\n"
-"  -e, --event NAME         record only the user events of this type; a\n"
-"                           shell pattern (*, ?, [...]) selects every type\n"
-"                           it matches; repeatable (default: every type;\n"
-"                           system events are always recorded)\n"
+"  -e, --event NAME         record only the events of this type (user or\n"
+"                           kernel); a shell pattern (*, ?, [...]) selects\n"
+"                           every type it matches; repeatable (default:\n"
+"                           every type; POSIX's system events are always\n"
+"                           recorded)\n"
+"  -k, --kernel CLASSES     the kernel's events to record too: proc (fork,\n"
+"                           exec, exit), signal (generated, delivered), a\n"
+"                           comma list of them, all, or none (default\n"
+"                           proc,signal; none on a module older than ABI\n"
+"                           0.12, with a warning)\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
 "  -m, --max-data-size SIZE the largest event payload kept (default 1024)\n"
 "      --log-policy POLICY  append (default, no size limit), until-full\n"
@@ -261,6 +270,10 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 	case OPT_NO_INHERIT:
 		o->inherit = false;
 		return 0;
+	case 'k':
+		return kernel_classes_parse(&o->kernel, arg) ?
+			misuse("bad --kernel '%s' (proc, signal, a comma "
+			       "list of them, all or none)", arg) : 0;
 	}
 	/* getopt_long() said what was wrong. */
 	return misuse(NULL);
@@ -300,6 +313,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -308,8 +322,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->log_policy = POSIX_TRACE_APPEND;
 	o->inherit = true;
+	kernel_classes_init(&o->kernel);
 	/* '+': the first non-option is COMMAND, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:h", options,
+	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:k:h", options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_help(record_usage);
@@ -373,6 +388,8 @@ static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
 		return "--max-data-size";
 	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
 		return "--log-size";
+	if (kernel_classes_apply(&o->kernel, attr))
+		return "--kernel";
 	return NULL;
 }
 
@@ -501,8 +518,8 @@ static void print_trace_error(const struct record_run *run, int err)
 
 	if (o->pid)
 		snprintf(who, sizeof(who), "PID %d", (int)o->pid);
-	fprintf(stderr, PROG ": cannot trace %s: %s", o->pid ? who : o->argv[0],
-		strerror(err));
+	fprintf(stderr, PROG ": cannot trace %s: %s%s", o->pid ? who :
+		o->argv[0], strerror(err), kernel_classes_why(&o->kernel, err));
 	/* EINVAL is the module refusing the attributes: say which may be. */
 	if (err == EINVAL && o->inherit)
 		fprintf(stderr, " (a module without trace inheritance refuses "
@@ -550,6 +567,9 @@ static int start_trace(struct record_run *run, pid_t pid)
 		return 1;
 	}
 	err = posix_trace_create_withlog(pid, &attr, run->log_fd, &run->trid);
+	if (kernel_classes_fallback(&run->opts->kernel, err, &attr, PROG))
+		err = posix_trace_create_withlog(pid, &attr, run->log_fd,
+						 &run->trid);
 	posix_trace_attr_getlogsize(&attr, &run->log_size);
 	posix_trace_attr_destroy(&attr);
 	close_log(run);
