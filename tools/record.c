@@ -25,8 +25,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -34,6 +32,7 @@
 
 #include "command.h"
 #include "kernel_classes.h"
+#include "launch.h"
 #include "record_progress.h"
 #include "record_select.h"
 #include "record_status.h"
@@ -44,8 +43,6 @@
 #define TICK_NS			250000000L
 /* How often, in ticks, the log on disk is brought up to date. */
 #define FLUSH_TICKS		4
-/* The exit status of a command that could not be run, as the shell's. */
-#define EXIT_CANNOT_RUN	127
 /* Events were lost in the stream, or missing from the log unasked. */
 #define EXIT_EVENTS_LOST	3
 
@@ -67,11 +64,10 @@ struct record_run {
 	struct record_select *select;	/* opts' own, which it updates */
 	int log_fd;
 	bool log_on_stdout;
-	pid_t child;			/* our command, 0 with -p */
-	int pidfd;			/* the traced process's */
+	/* Our command (child 0 with -p); pidfd, the traced process's. */
+	struct launch launch;
 	trace_id_t trid;
 	struct timespec started, stopped;
-	sigset_t run_mask;		/* the mask to wait with */
 	bool flush_failed;
 	bool trace_error;		/* the log may be incomplete */
 	size_t log_size;		/* as the attributes say */
@@ -129,13 +125,6 @@ static const char record_usage[] =
 "error: events were not written); 2 usage; 3 events were lost otherwise\n"
 "(the stream was full), not counting what --log-policy until-full or loop\n"
 "leaves out by design.\n";
-
-/* The signal that asked us to stop; 0 while none did. */
-static volatile sig_atomic_t stop_signal;
-/* Our command, told to terminate when a signal was sent to us alone. */
-static volatile pid_t forward_pid;
-/* SIGINT's and SIGTERM's dispositions as we found them, for COMMAND. */
-static struct sigaction saved_int, saved_term;
 
 /* A usage error of record's: what is wrong, and the hint. */
 static int misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -400,6 +389,7 @@ static int open_log(struct record_run *run)
 	if (!strcmp(path, "-")) {
 		run->log_fd = STDOUT_FILENO;
 		run->log_on_stdout = true;
+		run->launch.stdout_to_stderr = true;
 		return 0;
 	}
 	/* Truncated like strace -o: a log starts at offset 0 of its file. */
@@ -418,97 +408,6 @@ static void close_log(struct record_run *run)
 	if (run->log_fd >= 0 && !run->log_on_stdout)
 		close(run->log_fd);
 	run->log_fd = -1;
-}
-
-static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
-{
-	pid_t pid = forward_pid;
-
-	(void)ucontext;
-	stop_signal = sig;
-	/*
-	 * si_code <= 0: kill() or sigqueue() sent it to us, likely alone,
-	 * so the command has not had it; a terminal's (SI_KERNEL) went to
-	 * the whole foreground process group, command included. SIGTERM,
-	 * not sig: a background job of a script runs with SIGINT ignored,
-	 * and "record ... & kill -INT $!" must still end the command.
-	 */
-	if (pid > 0 && info->si_code <= 0)
-		kill(pid, SIGTERM);
-}
-
-/*
- * SIGINT and SIGTERM stay blocked except while we wait (ppoll), so that
- * one arriving between two checks of stop_signal is not missed.
- */
-static int setup_signals(struct record_run *run, sigset_t *saved)
-{
-	struct sigaction sa;
-	sigset_t block;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_stop_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: wake ppoll */
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	/*
-	 * Caught even if ignored on entry (a script's background job), as
-	 * perf record does: stopping a recording with kill -INT is common.
-	 */
-	if (sigprocmask(SIG_BLOCK, &block, saved) ||
-	    sigaction(SIGINT, &sa, &saved_int) ||
-	    sigaction(SIGTERM, &sa, &saved_term)) {
-		fprintf(stderr, PROG ": signals: %s\n", strerror(errno));
-		return 1;
-	}
-	run->run_mask = *saved;
-	sigdelset(&run->run_mask, SIGINT);
-	sigdelset(&run->run_mask, SIGTERM);
-	return 0;
-}
-
-static int pidfd_open_(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-/*
- * The command's side of the fork: wait for "go" (the stream is running on
- * our pid), then exec. An exec error goes back through the close-on-exec
- * pipe, whose closing by a successful exec says "running".
- */
-static void __attribute__((noreturn))
-child_exec(struct record_run *run, const int go[2], const int errp[2],
-	   const sigset_t *saved)
-{
-	char c;
-	int err;
-	ssize_t n;
-
-	/* Our copy of the write end would keep "go" from ever seeing EOF. */
-	close(go[1]);
-	close(errp[0]);
-
-	/* COMMAND gets the signals as we got them: ignored stays ignored. */
-	sigaction(SIGINT, &saved_int, NULL);
-	sigaction(SIGTERM, &saved_term, NULL);
-	sigprocmask(SIG_SETMASK, saved, NULL);
-	/* Standard output carries the log: keep the command's text apart. */
-	if (run->log_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		_exit(EXIT_CANNOT_RUN);
-	do
-		n = read(go[0], &c, 1);
-	while (n < 0 && errno == EINTR);
-	/* No "go": the parent could not trace us and says why. */
-	if (n != 1)
-		_exit(EXIT_CANNOT_RUN);
-	execvp(run->opts->argv[0], run->opts->argv);
-	err = errno;
-	n = write(errp[1], &err, sizeof(err));
-	(void)n;
-	_exit(EXIT_CANNOT_RUN);
 }
 
 static void print_trace_error(const struct record_run *run, int err)
@@ -594,88 +493,31 @@ static int start_trace(struct record_run *run, pid_t pid)
 	return 0;
 }
 
-/* waitpid() status as a shell reports it. */
-static int exit_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 1;
-}
-
-static int reap(pid_t pid)
-{
-	int wstatus;
-
-	while (waitpid(pid, &wstatus, 0) < 0)
-		if (errno != EINTR)
-			return 1;
-	return exit_status(wstatus);
-}
-
-/* Waits for the exec; 0 when COMMAND runs, else its exit status. */
-static int wait_exec(struct record_run *run, int err_fd)
-{
-	int err;
-	ssize_t n;
-
-	do
-		n = read(err_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	if (n != sizeof(err))
-		return 0;
-	fprintf(stderr, PROG ": cannot run %s: %s\n", run->opts->argv[0],
-		strerror(err));
-	record_status_close(&run->status_src);
-	posix_trace_shutdown(run->trid);
-	reap(run->child);
-	return EXIT_CANNOT_RUN;
-}
-
 /* Forks COMMAND, held until its stream runs. Returns 0 or exit status. */
-static int run_command(struct record_run *run, const sigset_t *saved)
+static int run_command(struct record_run *run)
 {
-	int go[2], errp[2], status;
+	int status;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+	if (launch_fork(&run->launch))
 		return 1;
+	status = start_trace(run, run->launch.child);
+	if (status) {
+		launch_abort(&run->launch);
+		return status;
 	}
-	run->child = fork();
-	if (run->child < 0) {
-		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
-		return 1;
+	status = launch_go(&run->launch);
+	if (status) {
+		record_status_close(&run->status_src);
+		posix_trace_shutdown(run->trid);
 	}
-	if (run->child == 0)
-		child_exec(run, go, errp, saved);
-	close(go[0]);
-	close(errp[1]);
-	forward_pid = run->child;
-	run->pidfd = pidfd_open_(run->child);
-	if (run->pidfd < 0) {
-		fprintf(stderr, PROG ": pidfd_open: %s\n", strerror(errno));
-		status = 1;
-	} else {
-		status = start_trace(run, run->child);
-	}
-	/* Closing "go" unwritten tells the child to give up. */
-	if (!status && write(go[1], "g", 1) != 1)
-		status = 1;
-	close(go[1]);
-	if (!status)
-		status = wait_exec(run, errp[0]);
-	else
-		reap(run->child);
-	close(errp[0]);
 	return status;
 }
 
 /* Before LOG is truncated: a mistyped PID must not cost the old log. */
 static int open_pidfd(struct record_run *run)
 {
-	run->pidfd = pidfd_open_(run->opts->pid);
-	if (run->pidfd < 0) {
+	run->launch.pidfd = launch_pidfd_open(run->opts->pid);
+	if (run->launch.pidfd < 0) {
 		print_trace_error(run, errno);
 		return 1;
 	}
@@ -761,13 +603,13 @@ static void tick(struct record_run *run, unsigned int n)
  */
 static int trace_loop(struct record_run *run)
 {
-	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = run->launch.pidfd, .events = POLLIN };
 	int64_t next = now_ns() + TICK_NS, left;
 	struct timespec timeout;
 	unsigned int ticks = 0;
 	int n;
 
-	while (!stop_signal) {
+	while (!launch_stop_signal) {
 		left = next - now_ns();
 		if (left <= 0) {
 			tick(run, ++ticks);
@@ -776,7 +618,7 @@ static int trace_loop(struct record_run *run)
 		}
 		timeout.tv_sec = left / 1000000000;
 		timeout.tv_nsec = left % 1000000000;
-		n = ppoll(&pfd, 1, &timeout, &run->run_mask);
+		n = ppoll(&pfd, 1, &timeout, &run->launch.run_mask);
 		if (n > 0)
 			return 0;	/* exited */
 		if (n < 0 && errno != EINTR) {
@@ -812,16 +654,6 @@ static void stop_trace(struct record_run *run)
 			strerror(err));
 		run->trace_error = true;
 	}
-}
-
-/* Waits for COMMAND, passing on signals sent to us alone meanwhile. */
-static int wait_command(struct record_run *run)
-{
-	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
-
-	while (ppoll(&pfd, 1, NULL, &run->run_mask) < 0 && errno == EINTR)
-		;
-	return reap(run->child);
 }
 
 static double elapsed(const struct record_run *run)
@@ -878,10 +710,11 @@ static int print_summary(struct record_run *run)
 /* Everything after the options: trace, stop, summarize. */
 static int record(struct record_opts *o)
 {
-	struct record_run run = { .opts = o, .select = &o->select,
-				  .log_fd = -1, .pidfd = -1 };
+	struct record_run run = {
+		.opts = o, .select = &o->select, .log_fd = -1,
+		.launch = { .prog = PROG, .argv = o->argv, .pidfd = -1 },
+	};
 	unsigned int major, minor;
-	sigset_t saved;
 	int status, summary, err;
 
 	/* Before LOG is truncated or COMMAND started: is there a module? */
@@ -892,10 +725,9 @@ static int record(struct record_opts *o)
 		return 1;
 	}
 	if ((o->pid && open_pidfd(&run)) || open_log(&run) ||
-	    setup_signals(&run, &saved))
+	    launch_signals(&run.launch))
 		return 1;
-	status = o->pid ? start_trace(&run, o->pid) :
-			  run_command(&run, &saved);
+	status = o->pid ? start_trace(&run, o->pid) : run_command(&run);
 	if (status) {
 		close_log(&run);
 		return status;
@@ -903,9 +735,9 @@ static int record(struct record_opts *o)
 	if (trace_loop(&run))
 		run.trace_error = true;
 	stop_trace(&run);
-	status = o->pid ? 0 : wait_command(&run);
+	status = o->pid ? 0 : launch_wait(&run.launch);
 	summary = print_summary(&run);
-	close(run.pidfd);
+	close(run.launch.pidfd);
 	/* A failed log first, lost events next: both outrank COMMAND's. */
 	if (run.trace_error || summary == 1)
 		return 1;
