@@ -37,6 +37,7 @@
 #include "record_select.h"
 #include "record_status.h"
 #include "record_summary.h"
+#include "text.h"
 
 #define PROG		"posixtrace record"
 /* How often the stream's status is read (and the progress line shown). */
@@ -138,41 +139,6 @@ static int misuse(const char *fmt, ...)
 	ret = vusage_error(record_usage, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-/* "64K", "4M", "1G" or bytes: the sizes users think in (powers of 1024). */
-static int parse_size(const char *text, size_t *size)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	/* strtoull() would take "-1" and " 1". */
-	if (!isdigit((unsigned char)text[0]))
-		return EINVAL;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno)
-		return errno;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	}
-	if (shift)
-		end++;
-	if (*end)
-		return EINVAL;
-	if (v > (SIZE_MAX >> shift))
-		return ERANGE;
-	*size = (size_t)v << shift;
-	return 0;
 }
 
 static int parse_log_policy(const char *text, int *policy)
