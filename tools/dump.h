@@ -27,6 +27,7 @@ struct dump_opts {
 	bool full_data;
 	bool hex;		/* every payload in hex, event sets too */
 	bool json;
+	bool tree;		/* the process tree, not the events */
 	bool colour;		/* text: names and gaps in colour */
 	enum dump_time time;
 };
