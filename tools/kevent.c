@@ -79,6 +79,11 @@ static void decode_exec(struct kfields *f, struct kevent *k)
 
 static void decode_fields(struct kfields *f, struct kevent *k)
 {
+	if (k->kind == KEVENT_SIGNAL_GENERATE ||
+	    k->kind == KEVENT_SIGNAL_DELIVER) {
+		k->u.sig.sig = (int)num(f, "sig");
+		k->u.sig.code = (int)num(f, "code");
+	}
 	switch (k->kind) {
 	case KEVENT_FORK:
 		k->u.fork.pid = (pid_t)num(f, "pid");
@@ -96,15 +101,11 @@ static void decode_fields(struct kfields *f, struct kevent *k)
 		k->u.exit.process = num(f, "process") != 0;
 		break;
 	case KEVENT_SIGNAL_GENERATE:
-		k->u.sig.sig = (int)num(f, "sig");
-		k->u.sig.code = (int)num(f, "code");
 		k->u.sig.sender = (pid_t)num(f, "sender");
 		k->u.sig.result = (int)num(f, "result");
 		k->u.sig.group = num(f, "group") != 0;
 		break;
 	case KEVENT_SIGNAL_DELIVER:
-		k->u.sig.sig = (int)num(f, "sig");
-		k->u.sig.code = (int)num(f, "code");
 		k->u.sig.action = (int)num(f, "action");
 		break;
 	}
