@@ -17,6 +17,7 @@
 #include "command.h"
 #include "dump.h"
 #include "dump_filter.h"
+#include "proctree.h"
 
 static const char dump_usage[] =
 "usage: posixtrace dump [OPTIONS] LOG\n"
@@ -45,6 +46,9 @@ static const char dump_usage[] =
 "\n"
 "Output:\n"
 "  -j, --json        one JSON object per line per event, nothing else\n"
+"      --tree        the process tree instead of the events, as pstree -A:\n"
+"                    who forked whom, each process's command (its last\n"
+"                    exec) and how it ended (from the kernel events)\n"
 "  -r, --relative    times since the log's first event (+1.500000000)\n"
 "  -d, --delta       times since the previous event printed\n"
 "      --hex         every payload in hex, as before text and {names}\n"
@@ -55,6 +59,10 @@ static const char dump_usage[] =
 "\n"
 "A log with bytes it cannot read (cut short, a bad record or block header)\n"
 "is printed as far as it can be read, with one warning on stderr.\n"
+"Kernel events (posixtrace_proc_*, posixtrace_signal_*) are decoded after\n"
+"their fields: signal and si_code names, clone flags, exit statuses; in\n"
+"JSON, sig_name, code_name, result_name, action_name, flags_names,\n"
+"signal_name, exit and argv beside the raw numbers of \"fields\".\n"
 "Exit status: 0 read to the end, 1 not a trace log or a read error, 2 usage,\n"
 "3 read to the end but damaged (the warning says how).\n";
 
@@ -63,6 +71,7 @@ enum {
 	OPT_UNTIL,
 	OPT_HEX,
 	OPT_COLOUR,
+	OPT_TREE,
 };
 
 static const struct option options[] = {
@@ -72,6 +81,7 @@ static const struct option options[] = {
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "until", required_argument, NULL, OPT_UNTIL },
 	{ "json", no_argument, NULL, 'j' },
+	{ "tree", no_argument, NULL, OPT_TREE },
 	{ "relative", no_argument, NULL, 'r' },
 	{ "delta", no_argument, NULL, 'd' },
 	{ "hex", no_argument, NULL, OPT_HEX },
@@ -139,6 +149,9 @@ static int parse_option(int c, struct dump_opts *o, struct dump_filter *f,
 	case 'j':
 		o->json = true;
 		return 0;
+	case OPT_TREE:
+		o->tree = true;
+		return 0;
 	case 'r':
 		return set_time_mode(o, DUMP_TIME_RELATIVE);
 	case 'd':
@@ -178,6 +191,11 @@ static int parse_args(int argc, char **argv, struct dump_opts *o,
 	if (argc - optind != 1)
 		return usage_error(dump_usage, argc == optind ? "no LOG given" :
 				   "one LOG at a time");
+	if (o->tree && (o->json || o->time != DUMP_TIME_ABSOLUTE || o->hex ||
+			o->full_data))
+		return usage_error(dump_usage, "--tree prints no events: "
+				   "--json, --relative, --delta, --hex and "
+				   "--full-data do not apply");
 	why = filter_check(f);
 	if (why)
 		return usage_error(dump_usage, "%s", why);
@@ -209,6 +227,8 @@ struct dump {
 	struct dump_clock clock;
 	struct dump_totals totals;
 	struct log_damage damage;
+	struct proctree tree;		/* --tree */
+	bool tree_failed;		/* out of memory */
 };
 
 /*
@@ -230,11 +250,17 @@ static void dump_event(struct dump *d, const struct log_event *ev)
 	t->missing += ev->gap;
 	t->gaps += ev->gap != 0;
 	note_filter(t, ev);
-	if (ev->gap && !d->opts.json && filter_in_time(&d->filter, ts))
+	if (ev->gap && !d->opts.json && !d->opts.tree &&
+	    filter_in_time(&d->filter, ts))
 		dump_text_gap(ev, &d->opts);
 	if (!filter_match(&d->filter, ev))
 		return;
 	t->shown++;
+	if (d->opts.tree) {
+		if (proctree_add(&d->tree, ev))
+			d->tree_failed = true;
+		return;
+	}
 	if (d->opts.json)
 		dump_json_event(&d->lr, ev, &d->opts, &d->clock);
 	else
@@ -260,6 +286,22 @@ static int dump_events(struct dump *d)
 	return err;
 }
 
+/* --tree: the tree, or why there is none. */
+static void print_tree(const struct dump *d)
+{
+	if (!d->tree.n) {
+		printf("# no process in the events shown\n");
+		return;
+	}
+	if (!d->tree.kernel_events)
+		printf("# no fork, exec or exit event: the processes of the "
+		       "events, unrelated (record with --kernel=proc)\n");
+	proctree_print(stdout, &d->tree, "");
+	if (d->totals.missing)
+		printf("# %" PRIu64 " events missing from the log: processes "
+		       "or exits may be too\n", d->totals.missing);
+}
+
 static int dump_log(struct dump *d)
 {
 	int err;
@@ -271,10 +313,14 @@ static int dump_log(struct dump *d)
 		return 1;
 	}
 	d->totals.filtered = filter_active(&d->filter);
-	if (!d->opts.json)
+	if (!d->opts.json && !d->opts.tree)
 		dump_text_header(&d->lr);
 	err = dump_events(d);
-	if (!err && !d->opts.json)
+	if (!err && d->tree_failed)
+		err = ENOMEM;
+	if (!err && d->opts.tree)
+		print_tree(d);
+	else if (!err && !d->opts.json)
 		dump_text_footer(&d->lr, &d->damage, &d->totals);
 	if (fflush(stdout) || ferror(stdout)) {
 		perror("posixtrace dump: standard output");
@@ -303,5 +349,6 @@ int cmd_dump(int argc, char **argv)
 		log_close(&d.lr);
 	}
 	filter_free(&d.filter);
+	proctree_free(&d.tree);
 	return ret;
 }

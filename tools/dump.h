@@ -14,8 +14,6 @@
 #include "logcheck.h"
 #include "logread.h"
 
-/* Payload bytes shown per event in text unless --full-data. */
-#define DUMP_DATA_SHOWN		32
 /* Names of an event set shown in text unless --full-data. */
 #define DUMP_SET_SHOWN		8
 
@@ -29,6 +27,7 @@ struct dump_opts {
 	bool full_data;
 	bool hex;		/* every payload in hex, event sets too */
 	bool json;
+	bool tree;		/* the process tree, not the events */
 	bool colour;		/* text: names and gaps in colour */
 	enum dump_time time;
 };

@@ -13,6 +13,7 @@
 
 #include "dump.h"
 #include "json.h"
+#include "kevent_text.h"
 #include "text.h"
 
 static void json_key(const char *key)
@@ -134,9 +135,14 @@ static void json_decoded(const struct log_reader *lr,
 			 const struct log_event *ev)
 {
 	const size_t set = DUMP_SET_SIZE;
+	struct kevent k;
 	const char *why;
 	int v;
 
+	if (kevent_decode(ev, &k)) {
+		kevent_print_json(stdout, &k);
+		return;
+	}
 	switch (ev->info.posix_event_id) {
 	case POSIX_TRACE_ERROR:
 		if (ev->data_len != 4)

@@ -5,6 +5,7 @@
  * hands their data over in this machine's byte order, as a stream's.
  */
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "dump.h"
@@ -30,6 +31,24 @@ static const struct {
 
 #define NSYS	(sizeof(sys_events) / sizeof(sys_events[0]))
 
+/* The kernel's (ABI 0.12), named without their posixtrace_ prefix. */
+static const struct {
+	const char *name;
+	const char *meaning;
+} kernel_events[] = {
+	{ "PROC_FORK", "a traced thread created a thread or process" },
+	{ "PROC_EXEC", "a traced process ran a new program" },
+	{ "PROC_EXIT", "a traced thread exited" },
+	{ "SIGNAL_GENERATE", "a signal was sent to a traced process" },
+	{ "SIGNAL_DELIVER", "a traced thread took a signal" },
+};
+
+static bool is_kernel(trace_event_id_t id)
+{
+	return id >= POSIXTRACE_EVENT_KERNEL_FIRST &&
+	       id < POSIXTRACE_EVENT_KERNEL_END;
+}
+
 /* Identifiers below this are the system's; the unnamed user event next. */
 #define SYS_ID_END	POSIX_TRACE_UNNAMED_USER_EVENT
 
@@ -37,6 +56,8 @@ const char *sys_event_name(trace_event_id_t id)
 {
 	if (id < 0 || id >= SYS_ID_END)
 		return NULL;
+	if (is_kernel(id))
+		return kernel_events[id - POSIXTRACE_EVENT_KERNEL_FIRST].name;
 	return (size_t)id < NSYS ? sys_events[id].name : "SYSTEM";
 }
 
@@ -44,6 +65,8 @@ const char *sys_event_meaning(trace_event_id_t id)
 {
 	if (id >= 0 && (size_t)id < NSYS)
 		return sys_events[id].meaning;
+	if (is_kernel(id))
+		return kernel_events[id - POSIXTRACE_EVENT_KERNEL_FIRST].meaning;
 	return "an event of the trace system";
 }
 

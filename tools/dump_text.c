@@ -13,6 +13,8 @@
 
 #include "colour.h"
 #include "dump.h"
+#include "event_data.h"
+#include "kevent_text.h"
 #include "text.h"
 
 void dump_text_header(const struct log_reader *lr)
@@ -169,52 +171,6 @@ static bool print_sets(const struct log_reader *lr, const struct log_event *ev,
 	return false;
 }
 
-/* As before formats: "quoted text", or hex. */
-static void print_bytes(const struct log_event *ev, const struct dump_opts *o)
-{
-	size_t i, shown;
-
-	shown = o->full_data || ev->data_len <= DUMP_DATA_SHOWN ?
-		ev->data_len : DUMP_DATA_SHOWN;
-	if (!o->hex && ev->data_len && data_is_text(ev->data, ev->data_len)) {
-		print_quoted(stdout, ev->data, shown);
-	} else {
-		for (i = 0; i < shown; i++)
-			printf("%02x", ev->data[i]);
-	}
-	if (shown < ev->data_len)
-		fputs("...", stdout);
-}
-
-/*
- * The data of a type with a format, as its fields: true if it was shown
- * so. Data that does not match (or was truncated) is shown as any other,
- * followed by why, which *mismatch gets.
- */
-static bool print_fields(const struct log_event *ev, const struct dump_opts *o,
-			 char *mismatch, size_t size)
-{
-	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const struct ptk_format *fmt = ev->type->format;
-	const char *why, *field;
-
-	if (!fmt || o->hex)
-		return false;
-	if (ev->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED) {
-		snprintf(mismatch, size, " (truncated: not decoded by its "
-			 "format)");
-		return false;
-	}
-	if (!fields_decode(fmt, ev->data, ev->data_len, vals, &why, &field)) {
-		snprintf(mismatch, size, " (does not match its format: %s%s%s)",
-			 why, field ? " " : "", field ? field : "");
-		return false;
-	}
-	fields_print_text(stdout, vals, fmt->nfields,
-			  o->full_data ? SIZE_MAX : DUMP_DATA_SHOWN);
-	return true;
-}
-
 /*
  * "data=": nothing, an event set, the fields of its format, "quoted
  * text", or hex as before.
@@ -227,19 +183,28 @@ static void print_data(const struct log_reader *lr, const struct log_event *ev,
 	fputs("data=", stdout);
 	if (!o->hex && print_sets(lr, ev, o->full_data))
 		return;
-	if (print_fields(ev, o, mismatch, sizeof(mismatch)))
+	if (!o->hex && event_data_fields(stdout, ev, o->full_data, mismatch,
+					 sizeof(mismatch)))
 		return;
-	print_bytes(ev, o);
+	event_data_bytes(stdout, ev, o->full_data, o->hex);
 	fputs(mismatch, stdout);
 }
 
-/* What the system events' data means, when it has the expected size. */
+/*
+ * What the system events' data means, when it has the expected size; a
+ * kernel event's names for its numbers, when it matches its format.
+ */
 static void print_decoded(const struct log_event *ev)
 {
 	const size_t set = DUMP_SET_SIZE;
+	struct kevent k;
 	const char *why;
 	int v;
 
+	if (kevent_decode(ev, &k)) {
+		kevent_print_decoded(stdout, &k);
+		return;
+	}
 	switch (ev->info.posix_event_id) {
 	case POSIX_TRACE_ERROR:
 		if (ev->data_len != 4)

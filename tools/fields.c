@@ -157,7 +157,7 @@ static void print_number(FILE *out, const struct field_value *fv)
 		fprintf(out, "%ju", (uintmax_t)fv->v.u);
 }
 
-static void print_string(FILE *out, const unsigned char *p, size_t n)
+void fields_print_string(FILE *out, const unsigned char *p, size_t n)
 {
 	size_t i;
 
@@ -201,7 +201,7 @@ void fields_print_text(FILE *out, const struct field_value *vals,
 		fv = &vals[i];
 		fprintf(out, "%s%s=", i ? ", " : "", fv->field->name);
 		if (fv->field->type == PTK_FIELD_STR) {
-			print_string(out, fv->p, fv->len);
+			fields_print_string(out, fv->p, fv->len);
 		} else if (fv->field->type == PTK_FIELD_BYTES) {
 			for (j = 0; j < fv->len && j < max_bytes; j++)
 				fprintf(out, "%02x", fv->p[j]);

@@ -56,6 +56,9 @@ bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
 void fields_print_text(FILE *out, const struct field_value *vals,
 		       unsigned int n, size_t max_bytes);
 
+/* One str field's bytes as fields_print_text() quotes them. */
+void fields_print_string(FILE *out, const unsigned char *p, size_t n);
+
 /*
  * A JSON object of the fields: integers up to 32 bits and floats as
  * numbers, 64-bit integers as decimal strings (a double holds 53 bits),

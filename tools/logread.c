@@ -125,30 +125,17 @@ static int read_types(struct log_reader *lr)
 	return err;
 }
 
-int log_open(struct log_reader *lr, const char *path, const char *prog)
+/*
+ * What every reader needs before its first event: the attributes, the
+ * types known so far, a buffer for the largest payload. On failure says
+ * why and closes lr.
+ */
+static int prepare(struct log_reader *lr, const char *prog)
 {
 	size_t max_data = 0;
 	const char *what;
-	int fd, err;
+	int err;
 
-	memset(lr, 0, sizeof(*lr));
-	lr->path = path;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = errno;
-		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
-		return err;
-	}
-	/* The library reads its own duplicate of the descriptor. */
-	err = posix_trace_open(fd, &lr->trid);
-	if (err) {
-		close(fd);
-		fprintf(stderr, "%s: %s: not a readable trace log: %s\n", prog,
-			path, strerror(err));
-		return err;
-	}
-	lr->open = true;
-	lr->fd = fd;
 	what = "attributes";
 	err = posix_trace_get_attr(lr->trid, &lr->attr);
 	if (!err)
@@ -169,26 +156,52 @@ int log_open(struct log_reader *lr, const char *path, const char *prog)
 		}
 	}
 	if (err) {
-		fprintf(stderr, "%s: %s: reading the %s: %s\n", prog, path,
+		fprintf(stderr, "%s: %s: reading the %s: %s\n", prog, lr->path,
 			what, strerror(err));
 		log_close(lr);
 	}
 	return err;
 }
 
-int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
+int log_open(struct log_reader *lr, const char *path, const char *prog)
 {
-	int unavailable, err;
+	int fd, err;
 
-	memset(ev, 0, sizeof(*ev));
-	err = posix_trace_getnext_event(lr->trid, &ev->info, lr->buf,
-					lr->buf_size, &ev->data_len,
-					&unavailable);
-	if (err)
+	memset(lr, 0, sizeof(*lr));
+	lr->path = path;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		fprintf(stderr, "%s: %s: %s\n", prog, path, strerror(err));
 		return err;
-	*end = unavailable;
-	if (unavailable)
-		return 0;
+	}
+	/* The library reads its own duplicate of the descriptor. */
+	err = posix_trace_open(fd, &lr->trid);
+	if (err) {
+		close(fd);
+		fprintf(stderr, "%s: %s: not a readable trace log: %s\n", prog,
+			path, strerror(err));
+		return err;
+	}
+	lr->open = true;
+	lr->fd = fd;
+	return prepare(lr, prog);
+}
+
+int log_attach(struct log_reader *lr, trace_id_t trid, const char *name,
+	       const char *prog)
+{
+	memset(lr, 0, sizeof(*lr));
+	lr->path = name;
+	lr->trid = trid;
+	lr->live = true;
+	lr->fd = -1;
+	return prepare(lr, prog);
+}
+
+/* The event the library just reported, with what it does not say. */
+static int complete(struct log_reader *lr, struct log_event *ev)
+{
 	ev->data = lr->buf;
 	ev->type = type_get(lr, ev->info.posix_event_id);
 	if (!ev->type)
@@ -212,15 +225,50 @@ int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
 	return 0;
 }
 
+int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
+{
+	int unavailable, err;
+
+	memset(ev, 0, sizeof(*ev));
+	err = posix_trace_getnext_event(lr->trid, &ev->info, lr->buf,
+					lr->buf_size, &ev->data_len,
+					&unavailable);
+	if (err)
+		return err;
+	*end = unavailable;
+	return unavailable ? 0 : complete(lr, ev);
+}
+
+int log_next_live(struct log_reader *lr, struct log_event *ev,
+		  const struct timespec *abstime, bool *got)
+{
+	int unavailable = 1, err;
+
+	memset(ev, 0, sizeof(*ev));
+	*got = false;
+	err = posix_trace_timedgetnext_event(lr->trid, &ev->info, lr->buf,
+					     lr->buf_size, &ev->data_len,
+					     &unavailable, abstime);
+	if (err == ETIMEDOUT || err == EINTR)
+		return 0;
+	if (err || unavailable)
+		return err;
+	*got = true;
+	return complete(lr, ev);
+}
+
 void log_close(struct log_reader *lr)
 {
 	size_t i;
 
-	if (!lr->open)
+	if (!lr->open && !lr->live)
 		return;
-	posix_trace_close(lr->trid);
-	close(lr->fd);
-	lr->open = false;
+	/* A live stream is its creator's to shut down. */
+	if (lr->open) {
+		posix_trace_close(lr->trid);
+		close(lr->fd);
+	}
+	lr->open = lr->live = false;
 	for (i = 0; i < lr->ntypes; i++) {
 		free(lr->types[i].name);
 		free(lr->types[i].format_text);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <posixtrace-k.h>
 #include <trace.h>
@@ -53,6 +54,7 @@ struct log_event {
 struct log_reader {
 	const char *path;
 	bool open;
+	bool live;		/* an active stream's (log_attach()) */
 	/* Ours, open until log_close(), for readers besides the library. */
 	int fd;
 	trace_id_t trid;
@@ -77,6 +79,19 @@ int log_open(struct log_reader *lr, const char *path, const char *prog);
  */
 int log_next(struct log_reader *lr, struct log_event *ev, bool *end);
 void log_close(struct log_reader *lr);
+
+/*
+ * The same reading of an active stream that trid names (not a log: name
+ * is what messages call it), created and shut down by the caller.
+ */
+int log_attach(struct log_reader *lr, trace_id_t trid, const char *name,
+	       const char *prog);
+/*
+ * Waits until abstime (CLOCK_REALTIME) for its next event: 0 and *got
+ * with one; 0 and !*got on timeout or a signal; else an error number.
+ */
+int log_next_live(struct log_reader *lr, struct log_event *ev,
+		  const struct timespec *abstime, bool *got);
 
 /*
  * The name of type id as log_next() names it, without adding the type:

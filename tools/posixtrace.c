@@ -22,6 +22,8 @@ struct command {
 static const struct command commands[] = {
 	{ "record", "run a command, or attach to a process, and record its "
 	  "trace log", cmd_record },
+	{ "trace", "run a command, or attach to a process, and print its "
+	  "events as they happen", cmd_trace },
 	{ "version", "print the loaded module's ABI version", cmd_version },
 	{ "dump", "print a trace log as text", cmd_dump },
 	{ "export", "convert a trace log to a CTF trace (babeltrace2)",

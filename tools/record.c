@@ -25,26 +25,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <posixtrace-k.h>
 
 #include "command.h"
+#include "kernel_classes.h"
+#include "launch.h"
 #include "record_progress.h"
 #include "record_select.h"
 #include "record_status.h"
 #include "record_summary.h"
+#include "text.h"
 
 #define PROG		"posixtrace record"
 /* How often the stream's status is read (and the progress line shown). */
 #define TICK_NS			250000000L
 /* How often, in ticks, the log on disk is brought up to date. */
 #define FLUSH_TICKS		4
-/* The exit status of a command that could not be run, as the shell's. */
-#define EXIT_CANNOT_RUN	127
 /* Events were lost in the stream, or missing from the log unasked. */
 #define EXIT_EVENTS_LOST	3
 
@@ -58,18 +57,18 @@ struct record_opts {
 	int log_policy;
 	bool inherit;
 	struct record_select select;	/* -e */
+	struct kernel_classes kernel;	/* --kernel */
 };
 
 struct record_run {
-	const struct record_opts *opts;
+	struct record_opts *opts;	/* --kernel may fall back to none */
 	struct record_select *select;	/* opts' own, which it updates */
 	int log_fd;
 	bool log_on_stdout;
-	pid_t child;			/* our command, 0 with -p */
-	int pidfd;			/* the traced process's */
+	/* Our command (child 0 with -p); pidfd, the traced process's. */
+	struct launch launch;
 	trace_id_t trid;
 	struct timespec started, stopped;
-	sigset_t run_mask;		/* the mask to wait with */
 	bool flush_failed;
 	bool trace_error;		/* the log may be incomplete */
 	size_t log_size;		/* as the attributes say */
@@ -88,18 +87,25 @@ static const char record_usage[] =
 "trace log LOG. Tracing stops when COMMAND or PID exits, or on SIGINT or\n"
 "SIGTERM. On standard error: a line saying what is recorded, a progress\n"
 "line while tracing (on a terminal only), then a summary: the events, the\n"
-"events lost, read from the stream's status, counts per process and per\n"
-"event type, and what would keep the events lost.\n"
+"events lost, read from the stream's status, counts per process (named by\n"
+"command) and per event type, the process tree with exit statuses, and\n"
+"what would keep the events lost.\n"
 "\n"
 "  -o, --output LOG         the trace log to write, truncated if it exists;\n"
 "                           '-' writes it to standard output (a pipe or a\n"
 "                           file, never a terminal; COMMAND's standard output\n"
 "                           then goes to standard error)\n"
 "  -p, --pid PID            trace PID rather than run a command\n"
-"  -e, --event NAME         record only the user events of this type; a\n"
-"                           shell pattern (*, ?, [...]) selects every type\n"
-"                           it matches; repeatable (default: every type;\n"
-"                           system events are always recorded)\n"
+"  -e, --event NAME         record only the events of this type (user or\n"
+"                           kernel); a shell pattern (*, ?, [...]) selects\n"
+"                           every type it matches; repeatable (default:\n"
+"                           every type; POSIX's system events are always\n"
+"                           recorded)\n"
+"  -k, --kernel CLASSES     the kernel's events to record too: proc (fork,\n"
+"                           exec, exit), signal (generated, delivered), a\n"
+"                           comma list of them, all, or none (default\n"
+"                           proc,signal; none on a module older than ABI\n"
+"                           0.12, with a warning)\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
 "  -m, --max-data-size SIZE the largest event payload kept (default 1024)\n"
 "      --log-policy POLICY  append (default, no size limit), until-full\n"
@@ -121,13 +127,6 @@ static const char record_usage[] =
 "(the stream was full), not counting what --log-policy until-full or loop\n"
 "leaves out by design.\n";
 
-/* The signal that asked us to stop; 0 while none did. */
-static volatile sig_atomic_t stop_signal;
-/* Our command, told to terminate when a signal was sent to us alone. */
-static volatile pid_t forward_pid;
-/* SIGINT's and SIGTERM's dispositions as we found them, for COMMAND. */
-static struct sigaction saved_int, saved_term;
-
 /* A usage error of record's: what is wrong, and the hint. */
 static int misuse(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -140,41 +139,6 @@ static int misuse(const char *fmt, ...)
 	ret = vusage_error(record_usage, fmt, ap);
 	va_end(ap);
 	return ret;
-}
-
-/* "64K", "4M", "1G" or bytes: the sizes users think in (powers of 1024). */
-static int parse_size(const char *text, size_t *size)
-{
-	unsigned long long v;
-	unsigned int shift = 0;
-	char *end;
-
-	/* strtoull() would take "-1" and " 1". */
-	if (!isdigit((unsigned char)text[0]))
-		return EINVAL;
-	errno = 0;
-	v = strtoull(text, &end, 10);
-	if (errno)
-		return errno;
-	switch (*end) {
-	case 'k': case 'K':
-		shift = 10;
-		break;
-	case 'm': case 'M':
-		shift = 20;
-		break;
-	case 'g': case 'G':
-		shift = 30;
-		break;
-	}
-	if (shift)
-		end++;
-	if (*end)
-		return EINVAL;
-	if (v > (SIZE_MAX >> shift))
-		return ERANGE;
-	*size = (size_t)v << shift;
-	return 0;
 }
 
 static int parse_log_policy(const char *text, int *policy)
@@ -261,6 +225,10 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 	case OPT_NO_INHERIT:
 		o->inherit = false;
 		return 0;
+	case 'k':
+		return kernel_classes_parse(&o->kernel, arg) ?
+			misuse("bad --kernel '%s' (proc, signal, a comma "
+			       "list of them, all or none)", arg) : 0;
 	}
 	/* getopt_long() said what was wrong. */
 	return misuse(NULL);
@@ -300,6 +268,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "kernel", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -308,8 +277,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	memset(o, 0, sizeof(*o));
 	o->log_policy = POSIX_TRACE_APPEND;
 	o->inherit = true;
+	kernel_classes_init(&o->kernel);
 	/* '+': the first non-option is COMMAND, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:h", options,
+	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:k:h", options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_help(record_usage);
@@ -373,6 +343,8 @@ static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
 		return "--max-data-size";
 	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
 		return "--log-size";
+	if (kernel_classes_apply(&o->kernel, attr))
+		return "--kernel";
 	return NULL;
 }
 
@@ -383,6 +355,7 @@ static int open_log(struct record_run *run)
 	if (!strcmp(path, "-")) {
 		run->log_fd = STDOUT_FILENO;
 		run->log_on_stdout = true;
+		run->launch.stdout_to_stderr = true;
 		return 0;
 	}
 	/* Truncated like strace -o: a log starts at offset 0 of its file. */
@@ -403,97 +376,6 @@ static void close_log(struct record_run *run)
 	run->log_fd = -1;
 }
 
-static void on_stop_signal(int sig, siginfo_t *info, void *ucontext)
-{
-	pid_t pid = forward_pid;
-
-	(void)ucontext;
-	stop_signal = sig;
-	/*
-	 * si_code <= 0: kill() or sigqueue() sent it to us, likely alone,
-	 * so the command has not had it; a terminal's (SI_KERNEL) went to
-	 * the whole foreground process group, command included. SIGTERM,
-	 * not sig: a background job of a script runs with SIGINT ignored,
-	 * and "record ... & kill -INT $!" must still end the command.
-	 */
-	if (pid > 0 && info->si_code <= 0)
-		kill(pid, SIGTERM);
-}
-
-/*
- * SIGINT and SIGTERM stay blocked except while we wait (ppoll), so that
- * one arriving between two checks of stop_signal is not missed.
- */
-static int setup_signals(struct record_run *run, sigset_t *saved)
-{
-	struct sigaction sa;
-	sigset_t block;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_sigaction = on_stop_signal;
-	sa.sa_flags = SA_SIGINFO;	/* no SA_RESTART: wake ppoll */
-	sigemptyset(&sa.sa_mask);
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	/*
-	 * Caught even if ignored on entry (a script's background job), as
-	 * perf record does: stopping a recording with kill -INT is common.
-	 */
-	if (sigprocmask(SIG_BLOCK, &block, saved) ||
-	    sigaction(SIGINT, &sa, &saved_int) ||
-	    sigaction(SIGTERM, &sa, &saved_term)) {
-		fprintf(stderr, PROG ": signals: %s\n", strerror(errno));
-		return 1;
-	}
-	run->run_mask = *saved;
-	sigdelset(&run->run_mask, SIGINT);
-	sigdelset(&run->run_mask, SIGTERM);
-	return 0;
-}
-
-static int pidfd_open_(pid_t pid)
-{
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-}
-
-/*
- * The command's side of the fork: wait for "go" (the stream is running on
- * our pid), then exec. An exec error goes back through the close-on-exec
- * pipe, whose closing by a successful exec says "running".
- */
-static void __attribute__((noreturn))
-child_exec(struct record_run *run, const int go[2], const int errp[2],
-	   const sigset_t *saved)
-{
-	char c;
-	int err;
-	ssize_t n;
-
-	/* Our copy of the write end would keep "go" from ever seeing EOF. */
-	close(go[1]);
-	close(errp[0]);
-
-	/* COMMAND gets the signals as we got them: ignored stays ignored. */
-	sigaction(SIGINT, &saved_int, NULL);
-	sigaction(SIGTERM, &saved_term, NULL);
-	sigprocmask(SIG_SETMASK, saved, NULL);
-	/* Standard output carries the log: keep the command's text apart. */
-	if (run->log_on_stdout && dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
-		_exit(EXIT_CANNOT_RUN);
-	do
-		n = read(go[0], &c, 1);
-	while (n < 0 && errno == EINTR);
-	/* No "go": the parent could not trace us and says why. */
-	if (n != 1)
-		_exit(EXIT_CANNOT_RUN);
-	execvp(run->opts->argv[0], run->opts->argv);
-	err = errno;
-	n = write(errp[1], &err, sizeof(err));
-	(void)n;
-	_exit(EXIT_CANNOT_RUN);
-}
-
 static void print_trace_error(const struct record_run *run, int err)
 {
 	const struct record_opts *o = run->opts;
@@ -501,8 +383,8 @@ static void print_trace_error(const struct record_run *run, int err)
 
 	if (o->pid)
 		snprintf(who, sizeof(who), "PID %d", (int)o->pid);
-	fprintf(stderr, PROG ": cannot trace %s: %s", o->pid ? who : o->argv[0],
-		strerror(err));
+	fprintf(stderr, PROG ": cannot trace %s: %s%s", o->pid ? who :
+		o->argv[0], strerror(err), kernel_classes_why(&o->kernel, err));
 	/* EINVAL is the module refusing the attributes: say which may be. */
 	if (err == EINVAL && o->inherit)
 		fprintf(stderr, " (a module without trace inheritance refuses "
@@ -550,6 +432,9 @@ static int start_trace(struct record_run *run, pid_t pid)
 		return 1;
 	}
 	err = posix_trace_create_withlog(pid, &attr, run->log_fd, &run->trid);
+	if (kernel_classes_fallback(&run->opts->kernel, err, &attr, PROG))
+		err = posix_trace_create_withlog(pid, &attr, run->log_fd,
+						 &run->trid);
 	posix_trace_attr_getlogsize(&attr, &run->log_size);
 	posix_trace_attr_destroy(&attr);
 	close_log(run);
@@ -574,88 +459,31 @@ static int start_trace(struct record_run *run, pid_t pid)
 	return 0;
 }
 
-/* waitpid() status as a shell reports it. */
-static int exit_status(int wstatus)
-{
-	if (WIFEXITED(wstatus))
-		return WEXITSTATUS(wstatus);
-	if (WIFSIGNALED(wstatus))
-		return 128 + WTERMSIG(wstatus);
-	return 1;
-}
-
-static int reap(pid_t pid)
-{
-	int wstatus;
-
-	while (waitpid(pid, &wstatus, 0) < 0)
-		if (errno != EINTR)
-			return 1;
-	return exit_status(wstatus);
-}
-
-/* Waits for the exec; 0 when COMMAND runs, else its exit status. */
-static int wait_exec(struct record_run *run, int err_fd)
-{
-	int err;
-	ssize_t n;
-
-	do
-		n = read(err_fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	if (n != sizeof(err))
-		return 0;
-	fprintf(stderr, PROG ": cannot run %s: %s\n", run->opts->argv[0],
-		strerror(err));
-	record_status_close(&run->status_src);
-	posix_trace_shutdown(run->trid);
-	reap(run->child);
-	return EXIT_CANNOT_RUN;
-}
-
 /* Forks COMMAND, held until its stream runs. Returns 0 or exit status. */
-static int run_command(struct record_run *run, const sigset_t *saved)
+static int run_command(struct record_run *run)
 {
-	int go[2], errp[2], status;
+	int status;
 
-	if (pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-		fprintf(stderr, PROG ": pipe: %s\n", strerror(errno));
+	if (launch_fork(&run->launch))
 		return 1;
+	status = start_trace(run, run->launch.child);
+	if (status) {
+		launch_abort(&run->launch);
+		return status;
 	}
-	run->child = fork();
-	if (run->child < 0) {
-		fprintf(stderr, PROG ": fork: %s\n", strerror(errno));
-		return 1;
+	status = launch_go(&run->launch);
+	if (status) {
+		record_status_close(&run->status_src);
+		posix_trace_shutdown(run->trid);
 	}
-	if (run->child == 0)
-		child_exec(run, go, errp, saved);
-	close(go[0]);
-	close(errp[1]);
-	forward_pid = run->child;
-	run->pidfd = pidfd_open_(run->child);
-	if (run->pidfd < 0) {
-		fprintf(stderr, PROG ": pidfd_open: %s\n", strerror(errno));
-		status = 1;
-	} else {
-		status = start_trace(run, run->child);
-	}
-	/* Closing "go" unwritten tells the child to give up. */
-	if (!status && write(go[1], "g", 1) != 1)
-		status = 1;
-	close(go[1]);
-	if (!status)
-		status = wait_exec(run, errp[0]);
-	else
-		reap(run->child);
-	close(errp[0]);
 	return status;
 }
 
 /* Before LOG is truncated: a mistyped PID must not cost the old log. */
 static int open_pidfd(struct record_run *run)
 {
-	run->pidfd = pidfd_open_(run->opts->pid);
-	if (run->pidfd < 0) {
+	run->launch.pidfd = launch_pidfd_open(run->opts->pid);
+	if (run->launch.pidfd < 0) {
 		print_trace_error(run, errno);
 		return 1;
 	}
@@ -741,13 +569,13 @@ static void tick(struct record_run *run, unsigned int n)
  */
 static int trace_loop(struct record_run *run)
 {
-	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
+	struct pollfd pfd = { .fd = run->launch.pidfd, .events = POLLIN };
 	int64_t next = now_ns() + TICK_NS, left;
 	struct timespec timeout;
 	unsigned int ticks = 0;
 	int n;
 
-	while (!stop_signal) {
+	while (!launch_stop_signal) {
 		left = next - now_ns();
 		if (left <= 0) {
 			tick(run, ++ticks);
@@ -756,7 +584,7 @@ static int trace_loop(struct record_run *run)
 		}
 		timeout.tv_sec = left / 1000000000;
 		timeout.tv_nsec = left % 1000000000;
-		n = ppoll(&pfd, 1, &timeout, &run->run_mask);
+		n = ppoll(&pfd, 1, &timeout, &run->launch.run_mask);
 		if (n > 0)
 			return 0;	/* exited */
 		if (n < 0 && errno != EINTR) {
@@ -792,16 +620,6 @@ static void stop_trace(struct record_run *run)
 			strerror(err));
 		run->trace_error = true;
 	}
-}
-
-/* Waits for COMMAND, passing on signals sent to us alone meanwhile. */
-static int wait_command(struct record_run *run)
-{
-	struct pollfd pfd = { .fd = run->pidfd, .events = POLLIN };
-
-	while (ppoll(&pfd, 1, NULL, &run->run_mask) < 0 && errno == EINTR)
-		;
-	return reap(run->child);
 }
 
 static double elapsed(const struct record_run *run)
@@ -858,10 +676,11 @@ static int print_summary(struct record_run *run)
 /* Everything after the options: trace, stop, summarize. */
 static int record(struct record_opts *o)
 {
-	struct record_run run = { .opts = o, .select = &o->select,
-				  .log_fd = -1, .pidfd = -1 };
+	struct record_run run = {
+		.opts = o, .select = &o->select, .log_fd = -1,
+		.launch = { .prog = PROG, .argv = o->argv, .pidfd = -1 },
+	};
 	unsigned int major, minor;
-	sigset_t saved;
 	int status, summary, err;
 
 	/* Before LOG is truncated or COMMAND started: is there a module? */
@@ -872,10 +691,9 @@ static int record(struct record_opts *o)
 		return 1;
 	}
 	if ((o->pid && open_pidfd(&run)) || open_log(&run) ||
-	    setup_signals(&run, &saved))
+	    launch_signals(&run.launch))
 		return 1;
-	status = o->pid ? start_trace(&run, o->pid) :
-			  run_command(&run, &saved);
+	status = o->pid ? start_trace(&run, o->pid) : run_command(&run);
 	if (status) {
 		close_log(&run);
 		return status;
@@ -883,9 +701,9 @@ static int record(struct record_opts *o)
 	if (trace_loop(&run))
 		run.trace_error = true;
 	stop_trace(&run);
-	status = o->pid ? 0 : wait_command(&run);
+	status = o->pid ? 0 : launch_wait(&run.launch);
 	summary = print_summary(&run);
-	close(run.pidfd);
+	close(run.launch.pidfd);
 	/* A failed log first, lost events next: both outrank COMMAND's. */
 	if (run.trace_error || summary == 1)
 		return 1;

@@ -125,14 +125,29 @@ bool record_select_match(const struct record_select *sel, const char *name)
 }
 
 /*
- * The identifier of an exact name. System names have theirs already:
- * opening one on the stream would make a user type of that name.
+ * Whether -e chooses for id: user types, and the kernel's (ABI 0.12).
+ * POSIX's own system events are always recorded.
+ */
+static bool selectable(trace_event_id_t id)
+{
+	return (id >= POSIX_TRACE_UNNAMED_USER_EVENT &&
+		id < POSIXTRACE_EVENT_ID_MAX) ||
+	       (id >= POSIXTRACE_EVENT_KERNEL_FIRST &&
+		id < POSIXTRACE_EVENT_KERNEL_END);
+}
+
+/*
+ * The identifier of an exact name. System names have theirs already
+ * (the kernel events' too): opening one on the stream would make a user
+ * type of that name.
  */
 static int exact_id(trace_id_t trid, const char *pattern,
 		    trace_event_id_t *id)
 {
 	static const char *const system_names[] =
 		POSIXTRACE_SYSTEM_EVENT_NAMES;
+	static const char *const kernel_names[] =
+		POSIXTRACE_KERNEL_EVENT_NAMES;
 	char name[TRACE_EVENT_NAME_MAX + 1];
 	const char *why;
 	size_t i;
@@ -144,6 +159,11 @@ static int exact_id(trace_id_t trid, const char *pattern,
 			*id = (trace_event_id_t)i;
 			return 0;
 		}
+	for (i = 0; i < sizeof(kernel_names) / sizeof(kernel_names[0]); i++)
+		if (kernel_names[i] && !strcmp(kernel_names[i], name)) {
+			*id = (trace_event_id_t)i;
+			return 0;
+		}
 	if (!strcmp(name, POSIXTRACE_UNNAMED_USER_NAME)) {
 		*id = POSIX_TRACE_UNNAMED_USER_EVENT;
 		return 0;
@@ -151,14 +171,18 @@ static int exact_id(trace_id_t trid, const char *pattern,
 	return posix_trace_trid_eventid_open(trid, name, id);
 }
 
-/* Every user identifier, named yet or not: what exact names leave out. */
-static void fill_user(trace_event_set_t *set)
+/*
+ * Every identifier -e chooses for, named yet or not: what exact names
+ * leave out.
+ */
+static void fill_selectable(trace_event_set_t *set)
 {
 	trace_event_id_t id;
 
 	posix_trace_eventset_fill(set, POSIX_TRACE_ALL_EVENTS);
 	for (id = 0; id < POSIX_TRACE_UNNAMED_USER_EVENT; id++)
-		posix_trace_eventset_del(id, set);
+		if (!selectable(id))
+			posix_trace_eventset_del(id, set);
 }
 
 /* Adds id to set unless selected; returns 1 if it was added. */
@@ -168,8 +192,7 @@ static int classify(struct record_select *sel, trace_id_t trid,
 	char name[TRACE_EVENT_NAME_MAX + 1];
 	char escaped[ESCAPED_SIZE(TRACE_EVENT_NAME_MAX)];
 
-	if (id < POSIX_TRACE_UNNAMED_USER_EVENT || id >= POSIXTRACE_EVENT_ID_MAX ||
-	    sel->seen[id])
+	if (!selectable(id) || sel->seen[id])
 		return 0;
 	if (posix_trace_eventid_get_name(trid, id, name))
 		return 0;	/* not named yet: next time */
@@ -209,7 +232,7 @@ int record_select_apply(struct record_select *sel, trace_id_t trid)
 		return 0;
 	posix_trace_eventset_empty(&filter);
 	if (!sel->any_glob)
-		fill_user(&filter);
+		fill_selectable(&filter);
 	for (i = 0; i < sel->n; i++) {
 		if (sel->is_glob[i])
 			continue;

@@ -3,8 +3,9 @@
  * posixtrace record -e: the event types to record, by name or shell
  * pattern, made into the stream's filter (the set of types NOT recorded).
  *
- * System events are always recorded: they say when tracing started and
- * stopped, and where events were lost.
+ * POSIX's system events are always recorded: they say when tracing
+ * started and stopped, and where events were lost. The kernel's (ABI
+ * 0.12, posixtrace_proc_fork...) are chosen like user types.
  *
  * A traced program names its types when it first opens them, mostly after
  * tracing started, and an identifier is given in the order names are

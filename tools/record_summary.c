@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "kevent.h"
 #include "logread.h"
 #include "record_summary.h"
 
@@ -93,9 +94,15 @@ static int tally_event(const struct log_event *ev, uint64_t seq_end,
 		s->stored_logged++;
 	err = tally_add(&s->types, ev->info.posix_event_id, ev->type ?
 			ev->type->name : "?");
-	/* System events carry the controller's pid, or 0. */
-	if (!err && ev->info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT)
+	/*
+	 * POSIX's system events carry the controller's pid, or 0; the
+	 * kernel's, the traced process's.
+	 */
+	if (!err && (ev->info.posix_event_id >= POSIX_TRACE_UNNAMED_USER_EVENT ||
+		     kevent_is_kernel(ev->info.posix_event_id)))
 		err = tally_add(&s->processes, ev->info.posix_pid, NULL);
+	if (!err)
+		err = proctree_add(&s->tree, ev);
 	return err;
 }
 
@@ -164,6 +171,24 @@ static void count_losses(struct record_summary *s)
 		s->log_lost = st->recorded - s->stored_logged;
 }
 
+/* "1234 (sh)": a process's row, named by its command when known. */
+static void name_processes(struct record_summary *s)
+{
+	const struct proc *p;
+	char label[24 + PROC_COMM_SIZE];
+	size_t i;
+
+	for (i = 0; i < s->processes.n; i++) {
+		p = proctree_find(&s->tree, (pid_t)s->processes.rows[i].key);
+		if (!p || !p->comm[0])
+			continue;
+		snprintf(label, sizeof(label), "%lld (%s)",
+			 s->processes.rows[i].key, p->comm);
+		/* Without memory the pid alone says it. */
+		s->processes.rows[i].name = strdup(label);
+	}
+}
+
 int record_summarize(const struct record_summary_in *in,
 		     struct record_summary *s)
 {
@@ -181,6 +206,7 @@ int record_summarize(const struct record_summary_in *in,
 		bad = read_log(in->read_path, s);
 	}
 	count_losses(s);
+	name_processes(s);
 	return bad;
 }
 
@@ -188,6 +214,7 @@ void record_summary_free(struct record_summary *s)
 {
 	tally_free(&s->processes);
 	tally_free(&s->types);
+	proctree_free(&s->tree);
 }
 
 /* The losses the log policy itself makes: its limit was reached. */
@@ -398,6 +425,10 @@ void record_summary_print(const struct record_summary_in *in,
 	if (s->log_read) {
 		print_table(&s->processes, "process", "processes");
 		print_table(&s->types, "event type", "types");
+	}
+	if (s->tree.kernel_events) {
+		fprintf(stderr, "  process tree\n");
+		proctree_print(stderr, &s->tree, "  ");
 	}
 	print_unused_patterns(in, s);
 	print_losses(in, s);

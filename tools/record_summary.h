@@ -2,8 +2,9 @@
 /*
  * posixtrace record: what was recorded, said at the end on standard error:
  * one line (events, processes, lost, size, time), the events lost and
- * why, with the advice that would have kept them, and the counts per
- * process and per event type.
+ * why, with the advice that would have kept them, the counts per process
+ * (named by their command) and per event type, and the process tree
+ * with exit statuses when the log has kernel events.
  *
  * The losses come from the stream's own status, read before shutdown
  * (record_status.h): every event the stream stored should be in the log,
@@ -18,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proctree.h"
 #include "record_select.h"
 #include "record_status.h"
 
@@ -40,6 +42,7 @@ struct record_summary {
 	uint64_t stored_logged;		/* of the stream's stored ones */
 	uint64_t gap_lost;		/* missing in the log's gaps */
 	struct tally processes, types;
+	struct proctree tree;		/* from the kernel events */
 	long long bytes;		/* the log's size, -1 unknown */
 	int log_policy;
 	size_t log_size;

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
+#include <errno.h>
 #include <inttypes.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -181,4 +184,39 @@ void print_quoted(FILE *out, const unsigned char *p, size_t n)
 		}
 	}
 	putc('"', out);
+}
+
+/* "64K", "4M", "1G" or bytes: the sizes users think in (powers of 1024). */
+int parse_size(const char *text, size_t *size)
+{
+	unsigned long long v;
+	unsigned int shift = 0;
+	char *end;
+
+	/* strtoull() would take "-1" and " 1". */
+	if (!isdigit((unsigned char)text[0]))
+		return EINVAL;
+	errno = 0;
+	v = strtoull(text, &end, 10);
+	if (errno)
+		return errno;
+	switch (*end) {
+	case 'k': case 'K':
+		shift = 10;
+		break;
+	case 'm': case 'M':
+		shift = 20;
+		break;
+	case 'g': case 'G':
+		shift = 30;
+		break;
+	}
+	if (shift)
+		end++;
+	if (*end)
+		return EINVAL;
+	if (v > (SIZE_MAX >> shift))
+		return ERANGE;
+	*size = (size_t)v << shift;
+	return 0;
 }

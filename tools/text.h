@@ -58,4 +58,10 @@ const char *policy_text(int value, char *buf, size_t size);
 #define HUMAN_SIZE_SIZE		16
 const char *human_size(uint64_t bytes, char *buf, size_t size);
 
+/*
+ * The other way: "64K", "4M", "1G" or bytes, the SIZE options' form.
+ * Returns 0, EINVAL, or ERANGE.
+ */
+int parse_size(const char *text, size_t *size);
+
 #endif /* POSIXTRACE_TOOL_TEXT_H */

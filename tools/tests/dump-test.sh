@@ -577,5 +577,127 @@ echo ok | expect
 check_sh top.version 0 '"$0" --version | head -n 1 |
 	grep -qx "posixtrace [0-9][0-9.]*" && echo ok'
 
+# ---- Kernel events (ABI 0.12) ------------------------------------------
+
+# kernel.ptlog: a script's forks, execs, exits and signals among its own
+# events, with a gap. trace's lines for it, exactly, line by line (trace
+# --replay prints them as a live trace does; local time, so TZ=UTC).
+expect <<'EOF'
+[pid  1000] 02:00:00.124456 exec "/bin/sh" ["sh", "script.sh"] (comm sh)
+[pid  1000] 02:00:00.125456 app.begin {step=1, ms=1.5}
+[pid  1000] 02:00:00.126456 fork -> pid 1001
+[pid  1001] 02:00:00.127456 exec "/usr/bin/env" ["env", "ls", "-l"] (comm env)
+[pid  1001] 02:00:00.128456 exec "/bin/ls" ["ls", "-l"] (comm ls)
+[pid  1001] 02:00:00.129456 +++ exited with 0 +++
+[pid  1000] 02:00:00.130456 --- SIGCHLD {code=CLD_EXITED, sender=1001} ---
+[pid  1000] 02:00:00.131456 --- SIGCHLD delivered {code=CLD_EXITED, action=default} ---
+[pid  1000] 02:00:00.132456 vfork -> pid 1002
+[pid  1002] 02:00:00.133456 exec "/bin/cat" ["cat", "a", "a-name-the-kernel-cut"..., "c", ...] (comm cat)
+[pid  1002] 02:00:00.134456 clone(CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID) -> tid 1003
+[pid  1002/1003] 02:00:00.135456 app.note "hello\0"
+[pid  1002/1003] 02:00:00.136456 +++ thread exited with 0 +++
+[pid  1000] 02:00:00.137456 --- SIGUSR1 {code=SI_USER, sender=1000} ---
+[pid  1000] 02:00:00.138456 --- SIGUSR1 delivered {code=SI_USER, action=handler} ---
+[pid  1000] 02:00:00.139456 fork -> pid 1004
+[pid  1002] 02:00:00.140456 --- SIGKILL {code=SI_USER, sender=1000} ---
+[pid  1002] 02:00:00.141456 +++ killed by SIGKILL +++
+# 02:00:00.144456 lost 2 events
+[pid  1004] 02:00:00.144456 +++ killed by SIGSEGV (core dumped) +++
+[pid  1000] 02:00:00.145456 --- SIGTERM {code=SI_KERNEL, sender=0, thread, result=ignored} ---
+[pid  1000] 02:00:00.146456 --- SIGUSR1 {code=SI_TKILL, sender=1000, thread, result=already_pending} ---
+[pid  1000] 02:00:00.147456 +++ exited with 3 +++
+EOF
+check_sh trace_replay 0 'TZ=UTC "$0" trace --replay kernel.ptlog'
+
+# In colour only when asked: exits green or red, signals yellow, the
+# loss red (13 lines), user event names bold (2): two escapes each.
+echo 30 | expect
+check_sh trace_replay_colour 0 'TZ=UTC "$0" trace --replay kernel.ptlog \
+	--color always | tr -cd "\033" | wc -c'
+
+# dump decodes them after their fields: signal and si_code names, clone
+# flags, exit statuses, the argv (a cut argument followed by ...).
+expect <<'EOF'
+{} (filter: 0 types)
+{argc=2, cut=0, path="/bin/sh", comm="sh", argv0="sh", argv1="script.sh", argv2="", argv3=""} ("/bin/sh" ["sh", "script.sh"], comm sh)
+{step=1, ms=1.5}
+{pid=1001, tid=1001, flags=17, thread=0} (process 1001, flags SIGCHLD)
+{argc=3, cut=0, path="/usr/bin/env", comm="env", argv0="env", argv1="ls", argv2="-l", argv3=""} ("/usr/bin/env" ["env", "ls", "-l"], comm env)
+{argc=2, cut=0, path="/bin/ls", comm="ls", argv0="ls", argv1="-l", argv2="", argv3=""} ("/bin/ls" ["ls", "-l"], comm ls)
+{status=0, signal=0, core=0, process=1} (process exited 0)
+{sig=17, code=1, sender=1001, result=0, group=1} (SIGCHLD, CLD_EXITED, from pid 1001, to the process, queued)
+{sig=17, code=1, action=0} (SIGCHLD, CLD_EXITED, default)
+{pid=1002, tid=1002, flags=16657, thread=0} (process 1002, flags CLONE_VM|CLONE_VFORK|SIGCHLD)
+{argc=6, cut=8, path="/bin/cat", comm="cat", argv0="cat", argv1="a", argv2="a-name-the-kernel-cut", argv3="c"} ("/bin/cat" ["cat", "a", "a-name-the-kernel-cut"..., "c", ...], comm cat)
+{pid=1002, tid=1003, flags=4001536, thread=1} (thread 1003, flags CLONE_VM|CLONE_FS|CLONE_FILES|CLONE_SIGHAND|CLONE_THREAD|CLONE_SYSVSEM|CLONE_SETTLS|CLONE_PARENT_SETTID|CLONE_CHILD_CLEARTID)
+"hello\0"
+{status=0, signal=0, core=0, process=0} (thread exited 0)
+{sig=10, code=0, sender=1000, result=0, group=1} (SIGUSR1, SI_USER, from pid 1000, to the process, queued)
+{sig=10, code=0, action=2} (SIGUSR1, SI_USER, handler)
+{pid=1004, tid=1004, flags=17, thread=0} (process 1004, flags SIGCHLD)
+{sig=9, code=0, sender=1000, result=0, group=1} (SIGKILL, SI_USER, from pid 1000, to the process, queued)
+{status=-1, signal=9, core=0, process=1} (process killed by SIGKILL)
+{status=-1, signal=11, core=1, process=1} (process killed by SIGSEGV (core dumped))
+{sig=15, code=128, sender=0, result=1, group=0} (SIGTERM, SI_KERNEL, from pid 0, to the thread, ignored)
+{sig=10, code=-6, sender=1000, result=2, group=0} (SIGUSR1, SI_TKILL, from pid 1000, to the thread, already_pending)
+{status=3, signal=0, core=0, process=1} (process exited 3)
+00000000 (stop: 0, posix_trace_stop)
+EOF
+check_sh dump_kernel 0 '"$0" dump kernel.ptlog | grep -v "^#" | sed "s/.*data=//"'
+
+# JSON keeps the numbers in "fields" and names them beside.
+expect <<'EOF'
+{"sig": 17, "code": 1, "sender": 1001, "result": 0, "group": 1}, "sig_name": "SIGCHLD", "code_name": "CLD_EXITED", "result_name": "queued"}
+{"sig": 17, "code": 1, "action": 0}, "sig_name": "SIGCHLD", "code_name": "CLD_EXITED", "action_name": "default"}
+{"sig": 10, "code": 0, "sender": 1000, "result": 0, "group": 1}, "sig_name": "SIGUSR1", "code_name": "SI_USER", "result_name": "queued"}
+{"sig": 10, "code": 0, "action": 2}, "sig_name": "SIGUSR1", "code_name": "SI_USER", "action_name": "handler"}
+{"sig": 9, "code": 0, "sender": 1000, "result": 0, "group": 1}, "sig_name": "SIGKILL", "code_name": "SI_USER", "result_name": "queued"}
+{"sig": 15, "code": 128, "sender": 0, "result": 1, "group": 0}, "sig_name": "SIGTERM", "code_name": "SI_KERNEL", "result_name": "ignored"}
+{"sig": 10, "code": -6, "sender": 1000, "result": 2, "group": 0}, "sig_name": "SIGUSR1", "code_name": "SI_TKILL", "result_name": "already_pending"}
+EOF
+check_sh dump_kernel_json 0 '"$0" dump -j -e "posixtrace_signal*" kernel.ptlog |
+	sed "s/.*\"fields\": //"'
+
+# The process tree: commands of the last exec (a fork without exec keeps
+# its parent's), exit statuses, threads; what the gap may hide.
+expect <<'EOF'
+1000 sh (exited 3)
+|-- 1001 ls (exited 0)
+|-- 1002 cat [+1 thread] (killed by SIGKILL)
+`-- 1004 sh (killed by SIGSEGV (core dumped))
+# 2 events missing from the log: processes or exits may be too
+EOF
+check dump_tree 0 dump --tree kernel.ptlog
+
+# Chosen by pid like the events; a log without kernel events says so.
+expect <<'EOF'
+1002 cat [+1 thread] (killed by SIGKILL)
+# 2 events missing from the log: processes or exits may be too
+EOF
+check dump_tree_pid 0 dump --tree -p 1002 kernel.ptlog
+expect <<'EOF'
+# no fork, exec or exit event: the processes of the events, unrelated (record with --kernel=proc)
+4242 (no exit seen)
+4300 (no exit seen)
+# 2 events missing from the log: processes or exits may be too
+EOF
+check dump_tree_no_kernel 0 dump --tree basic.ptlog
+usage_case tree_json '--tree prints no events: --json, --relative, --delta, --hex and --full-data do not apply' \
+	--tree --json kernel.ptlog
+
+# trace's and record's usage errors, found before the module is asked.
+printf '%s\n' "posixtrace trace: bad --kernel 'proc,sched' (proc, signal, a comma list of them, all or none)" \
+	"Try 'posixtrace trace --help'." | expect_err
+check trace.bad_kernel 2 trace --kernel=proc,sched -- true
+printf '%s\n' "posixtrace record: bad --kernel '' (proc, signal, a comma list of them, all or none)" \
+	"Try 'posixtrace record --help'." | expect_err
+check record.bad_kernel 2 record -o x.ptlog --kernel= -- true
+printf '%s\n' "posixtrace trace: give one of COMMAND, -p PID and --replay LOG" \
+	"Try 'posixtrace trace --help'." | expect_err
+check trace.two_sources 2 trace -p 1 -- true
+printf '%s\n' "posixtrace trace: --replay prints the log as it is: -e, --kernel and -s are for a live trace (posixtrace dump -e chooses events of a log)" \
+	"Try 'posixtrace trace --help'." | expect_err
+check trace.replay_select 2 trace --replay kernel.ptlog -e 'app.*'
+
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

@@ -16,6 +16,10 @@
  *			events that do not, a damaged format
  *	typed-incomplete.ptlog the same without TYPES and END: the formats
  *			come from DEFINE entries
+ *	kernel.ptlog	a shell script's kernel events (fork, vfork,
+ *			a thread, exec, exits, signals) among its own
+ *			events, with a gap: trace --replay, dump's
+ *			decoding and dump --tree read it
  *	notalog.txt	text
  *
  * The offsets dump reports for the damaged ones are printed on stdout,
@@ -297,6 +301,202 @@ static void typed(void)
 	synth_free(&s);
 }
 
+
+enum {
+	ID_BEGIN = 65,	/* step:u32,ms:f64 */
+	ID_NOTE,	/* no format */
+};
+
+/* The script's kernel events: a sequence, a clock 1 ms a step. */
+struct kscript {
+	struct synth s;
+	uint64_t seq;
+};
+
+/*
+ * A kernel event about pid/tid: the synthesizer gives system ids pid 0,
+ * as it does POSIX's; the kernel's carry the traced thread's.
+ */
+static void kev(struct kscript *k, uint32_t id, const unsigned char *d,
+		size_t n, int32_t pid, int32_t tid)
+{
+	const struct synth_event *e;
+	int64_t ns = BASE_NSEC + (int64_t)k->seq * 1000000;
+
+	synth_event(&k->s, id, k->seq++, d, (uint32_t)n,
+		    POSIXTRACE_NOT_TRUNCATED);
+	e = &k->s.events[k->s.nevents - 1];
+	synth_put64(&k->s, e->pos + 8, (uint64_t)(BASE_SEC + ns / 1000000000));
+	synth_put32(&k->s, e->pos + 16, (uint32_t)(ns % 1000000000));
+	synth_put32(&k->s, e->pos + 24, (uint32_t)pid);
+	synth_put32(&k->s, e->pos + 28, (uint32_t)tid);
+}
+
+static void kfork(struct kscript *k, int32_t pid, int32_t child,
+		  uint64_t flags, bool thread)
+{
+	unsigned char d[17];
+	size_t n = put_le(d, (uint32_t)(thread ? pid : child), 4);
+
+	n += put_le(d + n, (uint32_t)child, 4);
+	n += put_le(d + n, flags, 8);
+	d[n++] = thread;
+	kev(k, POSIXTRACE_EVENT_PROC_FORK, d, n, pid, pid);
+}
+
+static size_t put_str(unsigned char *p, const char *s)
+{
+	memcpy(p, s, strlen(s) + 1);
+	return strlen(s) + 1;
+}
+
+static void kexec(struct kscript *k, int32_t pid, uint32_t argc,
+		  uint8_t cut, const char *path, const char *comm,
+		  const char *const argv[4])
+{
+	unsigned char d[1100];
+	size_t n = put_le(d, argc, 4);
+	int i;
+
+	d[n++] = cut;
+	n += put_str(d + n, path);
+	n += put_str(d + n, comm);
+	for (i = 0; i < 4; i++)
+		n += put_str(d + n, argv[i] ? argv[i] : "");
+	kev(k, POSIXTRACE_EVENT_PROC_EXEC, d, n, pid, pid);
+}
+
+static void kexit(struct kscript *k, int32_t pid, int32_t tid,
+		  int32_t status, int32_t sig, bool core, bool process)
+{
+	unsigned char d[10];
+	size_t n = put_le(d, (uint32_t)status, 4);
+
+	n += put_le(d + n, (uint32_t)sig, 4);
+	d[n++] = core;
+	d[n++] = process;
+	kev(k, POSIXTRACE_EVENT_PROC_EXIT, d, n, pid, tid);
+}
+
+static void kgen(struct kscript *k, int32_t pid, int32_t sig, int32_t code,
+		 int32_t sender, uint8_t result, bool group)
+{
+	unsigned char d[14];
+	size_t n = put_le(d, (uint32_t)sig, 4);
+
+	n += put_le(d + n, (uint32_t)code, 4);
+	n += put_le(d + n, (uint32_t)sender, 4);
+	d[n++] = result;
+	d[n++] = group;
+	kev(k, POSIXTRACE_EVENT_SIGNAL_GENERATE, d, n, pid, pid);
+}
+
+static void kdeliver(struct kscript *k, int32_t pid, int32_t sig,
+		     int32_t code, uint8_t action)
+{
+	unsigned char d[9];
+	size_t n = put_le(d, (uint32_t)sig, 4);
+
+	n += put_le(d + n, (uint32_t)code, 4);
+	d[n++] = action;
+	kev(k, POSIXTRACE_EVENT_SIGNAL_DELIVER, d, n, pid, pid);
+}
+
+static void kuser(struct kscript *k, uint32_t id, const void *d, size_t n,
+		  int32_t pid, int32_t tid)
+{
+	kev(k, id, d, n, pid, tid);
+}
+
+/* Linux's numbers, whatever the host: the log is the kernel's. */
+#define K_SIGKILL	9
+#define K_SIGUSR1	10
+#define K_SIGSEGV	11
+#define K_SIGTERM	15
+#define K_SIGCHLD	17
+#define K_SI_USER	0
+#define K_SI_KERNEL	0x80
+#define K_SI_TKILL	(-6)
+#define K_CLD_EXITED	1
+#define K_CLONE_VM	0x100
+#define K_CLONE_VFORK	0x4000
+#define K_CLONE_THREAD_FLAGS	0x3d0f00	/* as pthread_create() */
+
+/*
+ * kernel.ptlog: sh (1000) runs env, which execs ls (1001); a vfork'd
+ * cat (1002) with a thread, killed; a background subshell (1004) that
+ * dies of SIGSEGV after a gap; kill -USR1 $$; sh exits 3.
+ */
+static void kernel(void)
+{
+	static const char *const sh_argv[4] = { "sh", "script.sh" };
+	static const char *const env_argv[4] = { "env", "ls", "-l" };
+	static const char *const ls_argv[4] = { "ls", "-l" };
+	static const char *const cat_argv[4] = {
+		"cat", "a", "a-name-the-kernel-cut", "c",
+	};
+	uint64_t filter[POSIXTRACE_EVENTSET_WORDS] = { 0 };
+	struct kscript *k = calloc(1, sizeof(*k));
+	unsigned char d[16];
+	size_t n;
+
+	if (!k)
+		die("calloc");
+	synth_init(&k->s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(&k->s, 0, 0);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_FORK,
+			    "posixtrace_proc_fork", POSIXTRACE_PROC_FORK_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXEC,
+			    "posixtrace_proc_exec", POSIXTRACE_PROC_EXEC_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXIT,
+			    "posixtrace_proc_exit", POSIXTRACE_PROC_EXIT_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_SIGNAL_GENERATE,
+			    "posixtrace_signal_generate",
+			    POSIXTRACE_SIGNAL_GENERATE_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_SIGNAL_DELIVER,
+			    "posixtrace_signal_deliver",
+			    POSIXTRACE_SIGNAL_DELIVER_FORMAT);
+	synth_define_format(&k->s, ID_BEGIN, "app.begin", "step:u32,ms:f64");
+	synth_define(&k->s, ID_NOTE, "app.note");
+	synth_start(&k->s, k->seq++, filter);
+	stamp(&k->s, 0, 0, 0);
+
+	kexec(k, 1000, 2, 0, "/bin/sh", "sh", sh_argv);
+	n = put_le(d, 1, 4);
+	n += put_f64(d + n, 1.5);
+	kuser(k, ID_BEGIN, d, n, 1000, 1000);
+	kfork(k, 1000, 1001, K_SIGCHLD, false);
+	kexec(k, 1001, 3, 0, "/usr/bin/env", "env", env_argv);
+	kexec(k, 1001, 2, 0, "/bin/ls", "ls", ls_argv);
+	kexit(k, 1001, 1001, 0, 0, false, true);
+	kgen(k, 1000, K_SIGCHLD, K_CLD_EXITED, 1001, 0, true);
+	kdeliver(k, 1000, K_SIGCHLD, K_CLD_EXITED, 0);
+	kfork(k, 1000, 1002, K_CLONE_VM | K_CLONE_VFORK | K_SIGCHLD, false);
+	kexec(k, 1002, 6, 1 << 3, "/bin/cat", "cat", cat_argv);
+	kfork(k, 1002, 1003, K_CLONE_THREAD_FLAGS, true);
+	kuser(k, ID_NOTE, "hello", 6, 1002, 1003);
+	kexit(k, 1002, 1003, 0, 0, false, false);
+	kgen(k, 1000, K_SIGUSR1, K_SI_USER, 1000, 0, true);
+	kdeliver(k, 1000, K_SIGUSR1, K_SI_USER, 2);
+	kfork(k, 1000, 1004, K_SIGCHLD, false);
+	kgen(k, 1002, K_SIGKILL, K_SI_USER, 1000, 0, true);
+	kexit(k, 1002, 1002, -1, K_SIGKILL, false, true);
+	k->seq += 2;		/* two events lost */
+	kexit(k, 1004, 1004, -1, K_SIGSEGV, true, true);
+	kgen(k, 1000, K_SIGTERM, K_SI_KERNEL, 0, 1, false);
+	kgen(k, 1000, K_SIGUSR1, K_SI_TKILL, 1000, 2, false);
+	kexit(k, 1000, 1000, 3, 0, false, true);
+	synth_stop(&k->s, k->seq, 0);
+	stamp(&k->s, (int64_t)k->seq++ * 1000000, 0, 0);
+	synth_events_end(&k->s);
+	synth_types(&k->s);
+	synth_end(&k->s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL, filter);
+	save("kernel.ptlog", k->s.buf, k->s.len);
+	synth_free(&k->s);
+	free(k);
+}
+
 int main(int argc, char **argv)
 {
 	static const char text[] = "not a trace log\n";
@@ -341,6 +541,7 @@ int main(int argc, char **argv)
 
 	slots();
 	typed();
+	kernel();
 	save("notalog.txt", (const unsigned char *)text, sizeof(text) - 1);
 	return 0;
 }

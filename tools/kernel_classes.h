@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * --kernel=CLASSES of record and trace: which kernel events (ABI 0.12) a
+ * stream records besides the traced program's own. CLASSES is a comma
+ * list of "proc" (fork, exec, exit) and "signal" (generated, delivered),
+ * or "all", or "none" (user events only, as before 0.12). Without the
+ * option: proc,signal, and on a module older than 0.12 a warning and
+ * none, so that record keeps working there; asked for explicitly, an old
+ * module is an error.
+ */
+#ifndef POSIXTRACE_TOOL_KERNEL_CLASSES_H
+#define POSIXTRACE_TOOL_KERNEL_CLASSES_H
+
+#include <stdbool.h>
+
+#include <trace.h>
+
+#define KERNEL_CLASSES_DEFAULT	"proc,signal"
+
+struct kernel_classes {
+	unsigned int classes;		/* POSIXTRACE_K_KERNEL_* */
+	bool explicit;			/* --kernel was given */
+};
+
+/* Sets the default, not explicit. */
+void kernel_classes_init(struct kernel_classes *kc);
+/* --kernel's argument: 0, or -1 if it is not a list of classes. */
+int kernel_classes_parse(struct kernel_classes *kc, const char *text);
+/* Puts them in attr: 0 or the library's error. */
+int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr);
+
+/*
+ * After posix_trace_create*() failed with err: whether to try again
+ * without kernel events (ENOTSUP, not asked for explicitly: said in one
+ * line on stderr, and kc and attr then ask for none). Asked for, the
+ * caller reports err with kernel_classes_why().
+ */
+bool kernel_classes_fallback(struct kernel_classes *kc, int err,
+			     trace_attr_t *attr, const char *prog);
+/* What to add to err's message when kernel events were asked for. */
+const char *kernel_classes_why(const struct kernel_classes *kc, int err);
+
+#endif /* POSIXTRACE_TOOL_KERNEL_CLASSES_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel events (ABI 0.12, <linux/posixtrace.h> "Kernel event types"):
+ * their data decoded into a struct, and the names people read for their
+ * numbers: signals, si_codes, clone flags, exit statuses. dump (text and
+ * JSON), trace's lines and the process tree all read them through here.
+ *
+ * Fields are found by name in the type's format, not by position, so a
+ * later module that adds a field still decodes. Numbers are named as this
+ * machine's <signal.h> names them: a log read on another architecture
+ * whose signal numbers differ would be misnamed (Linux's differ only on
+ * alpha, mips, parisc and sparc).
+ */
+#ifndef POSIXTRACE_TOOL_KEVENT_H
+#define POSIXTRACE_TOOL_KEVENT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "logread.h"
+
+enum kevent_kind {
+	KEVENT_FORK = POSIXTRACE_EVENT_PROC_FORK,
+	KEVENT_EXEC = POSIXTRACE_EVENT_PROC_EXEC,
+	KEVENT_EXIT = POSIXTRACE_EVENT_PROC_EXIT,
+	KEVENT_SIGNAL_GENERATE = POSIXTRACE_EVENT_SIGNAL_GENERATE,
+	KEVENT_SIGNAL_DELIVER = POSIXTRACE_EVENT_SIGNAL_DELIVER,
+};
+
+#define KEVENT_ARGV_SHOWN	4	/* argv0 to argv3 */
+
+/* A string field: its bytes (no NUL), and whether the kernel cut it. */
+struct kevent_str {
+	const unsigned char *p;
+	size_t len;
+	bool cut;
+};
+
+struct kevent {
+	enum kevent_kind kind;
+	pid_t pid, tid;			/* the record's: whom it is about */
+	union {
+		struct {
+			pid_t pid, tid;	/* the child's */
+			uint64_t flags;
+			bool thread;
+		} fork;
+		struct {
+			uint32_t argc;
+			struct kevent_str path, comm;
+			struct kevent_str argv[KEVENT_ARGV_SHOWN];
+		} exec;
+		struct {
+			int status, signal;
+			bool core, process;
+		} exit;
+		struct {
+			int sig, code;
+			pid_t sender;	/* generate */
+			int result;	/* generate: POSIXTRACE_SIGNAL_* */
+			bool group;	/* generate */
+			int action;	/* deliver: POSIXTRACE_SIGACT_* */
+		} sig;
+	} u;
+};
+
+/* Whether id is one of the kernel event types. */
+bool kevent_is_kernel(trace_event_id_t id);
+
+/*
+ * Decodes ev if it is a kernel event whose data matches its format and
+ * has the fields this version knows: true and *k, else false (dump then
+ * shows it as any typed event, and says why the data did not match).
+ */
+bool kevent_decode(const struct log_event *ev, struct kevent *k);
+
+/* "SIGUSR1", "SIGRTMIN+3"; "SIG42" for a number with no name. */
+#define SIGNAL_NAME_SIZE	16
+const char *kevent_signal_name(int sig, char buf[SIGNAL_NAME_SIZE]);
+
+/* "SI_USER", "CLD_EXITED"...: NULL where this version has no name. */
+const char *kevent_si_code_name(int sig, int code);
+
+/*
+ * The clone flags: "CLONE_VM|CLONE_FS|...|SIGCHLD" (the exit signal of
+ * the low byte last, as strace writes them), unknown bits in hex, "0"
+ * for none.
+ */
+#define CLONE_FLAGS_TEXT_SIZE	512
+const char *kevent_clone_flags(uint64_t flags,
+			       char buf[CLONE_FLAGS_TEXT_SIZE]);
+
+/* "exited 0", "killed by SIGKILL", "killed by SIGSEGV (core dumped)". */
+#define EXIT_TEXT_SIZE		64
+const char *kevent_exit_text(int status, int signal, bool core,
+			     char buf[EXIT_TEXT_SIZE]);
+
+/* POSIXTRACE_SIGNAL_*: "queued", "ignored", ...; NULL if unknown. */
+const char *kevent_result_name(int result);
+/* POSIXTRACE_SIGACT_*: "default", "ignore", "handler"; NULL if unknown. */
+const char *kevent_action_name(int action);
+
+#endif /* POSIXTRACE_TOOL_KEVENT_H */
