@@ -85,7 +85,13 @@ int proctree_add(struct proctree *t, const struct log_event *ev)
 	struct proc *p;
 
 	if (!kevent_decode(ev, &k)) {
-		/* System events of POSIX carry no process: pid 0. */
+		/*
+		 * A process's own events make it one of the tree. POSIX's
+		 * system events do not: START and STOP carry the pid of
+		 * whoever started or stopped the stream, a tracer perhaps.
+		 */
+		if (ev->info.posix_event_id < POSIX_TRACE_UNNAMED_USER_EVENT)
+			return 0;
 		if (ev->info.posix_pid > 0 && !get(t, ev->info.posix_pid))
 			return ENOMEM;
 		return 0;
