@@ -8,45 +8,9 @@
 #define _GNU_SOURCE
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/wait.h>
 
 #include "tool_common.h"
 #include "trl_common.h"
-
-/*
- * Run "posixtrace ARGS..." with stdout to outfd and stderr to errfd, as
- * uid (if not 0). Returns its pid.
- */
-static pid_t run_tool(const char *const *args, int outfd, int errfd,
-		      uid_t uid)
-{
-	const char *argv[8] = { tool() };
-	pid_t pid;
-	int i;
-
-	for (i = 0; args[i] && i < 6; i++)
-		argv[i + 1] = args[i];
-	argv[i + 1] = NULL;
-	pid = fork();
-	if (!pid) {
-		if (uid && (setgid(uid) || setuid(uid)))
-			_exit(125);
-		dup2(outfd, 1);
-		dup2(errfd, 2);
-		execv(argv[0], (char **)argv);
-		_exit(126);
-	}
-	return pid;
-}
-
-static int wait_status(pid_t pid)
-{
-	int status = -1;
-
-	if (waitpid(pid, &status, 0) != pid)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
 
 static int create_named(const char *name, trace_id_t *trid)
 {

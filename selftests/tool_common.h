@@ -2,12 +2,14 @@
 /*
  * What the tests of the posixtrace command share: finding it (in
  * $POSIXTRACE_TOOL, then /bin/posixtrace, where the test guest puts it),
- * skipping without it, and reading back what it printed to a scratch file.
+ * skipping without it, running it, and reading back what it printed to a
+ * scratch file.
  */
 #ifndef TOOL_COMMON_H
 #define TOOL_COMMON_H
 
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "trc_common.h"
@@ -33,6 +35,41 @@ static inline void slurp(int fd, char *buf, size_t size)
 	ssize_t n = pread(fd, buf, size - 1, 0);
 
 	buf[n > 0 ? n : 0] = '\0';
+}
+
+/*
+ * Run "posixtrace ARGS..." with stdout to outfd and stderr to errfd, as
+ * uid (if not 0). Returns its pid.
+ */
+static inline pid_t run_tool(const char *const *args, int outfd, int errfd,
+			     uid_t uid)
+{
+	const char *argv[12] = { tool() };
+	pid_t pid;
+	int i;
+
+	for (i = 0; args[i] && i < 10; i++)
+		argv[i + 1] = args[i];
+	argv[i + 1] = NULL;
+	pid = fork();
+	if (!pid) {
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(125);
+		dup2(outfd, 1);
+		dup2(errfd, 2);
+		execv(argv[0], (char **)argv);
+		_exit(126);
+	}
+	return pid;
+}
+
+static inline int wait_status(pid_t pid)
+{
+	int status = -1;
+
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 #endif /* TOOL_COMMON_H */

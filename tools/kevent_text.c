@@ -64,7 +64,12 @@ static void print_named(FILE *out, const char *name, int v)
 static void line_fork(FILE *out, const struct kevent *k)
 {
 	char flags[CLONE_FLAGS_TEXT_SIZE];
-	uint64_t kind = k->u.fork.flags & ~UINT64_C(0xff);
+	/*
+	 * glibc's fork() is a clone() that asks for the child's tid to be
+	 * stored and cleared: still a fork to the reader.
+	 */
+	uint64_t kind = k->u.fork.flags & ~UINT64_C(0xff) &
+			~(uint64_t)(CLONE_CHILD_CLEARTID | CLONE_CHILD_SETTID);
 
 	if (k->u.fork.thread)
 		fprintf(out, "clone(%s) -> tid %d",

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * posixtrace trace and posixtrace record on an uninstrumented shell
+ * script (issue 27's first goal): every fork, exec (with its path), exit
+ * (with its status) and signal of every process, in order, with the pids
+ * the script itself sees as $$ and $!. The command is looked for in
+ * $POSIXTRACE_TOOL, then /bin/posixtrace.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool_common.h"
+#include "trl_common.h"
+
+/*
+ * ls, a pipe into cat, a background job, a signal to itself with a
+ * handler, then exit 7. It prints its own pid and the job's.
+ */
+static const char script[] =
+	"trap 'echo usr1' USR1\n"
+	"ls / >/dev/null\n"
+	"echo hello | cat >/dev/null\n"
+	"sleep 0.1 &\n"
+	"echo \"self=$$ bg=$!\"\n"
+	"kill -USR1 $$\n"
+	"wait\n"
+	"exit 7\n";
+
+#define SCRIPT_PATH	"/tmp/kevent_tool_test.sh"
+#define LOG_PATH	"/tmp/kevent_tool_test.ptlog"
+#define MAX_PIDS	64
+
+static int write_script(void)
+{
+	FILE *f = fopen(SCRIPT_PATH, "w");
+
+	if (!f)
+		return -1;
+	fputs(script, f);
+	return fclose(f);
+}
+
+/* What trace's lines said, as the checks below need it. */
+struct seen {
+	int forked[MAX_PIDS];	/* children, in the order of their forks */
+	int nforks;
+	int exited[MAX_PIDS];	/* processes whose exit was seen */
+	int status[MAX_PIDS];
+	int nexits;
+	bool bg_exec_sleep;	/* the job exec'd sleep */
+	bool cat_exec;		/* somebody exec'd cat */
+	bool usr1_generated, usr1_delivered;
+	bool self_exec_sh;	/* the script's shell exec'd /bin/sh */
+	bool in_order;		/* timestamps never went back */
+	bool exit_before_fork;	/* a child's line came before its fork's */
+};
+
+static int index_of(const int *pids, int n, int pid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return i;
+	return -1;
+}
+
+/*
+ * Reads trace's lines: "[pid  N] HH:MM:SS.uuuuuu WHAT". The pids of
+ * other lines (the child's own, before its fork line) would mean the
+ * order is wrong.
+ */
+static void parse_lines(char *text, int self, int bg, struct seen *s)
+{
+	char *line, *save, *what;
+	double last = -1, t;
+	int pid, h, m, child, status, n;
+
+	memset(s, 0, sizeof(*s));
+	s->in_order = true;
+	for (line = strtok_r(text, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (sscanf(line, "[pid %d] %d:%d:%lf %n", &pid, &h, &m, &t,
+			   &n) != 4)
+			continue;
+		what = line + n;
+		t += h * 3600 + m * 60;
+		if (t < last)
+			s->in_order = false;
+		last = t;
+		if (pid != self && index_of(s->forked, s->nforks, pid) < 0)
+			s->exit_before_fork = true;
+		if ((strstr(what, "fork -> pid ") || strstr(what, ") -> pid ")) &&
+		    sscanf(strstr(what, "-> pid ") + 7, "%d", &child) == 1 &&
+		    s->nforks < MAX_PIDS)
+			s->forked[s->nforks++] = child;
+		if (sscanf(what, "+++ exited with %d +++", &status) == 1 &&
+		    s->nexits < MAX_PIDS) {
+			s->exited[s->nexits] = pid;
+			s->status[s->nexits++] = status;
+		}
+		if (!strncmp(what, "exec ", 5)) {
+			if (pid == bg && strstr(what, "\"sleep\""))
+				s->bg_exec_sleep = true;
+			if (strstr(what, "\"cat\""))
+				s->cat_exec = true;
+			if (pid == self && strstr(what, "\"/bin/sh\""))
+				s->self_exec_sh = true;
+		}
+		if (pid == self && strstr(what, "--- SIGUSR1 {code=SI_USER")) {
+			char want[32];
+
+			snprintf(want, sizeof(want), "sender=%d}", self);
+			s->usr1_generated = strstr(what, want);
+		}
+		if (pid == self && strstr(what, "--- SIGUSR1 delivered"))
+			s->usr1_delivered = strstr(what, "action=handler");
+	}
+}
+
+/* The checks of the goal, on the lines of trace or of record's log. */
+static void check_seen(struct __test_metadata *_metadata, char *lines,
+		       const char *out)
+{
+	char *copy = strdup(lines);
+	struct seen s;
+	int self, bg, i, j;
+
+	ASSERT_NE(NULL, copy);
+	ASSERT_EQ(2, sscanf(strstr(out, "self=") ?: "", "self=%d bg=%d",
+			    &self, &bg)) {
+		TH_LOG("script printed: %s", out);
+	}
+	parse_lines(copy, self, bg, &s);
+	free(copy);
+	EXPECT_TRUE(s.self_exec_sh);
+	/* ls (or its fork), echo and cat, and the job: four at least. */
+	EXPECT_LE(4, s.nforks);
+	EXPECT_LE(0, index_of(s.forked, s.nforks, bg));
+	EXPECT_TRUE(s.bg_exec_sleep);
+	EXPECT_TRUE(s.cat_exec);
+	EXPECT_TRUE(s.usr1_generated);
+	EXPECT_TRUE(s.usr1_delivered);
+	EXPECT_TRUE(s.in_order);
+	EXPECT_FALSE(s.exit_before_fork);
+	/* Every child exits, with 0; the shell last, with 7. */
+	for (i = 0; i < s.nforks; i++) {
+		j = index_of(s.exited, s.nexits, s.forked[i]);
+		EXPECT_LE(0, j) {
+			TH_LOG("no exit for pid %d", s.forked[i]);
+		}
+		if (j >= 0)
+			EXPECT_EQ(0, s.status[j]);
+	}
+	ASSERT_LE(1, s.nexits);
+	EXPECT_EQ(self, s.exited[s.nexits - 1]);
+	EXPECT_EQ(7, s.status[s.nexits - 1]);
+	if (_metadata->exit_code != KSFT_PASS)
+		TH_LOG("the lines:\n%s", lines);
+}
+
+TEST(trace_shows_every_process_of_a_script)
+{
+	const char *args[] = { "trace", "--color=never", "--", "/bin/sh",
+			       SCRIPT_PATH, NULL };
+	static char lines[65536], out[4096];
+	int outfd, errfd;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, write_script());
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_LE(0, outfd);
+	ASSERT_LE(0, errfd);
+	/* trace's exit status is the command's. */
+	ASSERT_EQ(7, wait_status(run_tool(args, outfd, errfd, 0)));
+	slurp(outfd, out, sizeof(out));
+	slurp(errfd, lines, sizeof(lines));
+	close(outfd);
+	close(errfd);
+	check_seen(_metadata, lines, out);
+	unlink(SCRIPT_PATH);
+}
+
+TEST(record_keeps_every_process_of_a_script)
+{
+	const char *rec[] = { "record", "-o", LOG_PATH, "--", "/bin/sh",
+			      SCRIPT_PATH, NULL };
+	const char *replay[] = { "trace", "--replay", LOG_PATH, NULL };
+	const char *tree[] = { "dump", "--tree", LOG_PATH, NULL };
+	static char lines[65536], out[4096], err[8192], treeout[4096];
+	int outfd, errfd, linefd, treefd;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, write_script());
+	outfd = tmp_log();
+	errfd = tmp_log();
+	linefd = tmp_log();
+	treefd = tmp_log();
+	ASSERT_LE(0, outfd);
+	ASSERT_LE(0, errfd);
+	ASSERT_LE(0, linefd);
+	ASSERT_LE(0, treefd);
+	ASSERT_EQ(7, wait_status(run_tool(rec, outfd, errfd, 0)));
+	slurp(errfd, err, sizeof(err));
+	/* The summary's tree names the shell with its status. */
+	EXPECT_NE(NULL, strstr(err, "sh (exited 7)")) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_NE(NULL, strstr(err, "posixtrace_proc_exec"));
+	ASSERT_EQ(0, wait_status(run_tool(replay, linefd, errfd, 0)));
+	ASSERT_EQ(0, wait_status(run_tool(tree, treefd, errfd, 0)));
+	slurp(outfd, out, sizeof(out));
+	slurp(linefd, lines, sizeof(lines));
+	slurp(treefd, treeout, sizeof(treeout));
+	EXPECT_NE(NULL, strstr(treeout, "sh (exited 7)")) {
+		TH_LOG("%s", treeout);
+	}
+	check_seen(_metadata, lines, out);
+	close(outfd);
+	close(errfd);
+	close(linefd);
+	close(treefd);
+	unlink(LOG_PATH);
+	unlink(SCRIPT_PATH);
+}
+
+TEST(record_kernel_none_records_no_kernel_event)
+{
+	const char *rec[] = { "record", "--kernel=none", "-o", LOG_PATH,
+			      "--", "/bin/sh", SCRIPT_PATH, NULL };
+	static char err[8192];
+	int outfd, errfd;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, write_script());
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_LE(0, outfd);
+	ASSERT_LE(0, errfd);
+	ASSERT_EQ(7, wait_status(run_tool(rec, outfd, errfd, 0)));
+	slurp(errfd, err, sizeof(err));
+	EXPECT_EQ(NULL, strstr(err, "posixtrace_proc")) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_EQ(NULL, strstr(err, "posixtrace_signal"));
+	close(outfd);
+	close(errfd);
+	unlink(LOG_PATH);
+	unlink(SCRIPT_PATH);
+}
+
+TEST_HARNESS_MAIN
