@@ -33,7 +33,9 @@
 #include <trace/events/signal.h>
 #include <trace/events/task.h>
 
+#include "access.h"
 #include "format.h"
+#include "kbuf.h"
 #include "kevent_types.h"
 #include "kevents.h"
 #include "kprobes.h"
@@ -76,6 +78,10 @@ struct posixtrace_kev_exec_buf {
 	char scratch[POSIXTRACE_EXEC_STR_MAX];
 };
 
+/* A kbuf takes the largest: it drains past half, and holds two. */
+static_assert(sizeof(((struct posixtrace_kev_exec_buf *)0)->data) + 64 <=
+	      POSIXTRACE_KBUF_SIZE / 2);
+
 static struct posixtrace_kev_exec_buf __percpu *posixtrace_exec_bufs;
 
 static void posixtrace_kev_emit_init(struct posixtrace_emit *emit,
@@ -100,22 +106,37 @@ typedef void (*posixtrace_kev_number_t)(void *data, struct pid_namespace *ns,
 					const void *arg);
 
 /*
- * @emit, about @task, into every stream tracing @task's process that
- * records @class; @number (if any) fills @emit's data for each stream.
+ * The entry of @task's process, if some stream tracing it records
+ * @class; else NULL. Under RCU. Probes look first, so that an event of a
+ * process nobody records costs a lookup, nothing more.
  */
-static void posixtrace_kev_record(struct task_struct *task, u32 class,
+static struct posixtrace_process *posixtrace_kev_traced(struct task_struct *task,
+							u32 class)
+{
+	struct posixtrace_process *proc;
+	struct posixtrace_link *link;
+
+	proc = posixtrace_process_lookup(task_tgid(task));
+	if (!proc)
+		return NULL;
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		if (posixtrace_stream_kernel_events(link->stream) & class)
+			return proc;
+	return NULL;
+}
+
+/*
+ * @emit into every stream tracing @proc that records @class; @number (if
+ * any) fills @emit's data for each stream first. Under RCU.
+ */
+static void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
 				  struct posixtrace_emit *emit, void *data,
 				  posixtrace_kev_number_t number,
 				  const void *arg)
 {
-	struct posixtrace_process *proc;
 	struct posixtrace_link *link;
 	struct posixtrace_stream *stream;
 
-	rcu_read_lock();
-	proc = posixtrace_process_lookup(task_tgid(task));
-	if (!proc)
-		goto out;
 	list_for_each_entry_rcu(link, &proc->links, proc_node) {
 		stream = link->stream;
 		if (!(posixtrace_stream_kernel_events(stream) & class))
@@ -124,8 +145,6 @@ static void posixtrace_kev_record(struct task_struct *task, u32 class,
 			number(data, posixtrace_stream_pid_ns(stream), arg);
 		posixtrace_stream_post_kernel(stream, emit);
 	}
-out:
-	rcu_read_unlock();
 }
 
 static void posixtrace_kev_fork_number(void *data, struct pid_namespace *ns,
@@ -143,15 +162,25 @@ static void posixtrace_kev_fork(void *data, struct task_struct *child,
 				unsigned long clone_flags)
 {
 	struct posixtrace_kev_fork f = {
-		.flags = clone_flags,
 		.thread = !!(clone_flags & CLONE_THREAD),
 	};
+	struct posixtrace_process *proc;
 	struct posixtrace_emit emit;
 
+	rcu_read_lock();
+	proc = posixtrace_kev_traced(current, POSIXTRACE_KERNEL_PROC);
+	if (!proc)
+		goto out;
+	/* The kernel keeps the exit signal apart; clone() had it here. */
+	f.flags = clone_flags & ~CSIGNAL;
+	if (!f.thread)
+		f.flags |= child->exit_signal & CSIGNAL;
 	posixtrace_kev_emit_init(&emit, current, POSIXTRACE_EVENT_PROC_FORK,
 				 &f, sizeof(f));
-	posixtrace_kev_record(current, POSIXTRACE_KERNEL_PROC, &emit, &f,
+	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_PROC, &emit, &f,
 			      posixtrace_kev_fork_number, child);
+out:
+	rcu_read_unlock();
 }
 
 /*
@@ -172,8 +201,12 @@ static unsigned long posixtrace_kev_arg(char *dst, char *scratch,
 	*cut = true;
 	while (p < end && looked < 8 * POSIXTRACE_EXEC_STR_MAX) {
 		room = min_t(unsigned long, end - p, POSIXTRACE_EXEC_STR_MAX);
-		if (copy_from_user_nofault(src, (void __user *)p, room))
+		if (copy_from_user_nofault(src, (void __user *)p, room)) {
+			/* It may have copied a part: keep none of it. */
+			if (src == dst)
+				dst[0] = '\0';
 			return 0;
+		}
 		len = strnlen(src, room);
 		if (src == dst) {
 			/* The first look: what we keep. */
@@ -226,10 +259,22 @@ static void posixtrace_kev_exec(void *data, struct task_struct *task,
 				pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct posixtrace_kev_exec_buf *buf;
+	struct posixtrace_process *proc;
 	struct posixtrace_emit emit;
 	u8 *pos, cut = 0;
 	u32 argc;
 
+	rcu_read_lock();
+	/*
+	 * A privileged exec ends the tracing of the process by other streams
+	 * (hooks.c, after us), and its own streams die: none may learn what
+	 * the new image is, nor read its stack.
+	 */
+	if (!posixtrace_may_keep_tracing(task, bprm))
+		goto out;
+	proc = posixtrace_kev_traced(task, POSIXTRACE_KERNEL_PROC);
+	if (!proc)
+		goto out;
 	buf = this_cpu_ptr(posixtrace_exec_bufs);
 	argc = max(bprm->argc, 0);
 	memcpy(buf->data, &argc, sizeof(argc));
@@ -244,27 +289,47 @@ static void posixtrace_kev_exec(void *data, struct task_struct *task,
 	buf->data[sizeof(argc)] = cut;
 	posixtrace_kev_emit_init(&emit, task, POSIXTRACE_EVENT_PROC_EXEC,
 				 buf->data, pos - buf->data);
-	posixtrace_kev_record(task, POSIXTRACE_KERNEL_PROC, &emit, NULL, NULL,
+	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_PROC, &emit, NULL, NULL,
 			      NULL);
+out:
+	rcu_read_unlock();
 }
 
-/* In the exiting thread, before hooks.c's probe lets go of its process. */
+/*
+ * In the exiting thread, before hooks.c's probe lets go of its process.
+ * The thread's code is set by now. Once every thread of the group has
+ * begun to exit (@live is 0), the group's code is the one its parent's
+ * wait() gets (a signal's, with the core dump bit; or the last exit()'s):
+ * the first thread here to see that reports the process's exit, once.
+ * A thread of the group still on its way (tearing down a large mm, say)
+ * may come after, or find the process gone from the table (its events
+ * are then not recorded).
+ */
 static void posixtrace_kev_exit(void *data, struct task_struct *task)
 {
-	/* Set before the tracepoint; the group's code in a group exit. */
-	int code = task->exit_code;
-	struct posixtrace_kev_exit e = {
-		.status = code & 0x7f ? -1 : (code >> 8) & 0xff,
-		.signal = code & 0x7f,
-		.core = !!(code & 0x80),
-		.process = !atomic_read(&task->signal->live),
-	};
+	struct signal_struct *sig = task->signal;
+	struct posixtrace_process *proc;
+	struct posixtrace_kev_exit e;
 	struct posixtrace_emit emit;
+	int code = task->exit_code;
 
+	rcu_read_lock();
+	proc = posixtrace_kev_traced(task, POSIXTRACE_KERNEL_PROC);
+	if (!proc)
+		goto out;
+	e.process = !atomic_read(&sig->live) &&
+		    !atomic_xchg(&proc->exit_recorded, 1);
+	if (e.process && (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT))
+		code = READ_ONCE(sig->group_exit_code);
+	e.status = code & 0x7f ? -1 : (code >> 8) & 0xff;
+	e.signal = code & 0x7f;
+	e.core = !!(code & 0x80);
 	posixtrace_kev_emit_init(&emit, task, POSIXTRACE_EVENT_PROC_EXIT, &e,
 				 sizeof(e));
-	posixtrace_kev_record(task, POSIXTRACE_KERNEL_PROC, &emit, NULL, NULL,
+	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_PROC, &emit, NULL, NULL,
 			      NULL);
+out:
+	rcu_read_unlock();
 }
 
 static int posixtrace_kev_si_code(const struct kernel_siginfo *info)
@@ -281,25 +346,47 @@ static void posixtrace_kev_sender_number(void *data, struct pid_namespace *ns,
 {
 	struct posixtrace_kev_generate *g = data;
 
-	g->sender = arg ? task_tgid_nr_ns((struct task_struct *)arg, ns) : 0;
+	g->sender = arg ? pid_nr_ns((struct pid *)arg, ns) : 0;
 }
 
 /*
- * The process that sends a signal to @target: current, when a process
- * sends it (not from an interrupt, not the kernel's own, not a timer's),
- * and the target's pid namespace sees it; else NULL.
+ * Who sent @info to @target, if the target's pid namespace sees it: the
+ * calling process for kill(), tgkill(), sigqueue() and a message queue's
+ * notification (a kernel thread is nobody); the child the kernel names
+ * for SIGCHLD's CLD_* codes (whoever makes the kernel send it: the child
+ * exiting, a ptracer, a reaper). Nobody for the rest: the kernel's own
+ * (faults, timers, SIGIO, SI_KERNEL), whatever task it runs in. Under RCU.
  */
-static struct task_struct *posixtrace_kev_sender(struct task_struct *target,
-						 int code)
+static struct pid *posixtrace_kev_sender(struct task_struct *target, int sig,
+					 const struct kernel_siginfo *info,
+					 int code)
 {
-	struct pid_namespace *ns;
+	struct pid_namespace *ns = task_active_pid_ns(target);
 
-	if (!in_task() || code == SI_KERNEL || code == SI_TIMER)
+	if (!ns)
 		return NULL;
-	ns = task_active_pid_ns(target);
-	if (!ns || !task_pid_nr_ns(current, ns))
-		return NULL;
-	return current;
+	switch (code) {
+	case SI_USER:
+	case SI_TKILL:
+	case SI_QUEUE:
+	case SI_MESGQ:
+		if (!in_task() || (current->flags & PF_KTHREAD) ||
+		    !task_pid_nr_ns(current, ns))
+			return NULL;
+		return task_tgid(current);
+	case CLD_EXITED:
+	case CLD_KILLED:
+	case CLD_DUMPED:
+	case CLD_TRAPPED:
+	case CLD_STOPPED:
+	case CLD_CONTINUED:
+		if (sig != SIGCHLD || info == SEND_SIG_NOINFO ||
+		    info == SEND_SIG_PRIV)
+			return NULL;
+		/* The kernel numbered it in the target's namespace. */
+		return find_pid_ns(info->si_pid, ns);
+	}
+	return NULL;
 }
 
 static void posixtrace_kev_generate(void *data, int sig,
@@ -313,13 +400,20 @@ static void posixtrace_kev_generate(void *data, int sig,
 		.result = result,
 		.group = !!group,
 	};
+	struct posixtrace_process *proc;
 	struct posixtrace_emit emit;
 
+	rcu_read_lock();
+	proc = posixtrace_kev_traced(task, POSIXTRACE_KERNEL_SIGNAL);
+	if (!proc)
+		goto out;
 	posixtrace_kev_emit_init(&emit, task, POSIXTRACE_EVENT_SIGNAL_GENERATE,
 				 &g, sizeof(g));
-	posixtrace_kev_record(task, POSIXTRACE_KERNEL_SIGNAL, &emit, &g,
+	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SIGNAL, &emit, &g,
 			      posixtrace_kev_sender_number,
-			      posixtrace_kev_sender(task, g.code));
+			      posixtrace_kev_sender(task, sig, info, g.code));
+out:
+	rcu_read_unlock();
 }
 
 /* In the thread that takes the signal, under its siglock. */
@@ -331,6 +425,7 @@ static void posixtrace_kev_deliver(void *data, int sig,
 		.sig = sig,
 		.code = posixtrace_kev_si_code(info),
 	};
+	struct posixtrace_process *proc;
 	struct posixtrace_emit emit;
 
 	if (ka->sa.sa_handler == SIG_IGN)
@@ -339,10 +434,16 @@ static void posixtrace_kev_deliver(void *data, int sig,
 		d.action = POSIXTRACE_SIGACT_DEFAULT;
 	else
 		d.action = POSIXTRACE_SIGACT_HANDLER;
-	posixtrace_kev_emit_init(&emit, current, POSIXTRACE_EVENT_SIGNAL_DELIVER,
-				 &d, sizeof(d));
-	posixtrace_kev_record(current, POSIXTRACE_KERNEL_SIGNAL, &emit, NULL,
-			      NULL, NULL);
+	rcu_read_lock();
+	proc = posixtrace_kev_traced(current, POSIXTRACE_KERNEL_SIGNAL);
+	if (proc) {
+		posixtrace_kev_emit_init(&emit, current,
+					 POSIXTRACE_EVENT_SIGNAL_DELIVER, &d,
+					 sizeof(d));
+		posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SIGNAL, &emit,
+				      NULL, NULL, NULL);
+	}
+	rcu_read_unlock();
 }
 
 static_assert(POSIXTRACE_SIGNAL_DELIVERED == TRACE_SIGNAL_DELIVERED);

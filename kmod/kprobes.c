@@ -4,7 +4,7 @@
  * stream wants the class (posixtrace_kevents_get()), so that without such
  * a stream none of ours runs there; a worker unregisters them once the
  * last such stream is freed (a stream may be freed where nothing can
- * sleep). kevents.c has the probes; this file only knows them as
+ * sleep), ten seconds later. kevents.c has the probes; this file only knows them as
  * pointers, so that the stream core can take a class without calling up
  * into the hooks.
  */
@@ -76,8 +76,11 @@ static void posixtrace_kclass_unregister(unsigned int c, unsigned int end)
 
 	for (i = 0; i < end; i++) {
 		kp = &posixtrace_kprobes[i];
+		/* Only a probe that is not there fails: a bug of ours. */
 		if (kp->class == BIT(c))
-			tracepoint_probe_unregister(kp->tp, kp->probe, NULL);
+			WARN_ON_ONCE(tracepoint_probe_unregister(kp->tp,
+								 kp->probe,
+								 NULL));
 	}
 }
 
@@ -104,14 +107,14 @@ static int posixtrace_kclass_register(unsigned int c)
 }
 
 /* Unregister what no stream wants any more. */
-static void posixtrace_kevents_idle(struct work_struct *work)
+static void posixtrace_kclasses_off(bool all)
 {
 	unsigned int c;
 
 	mutex_lock(&posixtrace_kevents_mutex);
 	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
 		if (!posixtrace_kclass_on[c] ||
-		    atomic_read(&posixtrace_kclass_users[c]))
+		    (!all && atomic_read(&posixtrace_kclass_users[c])))
 			continue;
 		posixtrace_kclass_unregister(c, posixtrace_nr_kprobes);
 		posixtrace_kclass_on[c] = false;
@@ -119,7 +122,21 @@ static void posixtrace_kevents_idle(struct work_struct *work)
 	mutex_unlock(&posixtrace_kevents_mutex);
 }
 
-static DECLARE_WORK(posixtrace_kevents_idle_work, posixtrace_kevents_idle);
+static void posixtrace_kevents_idle(struct work_struct *work)
+{
+	posixtrace_kclasses_off(false);
+}
+
+/*
+ * How long a class stays on after its last stream: registering patches
+ * the kernel's text on every CPU (static calls, jump labels), and a user
+ * who creates and closes streams in a loop must not make it do so in a
+ * loop too.
+ */
+#define POSIXTRACE_KCLASS_LINGER	(10 * HZ)
+
+static DECLARE_DELAYED_WORK(posixtrace_kevents_idle_work,
+			    posixtrace_kevents_idle);
 
 /* Which classes have their probes on now: for tests and the curious. */
 static int posixtrace_kprobes_get(char *buf, const struct kernel_param *kp)
@@ -158,7 +175,8 @@ void posixtrace_kevents_put(u32 classes)
 		if (classes & BIT(c))
 			idle |= atomic_dec_and_test(&posixtrace_kclass_users[c]);
 	if (idle)
-		schedule_work(&posixtrace_kevents_idle_work);
+		mod_delayed_work(system_wq, &posixtrace_kevents_idle_work,
+				 POSIXTRACE_KCLASS_LINGER);
 }
 
 /**
@@ -216,7 +234,12 @@ int posixtrace_kprobes_init(struct posixtrace_kprobe *probes, unsigned int n)
 /* After the last stream: every probe goes, and none runs any more. */
 void posixtrace_kprobes_exit(void)
 {
-	flush_work(&posixtrace_kevents_idle_work);
-	posixtrace_kevents_idle(NULL);
+	unsigned int c;
+
+	cancel_delayed_work_sync(&posixtrace_kevents_idle_work);
+	/* Every stream is gone: a class still wanted is a leak of ours. */
+	for (c = 0; c < POSIXTRACE_KCLASSES; c++)
+		WARN_ON(atomic_read(&posixtrace_kclass_users[c]));
+	posixtrace_kclasses_off(true);
 	tracepoint_synchronize_unregister();
 }

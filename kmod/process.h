@@ -117,6 +117,9 @@ struct posixtrace_process {
 	struct list_head escape_node;
 	atomic_t fork_escapes;
 	atomic64_t escape_seq;
+
+	/* kevents.c's: the process's exit was recorded (by one thread). */
+	atomic_t exit_recorded;
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);

@@ -201,6 +201,27 @@ static void posixtrace_stream_lost(struct posixtrace_stream *stream)
 static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 					const struct timespec64 *ts);
 
+/**
+ * posixtrace_stream_kernel_lost - count the kernel events lost meanwhile
+ * @stream: the stream, its lock held
+ *
+ * Those a probe found no room for in a kbuf (posixtrace_stream_post_kernel()
+ * cannot take this lock): lost as any, a gap in the sequence and an
+ * overrun, from the next drain or status on.
+ */
+void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream)
+{
+	s64 n;
+
+	lockdep_assert_held(&stream->lock);
+	if (!atomic64_read(&stream->kernel_lost))
+		return;
+	n = atomic64_xchg(&stream->kernel_lost, 0);
+	stream->seq += n;
+	stream->events_lost += n;
+	stream->overrun_status = POSIXTRACE_OVERRUN;
+}
+
 /*
  * Store @rec and its data under the stream's lock, applying the full
  * policy. Only a system STOP may use the room kept for it. Returns false if
@@ -429,6 +450,7 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	unsigned int i;
 
 	spin_lock(&stream->lock);
+	posixtrace_stream_kernel_lost(stream);
 	for (i = 0; i < n; i++)
 		stored |= posixtrace_stream_emit_one(stream, &emits[i], &ids);
 	spin_unlock(&stream->lock);

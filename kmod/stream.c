@@ -1004,6 +1004,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st)
 {
 	lockdep_assert_held(&stream->lock);
+	posixtrace_stream_kernel_lost(stream);
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	if (stream->shut_down)
@@ -1021,7 +1022,6 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 	st->log_full_status = stream->log_full ? POSIXTRACE_FULL :
 						 POSIXTRACE_NOT_FULL;
 	st->events_recorded = stream->events_recorded;
-	stream->events_lost += atomic64_xchg(&stream->kernel_lost, 0);
 	st->events_lost = stream->events_lost;
 	st->events_read = stream->events_read;
 	st->bytes_used = stream->ring.used;

@@ -200,6 +200,7 @@ void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
 
 /* record.c */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);
+void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream);
 bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    struct task_struct *task,
 				    const struct timespec64 *ts,
