@@ -40,14 +40,34 @@ static struct tracepoint *posixtrace_tp_fork;
 static struct tracepoint *posixtrace_tp_exit;
 static struct tracepoint *posixtrace_tp_exec;
 
+/* What posixtrace_tracepoint() looks for, and finds. */
+struct posixtrace_tp_search {
+	const char *name;
+	struct tracepoint *tp;
+};
+
 static void posixtrace_find_tracepoint(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sched_process_fork"))
-		posixtrace_tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_exit"))
-		posixtrace_tp_exit = tp;
-	else if (!strcmp(tp->name, "sched_process_exec"))
-		posixtrace_tp_exec = tp;
+	struct posixtrace_tp_search *search = priv;
+
+	if (!strcmp(tp->name, search->name))
+		search->tp = tp;
+}
+
+/**
+ * posixtrace_tracepoint - a tracepoint of the kernel, by name
+ * @name: its name
+ *
+ * The kernel exports none of those we use to modules.
+ *
+ * Return: the tracepoint, or NULL.
+ */
+struct tracepoint *posixtrace_tracepoint(const char *name)
+{
+	struct posixtrace_tp_search search = { .name = name };
+
+	for_each_kernel_tracepoint(posixtrace_find_tracepoint, &search);
+	return search.tp;
 }
 
 /* Runs in the parent, before the child first runs (TRI). */
@@ -132,7 +152,9 @@ int posixtrace_hooks_init(void)
 	check_trace_callback_type_sched_process_exit(posixtrace_on_exit);
 	check_trace_callback_type_sched_process_exec(posixtrace_on_exec);
 
-	for_each_kernel_tracepoint(posixtrace_find_tracepoint, NULL);
+	posixtrace_tp_fork = posixtrace_tracepoint("sched_process_fork");
+	posixtrace_tp_exit = posixtrace_tracepoint("sched_process_exit");
+	posixtrace_tp_exec = posixtrace_tracepoint("sched_process_exec");
 	if (!posixtrace_tp_fork || !posixtrace_tp_exit || !posixtrace_tp_exec) {
 		pr_err("scheduler tracepoints not found\n");
 		return -ENOENT;

@@ -2,6 +2,9 @@
 #ifndef _POSIXTRACE_HOOKS_H
 #define _POSIXTRACE_HOOKS_H
 
+struct tracepoint;
+
+struct tracepoint *posixtrace_tracepoint(const char *name);
 int posixtrace_hooks_init(void);
 void posixtrace_hooks_exit(void);
 

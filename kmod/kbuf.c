@@ -200,10 +200,12 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	u32 size = ALIGN(sizeof(struct posixtrace_kbuf_record) + len, 8);
 	struct posixtrace_kbuf_record *rec;
 	u64 start, head, tail, off, pad;
+	unsigned long flags;
 	int ret = 0;
 	s64 ns;
 
-	raw_spin_lock(&kb->lock);
+	/* Kernel events come from interrupts too (kevents.c). */
+	raw_spin_lock_irqsave(&kb->lock, flags);
 	head = kb->head;
 	start = head;
 	/* Pairs with the drain's store-release: it is done with that room. */
@@ -211,7 +213,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	off = head & (POSIXTRACE_KBUF_SIZE - 1);
 	pad = off + size > POSIXTRACE_KBUF_SIZE ? POSIXTRACE_KBUF_SIZE - off : 0;
 	if (head + pad + size - tail > POSIXTRACE_KBUF_SIZE) {
-		raw_spin_unlock(&kb->lock);
+		raw_spin_unlock_irqrestore(&kb->lock, flags);
 		return -ENOSPC;
 	}
 	if (pad) {
@@ -251,7 +253,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 		ret |= POSIXTRACE_KBUF_FIRST;
 	if (head + size - tail >= threshold)
 		ret |= POSIXTRACE_KBUF_DRAIN;
-	raw_spin_unlock(&kb->lock);
+	raw_spin_unlock_irqrestore(&kb->lock, flags);
 	return ret;
 }
 

@@ -344,6 +344,7 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 
 	memset(log, 0, sizeof(*log));
 	log->policy = attr->log_full_policy;
+	log->kernel_events = attr->kernel_events;
 	log->size = attr->log_size;
 	log->cred = get_current_cred();
 	log->memcg = get_mem_cgroup_from_mm(current->mm);
@@ -607,7 +608,7 @@ static size_t posixtrace_log_define_need(struct posixtrace_log *log,
 					 u32 id)
 {
 	if (test_bit(id, log->defined) ||
-	    posixtrace_names_name(names, id, log->name, log->format))
+	    posixtrace_names_name(names, log->kernel_events, id, log->name, log->format))
 		return 0;
 	return POSIXTRACE_LOG_DEFINE_SIZE(posixtrace_log_define_data(log));
 }
@@ -759,8 +760,8 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 	 * the log holds out of the block, and readers, who prefer the block
 	 * to the DEFINE entries, would lose their names.
 	 */
-	while (posixtrace_names_next(names, id, &id)) {
-		if (!posixtrace_names_name(names, id, log->name, log->format)) {
+	while (posixtrace_names_next(names, log->kernel_events, id, &id)) {
+		if (!posixtrace_names_name(names, log->kernel_events, id, log->name, log->format)) {
 			data = posixtrace_log_define_data(log);
 			if (id >= POSIXTRACE_EVENT_USER_BASE && !log->format[0])
 				data += POSIXTRACE_FORMAT_MAX + 1;
@@ -775,9 +776,9 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 		return;
 	}
 	len = sizeof(*hdr);
-	for (id = 0; posixtrace_names_next(names, id, &id) && id <= last;
+	for (id = 0; posixtrace_names_next(names, log->kernel_events, id, &id) && id <= last;
 	     id++) {
-		if (posixtrace_names_name(names, id, log->name, log->format))
+		if (posixtrace_names_name(names, log->kernel_events, id, log->name, log->format))
 			continue;
 		entry = ALIGN(sizeof(__le32) + posixtrace_log_define_data(log),
 			      8);

@@ -37,6 +37,7 @@ struct posixtrace_log {
 	struct mem_cgroup *memcg;
 	unsigned long fsize_limit;	/* the creator's, as last seen */
 	u32 policy;			/* the log-full-policy */
+	u32 kernel_events;		/* the stream's: their types are named */
 	u64 size;			/* log-max-size */
 	loff_t pos;			/* sequential: where the next block goes */
 

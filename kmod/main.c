@@ -15,6 +15,7 @@
 #include "device.h"
 #include "drain_domain.h"
 #include "hooks.h"
+#include "kevents.h"
 #include "links.h"
 #include "netlink.h"
 #include "process.h"
@@ -44,9 +45,12 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_thread_rings_init(&posixtrace_ring_sink);
 	if (ret)
 		goto err_ring_mem_exit;
-	ret = posixtrace_hooks_init();
+	ret = posixtrace_kevents_init();
 	if (ret)
 		goto err_rings_exit;
+	ret = posixtrace_hooks_init();
+	if (ret)
+		goto err_kevents_exit;
 	ret = posixtrace_nl_init();
 	if (ret)
 		goto err_hooks_exit;
@@ -62,6 +66,8 @@ err_nl_exit:
 	posixtrace_nl_exit();
 err_hooks_exit:
 	posixtrace_hooks_exit();
+err_kevents_exit:
+	posixtrace_kevents_exit();
 err_rings_exit:
 	posixtrace_thread_rings_exit();
 err_ring_mem_exit:
@@ -80,6 +86,7 @@ static void __exit posixtrace_exit(void)
 	posixtrace_device_exit();
 	posixtrace_nl_exit();
 	posixtrace_hooks_exit();
+	posixtrace_kevents_exit();
 	posixtrace_thread_rings_exit();
 	posixtrace_ring_mem_exit();
 	posixtrace_streams_exit();

@@ -11,6 +11,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "kevents.h"
 #include "names.h"
 
 /* System event names, fixed by POSIX (XSH 2.11, Table 2-6 and 2-7). */
@@ -322,6 +323,8 @@ void posixtrace_names_mask(struct posixtrace_names *names, unsigned long *ids)
 /**
  * posixtrace_names_name - the name of an event type, system or user
  * @names: the table of the user event names
+ * @kernel: the POSIXTRACE_KERNEL_* classes of kernel events the stream
+ *	records: their types are named too
  * @id: the identifier
  * @name: POSIXTRACE_EVENT_NAME_MAX + 1 bytes for the name, NUL-terminated
  * @format: NULL, or POSIXTRACE_FORMAT_MAX + 1 bytes for the type's format,
@@ -329,18 +332,23 @@ void posixtrace_names_mask(struct posixtrace_names *names, unsigned long *ids)
  *
  * Return: 0, or -EINVAL for an identifier that names nothing.
  */
-int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name,
-			  char *format)
+int posixtrace_names_name(struct posixtrace_names *names, u32 kernel, u32 id,
+			  char *name, char *format)
 {
 	const struct posixtrace_name *e;
-	const char *src = NULL;
+	const char *src = NULL, *kformat;
 
 	if (format)
 		format[0] = '\0';
-	if (id < ARRAY_SIZE(posixtrace_system_event_names))
+	if (id < ARRAY_SIZE(posixtrace_system_event_names)) {
 		src = posixtrace_system_event_names[id];
-	else if (id == POSIXTRACE_EVENT_UNNAMED_USER)
+	} else if (id == POSIXTRACE_EVENT_UNNAMED_USER) {
 		src = posixtrace_unnamed_event_name;
+	} else {
+		src = posixtrace_kevent_name(id, kernel, &kformat);
+		if (src && format)
+			strscpy(format, kformat, POSIXTRACE_FORMAT_MAX + 1);
+	}
 	if (src) {
 		strscpy(name, src, POSIXTRACE_EVENT_NAME_MAX + 1);
 		return 0;
@@ -359,12 +367,15 @@ int posixtrace_names_name(struct posixtrace_names *names, u32 id, char *name,
 /**
  * posixtrace_names_next - iterate over the event types of a table
  * @names: the table
+ * @kernel: the classes of kernel events the stream records: their types
+ *	come after the system ones
  * @from: the smallest identifier wanted
  * @id: the first defined identifier >= @from
  *
  * Return: true if there is one.
  */
-bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id)
+bool posixtrace_names_next(struct posixtrace_names *names, u32 kernel,
+			   u32 from, u32 *id)
 {
 	/* Pairs with smp_store_release() in posixtrace_names_open(). */
 	u32 end = POSIXTRACE_EVENT_USER_BASE + smp_load_acquire(&names->nr);
@@ -373,6 +384,8 @@ bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id)
 		*id = from;
 		return true;
 	}
+	if (posixtrace_kevent_next(kernel, from, id))
+		return true;
 	if (from <= POSIXTRACE_EVENT_UNNAMED_USER) {
 		*id = POSIXTRACE_EVENT_UNNAMED_USER;
 		return true;

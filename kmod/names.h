@@ -86,8 +86,9 @@ int posixtrace_names_open(struct posixtrace_names *names, const char *name,
 			  void (*grown)(struct posixtrace_names *names));
 bool posixtrace_names_valid(struct posixtrace_names *names, u32 id);
 void posixtrace_names_mask(struct posixtrace_names *names, unsigned long *ids);
-int posixtrace_names_name(struct posixtrace_names *names, u32 id,
+int posixtrace_names_name(struct posixtrace_names *names, u32 kernel, u32 id,
 			  char *name, char *format);
-bool posixtrace_names_next(struct posixtrace_names *names, u32 from, u32 *id);
+bool posixtrace_names_next(struct posixtrace_names *names, u32 kernel,
+			   u32 from, u32 *id);
 
 #endif /* _POSIXTRACE_NAMES_H */

@@ -498,6 +498,45 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
 	return false;
 }
 
+/**
+ * posixtrace_stream_post_kernel - a kernel event, from a tracepoint's probe
+ * @stream: a stream tracing the process the event is about, that records
+ *	its class
+ * @emit: the event, with all its data
+ *
+ * Into the stream's kbuf for this CPU, as posixtrace_stream_post(); the
+ * drain judges it. A probe may run in an interrupt, with preemption off,
+ * under the scheduler's or a signal's locks: this takes raw locks only,
+ * and leaves waking readers to the worker it asks to drain. A full kbuf
+ * loses the event, counted. Under RCU.
+ */
+void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
+				   const struct posixtrace_emit *emit)
+{
+	struct posixtrace_kbufs *kbufs = rcu_dereference(stream->kbufs);
+	size_t len;
+	int ret;
+
+	/* Filtered out: not recorded, whatever the drain would find. */
+	if (!kbufs || test_bit(emit->event_id, stream->filter))
+		return;
+	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
+	ret = posixtrace_kbuf_post(kbufs, emit,
+				   pid_nr_ns(emit->tgid, stream->pid_ns),
+				   pid_nr_ns(emit->tid, stream->pid_ns), len,
+				   stream->kbuf_threshold);
+	if (ret < 0) {
+		if (READ_ONCE(stream->running))
+			atomic64_inc(&stream->kernel_lost);
+		posixtrace_thread_rings_drain_soon(stream->domain);
+	} else if ((ret & POSIXTRACE_KBUF_DRAIN) ||
+		   wq_has_sleeper(&stream->wq)) {
+		posixtrace_thread_rings_drain_soon(stream->domain);
+	} else if (ret & POSIXTRACE_KBUF_FIRST) {
+		posixtrace_thread_rings_poke(stream->domain);
+	}
+}
+
 /* Tries of a full kbuf, a drain before each, before storing at once. */
 #define POSIXTRACE_POST_TRIES	3
 

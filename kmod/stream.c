@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "drain_domain.h"
 #include "kbuf.h"
+#include "kevents.h"
 #include "links.h"
 #include "names.h"
 #include "process.h"
@@ -184,8 +185,7 @@ static int posixtrace_attr_check(struct posixtrace_attr *attr, bool log)
 {
 	if (attr->flags || attr->__reserved2)
 		return -EINVAL;
-	/* Not recorded yet: refused until the module records them. */
-	if (attr->kernel_events)
+	if (attr->kernel_events & ~POSIXTRACE_KERNEL_ALL)
 		return -EINVAL;
 	if (strnlen(attr->name, sizeof(attr->name)) == sizeof(attr->name))
 		return -EINVAL;
@@ -315,6 +315,8 @@ static void posixtrace_stream_free(struct kref *ref)
 		container_of(ref, struct posixtrace_stream, ref);
 
 	posixtrace_stream_kbufs_retire(stream);
+	if (stream->kevents_held)
+		posixtrace_kevents_put(stream->attr.kernel_events);
 	kvfree(posixtrace_ring_detach(&stream->ring));
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
@@ -444,6 +446,12 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 	ret = posixtrace_attr_check(&stream->attr, log_fd >= 0);
 	if (ret)
 		goto err_put_stream;
+	if (stream->attr.kernel_events) {
+		ret = posixtrace_kevents_get(stream->attr.kernel_events);
+		if (ret)
+			goto err_put_stream;
+		stream->kevents_held = true;
+	}
 	stream->attr.size = sizeof(stream->attr);
 	ktime_get_real_ts64(&now);
 	stream->attr.create_time_sec = now.tv_sec;
@@ -958,6 +966,19 @@ u64 posixtrace_stream_id(struct posixtrace_stream *stream)
 	return stream->id;
 }
 
+/* The kernel events it records: fixed at creation. */
+u32 posixtrace_stream_kernel_events(const struct posixtrace_stream *stream)
+{
+	return stream->attr.kernel_events;
+}
+
+/* Where the pids it reports are numbered: fixed at creation. */
+struct pid_namespace *
+posixtrace_stream_pid_ns(const struct posixtrace_stream *stream)
+{
+	return stream->pid_ns;
+}
+
 struct pid *posixtrace_stream_creator(struct posixtrace_stream *stream)
 {
 	return stream->creator;
@@ -1000,6 +1021,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 	st->log_full_status = stream->log_full ? POSIXTRACE_FULL :
 						 POSIXTRACE_NOT_FULL;
 	st->events_recorded = stream->events_recorded;
+	stream->events_lost += atomic64_xchg(&stream->kernel_lost, 0);
 	st->events_lost = stream->events_lost;
 	st->events_read = stream->events_read;
 	st->bytes_used = stream->ring.used;

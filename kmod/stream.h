@@ -83,6 +83,9 @@ struct posixtrace_names *
 posixtrace_stream_names(struct posixtrace_stream *stream);
 int posixtrace_stream_names_allowed(struct posixtrace_stream *stream);
 u64 posixtrace_stream_id(struct posixtrace_stream *stream);
+u32 posixtrace_stream_kernel_events(const struct posixtrace_stream *stream);
+struct pid_namespace *
+posixtrace_stream_pid_ns(const struct posixtrace_stream *stream);
 struct pid *posixtrace_stream_creator(struct posixtrace_stream *stream);
 kuid_t posixtrace_stream_owner(struct posixtrace_stream *stream);
 const char *posixtrace_stream_log_path(struct posixtrace_stream *stream);
@@ -133,6 +136,8 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
 			    struct posixtrace_post_retry *retry);
 void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 				  const struct posixtrace_emit *emit);
+void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
+				   const struct posixtrace_emit *emit);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);

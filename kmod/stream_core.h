@@ -102,6 +102,12 @@ struct posixtrace_stream {
 	 */
 	struct posixtrace_kbufs __rcu *kbufs;
 	size_t kbuf_threshold;
+	/*
+	 * kevents.c: the kernel events found their kbuf full, not yet in
+	 * @events_lost (probes take no sleeping lock: status adds them).
+	 */
+	atomic64_t kernel_lost;
+	bool kevents_held;		/* posixtrace_kevents_get() done */
 	/* record.c: the records and the recording state, under @lock. */
 	struct posixtrace_ring ring;
 	bool running;

@@ -100,6 +100,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 					struct posixtrace_eventtype __user *uet)
 {
 	struct posixtrace_names *names = posixtrace_stream_names(stream);
+	u32 kernel = posixtrace_stream_kernel_events(stream);
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
 	struct posixtrace_eventtype et;
 	char *format = NULL;
@@ -117,7 +118,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 		return -EINVAL;
 	et.format_len = 0;
 	if (cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_EVENTTYPE_NEXT)) {
-		et.found = posixtrace_names_next(names, et.event_id,
+		et.found = posixtrace_names_next(names, kernel, et.event_id,
 						 &et.event_id);
 		if (!et.found)
 			goto out;
@@ -128,7 +129,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 		if (!format)
 			return -ENOMEM;
 	}
-	ret = posixtrace_names_name(names, et.event_id, name, format);
+	ret = posixtrace_names_name(names, kernel, et.event_id, name, format);
 	if (ret)
 		goto free;
 	ret = -EFAULT;

@@ -902,10 +902,11 @@ static void posixtrace_domain_drain_work(struct work_struct *work)
 }
 
 /*
- * A worker drains @dom soon. Never sleeps; the caller holds a reference,
- * or is under RCU with the entry that holds one.
+ * A worker drains @dom soon. Never sleeps, takes raw locks only (any
+ * context); the caller holds a reference, or is under RCU with the entry
+ * or stream that holds one.
  */
-static void posixtrace_domain_queue_drain(struct posixtrace_drain_domain *dom)
+void posixtrace_thread_rings_drain_soon(struct posixtrace_drain_domain *dom)
 {
 	posixtrace_drain_domain_get(dom);
 	if (!queue_work(posixtrace_rings_wq, &dom->drain_work))
@@ -1013,7 +1014,7 @@ void posixtrace_thread_ring_kick(void)
 	if (proc)
 		dom = READ_ONCE(proc->domain);
 	if (!room && dom)
-		posixtrace_domain_queue_drain(dom);
+		posixtrace_thread_rings_drain_soon(dom);
 	rcu_read_unlock();
 }
 
@@ -1037,7 +1038,7 @@ void posixtrace_thread_ring_retire_task(struct task_struct *task)
 	ring = proc ? posixtrace_thread_ring_find(proc, task) : NULL;
 	if (ring) {
 		posixtrace_thread_ring_close(ring);
-		posixtrace_domain_queue_drain(posixtrace_ring_domain(ring));
+		posixtrace_thread_rings_drain_soon(posixtrace_ring_domain(ring));
 	}
 	rcu_read_unlock();
 }

@@ -66,6 +66,7 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_close(struct posixtrace_process *proc);
 void posixtrace_thread_rings_poke(struct posixtrace_drain_domain *dom);
+void posixtrace_thread_rings_drain_soon(struct posixtrace_drain_domain *dom);
 
 struct posixtrace_kbuf;
 int posixtrace_drain_list_kbufs(struct posixtrace_drain_domain *dom,
