@@ -601,8 +601,7 @@ static inline int kev_burst_check(const struct kevs *l, int *at,
 		parent = e->info.posix_pid;
 	child = f.pid;
 	KEV_CHECK(KEV_ON(e, parent) && child > 0 && f.tid == child &&
-		  !f.thread && !(f.flags & CLONE_THREAD) &&
-		  (f.flags & 0xff) == SIGCHLD);
+		  !f.thread && !(f.flags & CLONE_THREAD));
 	e++;
 	KEV_CHECK(kev_decode(e, KEV_EXEC, &x) && KEV_ON(e, child));
 	KEV_CHECK(x.argc == 1 && !x.cut && !strcmp(x.path, "/proc/self/exe") &&
@@ -627,6 +626,8 @@ static inline int kev_burst_check(const struct kevs *l, int *at,
 	KEV_CHECK(kev_decode(e, KEV_DLV, &d) && KEV_ON(e, parent));
 	KEV_CHECK(d.sig == SIGUSR1 && d.code == SI_USER &&
 		  d.action == POSIXTRACE_SIGACT_HANDLER);
+	/* fork(): the exit signal is in the flags' low byte. */
+	KEV_CHECK((f.flags & 0xff) == SIGCHLD);
 #undef KEV_ON
 #undef KEV_CHECK
 	*at += 6;

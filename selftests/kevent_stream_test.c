@@ -376,7 +376,7 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 	ASSERT_TRUE(put_byte(u.go[1], 'g'));
 	ASSERT_EQ(0, kev_child_end(&k, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(10, l.n);
+	ASSERT_EQ(11, l.n);
 	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
 	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.before");
 	i++;
@@ -401,6 +401,8 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 		   POSIXTRACE_SIGACT_HANDLER);
 	i++;
 	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.after");
+	i++;
+	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, 0, 0, 0, 1);
 	i++;
 	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
 	kevs_free(&l);
