@@ -3,10 +3,11 @@
  * What the kevent_*_test.c kselftests (kernel events, ABI 0.12: the proc
  * and signal classes) share on top of trc_common.h and trl_common.h: the
  * names and formats of the kernel event types as the uapi header gives
- * them, reading a whole stream with each event's thread id, decoding the
- * payloads into structs and the assertions built on them, a child traced
- * by a stream from its first step, and the "burst": one fork, exec, exit
- * and handled signal, whose events a test can check exactly.
+ * them, reading a whole stream with each event's name and thread id,
+ * decoding a payload by its format, the events a test expects as a table
+ * matched exactly (each difference said), a child traced by a stream from
+ * its first step, and the "burst": one fork, exec, exit and handled
+ * signal, and the events it makes.
  *
  * A test file defines _GNU_SOURCE before its first #include.
  */
@@ -113,9 +114,10 @@ static inline int kev_create(pid_t pid, unsigned int classes,
 	return ret;
 }
 
-/* One event read, with the thread id and sequence number the library gave. */
+/* One event read, with its type's name and what the library gave. */
 struct kev {
 	struct posix_trace_event_info info;
+	char name[TRACE_EVENT_NAME_MAX + 1];
 	pid_t tid;
 	uint64_t seq;
 	size_t len;
@@ -177,6 +179,9 @@ static inline int kevs_read(trace_id_t trid, struct kevs *l)
 		ret = posixtrace_k_event_tid(trid, &e->tid);
 		if (!ret)
 			ret = posixtrace_k_event_seq(trid, &e->seq);
+		if (!ret)
+			ret = posix_trace_eventid_get_name(trid,
+					e->info.posix_event_id, e->name);
 		if (ret)
 			return ret;
 	}
@@ -194,174 +199,116 @@ static inline int kevs_from_log(const struct logbuf *lb, struct kevs *l)
 		if (!e)
 			return ENOMEM;
 		e->info = lb->ev[i].info;
+		strcpy(e->name, lb->ev[i].name);
 		e->len = lb->ev[i].len;
 		memcpy(e->data, lb->ev[i].data, e->len);
 	}
 	return 0;
 }
 
-/* ---- payloads ---------------------------------------------------------- */
+/* ---- payloads ----------------------------------------------------------- */
 
-struct kev_fork {
-	int32_t pid, tid;
-	uint64_t flags;
-	uint8_t thread;
-};
-
-struct kev_exec {
-	uint32_t argc;
-	uint8_t cut;
-	char path[KEV_STR_MAX], comm[KEV_STR_MAX], argv[4][KEV_STR_MAX];
-};
-
-struct kev_exit {
-	int32_t status, signal;
-	uint8_t core, process;
-};
-
-struct kev_gen {
-	int32_t sig, code, sender;
-	uint8_t result, group;
-};
-
-struct kev_dlv {
-	int32_t sig, code;
-	uint8_t action;
-};
-
-/* Fields packed without padding, read in order. */
-struct kev_cursor {
-	const unsigned char *p;
-	size_t left;
-	bool ok;
-};
-
-static inline void kev_take(struct kev_cursor *c, void *out, size_t n)
-{
-	if (!c->ok || c->left < n) {
-		c->ok = false;
-		memset(out, 0, n);
-		return;
-	}
-	memcpy(out, c->p, n);
-	c->p += n;
-	c->left -= n;
-}
-
-/* A str field: its NUL within the data and within KEV_STR_MAX bytes. */
-static inline void kev_take_str(struct kev_cursor *c, char *out)
-{
-	const unsigned char *nul = c->ok ? memchr(c->p, 0, c->left) : NULL;
-
-	if (!nul || nul - c->p >= KEV_STR_MAX) {
-		c->ok = false;
-		out[0] = '\0';
-		return;
-	}
-	kev_take(c, out, nul - c->p + 1);
-}
-
-#define KEV_TAKE(c, field)	kev_take(c, &(field), sizeof(field))
+/* The most fields a kernel event has (exec's). */
+#define KEV_FIELDS	8
 
 /*
- * Decode e, an event of type id, into out: false if it is another type,
- * or its data is not exactly the fields of the format.
+ * A kernel event's fields, as its format (the uapi's) says: integers in
+ * v[], strings in s[] (v[] 0 then), in the format's order.
  */
-static inline bool kev_decode(const struct kev *e, trace_event_id_t id,
-			      void *out)
-{
-	struct kev_cursor c = { e->data, e->len, true };
-	struct kev_fork *f = out;
-	struct kev_exec *x = out;
-	struct kev_exit *q = out;
-	struct kev_gen *g = out;
-	struct kev_dlv *d = out;
-	int i;
+struct kev_val {
+	int n;
+	int64_t v[KEV_FIELDS];
+	char s[KEV_FIELDS][KEV_STR_MAX];
+};
 
-	if (e->info.posix_event_id != id)
-		return false;
-	switch (id) {
-	case KEV_FORK:
-		KEV_TAKE(&c, f->pid);
-		KEV_TAKE(&c, f->tid);
-		KEV_TAKE(&c, f->flags);
-		KEV_TAKE(&c, f->thread);
-		break;
-	case KEV_EXEC:
-		KEV_TAKE(&c, x->argc);
-		KEV_TAKE(&c, x->cut);
-		kev_take_str(&c, x->path);
-		kev_take_str(&c, x->comm);
-		for (i = 0; i < 4; i++)
-			kev_take_str(&c, x->argv[i]);
-		break;
-	case KEV_EXIT:
-		KEV_TAKE(&c, q->status);
-		KEV_TAKE(&c, q->signal);
-		KEV_TAKE(&c, q->core);
-		KEV_TAKE(&c, q->process);
-		break;
-	case KEV_GEN:
-		KEV_TAKE(&c, g->sig);
-		KEV_TAKE(&c, g->code);
-		KEV_TAKE(&c, g->sender);
-		KEV_TAKE(&c, g->result);
-		KEV_TAKE(&c, g->group);
-		break;
-	case KEV_DLV:
-		KEV_TAKE(&c, d->sig);
-		KEV_TAKE(&c, d->code);
-		KEV_TAKE(&c, d->action);
-		break;
-	default:
-		return false;
+/*
+ * Decode e into out by its type's format: false if e is not a kernel
+ * event, or its data is not exactly the fields of the format.
+ */
+static inline bool kev_values(const struct kev *e, struct kev_val *out)
+{
+	const char *fmt = kev_format(e->info.posix_event_id), *type;
+	const unsigned char *p = e->data, *nul;
+	size_t left = e->len, size;
+	union { uint8_t u8; int32_t s32; uint32_t u32; uint64_t u64; } u;
+
+	memset(out, 0, sizeof(*out));
+	for (; fmt && *fmt && out->n < KEV_FIELDS; out->n++) {
+		type = strchr(fmt, ':') + 1;
+		fmt = strchr(type, ',');
+		fmt = fmt ? fmt + 1 : type + strlen(type);
+		if (!strncmp(type, "str", 3)) {
+			nul = memchr(p, 0, left);
+			if (!nul || nul - p >= KEV_STR_MAX)
+				return false;
+			size = nul - p + 1;
+			memcpy(out->s[out->n], p, size);
+		} else {
+			size = type[1] == '8' ? 1 : type[1] == '3' ? 4 : 8;
+			if (left < size)
+				return false;
+			memcpy(&u, p, size);
+			if (size == 1)
+				out->v[out->n] = u.u8;
+			else if (size == 8)
+				out->v[out->n] = (int64_t)u.u64;
+			else if (type[0] == 's')
+				out->v[out->n] = u.s32;
+			else
+				out->v[out->n] = u.u32;
+		}
+		p += size;
+		left -= size;
 	}
-	return c.ok && !c.left;
+	return fmt && !*fmt && !left;
+}
+
+/* Field i of a kernel event's values, as "name=value", into buf. */
+static inline void kev_field_str(trace_event_id_t id,
+				 const struct kev_val *v, int i, char *buf,
+				 size_t size)
+{
+	const char *f = kev_format(id);
+	int k, len;
+
+	for (k = 0; k < i; k++)
+		f = strchr(f, ',') + 1;
+	len = strchr(f, ':') - f;
+	if (!strncmp(f + len, ":str", 4))
+		snprintf(buf, size, "%.*s=\"%.40s\"", len, f, v->s[i]);
+	else
+		snprintf(buf, size, "%.*s=%lld", len, f, (long long)v->v[i]);
 }
 
 /* One line of an event, decoded, for a test's log. */
 static inline void kev_describe(const struct kev *e, char *buf, size_t size)
 {
-	union {
-		struct kev_fork f;
-		struct kev_exec x;
-		struct kev_exit q;
-		struct kev_gen g;
-		struct kev_dlv d;
-	} u;
 	trace_event_id_t id = e->info.posix_event_id;
-	int n;
+	char field[64];
+	struct kev_val v;
+	size_t n;
+	int i;
 
-	n = snprintf(buf, size, "id %u pid %d tid %d len %zu", id,
-		     (int)e->info.posix_pid, (int)e->tid, e->len);
-	if (n < 0 || (size_t)n >= size)
+	snprintf(buf, size, "%s pid %d tid %d len %zu", e->name,
+		 (int)e->info.posix_pid, (int)e->tid, e->len);
+	if (!kev_kernel(id))
 		return;
-	buf += n;
-	size -= n;
-	if (kev_decode(e, KEV_FORK, &u))
-		snprintf(buf, size, " fork pid %d tid %d flags %#llx thread %u",
-			 u.f.pid, u.f.tid, (unsigned long long)u.f.flags,
-			 u.f.thread);
-	else if (kev_decode(e, KEV_EXEC, &u))
-		snprintf(buf, size, " exec argc %u cut %#x path %.40s comm %.16s argv0 %.40s",
-			 u.x.argc, u.x.cut, u.x.path, u.x.comm, u.x.argv[0]);
-	else if (kev_decode(e, KEV_EXIT, &u))
-		snprintf(buf, size, " exit status %d signal %d core %u process %u",
-			 u.q.status, u.q.signal, u.q.core, u.q.process);
-	else if (kev_decode(e, KEV_GEN, &u))
-		snprintf(buf, size, " generate sig %d code %d sender %d result %u group %u",
-			 u.g.sig, u.g.code, u.g.sender, u.g.result, u.g.group);
-	else if (kev_decode(e, KEV_DLV, &u))
-		snprintf(buf, size, " deliver sig %d code %d action %u",
-			 u.d.sig, u.d.code, u.d.action);
-	else if (kev_kernel(id))
-		snprintf(buf, size, " (data does not match the format)");
+	if (!kev_values(e, &v)) {
+		n = strlen(buf);
+		snprintf(buf + n, size - n, " (data not as the format says)");
+		return;
+	}
+	for (i = 0; i < v.n; i++) {
+		kev_field_str(id, &v, i, field, sizeof(field));
+		n = strlen(buf);
+		snprintf(buf + n, size - n, " %s", field);
+	}
 }
 
 /* Every event of l on stderr, as the harness's comments. */
 static inline void kevs_show(const struct kevs *l)
 {
-	char line[256];
+	char line[512];
 	int i;
 
 	for (i = 0; i < l->n; i++) {
@@ -370,64 +317,143 @@ static inline void kevs_show(const struct kevs *l)
 	}
 }
 
-/* The record header: type, process and (for a stream) thread. */
-#define ASSERT_KEV(e, _id, _pid, _tid) do {				\
-	ASSERT_EQ((trace_event_id_t)(_id), (e)->info.posix_event_id);	\
-	ASSERT_EQ((pid_t)(_pid), (e)->info.posix_pid);			\
-	ASSERT_EQ((pid_t)(_tid), (e)->tid);				\
-} while (0)
+/* ---- what a test expects ------------------------------------------------ */
 
-/* A user event of type _name in trid's names, by process _pid. */
-#define ASSERT_USER(trid, e, _pid, _name) do {				\
-	char _n[TRACE_EVENT_NAME_MAX + 1];				\
-	ASSERT_EQ(0, posix_trace_eventid_get_name(trid,			\
-			(e)->info.posix_event_id, _n));			\
-	ASSERT_STREQ((_name), _n);					\
-	ASSERT_EQ((pid_t)(_pid), (e)->info.posix_pid);			\
-} while (0)
+/*
+ * One expected event: its type (or a user event's name), process and
+ * thread (-1: any; the thread only where the reader knows it), and a
+ * kernel event's fields, in the format's order: v[i] under mask m[i] (0:
+ * all bits), s[i] for a string (NULL: any).
+ */
+struct kev_want {
+	trace_event_id_t id;
+	const char *name;
+	pid_t pid, tid;
+	int64_t v[KEV_FIELDS];
+	uint64_t m[KEV_FIELDS];
+	const char *s[KEV_FIELDS];
+};
 
-#define ASSERT_FORK(e, _pid, _tid, _cpid, _ctid, _thread) do {		\
-	struct kev_fork _f;						\
-	ASSERT_KEV(e, KEV_FORK, _pid, _tid);				\
-	ASSERT_TRUE(kev_decode(e, KEV_FORK, &_f));			\
-	ASSERT_EQ((_cpid), _f.pid);					\
-	ASSERT_EQ((_ctid), _f.tid);					\
-	ASSERT_EQ((_thread), _f.thread);				\
-	ASSERT_EQ(!!(_thread), !!(_f.flags & CLONE_THREAD));		\
-} while (0)
-
-#define ASSERT_EXIT(e, _pid, _tid, _status, _signal, _core, _process) do { \
-	struct kev_exit _q;						\
-	ASSERT_KEV(e, KEV_EXIT, _pid, _tid);				\
-	ASSERT_TRUE(kev_decode(e, KEV_EXIT, &_q));			\
-	ASSERT_EQ((_status), _q.status);				\
-	ASSERT_EQ((_signal), _q.signal);				\
-	ASSERT_EQ((_core), _q.core);					\
-	ASSERT_EQ((_process), _q.process);				\
-} while (0)
-
+#define WANT_SYS(_id)		{ .id = (_id), .pid = -1, .tid = -1 }
+#define WANT_START		WANT_SYS(POSIX_TRACE_START)
+#define WANT_STOP		WANT_SYS(POSIX_TRACE_STOP)
+#define WANT_USER(_pid, _tid, _name)					\
+	{ .name = (_name), .pid = (_pid), .tid = (_tid) }
+/* A fork: the flags checked for CLONE_THREAD and the exit signal. */
+#define WANT_FORK(_pid, _tid, _cpid, _ctid, _thread, _exitsig)		\
+	{ .id = KEV_FORK, .pid = (_pid), .tid = (_tid),			\
+	  .v = { (_cpid), (_ctid), ((_thread) ? CLONE_THREAD : 0) | (_exitsig), \
+		 (_thread) },						\
+	  .m = { 0, 0, CLONE_THREAD | 0xff } }
+#define WANT_EXEC(_pid, _argc, _cut, ...)				\
+	{ .id = KEV_EXEC, .pid = (_pid), .tid = (_pid),			\
+	  .v = { (_argc), (_cut) }, .s = { NULL, NULL, __VA_ARGS__ } }
+#define WANT_EXIT(_pid, _tid, _status, _signal, _core, _process)	\
+	{ .id = KEV_EXIT, .pid = (_pid), .tid = (_tid),			\
+	  .v = { (_status), (_signal), (_core), (_process) } }
 /* A signal generated for single-threaded process _pid. */
-#define ASSERT_GEN(e, _pid, _sig, _code, _sender, _result, _group) do {	\
-	struct kev_gen _g;						\
-	ASSERT_KEV(e, KEV_GEN, _pid, _pid);				\
-	ASSERT_TRUE(kev_decode(e, KEV_GEN, &_g));			\
-	ASSERT_EQ((_sig), _g.sig);					\
-	ASSERT_EQ((_code), _g.code);					\
-	ASSERT_EQ((_sender), _g.sender);				\
-	ASSERT_EQ((_result), _g.result);				\
-	ASSERT_EQ((_group), _g.group);					\
+#define WANT_GEN(_pid, _sig, _code, _sender, _result, _group)		\
+	{ .id = KEV_GEN, .pid = (_pid), .tid = (_pid),			\
+	  .v = { (_sig), (_code), (_sender), (_result), (_group) } }
+#define WANT_DLV(_pid, _tid, _sig, _code, _action)			\
+	{ .id = KEV_DLV, .pid = (_pid), .tid = (_tid),			\
+	  .v = { (_sig), (_code), (_action) } }
+
+static inline bool kev_is(const struct kevs *l, const struct kev *e,
+			  const struct kev_want *w)
+{
+	struct kev_val v;
+	uint64_t mask;
+	int i;
+
+	if ((w->pid != -1 && e->info.posix_pid != w->pid) ||
+	    (l->tids && w->tid != -1 && e->tid != w->tid))
+		return false;
+	if (w->name)
+		return e->info.posix_event_id >= POSIXTRACE_EVENT_USER_BASE &&
+		       !strcmp(e->name, w->name);
+	if (e->info.posix_event_id != w->id)
+		return false;
+	if (!kev_kernel(w->id))
+		return true;
+	if (strcmp(e->name, kev_name(w->id)) || !kev_values(e, &v))
+		return false;
+	for (i = 0; i < v.n; i++) {
+		mask = w->m[i] ? w->m[i] : ~0ull;
+		if (((uint64_t)v.v[i] & mask) != ((uint64_t)w->v[i] & mask) ||
+		    (w->s[i] && strcmp(v.s[i], w->s[i])))
+			return false;
+	}
+	return true;
+}
+
+/* A want, for a test's log. */
+static inline void kev_want_describe(const struct kev_want *w, char *buf,
+				     size_t size)
+{
+	struct kev_val v = { .n = 0 };
+	char field[64];
+	size_t n;
+	int i;
+
+	snprintf(buf, size, "%s pid %d tid %d",
+		 w->name ? w->name : kev_kernel(w->id) ? kev_name(w->id) :
+		 "(system event)", (int)w->pid, (int)w->tid);
+	if (w->name || !kev_kernel(w->id))
+		return;
+	for (i = 0; i < KEV_FIELDS; i++) {
+		v.v[i] = w->v[i];
+		if (w->s[i])
+			snprintf(v.s[i], sizeof(v.s[i]), "%s", w->s[i]);
+	}
+	v.n = 1;
+	for (i = 0; kev_format(w->id)[i]; i++)
+		v.n += kev_format(w->id)[i] == ',';
+	for (i = 0; i < v.n; i++) {
+		kev_field_str(w->id, &v, i, field, sizeof(field));
+		n = strlen(buf);
+		snprintf(buf + n, size - n, " %s%s", field,
+			 w->m[i] ? " (masked)" : "");
+	}
+}
+
+/*
+ * l must be exactly the n events of want, in order. Says each difference
+ * on stderr; returns how many there are (0: a match).
+ */
+static inline int kevs_match(const struct kevs *l,
+			     const struct kev_want *want, int n)
+{
+	char got[512], wanted[512];
+	int i, bad = 0;
+
+	if (l->n != n) {
+		fprintf(stderr, "# %d events, %d expected\n", l->n, n);
+		bad++;
+	}
+	for (i = 0; i < n; i++) {
+		if (i < l->n && kev_is(l, &l->ev[i], &want[i]))
+			continue;
+		kev_want_describe(&want[i], wanted, sizeof(wanted));
+		if (i < l->n)
+			kev_describe(&l->ev[i], got, sizeof(got));
+		else
+			strcpy(got, "(none)");
+		fprintf(stderr, "# [%d] expected %s\n#      got      %s\n", i,
+			wanted, got);
+		bad++;
+	}
+	return bad;
+}
+
+#define ARRAY_LEN(a)	(int)(sizeof(a) / sizeof((a)[0]))
+
+/* The events of l must be those of the array want, exactly. */
+#define ASSERT_EVENTS(l, want) do {					\
+	ASSERT_EQ(0, kevs_match(l, want, ARRAY_LEN(want)));		\
 } while (0)
 
-#define ASSERT_DLV(e, _pid, _tid, _sig, _code, _action) do {		\
-	struct kev_dlv _d;						\
-	ASSERT_KEV(e, KEV_DLV, _pid, _tid);				\
-	ASSERT_TRUE(kev_decode(e, KEV_DLV, &_d));			\
-	ASSERT_EQ((_sig), _d.sig);					\
-	ASSERT_EQ((_code), _d.code);					\
-	ASSERT_EQ((_action), _d.action);				\
-} while (0)
-
-/* ---- processes --------------------------------------------------------- */
+/* ---- processes ---------------------------------------------------------- */
 
 /* A user event of the given name carrying v (opened on each call). */
 static inline void kev_mark(const char *name, int v)
@@ -505,6 +531,21 @@ static inline int kev_child_end(struct kev_child *k, struct kevs *l)
 }
 
 /*
+ * Run fn in a child traced (alone) with the given classes; l gets its
+ * events. Returns the error number.
+ */
+static inline int kev_child_run(struct kev_child *k, unsigned int classes,
+				int (*fn)(void *), void *arg, struct kevs *l)
+{
+	int ret = kev_child_start(k, classes, POSIX_TRACE_CLOSE_FOR_CHILD,
+				  fn, arg);
+
+	if (!ret && !kev_child_go(k))
+		ret = EPIPE;
+	return ret ? ret : kev_child_end(k, l);
+}
+
+/*
  * The image a burst's child execs: this binary again, which exits at once
  * with the status its environment names.
  */
@@ -560,78 +601,64 @@ static inline int kev_burst(pid_t *child)
 	return 0;
 }
 
-/* The kernel events of one burst, by type. */
-#define KEV_BURST_COUNTS	{ [KEV_FORK] = 1, [KEV_EXEC] = 1,	\
-				  [KEV_EXIT] = 1, [KEV_GEN] = 2,	\
-				  [KEV_DLV] = 1 }
+/*
+ * What a burst of parent's (its child child) records, in order, into w
+ * (room for KEV_BURST_EVENTS), the events of type skip left out: the
+ * fork, the child's exec and exit, SIGCHLD ignored by the parent, SIGUSR1
+ * generated and taken by its handler. Returns how many it wrote.
+ */
+#define KEV_BURST_EVENTS	6
+
+static inline int kev_burst_want(struct kev_want *w, pid_t parent,
+				 pid_t child, trace_event_id_t skip)
+{
+	const struct kev_want burst[KEV_BURST_EVENTS] = {
+		WANT_FORK(parent, parent, child, child, 0, SIGCHLD),
+		WANT_EXEC(child, 1, 0, "/proc/self/exe", "exe",
+			  KEV_BURST_ARGV0, "", "", ""),
+		WANT_EXIT(child, child, KEV_BURST_STATUS, 0, 0, 1),
+		WANT_GEN(parent, SIGCHLD, CLD_EXITED, child,
+			 POSIXTRACE_SIGNAL_IGNORED, 1),
+		WANT_GEN(parent, SIGUSR1, SI_USER, parent,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(parent, parent, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+	};
+	int i, n = 0;
+
+	for (i = 0; i < KEV_BURST_EVENTS; i++)
+		if (burst[i].id != skip)
+			w[n++] = burst[i];
+	return n;
+}
 
 /*
- * Check the burst whose fork is l->ev[*at] and move *at past it: in
- * order, the fork (by parent, or by whichever process if parent is 0),
- * the child's exec and exit, SIGCHLD ignored by the parent, SIGUSR1
- * generated and taken by its handler; every payload as a burst makes it,
- * thread ids too when l has them. Returns 0, or the step that failed
- * (and says why on stderr).
+ * What a burst between "kev.before" and "kev.after" records in a stream
+ * of parent's: START, the marks around the burst, STOP, and with a log
+ * the flush. Returns how many events it wrote into w (room for 12).
  */
-static inline int kev_burst_check(const struct kevs *l, int *at,
-				  pid_t parent)
-{
-	const struct kev *e = &l->ev[*at];
-	struct kev_fork f;
-	struct kev_exec x;
-	struct kev_exit q;
-	struct kev_gen g;
-	struct kev_dlv d;
-	pid_t child;
-	int step = 0;
+#define KEV_MARKED_EVENTS	12
 
-#define KEV_CHECK(cond) do {						\
-	step++;								\
-	if (!(cond)) {							\
-		fprintf(stderr, "# burst at %d: step %d: %s\n", *at,	\
-			step, #cond);					\
-		return step;						\
-	}								\
-} while (0)
-#define KEV_ON(ev, pid) ((ev)->info.posix_pid == (pid) &&		\
-			 (!l->tids || (ev)->tid == (pid)))
-	KEV_CHECK(*at + 6 <= l->n);
-	KEV_CHECK(kev_decode(e, KEV_FORK, &f));
-	if (!parent)
-		parent = e->info.posix_pid;
-	child = f.pid;
-	KEV_CHECK(KEV_ON(e, parent) && child > 0 && f.tid == child &&
-		  !f.thread && !(f.flags & CLONE_THREAD));
-	e++;
-	KEV_CHECK(kev_decode(e, KEV_EXEC, &x) && KEV_ON(e, child));
-	KEV_CHECK(x.argc == 1 && !x.cut && !strcmp(x.path, "/proc/self/exe") &&
-		  !strcmp(x.comm, "exe") &&
-		  !strcmp(x.argv[0], KEV_BURST_ARGV0) && !x.argv[1][0] &&
-		  !x.argv[2][0] && !x.argv[3][0]);
-	e++;
-	KEV_CHECK(kev_decode(e, KEV_EXIT, &q) && KEV_ON(e, child));
-	KEV_CHECK(q.status == KEV_BURST_STATUS && !q.signal && !q.core &&
-		  q.process == 1);
-	e++;
-	KEV_CHECK(kev_decode(e, KEV_GEN, &g) && KEV_ON(e, parent));
-	KEV_CHECK(g.sig == SIGCHLD && g.code == CLD_EXITED &&
-		  g.sender == child && g.result == POSIXTRACE_SIGNAL_IGNORED &&
-		  g.group == 1);
-	e++;
-	KEV_CHECK(kev_decode(e, KEV_GEN, &g) && KEV_ON(e, parent));
-	KEV_CHECK(g.sig == SIGUSR1 && g.code == SI_USER &&
-		  g.sender == parent &&
-		  g.result == POSIXTRACE_SIGNAL_DELIVERED && g.group == 1);
-	e++;
-	KEV_CHECK(kev_decode(e, KEV_DLV, &d) && KEV_ON(e, parent));
-	KEV_CHECK(d.sig == SIGUSR1 && d.code == SI_USER &&
-		  d.action == POSIXTRACE_SIGACT_HANDLER);
-	/* fork(): the exit signal is in the flags' low byte. */
-	KEV_CHECK((f.flags & 0xff) == SIGCHLD);
-#undef KEV_ON
-#undef KEV_CHECK
-	*at += 6;
-	return 0;
+static inline int kev_marked_want(struct kev_want *w, pid_t parent,
+				  pid_t child, bool log)
+{
+	const struct kev_want start = WANT_START, stop = WANT_STOP;
+	const struct kev_want before = WANT_USER(parent, parent, "kev.before");
+	const struct kev_want after = WANT_USER(parent, parent, "kev.after");
+	const struct kev_want fstart = WANT_SYS(POSIX_TRACE_FLUSH_START);
+	const struct kev_want fstop = WANT_SYS(POSIX_TRACE_FLUSH_STOP);
+	int n = 0;
+
+	w[n++] = start;
+	w[n++] = before;
+	n += kev_burst_want(&w[n], parent, child, 0);
+	w[n++] = after;
+	w[n++] = stop;
+	if (log) {
+		w[n++] = fstart;
+		w[n++] = fstop;
+	}
+	return n;
 }
 
 #endif /* KEVENT_COMMON_H */

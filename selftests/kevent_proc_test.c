@@ -26,10 +26,9 @@
 TEST(fork_is_recorded_with_the_childs_ids)
 {
 	pid_t me = getpid(), c;
-	struct kev_fork f;
 	trace_id_t trid;
 	struct kevs l;
-	int p[2], status, i = 0;
+	int p[2], status;
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_DFL));
@@ -50,24 +49,18 @@ TEST(fork_is_recorded_with_the_childs_ids)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(0, kevs_read(trid, &l));
 	kevs_show(&l);
-	ASSERT_EQ(7, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(trid, &l.ev[i], me, "kev.before");
-	i++;
-	ASSERT_FORK(&l.ev[i], me, me, c, c, 0);
-	ASSERT_TRUE(kev_decode(&l.ev[i], KEV_FORK, &f));
-	i++;
-	ASSERT_USER(trid, &l.ev[i], me, "kev.after");
-	i++;
-	ASSERT_GEN(&l.ev[i], me, SIGCHLD, CLD_EXITED, c,
-		   POSIXTRACE_SIGNAL_IGNORED, 1);
-	i++;
-	ASSERT_USER(trid, &l.ev[i], me, "kev.reaped");
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
-	/* fork(): a process of its own, SIGCHLD (the low byte) at its exit. */
-	ASSERT_EQ(0, f.flags & (CLONE_VM | CLONE_SIGHAND));
-	ASSERT_EQ(SIGCHLD, f.flags & 0xff);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(me, me, "kev.before"),
+		WANT_FORK(me, me, c, c, 0, SIGCHLD),
+		WANT_USER(me, me, "kev.after"),
+		WANT_GEN(me, SIGCHLD, CLD_EXITED, c,
+			 POSIXTRACE_SIGNAL_IGNORED, 1),
+		WANT_USER(me, me, "kev.reaped"),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	close(p[0]);
 	close(p[1]);
@@ -119,7 +112,6 @@ TEST(thread_creation_and_exit_are_recorded_with_its_tid)
 	trace_id_t trid;
 	struct kevs l;
 	pthread_t th;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_PROC,
@@ -133,28 +125,17 @@ TEST(thread_creation_and_exit_are_recorded_with_its_tid)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(0, kevs_read(trid, &l));
 	kevs_show(&l);
-	ASSERT_EQ(7, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(trid, &l.ev[i], me, "kev.before");
-	i++;
-	ASSERT_FORK(&l.ev[i], me, me, me, tid, 1);
-	{
-		struct kev_fork f;
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(me, me, "kev.before"),
+		WANT_FORK(me, me, me, tid, 1, 0),
+		WANT_USER(me, tid, "kev.thread"),
+		WANT_EXIT(me, tid, 0, 0, 0, 0),
+		WANT_USER(me, me, "kev.after"),
+		WANT_STOP,
+	};
 
-		ASSERT_TRUE(kev_decode(&l.ev[i], KEV_FORK, &f));
-		ASSERT_EQ(CLONE_VM | CLONE_SIGHAND | CLONE_THREAD,
-			  f.flags & (CLONE_VM | CLONE_SIGHAND | CLONE_THREAD));
-	}
-	i++;
-	ASSERT_USER(trid, &l.ev[i], me, "kev.thread");
-	ASSERT_EQ(tid, l.ev[i].tid);
-	i++;
-	ASSERT_EXIT(&l.ev[i], me, tid, 0, 0, 0, 0);
-	i++;
-	ASSERT_USER(trid, &l.ev[i], me, "kev.after");
-	ASSERT_EQ(me, l.ev[i].tid);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
@@ -170,28 +151,25 @@ TEST(exit_with_a_status_is_recorded_as_the_processs)
 {
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_ALL,
-				     POSIX_TRACE_CLOSE_FOR_CHILD, exit_42,
-				     NULL));
-	ASSERT_TRUE(kev_child_go(&k));
-	ASSERT_EQ(0, kev_child_end(&k, &l));
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_ALL, exit_42,
+				   NULL, &l));
 	ASSERT_TRUE(WIFEXITED(k.status));
 	ASSERT_EQ(42, WEXITSTATUS(k.status));
-	ASSERT_EQ(4, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.before");
-	i++;
-	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, 42, 0, 0, 1);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(k.pid, k.pid, "kev.before"),
+		WANT_EXIT(k.pid, k.pid, 42, 0, 0, 1),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }
 
-/* ---- exec with long arguments ------------------------------------------ */
+/* ---- exec with long arguments ------------------------------------------- */
 
 #define EXEC_AFTER_ENV	"KEVENT_EXEC_AFTER"
 #define LINK_NAME_LEN	80
@@ -244,12 +222,11 @@ static void fill(char *s, char c, size_t n)
 TEST(exec_with_long_arguments_cuts_and_marks_them)
 {
 	static struct exec_case x;
-	char self[PATH_MAX], want[KEV_STR_MAX], link[LINK_NAME_LEN + 1];
-	struct kev_exec e;
+	char self[PATH_MAX], link[LINK_NAME_LEN + 1];
+	char path[KEV_STR_MAX], a0[KEV_STR_MAX], a3[KEV_STR_MAX];
 	struct kev_child k;
 	struct kevs l;
 	ssize_t n;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -276,42 +253,31 @@ TEST(exec_with_long_arguments_cuts_and_marks_them)
 	x.argv[5] = "y";
 	x.argv[6] = NULL;
 
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_PROC,
-				     POSIX_TRACE_CLOSE_FOR_CHILD, exec_long,
-				     &x));
-	ASSERT_TRUE(kev_child_go(&k));
-	ASSERT_EQ(0, kev_child_end(&k, &l));
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_PROC, exec_long,
+				   &x, &l));
 	unlink(x.path);
 	rmdir(x.sub);
 	rmdir(x.dir);
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(6, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.before");
-	i++;
-	ASSERT_KEV(&l.ev[i], KEV_EXEC, k.pid, k.pid);
-	ASSERT_TRUE(kev_decode(&l.ev[i], KEV_EXEC, &e));
-	ASSERT_EQ(6, e.argc);
-	/* Bit 0: the path; bit 1 + i: argv[i]. */
-	ASSERT_EQ(1 << 0 | 1 << 1 | 1 << 4, e.cut);
-	memcpy(want, x.path, 255);
-	want[255] = '\0';
-	ASSERT_STREQ(want, e.path);
-	ASSERT_STREQ("kexec_lllllllll", e.comm);
-	ASSERT_EQ(255, strlen(e.argv[0]));
-	ASSERT_EQ(0, strncmp(x.a0, e.argv[0], 255));
-	ASSERT_STREQ("short", e.argv[1]);
-	ASSERT_STREQ(x.a2, e.argv[2]);
-	ASSERT_EQ(255, strlen(e.argv[3]));
-	ASSERT_EQ(0, strncmp(x.a3, e.argv[3], 255));
-	i++;
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.after");
-	ASSERT_EQ(sizeof(int), l.ev[i].len);
-	ASSERT_EQ(6, *(int *)l.ev[i].data);
-	i++;
-	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, 0, 0, 0, 1);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
+	/* What each string is cut to: 255 bytes. */
+	snprintf(path, sizeof(path), "%.255s", x.path);
+	snprintf(a0, sizeof(a0), "%.255s", x.a0);
+	snprintf(a3, sizeof(a3), "%.255s", x.a3);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(k.pid, k.pid, "kev.before"),
+		/* Bit 0: the path cut; bit 1 + i: argv[i]. */
+		WANT_EXEC(k.pid, 6, 1 << 0 | 1 << 1 | 1 << 4, path,
+			  "kexec_lllllllll", a0, "short", x.a2, a3),
+		WANT_USER(k.pid, k.pid, "kev.after"),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
+	/* The new image's argc, as it saw it. */
+	ASSERT_EQ(sizeof(int), l.ev[3].len);
+	ASSERT_EQ(6, *(int *)l.ev[3].data);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }
@@ -328,30 +294,23 @@ static int exec_short(void *arg)
 /* Fewer than four arguments: the others are empty, nothing is cut. */
 TEST(exec_with_two_arguments_leaves_the_others_empty)
 {
-	struct kev_exec e;
 	struct kev_child k;
 	struct kevs l;
 
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_PROC,
-				     POSIX_TRACE_CLOSE_FOR_CHILD, exec_short,
-				     NULL));
-	ASSERT_TRUE(kev_child_go(&k));
-	ASSERT_EQ(0, kev_child_end(&k, &l));
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_PROC, exec_short,
+				   NULL, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(5, l.n);
-	ASSERT_KEV(&l.ev[1], KEV_EXEC, k.pid, k.pid);
-	ASSERT_TRUE(kev_decode(&l.ev[1], KEV_EXEC, &e));
-	ASSERT_EQ(2, e.argc);
-	ASSERT_EQ(0, e.cut);
-	ASSERT_STREQ("/proc/self/exe", e.path);
-	ASSERT_STREQ("exe", e.comm);
-	ASSERT_STREQ("one", e.argv[0]);
-	ASSERT_STREQ("two", e.argv[1]);
-	ASSERT_STREQ("", e.argv[2]);
-	ASSERT_STREQ("", e.argv[3]);
-	ASSERT_USER(k.trid, &l.ev[2], k.pid, "kev.after");
-	ASSERT_EXIT(&l.ev[3], k.pid, k.pid, 0, 0, 0, 1);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_EXEC(k.pid, 2, 0, "/proc/self/exe", "exe", "one",
+			  "two", "", ""),
+		WANT_USER(k.pid, k.pid, "kev.after"),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }

@@ -54,50 +54,37 @@ static int kill_self_handled(void *arg)
 	return 0;
 }
 
-/* Runs fn in a child traced with the given classes; l gets its events. */
-#define RUN_TRACED(k, classes, fn, arg, l) do {				\
-	ASSERT_EQ(0, kev_child_start(k, classes,			\
-				     POSIX_TRACE_CLOSE_FOR_CHILD, fn, arg)); \
-	ASSERT_TRUE(kev_child_go(k));					\
-	ASSERT_EQ(0, kev_child_end(k, l));				\
-} while (0)
-
-/* The events of the child must begin with START and its "kev.before". */
-#define ASSERT_BEGINS(k, l, i) do {					\
-	ASSERT_EQ(POSIX_TRACE_START, (l)->ev[(i)++].info.posix_event_id); \
-	ASSERT_USER((k)->trid, &(l)->ev[i], (k)->pid, "kev.before");	\
-	(i)++;								\
-} while (0)
-
-/* ... and end with its "kev.after" and STOP. */
-#define ASSERT_ENDS(k, l, i) do {					\
-	ASSERT_USER((k)->trid, &(l)->ev[i], (k)->pid, "kev.after");	\
-	(i)++;								\
-	ASSERT_EQ(POSIX_TRACE_STOP, (l)->ev[(i)++].info.posix_event_id); \
-	ASSERT_EQ((i), (l)->n);						\
+/*
+ * The events of trid, read into l, must be START, the "kev.before" of
+ * process pid, the wants given, and STOP. Then the stream goes.
+ */
+#define ASSERT_MARKED(trid, pid, l, ...) do {				\
+	const struct kev_want _w[] = {					\
+		WANT_START,						\
+		WANT_USER(pid, pid, "kev.before"),			\
+		__VA_ARGS__,						\
+		WANT_STOP,						\
+	};								\
+	ASSERT_EQ(0, kevs_match(l, _w, ARRAY_LEN(_w)));		\
 	kevs_free(l);							\
-	ASSERT_EQ(0, posix_trace_shutdown((k)->trid));			\
+	ASSERT_EQ(0, posix_trace_shutdown(trid));			\
 } while (0)
 
 TEST(kill_to_itself_handled)
 {
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
-	RUN_TRACED(&k, POSIXTRACE_K_KERNEL_SIGNAL, kill_self_handled, NULL,
-		   &l);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, kill_self_handled,
+				   NULL, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(6, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR1, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGUSR1, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_ENDS(&k, &l, i);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(k.pid, k.pid, "kev.after"));
 }
 
 /*
@@ -129,26 +116,21 @@ TEST(ignored_signals_are_dropped_or_taken_by_default)
 {
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
-	RUN_TRACED(&k, POSIXTRACE_K_KERNEL_SIGNAL, ignored, NULL, &l);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, ignored,
+				   NULL, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(8, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR2, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_IGNORED, 1);
-	i++;
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR2, SI_TKILL, k.pid,
-		   POSIXTRACE_SIGNAL_IGNORED, 0);
-	i++;
-	ASSERT_GEN(&l.ev[i], k.pid, SIGWINCH, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGWINCH, SI_USER,
-		   POSIXTRACE_SIGACT_DEFAULT);
-	i++;
-	ASSERT_ENDS(&k, &l, i);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGUSR2, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_IGNORED, 1),
+		WANT_GEN(k.pid, SIGUSR2, SI_TKILL, k.pid,
+			 POSIXTRACE_SIGNAL_IGNORED, 0),
+		WANT_GEN(k.pid, SIGWINCH, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGWINCH, SI_USER,
+			 POSIXTRACE_SIGACT_DEFAULT),
+		WANT_USER(k.pid, k.pid, "kev.after"));
 }
 
 /* SIGUSR1 twice while blocked: queued, merged, then taken once. */
@@ -168,23 +150,19 @@ TEST(blocked_signal_sent_twice_is_merged_and_taken_once)
 {
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
-	RUN_TRACED(&k, POSIXTRACE_K_KERNEL_SIGNAL, pending_twice, NULL, &l);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, pending_twice,
+				   NULL, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(7, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR1, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR1, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_ALREADY_PENDING, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGUSR1, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_ENDS(&k, &l, i);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_ALREADY_PENDING, 1),
+		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(k.pid, k.pid, "kev.after"));
 }
 
 /*
@@ -220,7 +198,6 @@ TEST(signal_from_an_untraced_process_shows_its_sender)
 	struct waiter w = { .sig = SIGUSR1 };
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(w.ready));
@@ -232,22 +209,15 @@ TEST(signal_from_an_untraced_process_shows_its_sender)
 	ASSERT_EQ(0, kill(k.pid, SIGUSR1));
 	ASSERT_EQ(0, kev_child_end(&k, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(7, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR1, SI_USER, getpid(),
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGUSR1, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_EXIT(&l.ev[i + 1], k.pid, k.pid, 0, 0, 0, 1);
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.after");
-	i += 2;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 	close(w.ready[0]);
 	close(w.ready[1]);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, getpid(),
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(k.pid, k.pid, "kev.after"),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
 }
 
 static int arm_timer(void *arg)
@@ -269,20 +239,17 @@ TEST(timer_signal_from_interrupt_context_has_no_sender)
 {
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
-	RUN_TRACED(&k, POSIXTRACE_K_KERNEL_SIGNAL, arm_timer, NULL, &l);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, arm_timer,
+				   NULL, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(6, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGALRM, SI_KERNEL, 0,
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGALRM, SI_KERNEL,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_ENDS(&k, &l, i);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGALRM, SI_KERNEL, 0,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGALRM, SI_KERNEL,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(k.pid, k.pid, "kev.after"));
 }
 
 static int wait_forever(void *arg)
@@ -305,7 +272,6 @@ TEST(sigkill_from_another_process_ends_the_traced_one)
 	struct waiter w = { .sig = SIGKILL };
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(w.ready));
@@ -318,21 +284,14 @@ TEST(sigkill_from_another_process_ends_the_traced_one)
 	ASSERT_EQ(0, kev_child_end(&k, &l));
 	ASSERT_TRUE(WIFSIGNALED(k.status));
 	ASSERT_EQ(SIGKILL, WTERMSIG(k.status));
-	ASSERT_EQ(6, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGKILL, SI_USER, getpid(),
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGKILL, SI_USER,
-		   POSIXTRACE_SIGACT_DEFAULT);
-	i++;
-	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, -1, SIGKILL, 0, 1);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 	close(w.ready[0]);
 	close(w.ready[1]);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGKILL, SI_USER, getpid(),
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGKILL, SI_USER,
+			 POSIXTRACE_SIGACT_DEFAULT),
+		WANT_EXIT(k.pid, k.pid, -1, SIGKILL, 0, 1));
 }
 
 /* How a process dies of its own SIGQUIT: where, and with what core limit. */
@@ -383,28 +342,22 @@ static bool quit_case(struct __test_metadata *_metadata, rlim_t core)
 	struct quit_case q = { .core = core };
 	struct kev_child k;
 	struct kevs l;
-	int i = 0;
 
 	strcpy(q.dir, "/tmp/kevent-coreXXXXXX");
 	ASSERT_NE(NULL, mkdtemp(q.dir));
-	RUN_TRACED(&k, POSIXTRACE_K_KERNEL_ALL, die_of_sigquit, &q, &l);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_ALL, die_of_sigquit,
+				   &q, &l));
 	remove_dir(q.dir);
 	ASSERT_TRUE(WIFSIGNALED(k.status));
 	ASSERT_EQ(SIGQUIT, WTERMSIG(k.status));
-	ASSERT_EQ(6, l.n);
-	ASSERT_BEGINS(&k, &l, i);
-	ASSERT_GEN(&l.ev[i], k.pid, SIGQUIT, SI_TKILL, k.pid,
-		   POSIXTRACE_SIGNAL_DELIVERED, 0);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGQUIT, SI_TKILL,
-		   POSIXTRACE_SIGACT_DEFAULT);
-	i++;
-	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, -1, SIGQUIT,
-		    !!WCOREDUMP(k.status), 1);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_GEN(k.pid, SIGQUIT, SI_TKILL, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 0),
+		WANT_DLV(k.pid, k.pid, SIGQUIT, SI_TKILL,
+			 POSIXTRACE_SIGACT_DEFAULT),
+		/* Core dumped or not as wait() says. */
+		WANT_EXIT(k.pid, k.pid, -1, SIGQUIT, !!WCOREDUMP(k.status),
+			  1));
 	return WCOREDUMP(k.status);
 }
 
@@ -474,8 +427,7 @@ static int ns_target(int ready, int go)
  */
 TEST(sender_outside_the_targets_pid_namespace_is_zero)
 {
-	int up[2], go[2], sgo[2], status, i = 0;
-	struct kev_gen g1, g2;
+	int up[2], go[2], sgo[2], status;
 	struct ns_pids pids;
 	trace_id_t trid;
 	struct kevs l;
@@ -549,31 +501,17 @@ TEST(sender_outside_the_targets_pid_namespace_is_zero)
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(0, kevs_read(trid, &l));
 	kevs_show(&l);
-	ASSERT_EQ(8, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(trid, &l.ev[i], pids.t, "kev.before");
-	i++;
-	ASSERT_TRUE(kev_decode(&l.ev[i], KEV_GEN, &g1));
-	ASSERT_TRUE(kev_decode(&l.ev[i + 1], KEV_GEN, &g2));
-	ASSERT_EQ(pids.t, l.ev[i].info.posix_pid);
-	ASSERT_EQ(pids.t, l.ev[i + 1].info.posix_pid);
-	ASSERT_EQ(SIGUSR1, g1.sig);
-	ASSERT_EQ(0, g1.sender);
-	ASSERT_EQ(SIGUSR2, g2.sig);
-	ASSERT_EQ(pids.s, g2.sender);
-	i += 2;
-	/* Then both taken, in the kernel's order (the lower first). */
-	ASSERT_DLV(&l.ev[i], pids.t, pids.t, SIGUSR1, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_DLV(&l.ev[i], pids.t, pids.t, SIGUSR2, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_USER(trid, &l.ev[i], pids.t, "kev.after");
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	/* Both taken after both were sent, in the kernel's order. */
+	ASSERT_MARKED(trid, pids.t, &l,
+		WANT_GEN(pids.t, SIGUSR1, SI_USER, 0,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_GEN(pids.t, SIGUSR2, SI_USER, pids.s,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(pids.t, pids.t, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_DLV(pids.t, pids.t, SIGUSR2, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(pids.t, pids.t, "kev.after"));
 }
 
 TEST_HARNESS_MAIN

@@ -74,7 +74,7 @@ static int types_match(trace_id_t trid, unsigned int classes)
 	return 0;
 }
 
-/* ---- attributes and types ---------------------------------------------- */
+/* ---- attributes and types ----------------------------------------------- */
 
 TEST(kernel_types_are_listed_only_for_the_classes_asked)
 {
@@ -174,29 +174,13 @@ static int marked_burst(trace_id_t trid, pid_t *child, struct kevs *l)
 	return ret;
 }
 
-/*
- * Check l is START, "kev.before", a burst of parent's, "kev.after", STOP.
- * Returns 0, or the step that failed.
- */
-static int marked_burst_check(trace_id_t trid, const struct kevs *l,
-			      pid_t parent)
+/* l must be START, "kev.before", parent's burst, "kev.after", STOP. */
+static int marked_burst_match(const struct kevs *l, pid_t parent,
+			      pid_t child)
 {
-	char name[TRACE_EVENT_NAME_MAX + 1];
-	int i = 2, ret;
+	struct kev_want w[KEV_MARKED_EVENTS];
 
-	if (l->n != 10 ||
-	    l->ev[0].info.posix_event_id != POSIX_TRACE_START ||
-	    posix_trace_eventid_get_name(trid, l->ev[1].info.posix_event_id,
-					 name) || strcmp(name, "kev.before"))
-		return 1;
-	ret = kev_burst_check(l, &i, parent);
-	if (ret)
-		return 10 + ret;
-	if (posix_trace_eventid_get_name(trid, l->ev[8].info.posix_event_id,
-					 name) || strcmp(name, "kev.after") ||
-	    l->ev[9].info.posix_event_id != POSIX_TRACE_STOP)
-		return 2;
-	return 0;
+	return kevs_match(l, w, kev_marked_want(w, parent, child, false));
 }
 
 TEST(inherited_stream_records_a_burst_exactly)
@@ -209,7 +193,7 @@ TEST(inherited_stream_records_a_burst_exactly)
 	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
 				POSIX_TRACE_INHERITED, &trid));
 	ASSERT_EQ(0, marked_burst(trid, &child, &l));
-	ASSERT_EQ(0, marked_burst_check(trid, &l, getpid()));
+	ASSERT_EQ(0, marked_burst_match(&l, getpid(), child));
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
@@ -223,16 +207,19 @@ TEST(stream_without_the_attribute_records_no_kernel_event)
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, kev_create(0, 0, POSIX_TRACE_INHERITED, &trid));
 	ASSERT_EQ(0, marked_burst(trid, &child, &l));
-	ASSERT_EQ(4, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[0].info.posix_event_id);
-	ASSERT_USER(trid, &l.ev[1], getpid(), "kev.before");
-	ASSERT_USER(trid, &l.ev[2], getpid(), "kev.after");
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[3].info.posix_event_id);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(getpid(), getpid(), "kev.before"),
+		WANT_USER(getpid(), getpid(), "kev.after"),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
-/* ---- filters --------------------------------------------------------------- */
+/* ---- filters ------------------------------------------------------------ */
 
 /* The filter: nothing, or type id filtered out. */
 static int filter_out(trace_id_t trid, trace_event_id_t id)
@@ -250,67 +237,57 @@ static int filter_out(trace_id_t trid, trace_event_id_t id)
 
 /*
  * For each kernel type: filtered out, a burst; let through again, a
- * burst. Each burst is between two marks: with its type off, a burst has
- * every event but that type's; on, it is whole and in order.
+ * burst. Each change records FILTER, then a mark: with its type off, a
+ * burst has every event but that type's; on, it is whole.
  */
+#define FILTER_ROUNDS	(2 * (KEV_DLV - KEV_FORK + 1))
+
 TEST(filters_switch_each_kernel_type_off_and_on_while_running)
 {
-	const int want[POSIXTRACE_EVENT_KERNEL_END] = KEV_BURST_COUNTS;
-	int count[POSIXTRACE_EVENT_KERNEL_END];
-	trace_event_id_t t, mark, id;
-	int i, round, at;
+	struct kev_want want[2 + FILTER_ROUNDS * (2 + KEV_BURST_EVENTS) + 1];
+	const struct kev_want start = WANT_START, stop = WANT_STOP;
+	const struct kev_want filter = WANT_SYS(POSIX_TRACE_FILTER);
+	const struct kev_want mark = WANT_USER(getpid(), getpid(),
+					       "kev.round");
+	pid_t children[FILTER_ROUNDS];
+	trace_event_id_t t, id;
+	int round, n = 0, k = 0;
 	trace_id_t trid;
 	struct kevs l;
-	pid_t child;
 
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, posix_trace_eventid_open("kev.round", &mark));
+	ASSERT_EQ(0, posix_trace_eventid_open("kev.round", &id));
 	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
 				POSIX_TRACE_INHERITED, &trid));
 	for (t = KEV_FORK; t <= KEV_DLV; t++) {
 		for (round = 0; round < 2; round++) {
 			ASSERT_EQ(0, filter_out(trid, round ? 0 : t));
-			posix_trace_event(mark, &round, sizeof(round));
-			ASSERT_EQ(0, kev_burst(&child));
+			posix_trace_event(id, &round, sizeof(round));
+			ASSERT_EQ(0, kev_burst(&children[k++]));
 		}
 	}
-	posix_trace_event(mark, &round, sizeof(round));
+	posix_trace_event(id, &round, sizeof(round));
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(0, kevs_read(trid, &l));
 	kevs_show(&l);
-	for (i = 0; i < l.n && l.ev[i].info.posix_event_id != mark; i++)
-		;
-	for (t = KEV_FORK; t <= KEV_DLV; t++) {
-		for (round = 0; round < 2; round++) {
-			TH_LOG("type %u %s", t, round ? "on" : "off");
-			ASSERT_LT(i, l.n);
-			ASSERT_EQ(mark, l.ev[i].info.posix_event_id);
-			i++;
-			if (round) {
-				at = i;
-				ASSERT_EQ(0, kev_burst_check(&l, &at,
-							     getpid()));
-			}
-			memset(count, 0, sizeof(count));
-			for (; i < l.n; i++) {
-				id = l.ev[i].info.posix_event_id;
-				if (id == mark)
-					break;
-				if (kev_kernel(id))
-					count[id]++;
-				else
-					ASSERT_EQ(POSIX_TRACE_FILTER, id);
-			}
-			for (id = KEV_FORK; id <= KEV_DLV; id++)
-				ASSERT_EQ(round || id != t ? want[id] : 0,
-					  count[id]);
+
+	want[n++] = start;
+	for (k = 0, t = KEV_FORK; t <= KEV_DLV; t++) {
+		for (round = 0; round < 2; round++, k++) {
+			want[n++] = filter;
+			want[n++] = mark;
+			n += kev_burst_want(&want[n], getpid(), children[k],
+					    round ? 0 : t);
 		}
 	}
+	want[n++] = mark;
+	want[n++] = stop;
+	ASSERT_EQ(0, kevs_match(&l, want, n));
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
-/* ---- what is not traced -------------------------------------------------- */
+/* ---- what is not traced ------------------------------------------------- */
 
 struct untraced {
 	int ready[2], go[2];
@@ -342,6 +319,8 @@ static int burst_then_usr2(void *arg)
 	ret = kev_burst(&child);
 	if (ret)
 		return 10 + ret;
+	if (!put(u->ready[1], &child, sizeof(child)))
+		return 3;
 	sigsuspend(&none);
 	kev_mark("kev.after", 0);
 	return 0;
@@ -358,10 +337,8 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 {
 	struct untraced u;
 	struct kev_child k;
-	struct kev_fork f;
 	struct kevs l;
-	pid_t mine;
-	int i = 0;
+	pid_t mine, theirs = 0;
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(u.ready));
@@ -374,42 +351,35 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 	ASSERT_EQ(0, kev_burst(&mine));
 	ASSERT_EQ(0, kill(k.pid, SIGUSR2));
 	ASSERT_TRUE(put_byte(u.go[1], 'g'));
+	ASSERT_TRUE(get(u.ready[0], &theirs, sizeof(theirs)));
 	ASSERT_EQ(0, kev_child_end(&k, &l));
 	ASSERT_EQ(0, k.status);
-	ASSERT_EQ(11, l.n);
-	ASSERT_EQ(POSIX_TRACE_START, l.ev[i++].info.posix_event_id);
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.before");
-	i++;
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR2, SI_USER, getpid(),
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_TRUE(kev_decode(&l.ev[i], KEV_FORK, &f));
-	ASSERT_NE(mine, f.pid);
-	ASSERT_FORK(&l.ev[i], k.pid, k.pid, f.pid, f.pid, 0);
-	i++;
 	/* The untraced grandchild's exec and exit are not there. */
-	ASSERT_GEN(&l.ev[i], k.pid, SIGCHLD, CLD_EXITED, f.pid,
-		   POSIXTRACE_SIGNAL_IGNORED, 1);
-	i++;
-	ASSERT_GEN(&l.ev[i], k.pid, SIGUSR1, SI_USER, k.pid,
-		   POSIXTRACE_SIGNAL_DELIVERED, 1);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGUSR1, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_DLV(&l.ev[i], k.pid, k.pid, SIGUSR2, SI_USER,
-		   POSIXTRACE_SIGACT_HANDLER);
-	i++;
-	ASSERT_USER(k.trid, &l.ev[i], k.pid, "kev.after");
-	i++;
-	ASSERT_EXIT(&l.ev[i], k.pid, k.pid, 0, 0, 0, 1);
-	i++;
-	ASSERT_EQ(POSIX_TRACE_STOP, l.ev[i].info.posix_event_id);
+	const struct kev_want want[] = {
+		WANT_START,
+		WANT_USER(k.pid, k.pid, "kev.before"),
+		WANT_GEN(k.pid, SIGUSR2, SI_USER, getpid(),
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_FORK(k.pid, k.pid, theirs, theirs, 0, SIGCHLD),
+		WANT_GEN(k.pid, SIGCHLD, CLD_EXITED, theirs,
+			 POSIXTRACE_SIGNAL_IGNORED, 1),
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_DLV(k.pid, k.pid, SIGUSR2, SI_USER,
+			 POSIXTRACE_SIGACT_HANDLER),
+		WANT_USER(k.pid, k.pid, "kev.after"),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1),
+		WANT_STOP,
+	};
+
+	ASSERT_EVENTS(&l, want);
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }
 
-/* ---- two users ------------------------------------------------------------ */
+/* ---- two users ---------------------------------------------------------- */
 
 #define USER_A	1000
 #define USER_B	1001
@@ -447,7 +417,7 @@ static int user_side(uid_t uid, int ready, int go)
 	ret = marked_burst(trid, &child, &l);
 	if (ret)
 		return 10 + ret;
-	ret = marked_burst_check(trid, &l, getpid());
+	ret = marked_burst_match(&l, getpid(), child);
 	kevs_free(&l);
 	posix_trace_shutdown(trid);
 	return ret ? 20 + ret : 0;
@@ -484,7 +454,7 @@ TEST(two_users_streams_see_only_their_own_processes)
 	close(go[1]);
 }
 
-/* ---- logs --------------------------------------------------------------------- */
+/* ---- logs --------------------------------------------------------------- */
 
 #define KEV_LOG_NAME	"kevents"
 
@@ -496,10 +466,14 @@ TEST(two_users_streams_see_only_their_own_processes)
  */
 static int log_check(int fd)
 {
+	struct kev_want w[KEV_MARKED_EVENTS];
+	pid_t parent = 0, child = 0;
 	char name[TRACE_NAME_MAX];
+	struct kev_val fork;
 	struct logbuf lb;
+	trace_id_t trid;
 	struct kevs l;
-	int ret, i, at = 2;
+	int ret;
 
 	if (read_log(fd, &lb))
 		return 1;
@@ -509,34 +483,25 @@ static int log_check(int fd)
 		ret = 3;
 	if (!ret) {
 		kevs_show(&l);
-		ret = l.n == 12 ? 0 : 4;
+		/* The pids of the kernel that wrote it: the marks', the fork's. */
+		if (l.n > 2) {
+			parent = l.ev[1].info.posix_pid;
+			if (kev_values(&l.ev[2], &fork))
+				child = fork.v[0];
+		}
+		if (kevs_match(&l, w, kev_marked_want(w, parent, child, true)))
+			ret = 4;
 	}
-	if (!ret && (l.ev[0].info.posix_event_id != POSIX_TRACE_START ||
-		     strcmp(lb.ev[1].name, "kev.before") ||
-		     strcmp(lb.ev[8].name, "kev.after") ||
-		     l.ev[9].info.posix_event_id != POSIX_TRACE_STOP ||
-		     l.ev[10].info.posix_event_id != POSIX_TRACE_FLUSH_START ||
-		     l.ev[11].info.posix_event_id != POSIX_TRACE_FLUSH_STOP))
-		ret = 5;
-	if (!ret)
-		ret = kev_burst_check(&l, &at, l.ev[1].info.posix_pid);
-	for (i = 2; !ret && i < 8; i++)
-		if (strcmp(lb.ev[i].name, kev_name(l.ev[i].info.posix_event_id)))
-			ret = 6;
 	kevs_free(&l);
 	free_log(&lb);
 	if (ret)
-		return 10 + ret;
+		return ret;
 	/* The types, their names and formats, as posix_trace_open() has them. */
-	{
-		trace_id_t trid;
-
-		if (posix_trace_open(fd, &trid))
-			return 7;
-		ret = types_match(trid, POSIXTRACE_K_KERNEL_ALL);
-		posix_trace_close(trid);
-	}
-	return ret ? 30 + ret : 0;
+	if (posix_trace_open(fd, &trid))
+		return 5;
+	ret = types_match(trid, POSIXTRACE_K_KERNEL_ALL);
+	posix_trace_close(trid);
+	return ret ? 10 + ret : 0;
 }
 
 TEST(log_with_kernel_events_reads_back_and_is_exported)
@@ -595,7 +560,7 @@ TEST(kernel_event_logs_of_other_kernels_read_back)
 		SKIP(return, "no kernel event log of another kernel to read");
 }
 
-/* ---- a storm of short processes ------------------------------------------ */
+/* ---- a storm of short processes ----------------------------------------- */
 
 #define STORM_WORKERS	4
 #define STORM_CHILDREN	25
@@ -634,13 +599,13 @@ static int storm_worker(int fd)
 }
 
 /* The exit event a wait status must have been recorded as. */
-static bool exit_matches(const struct kev_exit *q, int status)
+static bool exit_matches(const struct kev_val *q, int status)
 {
 	if (WIFEXITED(status))
-		return q->status == WEXITSTATUS(status) && !q->signal &&
-		       !q->core && q->process;
-	return q->status == -1 && q->signal == WTERMSIG(status) &&
-	       q->core == !!WCOREDUMP(status) && q->process;
+		return q->v[0] == WEXITSTATUS(status) && !q->v[1] &&
+		       !q->v[2] && q->v[3];
+	return q->v[0] == -1 && q->v[1] == WTERMSIG(status) &&
+	       q->v[2] == !!WCOREDUMP(status) && q->v[3];
 }
 
 /*
@@ -661,8 +626,7 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 	pid_t workers[STORM_WORKERS];
 	uint64_t gaps = 0;
 	trace_id_t trid;
-	struct kev_exit q;
-	struct kev_fork f;
+	struct kev_val v;
 	struct kevs l;
 	bool *exited;
 
@@ -705,18 +669,18 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 			gaps += e->seq - l.ev[i - 1].seq - 1;
 		switch (e->info.posix_event_id) {
 		case KEV_FORK:
-			ASSERT_TRUE(kev_decode(e, KEV_FORK, &f));
-			ASSERT_EQ(0, f.thread);
+			ASSERT_TRUE(kev_values(e, &v));
+			ASSERT_EQ(0, v.v[3]);	/* not a thread */
 			forks++;
 			break;
 		case KEV_EXIT:
-			ASSERT_TRUE(kev_decode(e, KEV_EXIT, &q));
+			ASSERT_TRUE(kev_values(e, &v));
 			for (j = 0; j < n && reaped[j].pid !=
 			     e->info.posix_pid; j++)
 				;
 			ASSERT_LT(j, n) TH_LOG("exit of pid %d", e->info.posix_pid);
 			ASSERT_FALSE(exited[j]);
-			ASSERT_TRUE(exit_matches(&q, reaped[j].status))
+			ASSERT_TRUE(exit_matches(&v, reaped[j].status))
 				TH_LOG("pid %d: status %#x", reaped[j].pid,
 				       reaped[j].status);
 			exited[j] = true;
@@ -740,7 +704,8 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 		}
 	}
 	unmatched = n - exits;
-	TH_LOG("read %d: %d forks, %d exits, %d generated, %d delivered; lost %llu, gaps %llu",
+	TH_LOG("read %d: %d forks, %d exits, %d generated, %d delivered; "
+	       "lost %llu, gaps %llu",
 	       l.n, forks, exits, gens, dlvs,
 	       (unsigned long long)st.events_lost, (unsigned long long)gaps);
 	/* Every event recorded is read or counted lost. */
