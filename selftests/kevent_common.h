@@ -317,6 +317,18 @@ static inline void kevs_show(const struct kevs *l)
 	}
 }
 
+/* Stop the stream, read it into l and show it. */
+static inline int kevs_stop_read(trace_id_t trid, struct kevs *l)
+{
+	int ret = posix_trace_stop(trid);
+
+	if (!ret)
+		ret = kevs_read(trid, l);
+	if (!ret)
+		kevs_show(l);
+	return ret;
+}
+
 /* ---- what a test expects ------------------------------------------------ */
 
 /*
@@ -453,6 +465,35 @@ static inline int kevs_match(const struct kevs *l,
 	ASSERT_EQ(0, kevs_match(l, want, ARRAY_LEN(want)));		\
 } while (0)
 
+/*
+ * The events of trid, read into l, must be START, the "kev.before" of
+ * process pid, the wants given, and STOP. Then the stream goes.
+ */
+#define ASSERT_MARKED(trid, pid, l, ...) do {				\
+	const struct kev_want _w[] = {					\
+		WANT_START,						\
+		WANT_USER(pid, pid, "kev.before"),			\
+		__VA_ARGS__,						\
+		WANT_STOP,						\
+	};								\
+	ASSERT_EQ(0, kevs_match(l, _w, ARRAY_LEN(_w)));		\
+	kevs_free(l);							\
+	ASSERT_EQ(0, posix_trace_shutdown(trid));			\
+} while (0)
+
+/*
+ * In a TEST: run fn(arg) in a child traced alone with the classes given;
+ * its wait status must be wstatus, and its events START, its
+ * "kev.before", the wants given (which name the child k.pid), STOP.
+ */
+#define ASSERT_CHILD_MARKED(classes, fn, arg, wstatus, ...) do {	\
+	struct kev_child k;						\
+	struct kevs l;							\
+	ASSERT_EQ(0, kev_child_run(&k, classes, fn, arg, &l));		\
+	ASSERT_EQ((wstatus), k.status);					\
+	ASSERT_MARKED(k.trid, k.pid, &l, __VA_ARGS__);			\
+} while (0)
+
 /* ---- processes ---------------------------------------------------------- */
 
 /* A user event of the given name carrying v (opened on each call). */
@@ -518,16 +559,9 @@ static inline bool kev_child_go(struct kev_child *k)
  */
 static inline int kev_child_end(struct kev_child *k, struct kevs *l)
 {
-	int ret;
-
 	if (waitpid(k->pid, &k->status, 0) != k->pid)
 		return errno;
-	ret = posix_trace_stop(k->trid);
-	if (!ret)
-		ret = kevs_read(k->trid, l);
-	if (!ret)
-		kevs_show(l);
-	return ret;
+	return kevs_stop_read(k->trid, l);
 }
 
 /*

@@ -46,25 +46,15 @@ TEST(fork_is_recorded_with_the_childs_ids)
 	ASSERT_TRUE(put_byte(p[1], 'x'));
 	ASSERT_EQ(c, waitpid(c, &status, 0));
 	kev_mark("kev.reaped", 3);
-	ASSERT_EQ(0, posix_trace_stop(trid));
-	ASSERT_EQ(0, kevs_read(trid, &l));
-	kevs_show(&l);
-	const struct kev_want want[] = {
-		WANT_START,
-		WANT_USER(me, me, "kev.before"),
+	ASSERT_EQ(0, kevs_stop_read(trid, &l));
+	close(p[0]);
+	close(p[1]);
+	ASSERT_MARKED(trid, me, &l,
 		WANT_FORK(me, me, c, c, 0, SIGCHLD),
 		WANT_USER(me, me, "kev.after"),
 		WANT_GEN(me, SIGCHLD, CLD_EXITED, c,
 			 POSIXTRACE_SIGNAL_IGNORED, 1),
-		WANT_USER(me, me, "kev.reaped"),
-		WANT_STOP,
-	};
-
-	ASSERT_EVENTS(&l, want);
-	kevs_free(&l);
-	close(p[0]);
-	close(p[1]);
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
+		WANT_USER(me, me, "kev.reaped"));
 }
 
 /*
@@ -122,22 +112,12 @@ TEST(thread_creation_and_exit_are_recorded_with_its_tid)
 	/* The join returns once its tid is cleared, before its exit event. */
 	ASSERT_TRUE(thread_gone(tid));
 	kev_mark("kev.after", 2);
-	ASSERT_EQ(0, posix_trace_stop(trid));
-	ASSERT_EQ(0, kevs_read(trid, &l));
-	kevs_show(&l);
-	const struct kev_want want[] = {
-		WANT_START,
-		WANT_USER(me, me, "kev.before"),
+	ASSERT_EQ(0, kevs_stop_read(trid, &l));
+	ASSERT_MARKED(trid, me, &l,
 		WANT_FORK(me, me, me, tid, 1, 0),
 		WANT_USER(me, tid, "kev.thread"),
 		WANT_EXIT(me, tid, 0, 0, 0, 0),
-		WANT_USER(me, me, "kev.after"),
-		WANT_STOP,
-	};
-
-	ASSERT_EVENTS(&l, want);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
+		WANT_USER(me, me, "kev.after"));
 }
 
 static int exit_42(void *arg)
@@ -149,24 +129,10 @@ static int exit_42(void *arg)
 /* A traced process exits with a status: its exit, the process's. */
 TEST(exit_with_a_status_is_recorded_as_the_processs)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_ALL, exit_42,
-				   NULL, &l));
-	ASSERT_TRUE(WIFEXITED(k.status));
-	ASSERT_EQ(42, WEXITSTATUS(k.status));
-	const struct kev_want want[] = {
-		WANT_START,
-		WANT_USER(k.pid, k.pid, "kev.before"),
-		WANT_EXIT(k.pid, k.pid, 42, 0, 0, 1),
-		WANT_STOP,
-	};
-
-	ASSERT_EVENTS(&l, want);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_ALL, exit_42, NULL,
+			    W_EXITCODE(42, 0),
+		WANT_EXIT(k.pid, k.pid, 42, 0, 0, 1));
 }
 
 /* ---- exec with long arguments ------------------------------------------- */
@@ -200,7 +166,7 @@ static int exec_long(void *arg)
 {
 	struct exec_case *x = arg;
 
-	kev_mark("kev.before", 0);
+	kev_mark("kev.before", 6);
 	setenv(EXEC_AFTER_ENV, "1", 1);
 	execv(x->path, x->argv);
 	return 1;
@@ -263,29 +229,19 @@ TEST(exec_with_long_arguments_cuts_and_marks_them)
 	snprintf(path, sizeof(path), "%.255s", x.path);
 	snprintf(a0, sizeof(a0), "%.255s", x.a0);
 	snprintf(a3, sizeof(a3), "%.255s", x.a3);
-	const struct kev_want want[] = {
-		WANT_START,
-		WANT_USER(k.pid, k.pid, "kev.before"),
+	ASSERT_MARKED(k.trid, k.pid, &l,
 		/* Bit 0: the path cut; bit 1 + i: argv[i]. */
 		WANT_EXEC(k.pid, 6, 1 << 0 | 1 << 1 | 1 << 4, path,
 			  "kexec_lllllllll", a0, "short", x.a2, a3),
 		WANT_USER(k.pid, k.pid, "kev.after"),
-		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1),
-		WANT_STOP,
-	};
-
-	ASSERT_EVENTS(&l, want);
-	/* The new image's argc, as it saw it. */
-	ASSERT_EQ(sizeof(int), l.ev[3].len);
-	ASSERT_EQ(6, *(int *)l.ev[3].data);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
 }
 
 static int exec_short(void *arg)
 {
 	char *argv[] = { "one", "two", NULL };
 
+	kev_mark("kev.before", 2);
 	setenv(EXEC_AFTER_ENV, "1", 1);
 	execv("/proc/self/exe", argv);
 	return 1;
@@ -294,25 +250,12 @@ static int exec_short(void *arg)
 /* Fewer than four arguments: the others are empty, nothing is cut. */
 TEST(exec_with_two_arguments_leaves_the_others_empty)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_PROC, exec_short,
-				   NULL, &l));
-	ASSERT_EQ(0, k.status);
-	const struct kev_want want[] = {
-		WANT_START,
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_PROC, exec_short, NULL, 0,
 		WANT_EXEC(k.pid, 2, 0, "/proc/self/exe", "exe", "one",
 			  "two", "", ""),
 		WANT_USER(k.pid, k.pid, "kev.after"),
-		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1),
-		WANT_STOP,
-	};
-
-	ASSERT_EVENTS(&l, want);
-	kevs_free(&l);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
 }
 
 TEST_HARNESS_MAIN

@@ -54,32 +54,10 @@ static int kill_self_handled(void *arg)
 	return 0;
 }
 
-/*
- * The events of trid, read into l, must be START, the "kev.before" of
- * process pid, the wants given, and STOP. Then the stream goes.
- */
-#define ASSERT_MARKED(trid, pid, l, ...) do {				\
-	const struct kev_want _w[] = {					\
-		WANT_START,						\
-		WANT_USER(pid, pid, "kev.before"),			\
-		__VA_ARGS__,						\
-		WANT_STOP,						\
-	};								\
-	ASSERT_EQ(0, kevs_match(l, _w, ARRAY_LEN(_w)));		\
-	kevs_free(l);							\
-	ASSERT_EQ(0, posix_trace_shutdown(trid));			\
-} while (0)
-
 TEST(kill_to_itself_handled)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, kill_self_handled,
-				   NULL, &l));
-	ASSERT_EQ(0, k.status);
-	ASSERT_MARKED(k.trid, k.pid, &l,
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, kill_self_handled, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
 		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
@@ -114,14 +92,8 @@ static int ignored(void *arg)
 
 TEST(ignored_signals_are_dropped_or_taken_by_default)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, ignored,
-				   NULL, &l));
-	ASSERT_EQ(0, k.status);
-	ASSERT_MARKED(k.trid, k.pid, &l,
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, ignored, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR2, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_IGNORED, 1),
 		WANT_GEN(k.pid, SIGUSR2, SI_TKILL, k.pid,
@@ -148,14 +120,8 @@ static int pending_twice(void *arg)
 
 TEST(blocked_signal_sent_twice_is_merged_and_taken_once)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, pending_twice,
-				   NULL, &l));
-	ASSERT_EQ(0, k.status);
-	ASSERT_MARKED(k.trid, k.pid, &l,
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, pending_twice, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
 		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
@@ -237,14 +203,8 @@ static int arm_timer(void *arg)
 /* SIGALRM of an interval timer, sent from interrupt context: sender 0. */
 TEST(timer_signal_from_interrupt_context_has_no_sender)
 {
-	struct kev_child k;
-	struct kevs l;
-
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SIGNAL, arm_timer,
-				   NULL, &l));
-	ASSERT_EQ(0, k.status);
-	ASSERT_MARKED(k.trid, k.pid, &l,
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, arm_timer, NULL, 0,
 		WANT_GEN(k.pid, SIGALRM, SI_KERNEL, 0,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
 		WANT_DLV(k.pid, k.pid, SIGALRM, SI_KERNEL,
@@ -498,9 +458,7 @@ TEST(sender_outside_the_targets_pid_namespace_is_zero)
 	ASSERT_EQ(ns, waitpid(ns, &status, 0));
 	/* 10 + T's exit status, 50 + the signal that killed it. */
 	ASSERT_EQ(0, status) TH_LOG("namespace: %d", WEXITSTATUS(status));
-	ASSERT_EQ(0, posix_trace_stop(trid));
-	ASSERT_EQ(0, kevs_read(trid, &l));
-	kevs_show(&l);
+	ASSERT_EQ(0, kevs_stop_read(trid, &l));
 	/* Both taken after both were sent, in the kernel's order. */
 	ASSERT_MARKED(trid, pids.t, &l,
 		WANT_GEN(pids.t, SIGUSR1, SI_USER, 0,
