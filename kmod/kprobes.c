@@ -131,12 +131,33 @@ static void posixtrace_kevents_idle(struct work_struct *work)
  * How long a class stays on after its last stream: registering patches
  * the kernel's text on every CPU (static calls, jump labels), and a user
  * who creates and closes streams in a loop must not make it do so in a
- * loop too.
+ * loop too. Root may change it (tests want it short).
  */
-#define POSIXTRACE_KCLASS_LINGER	(10 * HZ)
+static unsigned int kernel_probes_linger_ms = 10000;
 
 static DECLARE_DELAYED_WORK(posixtrace_kevents_idle_work,
 			    posixtrace_kevents_idle);
+
+/* A new linger applies to a class already waiting for its end. */
+static int posixtrace_linger_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = param_set_uint(val, kp);
+
+	if (!ret && delayed_work_pending(&posixtrace_kevents_idle_work))
+		mod_delayed_work(system_wq, &posixtrace_kevents_idle_work,
+				 msecs_to_jiffies(kernel_probes_linger_ms));
+	return ret;
+}
+
+static const struct kernel_param_ops posixtrace_linger_ops = {
+	.set = posixtrace_linger_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(kernel_probes_linger_ms, &posixtrace_linger_ops,
+		&kernel_probes_linger_ms, 0644);
+MODULE_PARM_DESC(kernel_probes_linger_ms,
+		 "How long a class of kernel events keeps its probes after its last stream, in ms");
 
 /* Which classes have their probes on now: for tests and the curious. */
 static int posixtrace_kprobes_get(char *buf, const struct kernel_param *kp)
@@ -176,7 +197,7 @@ void posixtrace_kevents_put(u32 classes)
 			idle |= atomic_dec_and_test(&posixtrace_kclass_users[c]);
 	if (idle)
 		mod_delayed_work(system_wq, &posixtrace_kevents_idle_work,
-				 POSIXTRACE_KCLASS_LINGER);
+				 msecs_to_jiffies(READ_ONCE(kernel_probes_linger_ms)));
 }
 
 /**

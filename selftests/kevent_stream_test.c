@@ -716,4 +716,77 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
+#define PROBES_PARAM	PARAM_DIR "kernel_probes"
+#define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
+
+/* Wait up to 5 s for kernel_probes to read @want; its last value. */
+static int probes_settle(int want)
+{
+	int on = -1, i;
+
+	for (i = 0; i < 500; i++) {
+		if (!param_read(PROBES_PARAM, &on) || on == want)
+			break;
+		usleep(10000);
+	}
+	return on;
+}
+
+/* A stream with @classes, created and started on the caller. */
+static int create_with(unsigned int classes, trace_id_t *trid)
+{
+	trace_attr_t attr;
+	int ret = posix_trace_attr_init(&attr);
+
+	if (!ret)
+		ret = posixtrace_k_attr_setkernelevents(&attr, classes);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, trid);
+	return ret;
+}
+
+/*
+ * The goal "no stream wants a class: its tracepoint has no probe of
+ * ours", read from the module's own count: on with the first stream that
+ * wants the class, off once the last is gone and the linger has passed.
+ */
+TEST(probes_are_on_only_while_a_stream_wants_their_class)
+{
+	trace_id_t proc, sig;
+	int linger;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root for the module's parameters");
+	ASSERT_TRUE(param_read(LINGER_PARAM, &linger));
+	ASSERT_TRUE(param_write(LINGER_PARAM, 50));
+	/* Whatever an earlier test left on goes first. */
+	ASSERT_EQ(0, probes_settle(0));
+
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_PROC, &proc));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_PROC, probes_settle(POSIXTRACE_K_KERNEL_PROC));
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SIGNAL, &sig));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_ALL, probes_settle(POSIXTRACE_K_KERNEL_ALL));
+	ASSERT_EQ(0, posix_trace_shutdown(proc));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_SIGNAL,
+		  probes_settle(POSIXTRACE_K_KERNEL_SIGNAL));
+	ASSERT_EQ(0, posix_trace_shutdown(sig));
+	EXPECT_EQ(0, probes_settle(0));
+
+	/* A stream that asks for none turns none on. */
+	ASSERT_EQ(0, create_with(0, &proc));
+	usleep(100000);
+	EXPECT_EQ(0, probes_settle(0));
+	ASSERT_EQ(0, posix_trace_shutdown(proc));
+
+	/* The linger keeps a class on across a close and a create. */
+	ASSERT_TRUE(param_write(LINGER_PARAM, 60000));
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_PROC, &proc));
+	ASSERT_EQ(0, posix_trace_shutdown(proc));
+	usleep(100000);
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_PROC,
+		  probes_settle(POSIXTRACE_K_KERNEL_PROC));
+	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
+}
+
 TEST_HARNESS_MAIN
