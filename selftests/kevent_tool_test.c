@@ -252,4 +252,68 @@ TEST(record_kernel_none_records_no_kernel_event)
 	unlink(SCRIPT_PATH);
 }
 
+/* Whether "posixtrace list" shows a stream that traces @pid. */
+static bool listed(pid_t pid)
+{
+	const char *args[] = { "list", "--json", NULL };
+	char out[16384], want[32];
+	int fd = tmp_log();
+	bool found;
+
+	if (fd < 0)
+		return false;
+	wait_status(run_tool(args, fd, fd, 0));
+	slurp(fd, out, sizeof(out));
+	close(fd);
+	snprintf(want, sizeof(want), "%d", pid);
+	found = strstr(out, want);
+	return found;
+}
+
+TEST(trace_attaches_to_a_running_process)
+{
+	static char lines[16384];
+	char pidarg[16];
+	const char *args[] = { "trace", "--color=never", "-p", pidarg, NULL };
+	int go[2], errfd, outfd, i;
+	pid_t child, tracer;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, pipe(go));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		dup2(go[0], 0);
+		close(go[1]);
+		execl("/bin/sh", "sh", "-c",
+		      "read x; trap '' USR2; kill -USR2 $$; /bin/true; exit 3",
+		      (char *)NULL);
+		_exit(127);
+	}
+	close(go[0]);
+	snprintf(pidarg, sizeof(pidarg), "%d", child);
+	outfd = tmp_log();
+	errfd = tmp_log();
+	ASSERT_LE(0, outfd);
+	ASSERT_LE(0, errfd);
+	tracer = run_tool(args, outfd, errfd, 0);
+	/* Its stream in place, the shell goes on. */
+	for (i = 0; i < 500 && !listed(child); i++)
+		usleep(10000);
+	ASSERT_TRUE(listed(child));
+	ASSERT_EQ(2, write(go[1], "x\n", 2));
+	close(go[1]);
+	ASSERT_EQ(child, waitpid(child, NULL, 0));
+	/* trace -p ends when the process does, with status 0. */
+	ASSERT_EQ(0, wait_status(tracer));
+	slurp(errfd, lines, sizeof(lines));
+	close(outfd);
+	close(errfd);
+	EXPECT_NE(NULL, strstr(lines, "--- SIGUSR2 {code=SI_USER")) {
+		TH_LOG("%s", lines);
+	}
+	EXPECT_NE(NULL, strstr(lines, "exec \"/bin/true\""));
+	EXPECT_NE(NULL, strstr(lines, "+++ exited with 3 +++"));
+}
+
 TEST_HARNESS_MAIN
