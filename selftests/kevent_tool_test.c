@@ -161,25 +161,41 @@ static void check_seen(struct __test_metadata *_metadata, char *lines,
 		TH_LOG("the lines:\n%s", lines);
 }
 
+/*
+ * Runs "posixtrace ARGS...", its standard output and error read back
+ * into @out and @err (either may be NULL: not kept). Returns its exit
+ * status (wait_status()), or -1 if it could not run.
+ */
+static int tool_output(const char *const *args, char *out, size_t out_size,
+		       char *err, size_t err_size)
+{
+	int outfd = tmp_log(), errfd = tmp_log(), status = -1;
+
+	if (outfd >= 0 && errfd >= 0) {
+		status = wait_status(run_tool(args, outfd, errfd, 0));
+		if (out)
+			slurp(outfd, out, out_size);
+		if (err)
+			slurp(errfd, err, err_size);
+	}
+	if (outfd >= 0)
+		close(outfd);
+	if (errfd >= 0)
+		close(errfd);
+	return status;
+}
+
 TEST(trace_shows_every_process_of_a_script)
 {
 	const char *args[] = { "trace", "--color=never", "--", "/bin/sh",
 			       SCRIPT_PATH, NULL };
 	static char lines[65536], out[4096];
-	int outfd, errfd;
 
 	SKIP_WITHOUT_TOOL();
 	ASSERT_EQ(0, write_script());
-	outfd = tmp_log();
-	errfd = tmp_log();
-	ASSERT_LE(0, outfd);
-	ASSERT_LE(0, errfd);
-	/* trace's exit status is the command's. */
-	ASSERT_EQ(7, wait_status(run_tool(args, outfd, errfd, 0)));
-	slurp(outfd, out, sizeof(out));
-	slurp(errfd, lines, sizeof(lines));
-	close(outfd);
-	close(errfd);
+	/* trace's exit status is the command's; its lines go to stderr. */
+	ASSERT_EQ(7, tool_output(args, out, sizeof(out), lines,
+				 sizeof(lines)));
 	check_seen(_metadata, lines, out);
 	unlink(SCRIPT_PATH);
 }
@@ -191,38 +207,21 @@ TEST(record_keeps_every_process_of_a_script)
 	const char *replay[] = { "trace", "--replay", LOG_PATH, NULL };
 	const char *tree[] = { "dump", "--tree", LOG_PATH, NULL };
 	static char lines[65536], out[4096], err[8192], treeout[4096];
-	int outfd, errfd, linefd, treefd;
 
 	SKIP_WITHOUT_TOOL();
 	ASSERT_EQ(0, write_script());
-	outfd = tmp_log();
-	errfd = tmp_log();
-	linefd = tmp_log();
-	treefd = tmp_log();
-	ASSERT_LE(0, outfd);
-	ASSERT_LE(0, errfd);
-	ASSERT_LE(0, linefd);
-	ASSERT_LE(0, treefd);
-	ASSERT_EQ(7, wait_status(run_tool(rec, outfd, errfd, 0)));
-	slurp(errfd, err, sizeof(err));
+	ASSERT_EQ(7, tool_output(rec, out, sizeof(out), err, sizeof(err)));
 	/* The summary's tree names the shell with its status. */
 	EXPECT_NE(NULL, strstr(err, "sh (exited 7)")) {
 		TH_LOG("%s", err);
 	}
 	EXPECT_NE(NULL, strstr(err, "posixtrace_proc_exec"));
-	ASSERT_EQ(0, wait_status(run_tool(replay, linefd, errfd, 0)));
-	ASSERT_EQ(0, wait_status(run_tool(tree, treefd, errfd, 0)));
-	slurp(outfd, out, sizeof(out));
-	slurp(linefd, lines, sizeof(lines));
-	slurp(treefd, treeout, sizeof(treeout));
+	ASSERT_EQ(0, tool_output(replay, lines, sizeof(lines), NULL, 0));
+	ASSERT_EQ(0, tool_output(tree, treeout, sizeof(treeout), NULL, 0));
 	EXPECT_NE(NULL, strstr(treeout, "sh (exited 7)")) {
 		TH_LOG("%s", treeout);
 	}
 	check_seen(_metadata, lines, out);
-	close(outfd);
-	close(errfd);
-	close(linefd);
-	close(treefd);
 	unlink(LOG_PATH);
 	unlink(SCRIPT_PATH);
 }
@@ -232,22 +231,14 @@ TEST(record_kernel_none_records_no_kernel_event)
 	const char *rec[] = { "record", "--kernel=none", "-o", LOG_PATH,
 			      "--", "/bin/sh", SCRIPT_PATH, NULL };
 	static char err[8192];
-	int outfd, errfd;
 
 	SKIP_WITHOUT_TOOL();
 	ASSERT_EQ(0, write_script());
-	outfd = tmp_log();
-	errfd = tmp_log();
-	ASSERT_LE(0, outfd);
-	ASSERT_LE(0, errfd);
-	ASSERT_EQ(7, wait_status(run_tool(rec, outfd, errfd, 0)));
-	slurp(errfd, err, sizeof(err));
+	ASSERT_EQ(7, tool_output(rec, NULL, 0, err, sizeof(err)));
 	EXPECT_EQ(NULL, strstr(err, "posixtrace_proc")) {
 		TH_LOG("%s", err);
 	}
 	EXPECT_EQ(NULL, strstr(err, "posixtrace_signal"));
-	close(outfd);
-	close(errfd);
 	unlink(LOG_PATH);
 	unlink(SCRIPT_PATH);
 }
@@ -257,17 +248,11 @@ static bool listed(pid_t pid)
 {
 	const char *args[] = { "list", "--json", NULL };
 	char out[16384], want[32];
-	int fd = tmp_log();
-	bool found;
 
-	if (fd < 0)
+	if (tool_output(args, out, sizeof(out), NULL, 0))
 		return false;
-	wait_status(run_tool(args, fd, fd, 0));
-	slurp(fd, out, sizeof(out));
-	close(fd);
 	snprintf(want, sizeof(want), "%d", pid);
-	found = strstr(out, want);
-	return found;
+	return strstr(out, want);
 }
 
 TEST(trace_attaches_to_a_running_process)
