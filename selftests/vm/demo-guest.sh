@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Runs inside the demo guest after init.sh loaded the module, and tells the
-# story make demo shows: a program traced live, a command recorded into a
-# log, the streams listed while one runs, the log dumped with a filter, then
+# story make demo shows: a program traced live, a command's processes
+# followed live as strace -f would, a command recorded into a log, the streams listed while one runs, the log dumped with a filter, then
 # exported to CTF and read by babeltrace2. Every line of it is a "# demo: "
 # line, which demo.sh prints without the prefix; the rest of the guest's
 # output (KTAP, the kernel log) is the test harness's. A command of the
@@ -39,11 +39,17 @@ threads calling posix_trace_event(), whose event types say what their data
 holds: worker:u32,job:u32,...) and prints its events, as fields, as they come."
 run 'analyzer worker 2'
 
-step "2. posixtrace record traces a command and the processes it starts into a
-log (here a shell running worker twice), then sums up what it recorded."
+step "2. posixtrace trace shows, as strace -f does, what the kernel does to a
+command's processes (forks, execs, exits, signals), the program's own events
+among them, as they happen (here a shell, worker in the background, a pipe)."
+run "posixtrace trace --color=never -- sh -c 'worker 1 2 & echo hi | cat >/dev/null; wait'"
+
+step "3. posixtrace record traces a command and the processes it starts into a
+log (here a shell running worker twice), then sums up what it recorded:
+per process, per event type, and the process tree with exit statuses."
 run "posixtrace record -o demo.ptlog -- sh -c 'worker 3 100; worker 2'"
 
-step "3. posixtrace list shows the streams while they run: a recording of
+step "4. posixtrace list shows the streams while they run: a recording of
 job_begin events only, in the background, listed, then left to finish."
 say "  \$ posixtrace record -e job_begin -o live.ptlog -- worker 20 100 &"
 posixtrace record -e job_begin -o live.ptlog -- worker 20 100 >live.out 2>&1 &
@@ -58,12 +64,12 @@ rc=$?
 tail -n +$((said + 1)) live.out | show
 [ $rc = 0 ] || failed "posixtrace record -e job_begin ... &" $rc
 
-step "4. posixtrace dump reads a log back, with or without the module: here
+step "5. posixtrace dump reads a log back, with or without the module: here
 the jobs begun after the first 0.2 s, with times from the first event, and
 their data as the fields the log's event formats name."
 run 'posixtrace dump -e job_begin --since +0.2 --relative demo.ptlog'
 
-step "5. posixtrace export writes the log as a CTF trace, which babeltrace2
+step "6. posixtrace export writes the log as a CTF trace, which babeltrace2
 (and Trace Compass) read: the first job_end events, in UTC, their fields
 typed (worker and job integers, ms a double), then how many events it
 read, as many as dump read."
