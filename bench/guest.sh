@@ -1,8 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest (run-vm.sh --demo) after init.sh loaded the module:
-# runs event_cost, then its LTTng-UST peer (ust_cost under bench/lttng.sh),
-# and prints their reports as "# bench: " lines, which bench/run.sh picks
+# runs event_cost, the exit hook's rows, the fork-heavy rows (fork_cost),
+# then event_cost's LTTng-UST peer (ust_cost under bench/lttng.sh), and
+# prints their reports as "# bench: " lines, which bench/run.sh picks
 # out of the guest's KTAP stream.
 say() { echo "# bench: $*"; }
 show() { sed 's/^/# bench: /'; }
@@ -14,6 +15,57 @@ say "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs," \
 	mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 # The rest of the run is the benchmark's: whatever init.sh checks next
 # (rmmod, kmemleak...) comes after.
+
+# Issue 27's row: a fork-heavy shell loop untraced, under posixtrace record
+# --kernel=proc,signal and --kernel=none, and under strace -f (fork_cost),
+# then a check that record's log holds the loop's execs and exits, so that
+# the row cannot pass by recording nothing. FORK_PROCS: the loop's length.
+FORK_PROCS=500
+fork_row() {
+	if ! command -v fork_cost >/dev/null; then
+		say "fork-heavy: fork_cost is missing from the guest: no fork-heavy rows"
+		return
+	fi
+	d=/tmp/fork_cost
+	rm -rf $d && mkdir -p $d
+	tool=$(command -v posixtrace || echo -)
+	[ "$tool" = - ] && say "fork-heavy: posixtrace is missing from the guest"
+	# shellcheck disable=SC2086
+	fork_cost ${BENCH_ARGS:-} -n $FORK_PROCS -p "$tool" \
+		-s "$(command -v strace || echo -)" -d $d 2>&1 | show
+	log=$d/proc_signal.ptlog
+	[ -s $log ] || return 0
+	# One dump, counted by type: "TIME NAME pid=..." lines, '#' the rest.
+	posixtrace dump $log >$d/dump.txt 2>&1
+	count() { grep -v '^#' $d/dump.txt | grep -c " $1 " || true; }
+	forks=$(count posixtrace_proc_fork) execs=$(count posixtrace_proc_exec)
+	exits=$(count posixtrace_proc_exit)
+	gen=$(count posixtrace_signal_generate)
+	del=$(count posixtrace_signal_deliver)
+	# The shell's own exec and exit, and each process's.
+	if [ "$execs" -ge $FORK_PROCS ] && [ "$exits" -gt $FORK_PROCS ]; then
+		verdict=ok
+	else
+		verdict="NOT ok: the row measured a record that missed events"
+	fi
+	say "fork-heavy, record --kernel=proc,signal's last log:" \
+		"$forks forks, $execs execs, $exits exits, $gen signals" \
+		"generated, $del delivered (at least $FORK_PROCS execs and" \
+		"$((FORK_PROCS + 1)) exits wanted): $verdict"
+	grep -i 'lost' $d/proc_signal.out | sed 's/^/fork-heavy, record: /' | show
+	if [ -s $d/none.ptlog ]; then
+		posixtrace dump $d/none.ptlog >$d/dump-none.txt 2>&1
+		say "fork-heavy, record --kernel=none's last log:" \
+			"$(grep -v '^#' $d/dump-none.txt | grep -c ' posixtrace_proc_\| posixtrace_signal_' || true)" \
+			"kernel events (0 wanted)"
+	fi
+}
+# run.sh --fork: that row alone.
+if [ "${BENCH_ROWS:-}" = fork ]; then
+	fork_row
+	exit 0
+fi
+
 # BENCH_ARGS: event_cost's options, set by run.sh above this script.
 # shellcheck disable=SC2086
 event_cost ${BENCH_ARGS:-} 2>&1 | show
@@ -64,6 +116,9 @@ if command -v exit_cost >/dev/null; then
 	exit_hook_row 64 4000 die
 	echo "$ms" >$p
 fi
+
+say ""
+fork_row
 
 # The peer: an LTTng-UST tracepoint, ust_cost, under a session daemon of
 # its own (lttng.sh). The initramfs lacks what LTTng needs: /dev/shm (the

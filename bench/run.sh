@@ -14,6 +14,7 @@
 # on without the LTTng rows.
 #
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
+#   bench/run.sh --fork [-r ROUNDS]                the fork-heavy rows alone
 #   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
 #   bench/run.sh --rt                              (make bench-rt)
 #
@@ -31,19 +32,30 @@
 # library's producer path against a faked kernel side (bench/producer_host.c)
 # and the quotient of the two, each against getppid of its own run.
 #
-# -r and -t go to event_cost and ust_cost alike. POSIXTRACE_BUILD (default
-# build/) is where it builds and boots.
+# The fork-heavy rows (issue 27; bench/fork_cost.c, run by guest.sh): a
+# shell loop starting 500 processes, untraced, under posixtrace record
+# --kernel=proc,signal and --kernel=none, and under strace -f -e
+# trace=process,signal, with record's log checked for the loop's execs and
+# exits. The guest gets tools/posixtrace (built here), or the tool
+# POSIXTRACE_TOOL names, and this machine's strace (installed if missing).
+# --fork boots a guest that runs those rows alone.
+#
+# -r and -t go to event_cost and ust_cost alike, -r to fork_cost too.
+# POSIXTRACE_BUILD (default build/) is where it builds and boots.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../selftests/vm/lib.sh
 . "$(dirname "$0")/../selftests/vm/lib.sh"
 
 BENCH_DIR=$TOP_DIR/bench
-HOST= RT=
+HOST='' RT='' ROWS=all
 if [ "${1:-}" = --host ]; then
 	HOST=1
 	shift
 elif [ "${1:-}" = --rt ]; then
 	RT=1
+	shift
+elif [ "${1:-}" = --fork ]; then
+	ROWS=fork
 	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
@@ -120,7 +132,35 @@ lttng_bins() {
 	done
 }
 
+# What the fork-heavy rows need beyond deps.sh's packages: strace, put in
+# the guest. Installed as deps.sh installs (quiet, nothing fetched when
+# present).
+bench_deps() {
+	local st
+	st=$(dpkg-query -W -f='${Status}' strace 2>/dev/null || true)
+	[ "$st" = "install ok installed" ] && return
+	log "installing: strace"
+	[ "$(id -u)" = 0 ] || die "need root to install: strace"
+	apt-get update -q >/dev/null
+	DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y -q --no-install-recommends strace >/dev/null
+}
+
+# The fork-heavy rows' programs, as run-vm.sh --bin options: fork_cost, the
+# posixtrace tool, strace.
+fork_bins() {
+	local f
+	for f in "$BUILD_DIR/bench/fork_cost" "$TOOL" "$(command -v strace)"; do
+		if [ -n "$f" ] && [ -f "$f" ]; then
+			printf '%s\n' --bin "$f"
+		else
+			log "warning: ${f:-strace} is missing: the guest runs without it"
+		fi
+	done
+}
+
 "$VM_DIR/deps.sh"
+[ -n "$HOST" ] || [ -n "$RT" ] || bench_deps
 make -s -C "$TOP_DIR/ulib" >/dev/null
 if [ -n "$HOST" ]; then
 	make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
@@ -150,6 +190,9 @@ if [ -n "$RT" ]; then
 fi
 
 rel=$(test_kernels | tail -n 1)
+# The tool the fork-heavy rows record with.
+TOOL=${POSIXTRACE_TOOL:-$TOP_DIR/tools/posixtrace}
+[ -n "${POSIXTRACE_TOOL:-}" ] || make -s -C "$TOP_DIR/tools" >/dev/null
 log "building for $rel"
 dst=$BUILD_DIR/kmod-$rel
 build_module "$rel" "/usr/src/linux-headers-$rel" -s >/dev/null
@@ -161,18 +204,21 @@ guest=$BUILD_DIR/bench/guest.sh
 {
 	echo "#!/bin/sh"
 	echo "BENCH_ARGS='$*'"
+	echo "BENCH_ROWS=$ROWS"
 	tail -n +2 "$BENCH_DIR/guest.sh"
 } >"$guest"
 chmod +x "$guest"
-mapfile -t lttng < <(lttng_bins)
+lttng=()
+[ $ROWS = fork ] || mapfile -t lttng < <(lttng_bins)
+mapfile -t fork < <(fork_bins)
 
 log "booting $rel under QEMU (software emulation, a minute or two)"
 out=$BUILD_DIR/vm-bench
 set +e
 "$VM_DIR/run-vm.sh" --label bench --kernel "/boot/vmlinuz-$rel" \
-	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 600 \
+	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 1800 \
 	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" \
-	--bin "$BUILD_DIR/bench/exit_cost" "${lttng[@]}" \
+	--bin "$BUILD_DIR/bench/exit_cost" "${lttng[@]}" "${fork[@]}" \
 	>"$out.log" 2>&1
 rc=$?
 set -e
