@@ -179,7 +179,7 @@ bash_completion_completes() {
 			bad=1
 		fi
 	}
-	expect "dump export help list monitor record version" ''
+	expect "dump export help list monitor record trace version" ''
 	expect "--help --version -V -h" -
 	expect "dump" help d
 	expect "--full-data" dump --fu
@@ -198,6 +198,10 @@ bash_completion_completes() {
 	expect "--output=sub" export --output=s
 	expect "a.ptlog b.ptl sub" export -o out ''
 	expect "append loop until-full" record --log-policy ''
+	expect "all none proc signal" record --kernel ''
+	expect "proc" trace -k pr
+	expect "a.ptlog b.ptl sub" trace --replay ''
+	expect "echo" trace -o x.txt ech
 	got=$(complete_posixtrace record -o x -p "$$")
 	grep -qw "$$" <<<"$got" || { echo "record -p $$: not in '$got'"; bad=1; }
 	expect "echo" record -o x.ptlog --name n ech

@@ -104,6 +104,20 @@ fields_awk='
 			;
 	}
 	file == 1 { isfloat[$1 SUBSEP $2] = 1; next }
+	# s up to the brace that closes its first: what follows (dump decodes
+	# kernel events there, "{sig=10, ...} (SIGUSR1, ...)") is not a field.
+	function braced(s,    i, c, inq) {
+		for (i = 1; i <= length(s); i++) {
+			c = substr(s, i, 1)
+			if (inq && c == "\\")
+				i++
+			else if (c == "\"")
+				inq = !inq
+			else if (!inq && c == "}")
+				return substr(s, 1, i)
+		}
+		return s
+	}
 	# s: "{a=1, s=\"x\"}" (dump) or "{ a = 1, s = \"x\" }" (babeltrace2).
 	function norm_fields(class, s,    out, name, v, c, i, n, depth, el) {
 		sub(/^\{ ?/, "", s)
@@ -177,7 +191,7 @@ LC_ALL=C awk "$fields_awk"'
 	file == 2 {
 		# " data={name=" after the name: fields; sets have no "=".
 		if ($2 !~ /^posix_trace_/ && match($0, / data=\{[A-Za-z_][A-Za-z0-9_]*=/)) {
-			typed[FNR] = norm_fields($2, substr($0, RSTART + 6))
+			typed[FNR] = norm_fields($2, braced(substr($0, RSTART + 6)))
 		}
 		next
 	}
