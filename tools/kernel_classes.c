@@ -2,9 +2,11 @@
 /* --kernel=CLASSES (see kernel_classes.h). */
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/posixtrace.h>
 #include <posixtrace-k.h>
 
 #include "kernel_classes.h"
@@ -56,9 +58,26 @@ int kernel_classes_parse(struct kernel_classes *kc, const char *text)
 	return 0;
 }
 
-int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr)
+/*
+ * The largest exec event's data: its argc and cut byte, the command name
+ * (TASK_COMM_LEN, 16), and the path and four arguments, each cut at
+ * POSIXTRACE_EXEC_STR_MAX with its NUL (<linux/posixtrace.h>).
+ */
+#define EXEC_DATA_MAX	(sizeof(uint32_t) + 1 + 16 + 5 * POSIXTRACE_EXEC_STR_MAX)
+
+int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr,
+			 bool max_data_given)
 {
-	return posixtrace_k_attr_setkernelevents(attr, kc->classes);
+	size_t max;
+	int err = posixtrace_k_attr_setkernelevents(attr, kc->classes);
+
+	/* The library's default would cut an exec with long arguments. */
+	if (err || max_data_given || !(kc->classes & POSIXTRACE_K_KERNEL_PROC))
+		return err;
+	err = posix_trace_attr_getmaxdatasize(attr, &max);
+	if (!err && max < EXEC_DATA_MAX)
+		err = posix_trace_attr_setmaxdatasize(attr, EXEC_DATA_MAX);
+	return err;
 }
 
 bool kernel_classes_fallback(struct kernel_classes *kc, int err,

@@ -26,8 +26,12 @@ struct kernel_classes {
 void kernel_classes_init(struct kernel_classes *kc);
 /* --kernel's argument: 0, or -1 if it is not a list of classes. */
 int kernel_classes_parse(struct kernel_classes *kc, const char *text);
-/* Puts them in attr: 0 or the library's error. */
-int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr);
+/*
+ * Puts them in attr, and with proc a max data size that keeps a whole
+ * exec event unless the user chose one: 0 or the library's error.
+ */
+int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr,
+			 bool max_data_given);
 
 /*
  * After posix_trace_create*() failed with err: whether to try again

@@ -107,7 +107,8 @@ static const char record_usage[] =
 "                           proc,signal; none on a module older than ABI\n"
 "                           0.12, with a warning)\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
-"  -m, --max-data-size SIZE the largest event payload kept (default 1024)\n"
+"  -m, --max-data-size SIZE the largest event payload kept (default 1024,\n"
+"                           or 1301 with proc: a whole exec event)\n"
 "      --log-policy POLICY  append (default, no size limit), until-full\n"
 "                           (stop logging once LOG reaches --log-size) or\n"
 "                           loop (keep the last --log-size of events)\n"
@@ -343,7 +344,7 @@ static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
 		return "--max-data-size";
 	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
 		return "--log-size";
-	if (kernel_classes_apply(&o->kernel, attr))
+	if (kernel_classes_apply(&o->kernel, attr, o->has_max_data_size))
 		return "--kernel";
 	return NULL;
 }

@@ -220,7 +220,7 @@ static const char *make_attr(const struct trace_opts *o, trace_attr_t *attr)
 	if (o->has_stream_size &&
 	    posix_trace_attr_setstreamsize(attr, o->stream_size))
 		return "--stream-size";
-	if (kernel_classes_apply(&o->kernel, attr))
+	if (kernel_classes_apply(&o->kernel, attr, false))
 		return "--kernel";
 	return NULL;
 }
