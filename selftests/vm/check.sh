@@ -420,6 +420,12 @@ if [ $MODE != quick ]; then
 	fi
 fi
 
+# Where the guests' time went: the slowest test programs of every run.
+echo "# slowest test programs (guest, program, seconds):"
+for log in "$LOGS"/vm.*.log; do
+	[ -f "$log" ] || continue
+	sed -n 's/^\[\(.*\)\] # time: \(.*\) \([0-9.]*\) s$/\1 \2 \3/p' "$log"
+done | sort -k3,3 -g -r | head -n 12 | sed 's/^/#   /'
 echo "# skipped: $SKIPPED"
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]

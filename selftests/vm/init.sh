@@ -59,8 +59,12 @@ else
 			continue
 		fi
 		echo "# selftest: ${t##*/}"
+		started=$(cut -d' ' -f1 /proc/uptime)
 		"$t"
 		rc=$?
+		# How long each program took: make check sums them up.
+		awk -v s="$started" -v t="${t##*/}" \
+			'{ printf "# time: %s %.1f s\n", t, $1 - s }' /proc/uptime
 		# kselftest exit codes: 0 pass, 4 skip; anything else failed.
 		case $rc in 0|4) ok "exit.${t##*/}" ;;
 		*) not_ok "exit.${t##*/}" "exit status $rc" ;; esac
