@@ -176,13 +176,14 @@ void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs)
 }
 
 /**
- * posixtrace_kbuf_post - put an event made by system call into a kbuf
+ * posixtrace_kbuf_post - put an event into a kbuf: one made by system
+ *	call, or by the kernel (kevents.c, maybe in an interrupt)
  * @kbufs: the stream's buffers
  * @emit: the event, not timed: it is stamped here
  * @pid: its process, as the stream's pid namespace numbers it
  * @tid: its thread, likewise
  * @len: the bytes of its data the stream keeps (at most
- *	POSIXTRACE_KBUF_DATA_MAX)
+ *	POSIXTRACE_KBUF_DATA_MAX by system call, half a kbuf for the kernel)
  * @threshold: the bytes held past which a drain is wanted
  *
  * Into the buffer of the CPU we run on (a migration only means we use

@@ -54,7 +54,10 @@ struct posixtrace_kbufs {
 	struct posixtrace_kbuf *cpu[];
 };
 
-/* The largest data an event may carry to go through a kbuf. */
+/*
+ * The largest data an event made by system call carries through a kbuf.
+ * A kernel event carries up to an exec's (kevents.c: at most half a kbuf).
+ */
 #define POSIXTRACE_KBUF_DATA_MAX	128
 
 /* posixtrace_kbuf_post(): the buffer was empty (the timer must run). */

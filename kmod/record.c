@@ -535,28 +535,17 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
 void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 				   const struct posixtrace_emit *emit)
 {
-	struct posixtrace_kbufs *kbufs = rcu_dereference(stream->kbufs);
-	size_t len;
 	int ret;
 
 	/* Filtered out: not recorded, whatever the drain would find. */
-	if (!kbufs || test_bit(emit->event_id, stream->filter))
+	if (test_bit(emit->event_id, stream->filter))
 		return;
-	len = min_t(size_t, emit->data_len, stream->attr.max_data_size);
-	ret = posixtrace_kbuf_post(kbufs, emit,
-				   pid_nr_ns(emit->tgid, stream->pid_ns),
-				   pid_nr_ns(emit->tid, stream->pid_ns), len,
-				   stream->kbuf_threshold);
-	if (ret < 0) {
-		if (READ_ONCE(stream->running))
-			atomic64_inc(&stream->kernel_lost);
+	ret = posixtrace_stream_post_kbuf(stream, emit);
+	if (ret == -ENOSPC && READ_ONCE(stream->running))
+		atomic64_inc(&stream->kernel_lost);
+	/* Full, past the threshold, or a reader waits: a worker drains. */
+	if (ret)
 		posixtrace_thread_rings_drain_soon(stream->domain);
-	} else if ((ret & POSIXTRACE_KBUF_DRAIN) ||
-		   wq_has_sleeper(&stream->wq)) {
-		posixtrace_thread_rings_drain_soon(stream->domain);
-	} else if (ret & POSIXTRACE_KBUF_FIRST) {
-		posixtrace_thread_rings_poke(stream->domain);
-	}
 }
 
 /* Tries of a full kbuf, a drain before each, before storing at once. */
