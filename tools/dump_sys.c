@@ -5,10 +5,10 @@
  * hands their data over in this machine's byte order, as a stream's.
  */
 
-#include <stdbool.h>
 #include <string.h>
 
 #include "dump.h"
+#include "kevent.h"
 
 static const struct {
 	const char *name;
@@ -43,12 +43,6 @@ static const struct {
 	{ "SIGNAL_DELIVER", "a traced thread took a signal" },
 };
 
-static bool is_kernel(trace_event_id_t id)
-{
-	return id >= POSIXTRACE_EVENT_KERNEL_FIRST &&
-	       id < POSIXTRACE_EVENT_KERNEL_END;
-}
-
 /* Identifiers below this are the system's; the unnamed user event next. */
 #define SYS_ID_END	POSIX_TRACE_UNNAMED_USER_EVENT
 
@@ -56,7 +50,7 @@ const char *sys_event_name(trace_event_id_t id)
 {
 	if (id < 0 || id >= SYS_ID_END)
 		return NULL;
-	if (is_kernel(id))
+	if (kevent_is_kernel(id))
 		return kernel_events[id - POSIXTRACE_EVENT_KERNEL_FIRST].name;
 	return (size_t)id < NSYS ? sys_events[id].name : "SYSTEM";
 }
@@ -65,7 +59,7 @@ const char *sys_event_meaning(trace_event_id_t id)
 {
 	if (id >= 0 && (size_t)id < NSYS)
 		return sys_events[id].meaning;
-	if (is_kernel(id))
+	if (kevent_is_kernel(id))
 		return kernel_events[id - POSIXTRACE_EVENT_KERNEL_FIRST].meaning;
 	return "an event of the trace system";
 }

@@ -3,7 +3,7 @@
  * --kernel=CLASSES of record and trace: which kernel events (ABI 0.12) a
  * stream records besides the traced program's own. CLASSES is a comma
  * list of "proc" (fork, exec, exit) and "signal" (generated, delivered),
- * or "all", or "none" (user events only, as before 0.12). Without the
+ * or "all", or "none" (user events only). Without the
  * option: proc,signal, and on a module older than 0.12 a warning and
  * none, so that record keeps working there; asked for explicitly, an old
  * module is an error.

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dump_filter.h"
+#include "kevent.h"
 #include "record_select.h"
 #include "text.h"
 
@@ -131,9 +132,21 @@ bool record_select_match(const struct record_select *sel, const char *name)
 static bool selectable(trace_event_id_t id)
 {
 	return (id >= POSIX_TRACE_UNNAMED_USER_EVENT &&
-		id < POSIXTRACE_EVENT_ID_MAX) ||
-	       (id >= POSIXTRACE_EVENT_KERNEL_FIRST &&
-		id < POSIXTRACE_EVENT_KERNEL_END);
+		id < POSIXTRACE_EVENT_ID_MAX) || kevent_is_kernel(id);
+}
+
+/* Whether name is one of the n names (NULL holes allowed); its index. */
+static bool listed_name(const char *const *names, size_t n, const char *name,
+			trace_event_id_t *id)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], name)) {
+			*id = (trace_event_id_t)i;
+			return true;
+		}
+	return false;
 }
 
 /*
@@ -150,20 +163,16 @@ static int exact_id(trace_id_t trid, const char *pattern,
 		POSIXTRACE_KERNEL_EVENT_NAMES;
 	char name[TRACE_EVENT_NAME_MAX + 1];
 	const char *why;
-	size_t i;
 
 	if (unescape(pattern, name, &why))
 		return EINVAL;	/* record_select_add() said it was good */
-	for (i = 0; i < sizeof(system_names) / sizeof(system_names[0]); i++)
-		if (system_names[i] && !strcmp(system_names[i], name)) {
-			*id = (trace_event_id_t)i;
-			return 0;
-		}
-	for (i = 0; i < sizeof(kernel_names) / sizeof(kernel_names[0]); i++)
-		if (kernel_names[i] && !strcmp(kernel_names[i], name)) {
-			*id = (trace_event_id_t)i;
-			return 0;
-		}
+	if (listed_name(system_names,
+			sizeof(system_names) / sizeof(system_names[0]), name,
+			id) ||
+	    listed_name(kernel_names,
+			sizeof(kernel_names) / sizeof(kernel_names[0]), name,
+			id))
+		return 0;
 	if (!strcmp(name, POSIXTRACE_UNNAMED_USER_NAME)) {
 		*id = POSIX_TRACE_UNNAMED_USER_EVENT;
 		return 0;
