@@ -6,6 +6,7 @@
 #ifndef _POSIXTRACE_CGROUP_COMMON_H
 #define _POSIXTRACE_CGROUP_COMMON_H
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -42,6 +43,13 @@ static inline bool memcg_present(void)
 	if (fd >= 0)
 		close(fd);
 	return n > 0 && strstr(controllers, "memory");
+}
+
+/* The cgroup @dir (under CGROUP_ROOT), the memory controller on for it. */
+static inline bool memcg_make(const char *dir)
+{
+	return write_string(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
+	       (!mkdir(dir, 0755) || errno == EEXIST);
 }
 
 #endif /* _POSIXTRACE_CGROUP_COMMON_H */

@@ -367,9 +367,7 @@ TEST(ring_pages_are_charged_to_the_memory_cgroup)
 	NEEDS_ROOT();
 	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_TRUE(write_string(CGROUP_ROOT "/cgroup.subtree_control",
-				 "+memory"));
-	ASSERT_TRUE(!mkdir(CGROUP_TEST, 0755) || errno == EEXIST);
+	ASSERT_TRUE(memcg_make(CGROUP_TEST));
 	ASSERT_TRUE(write_string(CGROUP_TEST "/memory.max", "268435456"));
 	pid = fork();
 	ASSERT_LE(0, pid);

@@ -1017,9 +1017,7 @@ TEST(log_writes_are_charged_to_the_creators_memory_cgroup)
 	NEEDS_ROOT();
 	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_TRUE(write_string(CGROUP_ROOT "/cgroup.subtree_control",
-				 "+memory"));
-	ASSERT_TRUE(!mkdir(CGROUP_TEST, 0755) || errno == EEXIST);
+	ASSERT_TRUE(memcg_make(CGROUP_TEST));
 	status = in_child(log_in_memcg, NULL);
 	rmdir(CGROUP_TEST);
 	ASSERT_EQ(0, status);
