@@ -4,12 +4,6 @@
 
 #include <linux/types.h>
 
-struct posixtrace_eventid;
-struct posixtrace_names;
-
-long posixtrace_ioctl_eventid_open(struct posixtrace_names *names,
-				   struct posixtrace_eventid __user *ueid,
-				   bool own);
 int posixtrace_device_init(void);
 void posixtrace_device_exit(void);
 

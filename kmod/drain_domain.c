@@ -2,7 +2,7 @@
 /*
  * Drain domains' lifetime: references, the list of every domain (for the
  * module's exit), and the free after a grace period. What a domain is,
- * and its drains, are thread_ring.c's; this leaf lets the process table,
+ * and its drains, are drain.c's; this leaf lets the process table,
  * the streams and their kbufs hold domains without reaching the drain.
  */
 
@@ -35,7 +35,7 @@ static void posixtrace_drain_domain_free(struct rcu_head *rcu)
 		container_of(rcu, struct posixtrace_drain_domain, rcu);
 
 	/* Nothing is listed: whatever listed a source held a reference. */
-	WARN_ON_ONCE(!list_empty(&dom->rings) || !list_empty(&dom->kbufs));
+	WARN_ON_ONCE(!list_empty(&dom->rings) || !list_empty(&dom->staged));
 	mutex_destroy(&dom->mutex);
 	kvfree(dom->heap);
 	kfree(dom);

@@ -10,17 +10,18 @@
 #include <linux/types.h>
 #include <linux/workqueue.h>
 
+#include "drain.h"
 #include "stream.h"
 
-struct posixtrace_drain_src;
+struct posixtrace_source;
 struct posixtrace_process;
 
 /* The records a drain hands on at once (below). */
 #define POSIXTRACE_DRAIN_BATCH	32
 
 /*
- * A drain takes a drain domain at once: the rings and kbufs of its
- * domain, merged by time. Records of a ring go to every stream tracing
+ * A drain (drain.c) takes a drain domain at once: the rings and kbufs of
+ * its domain, merged by time. Records of a ring go to every stream tracing
  * its process, so a domain holds whatever feeds a stream that gets records
  * from one of its sources: a process entry's domain is set once (the first
  * ring, stream or link that needs it; a child that inherits links takes
@@ -42,9 +43,9 @@ struct posixtrace_drain_domain {
 	struct mutex mutex;
 	/* A drain's hold: at most a budget of records and visits (below). */
 	spinlock_t lock;
-	struct list_head rings;		/* all_node: RCU */
-	/* The streams' CPU buffers (kbuf.c), drained with the rings: RCU. */
-	struct list_head kbufs;
+	/* Its sources (drain.h), listed by their @node: RCU. */
+	struct list_head rings;		/* thread rings (thread_ring.c) */
+	struct list_head staged;	/* the streams' kbufs (kbuf.c) */
 	/* Listed rings and kbufs, and the heap's room; under @mutex. */
 	unsigned int nr_sources;
 	/*
@@ -52,7 +53,7 @@ struct posixtrace_drain_domain {
 	 * take, by time: room for every one listed. The merge so costs
 	 * log(sources) per record, not sources. Swapped under @mutex alone.
 	 */
-	struct posixtrace_drain_src **heap;
+	struct posixtrace_source **heap;
 	unsigned int heap_size;
 	/* Written under @mutex; read by closes without it. */
 	u64 gen;
@@ -62,7 +63,7 @@ struct posixtrace_drain_domain {
 	 */
 	bool open;
 	/* The sources a hold took records of, to store their positions. */
-	struct posixtrace_drain_src *touched;
+	struct posixtrace_source *touched;
 	/*
 	 * The records a drain has taken and not yet handed on: runs of one
 	 * process's records (from rings) go to its streams together, and
@@ -79,10 +80,17 @@ struct posixtrace_drain_domain {
 	unsigned int ticks_skipped;	/* the tick's alone */
 };
 
+/* A source's drain callbacks run under its domain's drain lock. */
+static inline void
+posixtrace_source_assert_held(const struct posixtrace_source *src)
+{
+	lockdep_assert_held(&src->domain->lock);
+}
+
 /*
  * A domain's lifetime (drain_domain.c), a leaf: its owners (process
  * entries, streams, their kbufs) take and drop references without
- * reaching the drain (thread_ring.c, which makes domains and drains them).
+ * reaching the drain (drain.c, which makes domains and drains them).
  */
 void posixtrace_drain_domain_add(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_domain_get(struct posixtrace_drain_domain *dom);

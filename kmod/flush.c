@@ -65,7 +65,7 @@
 #include "links.h"
 #include "log.h"
 #include "stream_core.h"
-#include "thread_ring.h"
+#include "drain.h"
 
 /* Seconds a shut-down stream's log may go without progress. */
 static unsigned int log_stall_timeout = 10;
@@ -391,7 +391,7 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		return false;
 	}
 	/* Everything the threads made before the flush was asked for. */
-	posixtrace_thread_rings_drain(stream->domain);
+	posixtrace_drain(stream->domain);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);

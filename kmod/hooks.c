@@ -35,6 +35,7 @@
 #include "links.h"
 #include "process.h"
 #include "stream.h"
+#include "drain.h"
 #include "thread_ring.h"
 
 static struct tracepoint *posixtrace_tp_fork;
@@ -62,7 +63,7 @@ static void posixtrace_forget_work(struct work_struct *work)
 
 	posixtrace_process_removed(proc);
 	/* Takes, and retires, the rings closed below: those of its domain. */
-	posixtrace_thread_rings_drain(READ_ONCE(proc->domain));
+	posixtrace_drain(READ_ONCE(proc->domain));
 	posixtrace_links_forget(proc);
 	posixtrace_process_put(proc);
 }

@@ -10,8 +10,8 @@
  * what they held. Now it writes the record into the stream's buffer of
  * the CPU it runs on, under that buffer's raw spinlock (a few hundred
  * bytes copied: never long), stamped there, and goes on; the drains
- * (thread_ring.c) take the buffers as they take the rings, merged with
- * them by time, and hand the records to the stream, which judges them
+ * (drain.c) take the buffers as they take the rings, a source each,
+ * merged with them by time, and hand the records to the stream, which judges them
  * then, as it judges a ring's: every state change drains first, so a
  * record made before a start, stop, filter change or shutdown returned
  * is judged by the state before it, one made after by the state after.
@@ -57,7 +57,6 @@
 #include "drain_domain.h"
 #include "kbuf.h"
 #include "stream.h"
-#include "thread_ring.h"
 
 /* A record in a kbuf; kernel-made, read back by the drain as it is. */
 struct posixtrace_kbuf_record {
@@ -77,17 +76,26 @@ static_assert(POSIXTRACE_KBUF_SIZE >=
 	      8 * (sizeof(struct posixtrace_kbuf_record) +
 		   POSIXTRACE_KBUF_DATA_MAX));
 
+static const struct posixtrace_source_ops posixtrace_kbuf_ops;
+
+static struct posixtrace_kbuf *posixtrace_src_kbuf(struct posixtrace_source *src)
+{
+	return container_of(src, struct posixtrace_kbuf, src);
+}
+
 /* Free what posixtrace_kbufs_new() made: never listed, or no longer seen. */
 static void posixtrace_kbufs_free(struct posixtrace_kbufs *kbufs)
 {
+	struct posixtrace_kbuf *kb;
 	int cpu;
 
 	for_each_possible_cpu(cpu) {
-		if (!kbufs->cpu[cpu])
+		if (!kbufs->srcs[cpu])
 			continue;
-		if (kbufs->cpu[cpu]->data)
-			free_page((unsigned long)kbufs->cpu[cpu]->data);
-		kfree(kbufs->cpu[cpu]);
+		kb = posixtrace_src_kbuf(kbufs->srcs[cpu]);
+		if (kb->data)
+			free_page((unsigned long)kb->data);
+		kfree(kb);
 	}
 	posixtrace_drain_domain_put(kbufs->domain);
 	kfree(kbufs);
@@ -103,7 +111,7 @@ static void posixtrace_kbufs_free_rcu(struct rcu_head *rcu)
  * @stream: the stream, not yet published
  *
  * A page each, charged to the caller (the creator); listed for the drains
- * by posixtrace_kbufs_list() once the stream's domain is known.
+ * (posixtrace_drain_list() of @srcs) once the stream's domain is known.
  *
  * Return: the buffers, or NULL.
  */
@@ -114,7 +122,7 @@ struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
 	struct page *page;
 	int cpu;
 
-	kbufs = kzalloc(struct_size(kbufs, cpu, nr_cpu_ids),
+	kbufs = kzalloc(struct_size(kbufs, srcs, nr_cpu_ids),
 			GFP_KERNEL_ACCOUNT);
 	if (!kbufs)
 		return NULL;
@@ -123,15 +131,16 @@ struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
 				  cpu_to_node(cpu));
 		if (!kb)
 			goto err;
-		kbufs->cpu[cpu] = kb;
+		kbufs->srcs[cpu] = &kb->src;
 		page = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL_ACCOUNT,
 					get_order(POSIXTRACE_KBUF_SIZE));
 		if (!page)
 			goto err;
 		kb->data = page_address(page);
 		raw_spin_lock_init(&kb->lock);
-		kb->src.kbuf = true;
-		kb->stream = stream;
+		kb->src.ops = &posixtrace_kbuf_ops;
+		kb->src.staged = true;
+		kb->src.to_stream = stream;
 	}
 	return kbufs;
 
@@ -141,37 +150,15 @@ err:
 }
 
 /**
- * posixtrace_kbufs_list - drain a new stream's kbufs from now on
- * @kbufs: as made by posixtrace_kbufs_new(), not yet listed
- * @dom: the stream's drain domain
- *
- * Sleeps. Return: 0 or -ENOMEM.
- */
-int posixtrace_kbufs_list(struct posixtrace_kbufs *kbufs,
-			  struct posixtrace_drain_domain *dom)
-{
-	int ret = posixtrace_drain_list_kbufs(dom, kbufs->cpu);
-
-	if (ret)
-		return ret;
-	posixtrace_drain_domain_get(dom);
-	kbufs->domain = dom;
-	return 0;
-}
-
-/**
- * posixtrace_kbufs_retire - a stream's kbufs are done with
- * @kbufs: as made by posixtrace_kbufs_new()
+ * posixtrace_kbufs_free_later - a stream's kbufs are done with
+ * @kbufs: as made by posixtrace_kbufs_new(), unlisted if they were listed
  *
  * The stream is shut down and drained, or was never published: what they
- * hold now is of no stream (writers under RCU may still add to it). No
- * drain takes them any more; they are freed a grace period later. Sleeps:
- * they leave their domain's lists under its drain mutex.
+ * hold now is of no stream (writers under RCU may still add to it). They
+ * are freed a grace period later, with their domain's reference.
  */
-void posixtrace_kbufs_retire(struct posixtrace_kbufs *kbufs)
+void posixtrace_kbufs_free_later(struct posixtrace_kbufs *kbufs)
 {
-	if (kbufs->domain)
-		posixtrace_drain_unlist_kbufs(kbufs->domain, kbufs->cpu);
 	call_rcu(&kbufs->rcu, posixtrace_kbufs_free_rcu);
 }
 
@@ -197,7 +184,8 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,
 			 pid_t tid, size_t len, size_t threshold)
 {
-	struct posixtrace_kbuf *kb = kbufs->cpu[raw_smp_processor_id()];
+	struct posixtrace_kbuf *kb =
+		posixtrace_src_kbuf(kbufs->srcs[raw_smp_processor_id()]);
 	u32 size = ALIGN(sizeof(struct posixtrace_kbuf_record) + len, 8);
 	struct posixtrace_kbuf_record *rec;
 	u64 start, head, tail, off, pad;
@@ -245,7 +233,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	/*
 	 * Was it empty but for this record? Read after our head, with a full
 	 * barrier between, as each drain reads the heads after its @tail
-	 * stores (the end of posixtrace_thread_rings_drain()): either we see
+	 * stores (the end of posixtrace_drain()): either we see
 	 * the drain took all before ours, and start the timer, or the drain
 	 * sees ours and starts it.
 	 */
@@ -267,18 +255,25 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
  * @kb: what it keeps here stays valid, since nothing but a drain of its
  * domain (under the domain's mutex) moves @tail.
  */
-void posixtrace_kbuf_visit(struct posixtrace_kbuf *kb, u64 cut)
+static void posixtrace_kbuf_visit(struct posixtrace_source *src, u64 cut)
 {
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
+
+	posixtrace_source_assert_held(src);
+
 	kb->pos = kb->tail;
 	kb->cut = cut;
 	/* Pairs with the writers' store-release: what is below is whole. */
 	kb->lap_end = smp_load_acquire(&kb->head);
 }
 
-/* Is there a record to take in this drain? Its times then in @kb->src. */
-bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
+/* Is there a record to take in this drain? Its times then in @src. */
+static bool posixtrace_kbuf_peek(struct posixtrace_source *src)
 {
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
 	const struct posixtrace_kbuf_record *rec;
+
+	posixtrace_source_assert_held(src);
 
 	while (kb->pos < kb->lap_end) {
 		rec = (const void *)(kb->data +
@@ -301,13 +296,16 @@ bool posixtrace_kbuf_peek(struct posixtrace_kbuf *kb)
 /*
  * Take the record peeked into @emit, for the stream. Its data stays in
  * the buffer, which writers may not reuse before posixtrace_kbuf_store().
+ * Its time is the one stamped when it was posted, not @now.
  */
-void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
-			  struct posixtrace_emit *emit)
+static bool posixtrace_kbuf_take(struct posixtrace_source *src,
+				 struct posixtrace_emit *emit, s64 now)
 {
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
 	const struct posixtrace_kbuf_record *rec =
 		(const void *)(kb->data + (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
 
+	posixtrace_source_assert_held(src);
 	*emit = (struct posixtrace_emit) {
 		.event_id = rec->event_id,
 		.numbered = true,
@@ -322,18 +320,40 @@ void posixtrace_kbuf_take(struct posixtrace_kbuf *kb,
 		.ts = ns_to_timespec64(rec->ts_ns),
 	};
 	kb->pos += rec->size;
+	return true;
 }
 
 /* The drain handed what it took on: writers may reuse their room. */
-void posixtrace_kbuf_store(struct posixtrace_kbuf *kb)
+static void posixtrace_kbuf_store(struct posixtrace_source *src)
 {
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
+
+	posixtrace_source_assert_held(src);
+
 	if (kb->pos != kb->tail)
 		/* Pairs with the writers' load-acquire: we read what we took. */
 		smp_store_release(&kb->tail, kb->pos);
 }
 
-/* Does @kb hold nothing? A hint: writers may be at work. */
-bool posixtrace_kbuf_empty(const struct posixtrace_kbuf *kb)
+/*
+ * Does the buffer hold nothing (the timer may leave it be)? A hint:
+ * writers may be at work.
+ */
+static bool posixtrace_kbuf_empty(struct posixtrace_source *src)
 {
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
+
 	return READ_ONCE(kb->head) == READ_ONCE(kb->tail);
 }
+
+/*
+ * A kbuf is never closed: its stream unlists it when shut down (stream.c),
+ * so no @retire.
+ */
+static const struct posixtrace_source_ops posixtrace_kbuf_ops = {
+	.visit = posixtrace_kbuf_visit,
+	.peek = posixtrace_kbuf_peek,
+	.take = posixtrace_kbuf_take,
+	.store = posixtrace_kbuf_store,
+	.lazy = posixtrace_kbuf_empty,
+};

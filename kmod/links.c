@@ -62,7 +62,8 @@
 #include "names.h"
 #include "process.h"
 #include "stream_core.h"
-#include "thread_ring.h"
+#include "drain.h"
+#include "ring_mem.h"
 
 static DEFINE_SPINLOCK(posixtrace_links_lock);
 /*
@@ -116,7 +117,7 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 	 * A link is made when @stream is created for @proc, or when @proc
 	 * inherits it at its fork from a parent linked to @stream, whose
 	 * domain it took: so a stream's drains take the rings of every
-	 * process it traces (thread_ring.c).
+	 * process it traces (drain.c).
 	 */
 	WARN_ON_ONCE(stream->domain != READ_ONCE(proc->domain));
 	kref_get(&proc->ref);
@@ -456,7 +457,7 @@ int posixtrace_links_own_names(struct posixtrace_process *proc,
 	 * another of its threads records meanwhile, with the family's ids,
 	 * is its own to misname: it could record any id of its table.)
 	 */
-	posixtrace_thread_rings_drain(READ_ONCE(proc->domain));
+	posixtrace_drain(READ_ONCE(proc->domain));
 	mutex_lock(&proc->names_mutex);
 	old = proc->names;
 	/* Another thread moved it first. */

@@ -13,23 +13,15 @@
 
 #include "access.h"
 #include "device.h"
+#include "drain.h"
 #include "drain_domain.h"
 #include "hooks.h"
 #include "kevents.h"
-#include "links.h"
 #include "netlink.h"
 #include "process.h"
 #include "quota.h"
 #include "ring_mem.h"
 #include "stream.h"
-#include "thread_ring.h"
-
-static const struct posixtrace_ring_sink posixtrace_ring_sink = {
-	.emit = posixtrace_links_emit,
-	.emit_stream = posixtrace_stream_emit,
-	.loop_stream = posixtrace_links_loop_stream,
-	.overwritten = posixtrace_stream_overwritten,
-};
 
 static int __init posixtrace_init(void)
 {
@@ -42,7 +34,7 @@ static int __init posixtrace_init(void)
 	ret = posixtrace_ring_mem_init();
 	if (ret)
 		goto err_streams_exit;
-	ret = posixtrace_thread_rings_init(&posixtrace_ring_sink);
+	ret = posixtrace_drains_init();
 	if (ret)
 		goto err_ring_mem_exit;
 	ret = posixtrace_kevents_init();
@@ -69,7 +61,7 @@ err_hooks_exit:
 err_kevents_exit:
 	posixtrace_kevents_exit();
 err_rings_exit:
-	posixtrace_thread_rings_exit();
+	posixtrace_drains_exit();
 err_ring_mem_exit:
 	posixtrace_ring_mem_exit();
 err_streams_exit:
@@ -87,7 +79,7 @@ static void __exit posixtrace_exit(void)
 	posixtrace_nl_exit();
 	posixtrace_hooks_exit();
 	posixtrace_kevents_exit();
-	posixtrace_thread_rings_exit();
+	posixtrace_drains_exit();
 	posixtrace_ring_mem_exit();
 	posixtrace_streams_exit();
 	/* What lives as long as the module: names, per-user counts. */

@@ -434,7 +434,7 @@ static void posixtrace_process_write_page(struct posixtrace_process *proc)
  * @enabled: the event types some stream tracing it may record now
  * @data_max: the largest max data size of those streams
  * @ring_size: the data size its next thread rings should have, or 0
- *	(posixtrace_thread_ring_size_hint())
+ *	(posixtrace_thread_ring_size_hint(), ring_mem.c)
  *
  * links.c computes them whenever a stream starts or stops tracing the
  * process or changes what it records, and when its table of names grows.

@@ -95,7 +95,7 @@ struct posixtrace_process {
 	struct list_head rings;
 	/*
 	 * The drain domain of its rings and of the streams tracing it
-	 * (thread_ring.c), with a reference; NULL until one is needed. Set
+	 * (drain.c), with a reference; NULL until one is needed. Set
 	 * once: by posixtrace_process_domain(), or to its parent's when it
 	 * is a child that inherits links (posixtrace_process_fork()).
 	 */

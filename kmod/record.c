@@ -44,7 +44,7 @@
 #include "kbuf.h"
 #include "links.h"
 #include "stream_core.h"
-#include "thread_ring.h"
+#include "drain.h"
 
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
@@ -480,7 +480,7 @@ static int posixtrace_stream_post_kbuf(struct posixtrace_stream *stream,
 	if (ret < 0)
 		return ret;
 	if (ret & POSIXTRACE_KBUF_FIRST)
-		posixtrace_thread_rings_poke(stream->domain);
+		posixtrace_drain_later(stream->domain);
 	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
 	return (ret & POSIXTRACE_KBUF_DRAIN) || wq_has_sleeper(&stream->wq);
 }
@@ -545,7 +545,7 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 		atomic64_inc(&stream->kernel_lost);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)
-		posixtrace_thread_rings_drain_soon(stream->domain);
+		posixtrace_drain_soon(stream->domain);
 }
 
 /* Tries of a full kbuf, a drain before each, before storing at once. */
@@ -578,7 +578,7 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 			}
 			rcu_read_unlock();
 			if (ret)
-				posixtrace_thread_rings_drain(stream->domain);
+				posixtrace_drain(stream->domain);
 			if (ret != -ENOSPC)
 				break;
 		}

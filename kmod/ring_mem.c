@@ -26,6 +26,8 @@
 
 #include <linux/capability.h>
 #include <linux/delay.h>
+#include <linux/log2.h>
+#include <linux/moduleparam.h>
 #include <linux/mm.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
@@ -48,6 +50,64 @@ struct posixtrace_ring_mem {
 	/* Whose RLIMIT_MEMLOCK the pages count in, or NULL (CAP_IPC_LOCK). */
 	struct user_struct *user;
 };
+
+/* The largest data area a thread may map; 0: no rings (system calls). */
+static unsigned int max_ring_size = SZ_1M;
+
+static int posixtrace_param_set_ring_size(const char *val,
+					  const struct kernel_param *kp)
+{
+	unsigned int size;
+	int ret = kstrtouint(val, 0, &size);
+
+	if (ret)
+		return ret;
+	if (size && (!is_power_of_2(size) || size < PAGE_SIZE ||
+		     size > SZ_64M))
+		return -EINVAL;
+	WRITE_ONCE(max_ring_size, size);
+	return 0;
+}
+
+/* The largest data area a thread may map now; 0: none. */
+unsigned int posixtrace_ring_size_max(void)
+{
+	return READ_ONCE(max_ring_size);
+}
+
+static const struct kernel_param_ops posixtrace_ring_size_ops = {
+	.set = posixtrace_param_set_ring_size,
+	.get = param_get_uint,
+};
+
+module_param_cb(max_ring_size, &posixtrace_ring_size_ops, &max_ring_size,
+		0644);
+MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a page to 64 MiB; 0: no rings)");
+
+/**
+ * posixtrace_thread_ring_size_hint - the ring size to suggest to threads
+ * @capacity: the bytes of stream records the process's only stream, a LOOP
+ *	stream, keeps; 0 if there is no such stream
+ *
+ * A stream keeps more bytes per record than its ring holds (a 64-byte
+ * header against 48), so a ring of max_ring_size can still hold the share
+ * of a stream up to an eighth larger (a 1 MiB stream keeps 1 MiB and a STOP
+ * record's room). A larger stream gets no hint: rings of the largest size
+ * would never hold its share, and would only cost the thread memory.
+ *
+ * Return: @capacity rounded up to a power of two, within a page and
+ * max_ring_size; 0 for no hint.
+ */
+u32 posixtrace_thread_ring_size_hint(size_t capacity)
+{
+	unsigned int max = READ_ONCE(max_ring_size);
+
+	if (!capacity || !max || capacity > max + max / 8)
+		return 0;
+	if (capacity >= max)
+		return max;
+	return max_t(size_t, PAGE_SIZE, roundup_pow_of_two(capacity));
+}
 
 /*
  * The ring size the library maps when nothing suggests another: rings up

@@ -7,6 +7,9 @@
 struct posixtrace_ring_mem;
 struct vm_area_struct;
 
+unsigned int posixtrace_ring_size_max(void);
+u32 posixtrace_thread_ring_size_hint(size_t capacity);
+
 int posixtrace_ring_mem_init(void);
 void posixtrace_ring_mem_exit(void);
 

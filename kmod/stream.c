@@ -25,6 +25,7 @@
 
 #include "access.h"
 #include "compat.h"
+#include "drain.h"
 #include "drain_domain.h"
 #include "kbuf.h"
 #include "kprobes.h"
@@ -33,7 +34,6 @@
 #include "process.h"
 #include "quota.h"
 #include "stream_core.h"
-#include "thread_ring.h"
 #include "ustruct.h"
 
 /*
@@ -305,8 +305,12 @@ static void posixtrace_stream_kbufs_retire(struct posixtrace_stream *stream)
 	/* Once: a shutdown and the last reference may race here. */
 	kbufs = (struct posixtrace_kbufs __force *)
 		xchg((struct posixtrace_kbufs __force **)&stream->kbufs, NULL);
-	if (kbufs)
-		posixtrace_kbufs_retire(kbufs);
+	if (!kbufs)
+		return;
+	/* No drain takes them any more: their stream is gone. */
+	if (kbufs->domain)
+		posixtrace_drain_unlist(kbufs->domain, kbufs->srcs, nr_cpu_ids);
+	posixtrace_kbufs_free_later(kbufs);
 }
 
 static void posixtrace_stream_free(struct kref *ref)
@@ -379,14 +383,22 @@ void posixtrace_stream_slot_put(kuid_t user)
 static int posixtrace_stream_set_domain(struct posixtrace_stream *stream)
 {
 	struct posixtrace_drain_domain *dom;
+	struct posixtrace_kbufs *kbufs;
+	int ret;
 
 	dom = posixtrace_process_domain(stream->proc);
 	if (!dom)
 		return -ENOMEM;
 	posixtrace_drain_domain_get(dom);
 	stream->domain = dom;
-	return posixtrace_kbufs_list(rcu_dereference_protected(stream->kbufs, 1),
-				     dom);
+	kbufs = rcu_dereference_protected(stream->kbufs, 1);
+	ret = posixtrace_drain_list(dom, kbufs->srcs, nr_cpu_ids);
+	if (ret)
+		return ret;
+	/* The kbufs' own: they leave its lists before they are freed. */
+	posixtrace_drain_domain_get(dom);
+	kbufs->domain = dom;
+	return 0;
 }
 
 /* Make the stream visible to emitters and to the stream list. */
@@ -622,7 +634,7 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 		return -ERESTARTSYS;
 	/* Events made before the call are judged by the old filter. */
 	posixtrace_stream_change_begin(stream);
-	posixtrace_thread_rings_drain(stream->domain);
+	posixtrace_drain(stream->domain);
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
 		spin_unlock(&stream->lock);
@@ -742,7 +754,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 	/* What the threads made before goes in first. */
 	if (drain) {
 		posixtrace_stream_change_begin(stream);
-		posixtrace_thread_rings_drain(stream->domain);
+		posixtrace_drain(stream->domain);
 	}
 	spin_lock(&stream->lock);
 	if (stream->shut_down) {
@@ -755,7 +767,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 			 * that begins after it takes all that came before.
 			 */
 			if (doomed)
-				posixtrace_thread_rings_drain(stream->domain);
+				posixtrace_drain(stream->domain);
 			posixtrace_stream_change_end(stream);
 			posixtrace_stream_kill_finish(stream);
 		}
@@ -881,7 +893,7 @@ int posixtrace_stream_control(struct posixtrace_stream *stream,
 		return -ERESTARTSYS;
 	/* Judged by the state before the call: what the threads made. */
 	posixtrace_stream_change_begin(stream);
-	posixtrace_thread_rings_drain(stream->domain);
+	posixtrace_drain(stream->domain);
 	if (stream->shut_down)
 		ret = -EINVAL;
 	else if (cmd == POSIXTRACE_STREAM_START)
@@ -1044,7 +1056,7 @@ int posixtrace_stream_status(struct posixtrace_stream *stream,
 	int ret = 0;
 
 	/* Full or not, counted or not: with what the threads made so far. */
-	posixtrace_thread_rings_drain(stream->domain);
+	posixtrace_drain(stream->domain);
 	spin_lock(&stream->lock);
 	__posixtrace_stream_status(stream, st);
 	if (reset && stream->shut_down) {

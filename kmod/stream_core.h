@@ -84,7 +84,7 @@ struct posixtrace_stream {
 	 */
 	struct posixtrace_names *names;
 	/*
-	 * @proc's drain domain (thread_ring.c), with a reference: its kbufs
+	 * @proc's drain domain (drain.c), with a reference: its kbufs
 	 * are listed there, and every process it traces is in it (links.c).
 	 * Every drain for the stream drains it.
 	 */

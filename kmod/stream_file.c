@@ -11,7 +11,7 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
-#include "device.h"
+#include "eventid.h"
 #include "names.h"
 #include "stream.h"
 #include "stream_file.h"

@@ -22,7 +22,7 @@
 #include "links.h"
 #include "stream.h"
 #include "stream_core.h"
-#include "thread_ring.h"
+#include "drain.h"
 
 /*
  * Unlock @stream when a reader, an mmap() or a mapping is done with the
@@ -63,7 +63,7 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 
 	if (!mapped)
 		room = min_t(size_t, room, gn->buf_size);
-	posixtrace_thread_rings_drain(stream->domain);
+	posixtrace_drain(stream->domain);
 	spin_lock(&stream->lock);
 	stream->reading = true;
 	bounce = stream->bounce;

@@ -1,0 +1,820 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The drain: records taken from their sources into the streams.
+ *
+ * A source (drain.h) is where records wait in time order: a thread ring
+ * (thread_ring.c), written by its thread, or a stream's buffer for one
+ * CPU (kbuf.c), written by system calls and the kernel's probes. A drain
+ * takes every source of a drain domain at once, merging their records by
+ * timestamp: events of different threads and processes reach the streams
+ * in the order they were made, whoever drains (a reader, a state change,
+ * the worker a thread's exit or kick queues, the timer). A domain holds
+ * every source feeding the streams of the processes in it, and nothing
+ * else (drain_domain.h). A record made before one already taken (its
+ * thread was preempted between reading the clock and committing) takes
+ * that one's time: a stream's times never go back (record.c).
+ *
+ * A drain takes at most a lap of each source, as the source was when the
+ * drain visited it, so that writers that keep writing cannot keep a drain
+ * going. It lets go of its lock after every POSIXTRACE_DRAIN_BUDGET of
+ * work, records taken and sources visited, having handed on what it took:
+ * to the streams it is as if two drains had run.
+ *
+ * Records of a ring go to every stream tracing the ring's process
+ * (posixtrace_links_emit()), those of a kbuf to its stream
+ * (posixtrace_stream_emit()), in runs of one destination: each stream's
+ * lock is taken once a run, not once a record.
+ */
+
+#include <linux/log2.h>
+#include <linux/mm.h>
+#include <linux/moduleparam.h>
+#include <linux/rculist.h>
+#include <linux/sched/clock.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <linux/workqueue.h>
+
+#include "drain.h"
+#include "drain_domain.h"
+#include "links.h"
+#include "process.h"
+#include "stream.h"
+
+/* How often the records of a quiet thread are taken, at the latest. */
+static unsigned int ring_drain_ms = 100;
+
+static int posixtrace_param_set_drain_ms(const char *val,
+					 const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 1, 10000);
+}
+
+static const struct kernel_param_ops posixtrace_drain_ms_ops = {
+	.set = posixtrace_param_set_drain_ms,
+	.get = param_get_uint,
+};
+
+module_param_cb(ring_drain_ms, &posixtrace_drain_ms_ops, &ring_drain_ms,
+		0644);
+MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread ring (1-10000)");
+
+/*
+ * The longest hold of any domain's drain lock since root last wrote 0,
+ * in ns: preemption is off for that long (but on PREEMPT_RT). Kept for the
+ * tests (ring_scope_test), read by anyone.
+ */
+static u64 drain_hold_max_ns;
+
+static int posixtrace_param_set_hold(const char *val,
+				     const struct kernel_param *kp)
+{
+	u64 v;
+	int ret = kstrtou64(val, 0, &v);
+
+	if (ret)
+		return ret;
+	if (v)
+		return -EINVAL;
+	WRITE_ONCE(drain_hold_max_ns, 0);
+	return 0;
+}
+
+static const struct kernel_param_ops posixtrace_hold_ops = {
+	.set = posixtrace_param_set_hold,
+	.get = param_get_ullong,
+};
+
+module_param_cb(drain_hold_max_ns, &posixtrace_hold_ops, &drain_hold_max_ns,
+		0644);
+MODULE_PARM_DESC(drain_hold_max_ns, "Longest hold of a drain lock, ns (write 0 to reset)");
+
+/* Count a hold of a drain lock that began at @start (local_clock()). */
+static void posixtrace_drain_held(u64 start)
+{
+	u64 ns = local_clock() - start, max = READ_ONCE(drain_hold_max_ns);
+
+	while (ns > max && !try_cmpxchg64(&drain_hold_max_ns, &max, ns))
+		;
+}
+
+/*
+ * A drain lets go of its lock after a budget of work: a record taken costs
+ * one, a source visited (its lap set, its first record looked at)
+ * POSIXTRACE_DRAIN_VISIT, so that neither what the sources hold nor how
+ * many there are keeps preemption off for long. A visit touches a ring's
+ * control and data pages, cold in a ring idle since the last drain, where
+ * a record follows the last in pages already touched: a visit costs
+ * several records' worth (the figures are in the commit that set it).
+ */
+#define POSIXTRACE_DRAIN_BUDGET	512
+#define POSIXTRACE_DRAIN_VISIT	8
+
+/*
+ * Unbound: a kick's drain may run beside the producer, not after it. The
+ * sources' frees (thread_ring.c) run here too.
+ */
+static struct workqueue_struct *posixtrace_drain_wq;
+
+static void posixtrace_domain_drain_work(struct work_struct *work);
+static void posixtrace_domain_tick(struct work_struct *work);
+
+/**
+ * posixtrace_drain_domain_new - a new, empty drain domain
+ *
+ * Charged to the caller's memory cgroup: the process or stream that needs
+ * it. Sleeps.
+ *
+ * Return: the domain, with one reference, or NULL.
+ */
+static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
+{
+	struct posixtrace_drain_domain *dom;
+
+	dom = kzalloc(sizeof(*dom), GFP_KERNEL_ACCOUNT);
+	if (!dom)
+		return NULL;
+	refcount_set(&dom->ref, 1);
+	mutex_init(&dom->mutex);
+	spin_lock_init(&dom->lock);
+	INIT_LIST_HEAD(&dom->rings);
+	INIT_LIST_HEAD(&dom->staged);
+	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
+	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
+	posixtrace_drain_domain_add(dom);
+	return dom;
+}
+
+/**
+ * posixtrace_process_domain - the drain domain of @proc, made if need be
+ * @proc: the process
+ *
+ * Made at the first ring a thread maps, or the first stream created for
+ * the process, whichever comes first, and charged to the caller; a child
+ * that inherits links has its parent's from the fork. Set once: a domain
+ * never changes, so no two ever need merging. Sleeps.
+ *
+ * Return: the domain (the entry holds the reference), or NULL when out of
+ * memory.
+ */
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc)
+{
+	struct posixtrace_drain_domain *dom = READ_ONCE(proc->domain), *old;
+
+	if (dom)
+		return dom;
+	dom = posixtrace_drain_domain_new();
+	if (!dom)
+		return NULL;
+	/* Full barrier: set before any link or ring that needs it. */
+	old = cmpxchg(&proc->domain, NULL, dom);
+	if (old) {
+		posixtrace_drain_domain_put(dom);
+		return old;
+	}
+	return dom;
+}
+
+/* Hand the batch on; under the drain lock. */
+static void posixtrace_drain_batch_flush(struct posixtrace_drain_domain *dom)
+{
+	lockdep_assert_held(&dom->lock);
+	if (!dom->batch_len)
+		return;
+	if (dom->batch_stream)
+		posixtrace_stream_emit(dom->batch_stream, dom->batch,
+				       dom->batch_len);
+	else
+		posixtrace_links_emit(dom->batch_proc, dom->batch,
+				      dom->batch_len);
+	dom->batch_len = 0;
+}
+
+/**
+ * posixtrace_drain_slot - a place in the batch, for a record of @src
+ * @src: the source, visited by a drain of its domain
+ *
+ * For its take, or for a loss its peek found (a ring's bad record). Under
+ * the drain lock.
+ *
+ * Return: the emit to fill in, for @src's streams.
+ */
+struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src)
+{
+	struct posixtrace_drain_domain *dom = src->domain;
+	struct posixtrace_process *proc = src->to_proc;
+	struct posixtrace_stream *stream = src->to_stream;
+
+	lockdep_assert_held(&dom->lock);
+	if (dom->batch_len == POSIXTRACE_DRAIN_BATCH ||
+	    (dom->batch_len && (dom->batch_proc != proc ||
+				dom->batch_stream != stream)))
+		posixtrace_drain_batch_flush(dom);
+	dom->batch_proc = proc;
+	dom->batch_stream = stream;
+	return &dom->batch[dom->batch_len++];
+}
+
+/*
+ * Is heap entry @a's next record older than @b's? On a tie, a ring's
+ * first (a thread's closed ring before its kbuf records: kbuf.c), and of
+ * two kbufs the one stamped first on the monotonic clock.
+ */
+static bool posixtrace_drain_older(const struct posixtrace_source *a,
+				   const struct posixtrace_source *b)
+{
+	if (a->next_ns != b->next_ns)
+		return a->next_ns < b->next_ns;
+	if (a->staged != b->staged)
+		return !a->staged;
+	return a->staged && a->next_mono < b->next_mono;
+}
+
+/* Restore the heap property from @i down, in a heap of @n. */
+static void posixtrace_drain_sift_down(struct posixtrace_source **heap,
+				       unsigned int n, unsigned int i)
+{
+	unsigned int least, c;
+
+	for (;;) {
+		least = i;
+		c = 2 * i + 1;
+		if (c < n && posixtrace_drain_older(heap[c], heap[least]))
+			least = c;
+		if (c + 1 < n && posixtrace_drain_older(heap[c + 1], heap[least]))
+			least = c + 1;
+		if (least == i)
+			return;
+		swap(heap[i], heap[least]);
+		i = least;
+	}
+}
+
+/* Add @src to the heap of @n entries. */
+static void posixtrace_drain_push(struct posixtrace_drain_domain *dom,
+				  unsigned int *n, struct posixtrace_source *src)
+{
+	struct posixtrace_source **heap = dom->heap;
+	unsigned int i = (*n)++, parent;
+
+	heap[i] = src;
+	while (i) {
+		parent = (i - 1) / 2;
+		if (!posixtrace_drain_older(heap[i], heap[parent]))
+			return;
+		swap(heap[i], heap[parent]);
+		i = parent;
+	}
+}
+
+/* Take the next record of heap entry @src into the batch. */
+static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
+				  struct posixtrace_source *src, s64 now)
+{
+	/* Its position is stored when the hold ends. */
+	if (!src->touched) {
+		src->touched = true;
+		src->touched_next = dom->touched;
+		dom->touched = src;
+	}
+	/* For none of its streams: the slot goes back. */
+	if (!src->ops->take(src, posixtrace_drain_slot(src), now))
+		dom->batch_len--;
+}
+
+/*
+ * The end of a hold: the batch handed on, then how far each source was
+ * taken stored, so that its writers may reuse the room (not before: the
+ * batch points into it).
+ */
+static void posixtrace_drain_store(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_source *src, *next;
+
+	posixtrace_drain_batch_flush(dom);
+	for (src = dom->touched; src; src = next) {
+		next = src->touched_next;
+		src->touched = false;
+		src->ops->store(src);
+	}
+	dom->touched = NULL;
+}
+
+/*
+ * Where a drain is in its domain: the next source to visit (the lists
+ * change only under the drain mutex, which the drain holds: the kbufs
+ * first, then the rings), the heap's entries, and the clock it cuts the
+ * kbufs at (kbuf.c).
+ */
+struct posixtrace_drain_walk {
+	struct list_head *pos, *list;
+	unsigned int n;
+	u64 cut;
+};
+
+/* Visit @src: its lap set, its first record looked at. */
+static void posixtrace_drain_visit(struct posixtrace_drain_domain *dom,
+				   struct posixtrace_drain_walk *w,
+				   struct posixtrace_source *src)
+{
+	src->ops->visit(src, w->cut);
+	/* Listed sources never outnumber the heap. */
+	if (w->n < dom->heap_size && src->ops->peek(src))
+		posixtrace_drain_push(dom, &w->n, src);
+}
+
+/*
+ * One hold of the drain lock, at most POSIXTRACE_DRAIN_BUDGET of work:
+ * first the visits of every kbuf, then of every ring (each one's lap, and
+ * its first record into the heap), then the records of the heap merged by
+ * timestamp, each within its source's lap and, for kbufs, stamped before
+ * the cut. The visits all come before any record is taken: a record is
+ * handed on only once every source's oldest is in the heap. The heap and
+ * the places stay valid while the lock is let go: the lists change only
+ * under the mutex the drain holds, kicks drop nothing while it is open,
+ * and only a drain moves what a source was taken up to. Hands on what it
+ * took and stores how far. Returns true when the drain is done.
+ *
+ * The kbufs are visited first: a thread that wrote a ring's records, then
+ * (its ring closed) kbuf records, must not see the latter taken without
+ * the former (kbuf.c).
+ */
+static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
+				  struct posixtrace_drain_walk *w)
+{
+	struct posixtrace_source **heap = dom->heap;
+	int budget = POSIXTRACE_DRAIN_BUDGET;
+	s64 now;
+
+	lockdep_assert_held(&dom->lock);
+	while (budget > 0 && w->list) {
+		w->pos = w->pos->next;
+		if (w->pos == w->list) {
+			/* The kbufs done, the rings; the rings done, none. */
+			w->list = w->list == &dom->staged ? &dom->rings : NULL;
+			w->pos = w->list;
+			continue;
+		}
+		budget -= POSIXTRACE_DRAIN_VISIT;
+		posixtrace_drain_visit(dom, w, list_entry(w->pos,
+							  struct posixtrace_source,
+							  node));
+	}
+	if (w->list) {
+		/* A revoked ring's loss may be in the batch. */
+		posixtrace_drain_store(dom);
+		return false;
+	}
+	now = ktime_get_real_ns();
+	for (; w->n && budget > 0; budget--) {
+		posixtrace_drain_take(dom, heap[0], now);
+		if (!heap[0]->ops->peek(heap[0]))
+			heap[0] = heap[--w->n];
+		posixtrace_drain_sift_down(heap, w->n, 0);
+	}
+	posixtrace_drain_store(dom);
+	return !w->n;
+}
+
+/*
+ * Retire the sources of @dom closed before its drain @gen began: it took
+ * all they hold (at most a lap each). Under the drain mutex.
+ */
+static void posixtrace_drain_reap(struct posixtrace_drain_domain *dom, u64 gen)
+{
+	struct posixtrace_source *src, *tmp;
+
+	lockdep_assert_held(&dom->mutex);
+	list_for_each_entry_safe(src, tmp, &dom->rings, node) {
+		/* Pairs with the store-release of posixtrace_source_close(). */
+		if (smp_load_acquire(&src->closed) &&
+		    READ_ONCE(src->closed_gen) < gen)
+			src->ops->retire(src);
+		/* A domain may hold many rings. */
+		cond_resched();
+	}
+}
+
+/**
+ * posixtrace_drain_staged_busy - does some kbuf of @dom hold records?
+ * @dom: the domain
+ *
+ * A hint for anyone but the drain that stored the kbufs' positions (see
+ * the end of posixtrace_drain()): writers may be at work.
+ */
+bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_source *src;
+	bool busy = false;
+
+	/*
+	 * After a drain stored @tail, before we read @head: pairs with the
+	 * barrier of posixtrace_kbuf_post(), which reads @tail after its
+	 * @head, so that a record is seen by one of us (the timer runs on).
+	 */
+	smp_mb();
+	rcu_read_lock();
+	list_for_each_entry_rcu(src, &dom->staged, node) {
+		if (!src->ops->lazy(src)) {
+			busy = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return busy;
+}
+
+/**
+ * posixtrace_drain - take the records of a drain domain
+ * @dom: the domain; NULL (a process that never needed one): nothing
+ *
+ * One lap of each of its sources at most, as the source was when the
+ * drain visited it, merged by timestamp into the streams. Before anything
+ * that judges or reads what threads recorded: a stream's start, stop,
+ * filter change, clear, shutdown, status, read or flush (the stream's
+ * domain); a system-call event (its process's); the timer, the threads'
+ * kicks and exits, and kbufs filling. May sleep: it lets go of the drain
+ * lock (and the CPU, if need be) after each POSIXTRACE_DRAIN_BUDGET of
+ * records and visits, so that however much the sources hold, and however
+ * many there are, preemption is never off for long. Drains of a domain
+ * take turns; a kick drops nothing while one is under way (ring_kick.c).
+ * Then retires the sources closed before it began.
+ */
+void posixtrace_drain(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_drain_walk w = { };
+	bool done;
+	u64 gen, start;
+
+	might_sleep();
+	if (!dom ||
+	    (list_empty_careful(&dom->rings) &&
+	     !posixtrace_drain_staged_busy(dom)))
+		return;
+	mutex_lock(&dom->mutex);
+	gen = dom->gen + 1;
+	WRITE_ONCE(dom->gen, gen);
+	/* Before the visits read commit words: pairs with the closes'. */
+	smp_mb();
+	/*
+	 * Before the first visit reads any kbuf's head: see kbuf.c. (The
+	 * clock read is not ordered before those loads; a thread would have
+	 * to write twice and change CPU in between within that window.)
+	 */
+	w.cut = ktime_get_ns();
+	w.list = &dom->staged;
+	w.pos = w.list;
+	do {
+		/* The streams' emit paths walk links under RCU. */
+		rcu_read_lock();
+		spin_lock(&dom->lock);
+		start = local_clock();
+		done = posixtrace_drain_hold(dom, &w);
+		dom->open = !done;
+		posixtrace_drain_held(start);
+		spin_unlock(&dom->lock);
+		rcu_read_unlock();
+		if (!done)
+			cond_resched();
+	} while (!done);
+	posixtrace_drain_reap(dom, gen);
+	/*
+	 * Records left in kbufs (stamped after the cut, or written while we
+	 * took) keep the timer running: after our @tail stores, the barrier
+	 * in posixtrace_drain_staged_busy() pairs with the writers' (they
+	 * read @tail after their @head), so a record we do not see here was
+	 * written by a writer that sees the buffer emptied, and starts the
+	 * timer itself. Under the mutex: no other drain moves @tail.
+	 */
+	if (posixtrace_drain_staged_busy(dom))
+		posixtrace_drain_later(dom);
+	mutex_unlock(&dom->mutex);
+}
+
+/**
+ * posixtrace_drain_current - drain the caller's process's domain
+ *
+ * Before a system-call event: what the thread's ring, and its process's
+ * other rings, hold came first. Sleeps.
+ */
+void posixtrace_drain_current(void)
+{
+	struct posixtrace_drain_domain *dom = NULL;
+	struct posixtrace_process *proc;
+
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(task_tgid(current));
+	if (proc)
+		dom = READ_ONCE(proc->domain);
+	/* The entry's reference is dropped a grace period after it went. */
+	if (dom)
+		posixtrace_drain_domain_get(dom);
+	rcu_read_unlock();
+	if (!dom)
+		return;
+	posixtrace_drain(dom);
+	posixtrace_drain_domain_put(dom);
+}
+
+/**
+ * posixtrace_drain_pause - keep @dom's drains from taking records
+ * @dom: the domain
+ *
+ * For a kick that drops records in place (thread_ring.c): no hold of a
+ * drain runs until posixtrace_drain_resume(). Never sleeps.
+ *
+ * Return: false if a drain is under way, between two of its holds: it
+ * keeps sources' next records across them, and its caller may change a
+ * stream's state once it is done, so nothing may be dropped.
+ */
+bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
+	__acquires(&dom->lock)
+{
+	spin_lock(&dom->lock);
+	return !dom->open;
+}
+
+/* Let @dom's drains go on after posixtrace_drain_pause(). */
+void posixtrace_drain_resume(struct posixtrace_drain_domain *dom)
+	__releases(&dom->lock)
+{
+	spin_unlock(&dom->lock);
+}
+
+/**
+ * posixtrace_source_close - @src's writer writes no more
+ * @src: a listed source
+ *
+ * The next drain of its domain to begin takes what it holds, in order
+ * with every other source's records, and retires it (@ops->retire). Never
+ * sleeps, and takes no lock: the hooks close rings, and leave the drain to
+ * a worker; a drain's hold of the drain lock, though bounded, is not for a
+ * hook to wait for.
+ *
+ * Why the generation read here is enough: it is the store-buffering
+ * pattern, with a full barrier on each side. Here, the records (written
+ * before: by this thread, or by threads whose exits came before), then
+ * the barrier, then the generation read; in a drain, its generation
+ * stored, then the barrier, then its visits read the commit words. A
+ * drain whose generation this read did not see therefore sees every
+ * record committed before the close, within the lap its visit set. Two
+ * closes of one source may race (a thread's, its process's): the
+ * generation stored is one of theirs, and each covers what it must, the
+ * records committed before it.
+ */
+void posixtrace_source_close(struct posixtrace_source *src)
+{
+	/* Pairs with the barrier in posixtrace_drain(). */
+	smp_mb();
+	WRITE_ONCE(src->closed_gen, READ_ONCE(src->domain->gen));
+	/* The reap reads @closed_gen after @closed, with acquire. */
+	smp_store_release(&src->closed, true);
+}
+
+/* The kicks' and exits' drain of a domain, with the reference queued. */
+static void posixtrace_domain_drain_work(struct work_struct *work)
+{
+	struct posixtrace_drain_domain *dom =
+		container_of(work, struct posixtrace_drain_domain, drain_work);
+
+	posixtrace_drain(dom);
+	posixtrace_drain_domain_put(dom);
+}
+
+/**
+ * posixtrace_drain_soon - a worker drains @dom soon
+ * @dom: a domain the caller holds a reference on, or reaches under RCU
+ *	through an entry or stream that holds one
+ *
+ * Never sleeps, takes raw locks only (any context).
+ */
+void posixtrace_drain_soon(struct posixtrace_drain_domain *dom)
+{
+	posixtrace_drain_domain_get(dom);
+	if (!queue_work(posixtrace_drain_wq, &dom->drain_work))
+		posixtrace_drain_domain_put(dom);
+}
+
+/*
+ * Ticks the timer may skip in a row while every ring of a domain is lazy
+ * (below): a drain would only store records their stream may overwrite
+ * before anyone reads them (a read, a status or a monitoring query drains
+ * first), taking a CPU from the threads that record. Once a second still:
+ * a bound on what the rings hold undrained, as before.
+ */
+#define POSIXTRACE_TICKS_SKIPPED_MAX	9
+
+/*
+ * Is every source of @dom lazy (drain.h)? Under the drain mutex, which
+ * keeps the list as it is, so that the walk may leave RCU (and the CPU)
+ * between two rings: a domain may hold many.
+ */
+static bool posixtrace_drain_lazy(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_source *src;
+	bool lazy = true;
+
+	/* A kbuf's records are those of threads without a ring: no kicks. */
+	if (posixtrace_drain_staged_busy(dom))
+		return false;
+	mutex_lock(&dom->mutex);
+	list_for_each_entry(src, &dom->rings, node) {
+		if (!src->ops->lazy || !src->ops->lazy(src)) {
+			lazy = false;
+			break;
+		}
+		cond_resched();
+	}
+	mutex_unlock(&dom->mutex);
+	return lazy;
+}
+
+/*
+ * Every ring_drain_ms while @dom has rings, or records in kbufs (each
+ * drain that leaves some starts the timer again): a quiet thread's events
+ * arrive; every tenth only while all its rings are lazy. Each domain has
+ * its own timer: it walks only its own sources.
+ */
+static void posixtrace_domain_tick(struct work_struct *work)
+{
+	struct posixtrace_drain_domain *dom =
+		container_of(to_delayed_work(work), struct posixtrace_drain_domain,
+			     tick_work);
+
+	if (dom->ticks_skipped < POSIXTRACE_TICKS_SKIPPED_MAX &&
+	    posixtrace_drain_lazy(dom)) {
+		dom->ticks_skipped++;
+	} else {
+		dom->ticks_skipped = 0;
+		posixtrace_drain(dom);
+	}
+	if (!list_empty(&dom->rings))
+		posixtrace_drain_later(dom);
+	posixtrace_drain_domain_put(dom);
+}
+
+/**
+ * posixtrace_drain_later - start @dom's timer, if it is not running
+ * @dom: a domain the caller holds a reference on, or reaches under RCU
+ *	through an entry or stream that holds one
+ *
+ * When a kbuf got its first record, a ring was mapped, or a drain left
+ * records: they reach their streams within ring_drain_ms, as a quiet
+ * thread's ring records do. Never sleeps.
+ */
+void posixtrace_drain_later(struct posixtrace_drain_domain *dom)
+{
+	posixtrace_drain_domain_get(dom);
+	if (!queue_delayed_work(posixtrace_drain_wq, &dom->tick_work,
+				msecs_to_jiffies(READ_ONCE(ring_drain_ms))))
+		posixtrace_drain_domain_put(dom);
+}
+
+/*
+ * Room in @dom's heap for @n more sources, grown first if need be, and
+ * counted: the caller then lists them. Under the domain's drain mutex,
+ * so no drain uses the heap meanwhile; charged to the caller (whoever
+ * maps the ring or creates the stream). Sleeps. Return: 0 or -ENOMEM.
+ */
+static int posixtrace_drain_reserve(struct posixtrace_drain_domain *dom,
+				    unsigned int n)
+{
+	struct posixtrace_source **heap;
+	unsigned int size;
+
+	lockdep_assert_held(&dom->mutex);
+	if (dom->nr_sources + n > dom->heap_size) {
+		size = max_t(unsigned int, max(16U, 2 * dom->heap_size),
+			     roundup_pow_of_two(dom->nr_sources + n));
+		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL_ACCOUNT);
+		if (!heap)
+			return -ENOMEM;
+		kvfree(dom->heap);
+		dom->heap = heap;
+		dom->heap_size = size;
+	}
+	dom->nr_sources += n;
+	return 0;
+}
+
+/**
+ * posixtrace_drain_list - drain sources from now on
+ * @dom: their domain
+ * @srcs: the sources, their @ops and @staged set; NULL entries are none
+ *	(a stream's kbufs of CPUs that cannot be)
+ * @n: how many entries
+ *
+ * The heap is grown first to hold them. Sleeps. Return: 0 or -ENOMEM,
+ * with none listed.
+ */
+int posixtrace_drain_list(struct posixtrace_drain_domain *dom,
+			  struct posixtrace_source **srcs, unsigned int n)
+{
+	unsigned int i, nr = 0;
+	int ret;
+
+	for (i = 0; i < n; i++)
+		nr += !!srcs[i];
+	mutex_lock(&dom->mutex);
+	ret = posixtrace_drain_reserve(dom, nr);
+	for (i = 0; !ret && i < n; i++) {
+		if (!srcs[i])
+			continue;
+		srcs[i]->domain = dom;
+		list_add_rcu(&srcs[i]->node,
+			     srcs[i]->staged ? &dom->staged : &dom->rings);
+	}
+	mutex_unlock(&dom->mutex);
+	return ret;
+}
+
+/**
+ * posixtrace_drain_forget - take @src off its domain's lists
+ * @src: a listed source
+ *
+ * What it holds is not taken. It may be freed after a grace period. Under
+ * the drain mutex: not while a drain of the domain is under way, which
+ * may hold it in its heap, and its room in the heap may be another's once
+ * given back.
+ */
+void posixtrace_drain_forget(struct posixtrace_source *src)
+{
+	struct posixtrace_drain_domain *dom = src->domain;
+
+	lockdep_assert_held(&dom->mutex);
+	list_del_rcu(&src->node);
+	dom->nr_sources--;
+}
+
+/**
+ * posixtrace_drain_unlist - sources are drained no more
+ * @dom: where posixtrace_drain_list() listed them
+ * @srcs: as listed, NULL entries too
+ * @n: how many entries
+ *
+ * posixtrace_drain_forget() for each, under the drain mutex. Sleeps.
+ */
+void posixtrace_drain_unlist(struct posixtrace_drain_domain *dom,
+			     struct posixtrace_source **srcs, unsigned int n)
+{
+	unsigned int i;
+
+	mutex_lock(&dom->mutex);
+	for (i = 0; i < n; i++)
+		if (srcs[i])
+			posixtrace_drain_forget(srcs[i]);
+	mutex_unlock(&dom->mutex);
+}
+
+/**
+ * posixtrace_source_free_later - run @work a grace period from now
+ * @work: a retired source's free, off every list (posixtrace_drain_forget())
+ *
+ * On the drains' queue, which module exit flushes after the last grace
+ * period. Never sleeps.
+ */
+void posixtrace_source_free_later(struct rcu_work *work)
+{
+	queue_rcu_work(posixtrace_drain_wq, work);
+}
+
+/**
+ * posixtrace_drains_init - before the device and the hooks
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int posixtrace_drains_init(void)
+{
+	posixtrace_drain_wq = alloc_workqueue("posixtrace_rings", WQ_UNBOUND,
+					      0);
+	return posixtrace_drain_wq ? 0 : -ENOMEM;
+}
+
+/*
+ * Module exit: no thread can map a ring now, the hooks are gone and no
+ * stream is left. Each domain's work is cancelled and its sources
+ * retired; the domains go with the process entries that hold them
+ * (posixtrace_drain_domains_exit()).
+ */
+void posixtrace_drains_exit(void)
+{
+	struct posixtrace_drain_domain *dom;
+	struct posixtrace_source *src, *tmp;
+
+	while ((dom = posixtrace_drain_domain_next_exiting())) {
+		/* First: their drains retire sources too (reaps). */
+		if (cancel_delayed_work_sync(&dom->tick_work))
+			posixtrace_drain_domain_put(dom);
+		if (cancel_work_sync(&dom->drain_work))
+			posixtrace_drain_domain_put(dom);
+		mutex_lock(&dom->mutex);
+		list_for_each_entry_safe(src, tmp, &dom->rings, node)
+			src->ops->retire(src);
+		mutex_unlock(&dom->mutex);
+		posixtrace_drain_domain_put(dom);
+	}
+	/* The frees wait for a grace period, then run on our queue. */
+	rcu_barrier();
+	destroy_workqueue(posixtrace_drain_wq);
+}

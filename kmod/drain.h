@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef _POSIXTRACE_DRAIN_H
+#define _POSIXTRACE_DRAIN_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct posixtrace_drain_domain;
+struct posixtrace_emit;
+struct rcu_work;
+struct posixtrace_process;
+struct posixtrace_source;
+struct posixtrace_stream;
+
+/*
+ * What a drain needs of a source of records (drain.c): a thread ring
+ * (thread_ring.c) or a stream's buffer for one CPU (kbuf.c). Each source
+ * is in time order; a drain merges them. All but @retire are called under
+ * the domain's drain lock, with the drain mutex held, and never sleep.
+ *
+ * @visit:	a drain begins with the source: it sets the lap it takes at
+ *		most (what the writers had written then), and forgets any
+ *		record peeked before. @cut: the drain's CLOCK_MONOTONIC
+ *		read, before it visited any source.
+ * @peek:	is there a record to take within the lap? If so, its time is
+ *		in the source's @next_ns (and @next_mono). A bad record may
+ *		be counted here (into the batch: posixtrace_drain_slot()).
+ * @take:	the record peeked, into @emit, for the source's streams;
+ *		false if it is for none (an event type its process never
+ *		opened). Its data stays where it is until @store. @now: the
+ *		drain's CLOCK_REALTIME read for this hold.
+ * @store:	the batch was handed on: writers may reuse what was taken.
+ * @lazy:	may the timer leave this source alone for a while (nobody
+ *		needs its records soon)? Under the drain mutex only: may
+ *		sleep. NULL: never.
+ * @retire:	a closed source is done with (posixtrace_source_close()):
+ *		take it off the lists (posixtrace_drain_unlist()) and free it
+ *		after a grace period. Under the drain mutex; may sleep.
+ */
+struct posixtrace_source_ops {
+	void (*visit)(struct posixtrace_source *src, u64 cut);
+	bool (*peek)(struct posixtrace_source *src);
+	bool (*take)(struct posixtrace_source *src, struct posixtrace_emit *emit,
+		     s64 now);
+	void (*store)(struct posixtrace_source *src);
+	bool (*lazy)(struct posixtrace_source *src);
+	void (*retire)(struct posixtrace_source *src);
+};
+
+/*
+ * A source of records, as a drain sees it: embedded in the ring or kbuf.
+ * A drain's heap orders sources by @next_ns, then rings before kbufs
+ * (@staged), then kbufs by @next_mono.
+ */
+struct posixtrace_source {
+	const struct posixtrace_source_ops *ops;
+	struct posixtrace_drain_domain *domain;	/* where it is listed */
+	struct list_head node;		/* on its domain's list: RCU */
+	/*
+	 * Where its records go: every stream tracing @to_proc (a ring's),
+	 * or @to_stream (a kbuf's). Fixed.
+	 */
+	struct posixtrace_process *to_proc;
+	struct posixtrace_stream *to_stream;
+	/*
+	 * A staging buffer (a kbuf): records made by system call, visited
+	 * before the rings, and the only sources whose records keep the
+	 * timer running on their own (see drain.c).
+	 */
+	bool staged;
+	s64 next_ns;		/* its next record's time, while in the heap */
+	u64 next_mono;		/* a kbuf's: its CLOCK_MONOTONIC stamp */
+	/* A hold of the drain took records of it: on the touched list. */
+	bool touched;
+	struct posixtrace_source *touched_next;
+	/*
+	 * Closed (posixtrace_source_close()): the first drain of its domain
+	 * to begin after (@closed_gen) takes what it holds, then retires it.
+	 */
+	bool closed;
+	u64 closed_gen;
+};
+
+int posixtrace_drains_init(void);
+void posixtrace_drains_exit(void);
+
+struct posixtrace_drain_domain *
+posixtrace_process_domain(struct posixtrace_process *proc);
+
+void posixtrace_drain(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_current(void);
+void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);
+
+int posixtrace_drain_list(struct posixtrace_drain_domain *dom,
+			  struct posixtrace_source **srcs, unsigned int n);
+void posixtrace_drain_unlist(struct posixtrace_drain_domain *dom,
+			     struct posixtrace_source **srcs, unsigned int n);
+void posixtrace_drain_forget(struct posixtrace_source *src);
+void posixtrace_source_close(struct posixtrace_source *src);
+void posixtrace_source_free_later(struct rcu_work *work);
+struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src);
+bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_resume(struct posixtrace_drain_domain *dom);
+
+#endif /* _POSIXTRACE_DRAIN_H */
