@@ -311,6 +311,12 @@ struct posixtrace_drain_walk {
 	struct list_head *pos, *list;
 	unsigned int n;
 	u64 cut;
+	/* Records it may still take (a reader's batch), or U64_MAX. */
+	u64 left;
+	/* It takes no record stamped after this (a flush's start). */
+	s64 until;
+	/* It stopped before the end of its laps: for @left, for @until. */
+	bool capped, cut_short;
 };
 
 /* Visit @src: its lap set, its first record looked at. */
@@ -367,14 +373,23 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 		return false;
 	}
 	now = ktime_get_real_ns();
-	for (; w->n && budget > 0; budget--) {
+	for (; w->n && budget > 0; budget--, w->left--) {
+		if (!w->left) {
+			w->capped = true;
+			break;
+		}
+		/* The oldest is past the cut, and so is everything left. */
+		if (heap[0]->next_ns > w->until) {
+			w->cut_short = true;
+			break;
+		}
 		posixtrace_drain_take(dom, heap[0], now);
 		if (!heap[0]->ops->peek(heap[0]))
 			heap[0] = heap[--w->n];
 		posixtrace_drain_sift_down(heap, w->n, 0);
 	}
 	posixtrace_drain_store(dom);
-	return !w->n;
+	return !w->n || w->capped || w->cut_short;
 }
 
 /*
@@ -426,6 +441,30 @@ bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom)
 }
 
 /**
+ * posixtrace_drain_bytes - what the sources of @dom hold, in bytes
+ * @dom: the domain, or NULL
+ *
+ * The sum of their @bytes: each record counted as it is stored in its
+ * source, before a drain makes it a stream's record. A hint, under RCU:
+ * writers, and drains, may be at work.
+ */
+u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_source *src;
+	u64 bytes = 0;
+
+	if (!dom)
+		return 0;
+	rcu_read_lock();
+	list_for_each_entry_rcu(src, &dom->staged, node)
+		bytes += src->ops->bytes(src);
+	list_for_each_entry_rcu(src, &dom->rings, node)
+		bytes += src->ops->bytes(src);
+	rcu_read_unlock();
+	return bytes;
+}
+
+/**
  * posixtrace_drain - take the records of a drain domain
  * @dom: the domain; NULL (a process that never needed one): nothing
  *
@@ -443,7 +482,42 @@ bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom)
  */
 void posixtrace_drain(struct posixtrace_drain_domain *dom)
 {
-	struct posixtrace_drain_walk w = { };
+	posixtrace_drain_until(dom, U64_MAX, S64_MAX);
+}
+
+/**
+ * posixtrace_drain_upto - take at most @max records of a drain domain
+ * @dom: the domain, or NULL (nothing)
+ * @max: how many records at most: the oldest of the merge
+ *
+ * posixtrace_drain(), stopped once it took @max records (a reader that
+ * takes them straight into its batch, stream_read.c): what is left in the
+ * sources stays there, in order, for the next drain. Sleeps.
+ *
+ * Return: true if it took everything it would have without @max.
+ */
+bool posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
+{
+	return posixtrace_drain_until(dom, max, S64_MAX);
+}
+
+/**
+ * posixtrace_drain_until - take the records of a drain domain made up to a
+ *	time, at most @max of them
+ * @dom: the domain, or NULL (nothing)
+ * @max: how many records at most: the oldest of the merge
+ * @until: the newest time (ns since the Epoch, as the records say) of a
+ *	record to take: a flush takes what was made before it began
+ *
+ * posixtrace_drain_upto(), stopped at the first record stamped after
+ * @until too. Sleeps.
+ *
+ * Return: true if it took everything it would have without @max.
+ */
+bool posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
+			    s64 until)
+{
+	struct posixtrace_drain_walk w = { .left = max, .until = until };
 	bool done;
 	u64 gen, start;
 
@@ -451,7 +525,7 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
 	if (!dom ||
 	    (list_empty_careful(&dom->rings) &&
 	     !posixtrace_drain_staged_busy(dom)))
-		return;
+		return true;
 	mutex_lock(&dom->mutex);
 	gen = dom->gen + 1;
 	WRITE_ONCE(dom->gen, gen);
@@ -478,7 +552,9 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
 		if (!done)
 			cond_resched();
 	} while (!done);
-	posixtrace_drain_reap(dom, gen);
+	/* Stopped early, closed sources may still hold records. */
+	if (!w.capped && !w.cut_short)
+		posixtrace_drain_reap(dom, gen);
 	/*
 	 * Records left in kbufs (stamped after the cut, or written while we
 	 * took) keep the timer running: after our @tail stores, the barrier
@@ -490,6 +566,7 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
 	if (posixtrace_drain_staged_busy(dom))
 		posixtrace_drain_later(dom);
 	mutex_unlock(&dom->mutex);
+	return !w.capped;
 }
 
 /**

@@ -33,6 +33,10 @@ struct posixtrace_stream;
  * @lazy:	may the timer leave this source alone for a while (nobody
  *		needs its records soon)? Under the drain mutex only: may
  *		sleep. NULL: never.
+ * @bytes:	how many bytes of records it holds now, at most as they are
+ *		stored in it (a ring's records are 48 bytes and their data, a
+ *		kbuf's 56); a hint, without the drain lock: writers may be at
+ *		work.
  * @retire:	a closed source is done with (posixtrace_source_close()):
  *		take it off the lists (posixtrace_drain_unlist()) and free it
  *		after a grace period. Under the drain mutex; may sleep.
@@ -44,6 +48,7 @@ struct posixtrace_source_ops {
 		     s64 now);
 	void (*store)(struct posixtrace_source *src);
 	bool (*lazy)(struct posixtrace_source *src);
+	u64 (*bytes)(struct posixtrace_source *src);
 	void (*retire)(struct posixtrace_source *src);
 };
 
@@ -88,10 +93,14 @@ struct posixtrace_drain_domain *
 posixtrace_process_domain(struct posixtrace_process *proc);
 
 void posixtrace_drain(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max);
+bool posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
+			    s64 until);
 void posixtrace_drain_current(void);
 void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);
+u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom);
 
 int posixtrace_drain_list(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_source **srcs, unsigned int n);

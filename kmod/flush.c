@@ -62,10 +62,10 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 
+#include "drain.h"
 #include "links.h"
 #include "log.h"
 #include "stream_core.h"
-#include "drain.h"
 
 /* Seconds a shut-down stream's log may go without progress. */
 static unsigned int log_stall_timeout = 10;
@@ -135,6 +135,21 @@ int posixtrace_stream_flush(struct posixtrace_stream *stream)
 		posixtrace_flush_request(stream);
 	spin_unlock(&stream->lock);
 	return ret;
+}
+
+/**
+ * posixtrace_stream_flush_soon - a FLUSH stream is half full, with what
+ *	the rings hold for it
+ * @stream: the stream, with a log
+ *
+ * A thread ring's kick saw it (thread_ring.c); the log's thread takes the
+ * records from the rings. Under RCU; never sleeps.
+ */
+void posixtrace_stream_flush_soon(struct posixtrace_stream *stream)
+{
+	spin_lock(&stream->lock);
+	posixtrace_flush_request(stream);
+	spin_unlock(&stream->lock);
 }
 
 /* POSIXTRACE_FLUSH: after a store, flush if half full or stopped full. */
@@ -258,6 +273,65 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 		posixtrace_flush_account(stream);
 		spin_unlock(&stream->lock);
 	} while (n > 0);
+}
+
+/* Records a flush's drain may take straight into the bounce buffer. */
+static u64 posixtrace_flush_direct_max(struct posixtrace_stream *stream)
+{
+	return stream->bounce_size / POSIXTRACE_RECORD_SIZE(0);
+}
+
+/*
+ * A flush's first part, before FLUSH_START: everything the threads made
+ * before it began goes to the log. What the stream holds first; then,
+ * while a drain of what the sources hold would store it all in the stream
+ * (posixtrace_stream_direct_begin()), drains take it straight into the
+ * bounce buffer, a batch at a time, each written out: the records stamped
+ * up to the flush's start (later ones are the next flush's), and no more
+ * than the sources held then, so that threads that keep writing cannot
+ * keep the flush going. A record is copied once on its way to the log.
+ * Otherwise the rest is drained into the stream, where the policy stops
+ * the stream if it must, and taken after FLUSH_START.
+ */
+static void posixtrace_flush_sources(struct posixtrace_stream *stream)
+{
+	struct posixtrace_drain_domain *dom = stream->domain;
+	struct posixtrace_direct direct;
+	s64 start = ktime_get_real_ns();
+	u64 left, held;
+	bool all;
+
+	spin_lock(&stream->lock);
+	held = stream->seq;
+	spin_unlock(&stream->lock);
+	posixtrace_flush_records(stream, held);
+	held = posixtrace_drain_bytes(dom);
+	left = div_u64(held, sizeof(struct posixtrace_ring_record)) + 1;
+	do {
+		direct = (struct posixtrace_direct) {
+			.dst = stream->bounce,
+			.room = stream->bounce_size,
+		};
+		if (!posixtrace_stream_direct_begin(stream, &direct, held)) {
+			posixtrace_drain(dom);
+			return;
+		}
+		all = posixtrace_drain_until(dom,
+					     min(left,
+						 posixtrace_flush_direct_max(stream)),
+					     start);
+		posixtrace_stream_direct_end(stream, &direct);
+		left -= min_t(u64, left, direct.n);
+		posixtrace_flush_catch_up(stream, direct.clears);
+		if (direct.n)
+			posixtrace_log_write(stream->log,
+					     posixtrace_stream_names(stream),
+					     stream->bounce, direct.used);
+		spin_lock(&stream->lock);
+		posixtrace_flush_account(stream);
+		spin_unlock(&stream->lock);
+		held = posixtrace_drain_bytes(dom);
+	} while (!all && left && direct.n);
 }
 
 /* Record FLUSH_START or FLUSH_STOP; returns the number the next one gets. */
@@ -391,7 +465,7 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		return false;
 	}
 	/* Everything the threads made before the flush was asked for. */
-	posixtrace_drain(stream->domain);
+	posixtrace_flush_sources(stream);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);

@@ -346,6 +346,14 @@ static bool posixtrace_kbuf_empty(struct posixtrace_source *src)
 	return READ_ONCE(kb->head) == READ_ONCE(kb->tail);
 }
 
+/* What the buffer holds, pads included; a hint. */
+static u64 posixtrace_kbuf_bytes(struct posixtrace_source *src)
+{
+	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
+
+	return READ_ONCE(kb->head) - READ_ONCE(kb->tail);
+}
+
 /*
  * A kbuf is never closed: its stream unlists it when shut down (stream.c),
  * so no @retire.
@@ -356,4 +364,5 @@ static const struct posixtrace_source_ops posixtrace_kbuf_ops = {
 	.take = posixtrace_kbuf_take,
 	.store = posixtrace_kbuf_store,
 	.lazy = posixtrace_kbuf_empty,
+	.bytes = posixtrace_kbuf_bytes,
 };

@@ -41,10 +41,10 @@
 #include <linux/timekeeping.h>
 
 #include "compat.h"
+#include "drain.h"
 #include "kbuf.h"
 #include "links.h"
 #include "stream_core.h"
-#include "drain.h"
 
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
@@ -222,6 +222,53 @@ void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream)
 	stream->overrun_status = POSIXTRACE_OVERRUN;
 }
 
+static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
+				    u8 *dst, const struct posixtrace_record *next);
+
+/*
+ * A reader takes the records a drain brings straight into its batch
+ * (stream_read.c), while the stream holds none: @rec goes there if it
+ * fits, with the gap before it, numbered and counted as read, as if it
+ * had been stored and taken out at once (with @keep, the room it would
+ * leave). Returns false if it does not (it is then stored, after what the
+ * batch has, or lost as the policy says).
+ */
+static bool posixtrace_stream_store_direct(struct posixtrace_stream *stream,
+					   struct posixtrace_record *rec,
+					   const void *data, size_t keep)
+{
+	struct posixtrace_direct *direct = stream->direct;
+	size_t gap = stream->gap_pending ? 2 * sizeof(*rec) : 0, len;
+	u8 *dst;
+
+	/* Not one the stream, empty, could not hold: that one is lost. */
+	if (!direct || stream->ring.count ||
+	    rec->size + keep > stream->ring.size ||
+	    direct->used + gap + rec->size > direct->room)
+		return false;
+	rec->seq = stream->seq++;
+	stream->last_ts.tv_sec = rec->ts_sec;
+	stream->last_ts.tv_nsec = rec->ts_nsec;
+	if (gap) {
+		len = posixtrace_reader_gap(stream, direct->dst + direct->used,
+					    rec);
+		direct->used += len;
+		direct->n += len / sizeof(*rec);
+	}
+	dst = direct->dst + direct->used;
+	memcpy(dst, rec, sizeof(*rec));
+	if (rec->data_len) {
+		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
+		memcpy(dst + sizeof(*rec), data, rec->data_len);
+	}
+	direct->used += rec->size;
+	direct->n++;
+	stream->events_recorded++;
+	/* Read as soon as recorded. */
+	stream->events_read++;
+	return true;
+}
+
 /*
  * Store @rec and its data under the stream's lock, applying the full
  * policy. Only a system STOP may use the room kept for it. Returns false if
@@ -236,6 +283,8 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 					     POSIXTRACE_EVENT_USER_BASE);
 
 	lockdep_assert_held(&stream->lock);
+	if (posixtrace_stream_store_direct(stream, rec, data, keep))
+		return true;
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
 		/* Even an empty stream could not hold it: only it is lost. */
 		if (rec->size + keep > ring->size) {
@@ -323,6 +372,20 @@ void posixtrace_stream_wake(struct posixtrace_stream *stream)
 	/* Pairs with the barrier in prepare_to_wait(): see wq_has_sleeper(). */
 	if (wq_has_sleeper(&stream->wq))
 		wake_up_interruptible(&stream->wq);
+}
+
+/**
+ * posixtrace_stream_sources_ready - records wait in a source for a reader
+ * @stream: a stream whose reader waits (a thread ring's kick saw one)
+ *
+ * The reader is woken, and takes them from the source itself
+ * (stream_read.c), rather than a drain storing them first. Under RCU;
+ * never sleeps.
+ */
+void posixtrace_stream_sources_ready(struct posixtrace_stream *stream)
+{
+	WRITE_ONCE(stream->sources_news, true);
+	posixtrace_stream_wake(stream);
 }
 
 /*
@@ -594,6 +657,14 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
  */
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
+	/*
+	 * A FLUSH stream's log thread takes its records from the rings,
+	 * asked to by their kicks: rings that hold half of it (at most two
+	 * thirds in stream records), so that a drain of them all into the
+	 * stream (a status, the timer) cannot fill it.
+	 */
+	if (stream->attr.stream_full_policy == POSIXTRACE_FLUSH && stream->log)
+		return stream->attr.stream_size / 2;
 	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
 		return 0;
 	return stream->ring.size;
@@ -601,13 +672,15 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 
 /**
  * posixtrace_stream_loop_view - what a thread ring's kick needs to drop
- * records this stream would only overwrite
+ * records this stream would only overwrite, or to have them flushed
  * @stream: the only stream tracing the ring's process
- * @view: filled in if the stream is one whose records can be dropped
+ * @view: filled in if the stream is one whose records can be dropped, or
+ *	flushed by its log's thread straight from the rings
  *
  * A running LOOP stream without a log (whose flush would want every
  * record) keeps the newest of what it records: at most its ring's size of
- * stream records. Under the drain lock, which state changes take (in their
+ * stream records. A running FLUSH stream with a log has them flushed
+ * (@view->flush). Under the drain lock, which state changes take (in their
  * drain) before they change what this returns.
  *
  * Return: true if @view was filled in.
@@ -618,8 +691,12 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	bool ok;
 
 	spin_lock(&stream->lock);
-	ok = stream->running && !stream->shut_down && !stream->log &&
-	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
+	view->flush = stream->log &&
+		      stream->attr.stream_full_policy == POSIXTRACE_FLUSH;
+	view->used = stream->ring.used;
+	ok = stream->running && !stream->shut_down &&
+	     (view->flush || (!stream->log &&
+			      stream->attr.stream_full_policy == POSIXTRACE_LOOP));
 	if (ok) {
 		view->id = stream->id;
 		view->capacity = stream->ring.size;
@@ -961,6 +1038,103 @@ int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 	if (stale)
 		posixtrace_links_update(stream);
 	return n;
+}
+
+/*
+ * Would a drain of everything the sources hold (@source_bytes of their
+ * records) store it all, none of it overwritten or lost for room? A
+ * stream record takes at most 4/3 of what the record took in its source
+ * (a 64-byte header against a ring's 48 or a kbuf's 56, the same data or
+ * less). Under the stream's lock.
+ */
+static bool posixtrace_stream_would_hold(const struct posixtrace_stream *stream,
+					 u64 source_bytes)
+{
+	const struct posixtrace_ring *ring = &stream->ring;
+	u64 need = div_u64(source_bytes * 4, 3) +
+		   posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
+
+	return need <= posixtrace_ring_free(ring);
+}
+
+/**
+ * posixtrace_stream_direct_fits - would the stream hold what the sources do?
+ * @stream: the stream
+ * @source_bytes: what its sources hold (posixtrace_drain_bytes())
+ *
+ * A drain of it all would store it all, beside what the stream holds,
+ * none of it overwritten (LOOP) or lost for room: a reader may then take
+ * what the stream holds before draining (stream_read.c).
+ */
+bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
+				   u64 source_bytes)
+{
+	bool fits;
+
+	spin_lock(&stream->lock);
+	fits = !stream->shut_down &&
+	       posixtrace_stream_would_hold(stream, source_bytes);
+	spin_unlock(&stream->lock);
+	return fits;
+}
+
+/**
+ * posixtrace_stream_direct_begin - a reader takes records straight from a
+ *	drain into its batch
+ * @stream: the stream, its read lock held (or its log's thread, the only
+ *	reader of a stream with a log)
+ * @direct: the batch, empty
+ * @source_bytes: what its sources hold (posixtrace_drain_bytes())
+ *
+ * Only while the stream holds no record (what it holds came before what
+ * the sources hold), is not shut down, and when a drain of everything
+ * the sources hold would store it all: what the reader then gets is what
+ * the stream would have held, in the same order, with the same numbers;
+ * only the copy into the stream and out of it is saved. Otherwise the
+ * reader drains into the stream, where LOOP overwrites what it must, and
+ * takes from there. Until posixtrace_stream_direct_end(), every record
+ * stored goes into @direct while it fits.
+ *
+ * Return: true if the reader's drain goes into @direct.
+ */
+bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
+				    struct posixtrace_direct *direct,
+				    u64 source_bytes)
+{
+	bool ok;
+
+	spin_lock(&stream->lock);
+	ok = !stream->ring.count && !stream->shut_down &&
+	     posixtrace_stream_would_hold(stream, source_bytes);
+	if (ok)
+		stream->direct = direct;
+	spin_unlock(&stream->lock);
+	return ok;
+}
+
+/**
+ * posixtrace_stream_direct_end - the reader's drain is done
+ * @stream: the stream, its read lock held
+ * @direct: as given to posixtrace_stream_direct_begin()
+ *
+ * What it holds was read: the stream is not full any more, as when a
+ * reader takes records out (posixtrace_stream_take()).
+ */
+void posixtrace_stream_direct_end(struct posixtrace_stream *stream,
+				  struct posixtrace_direct *direct)
+{
+	bool stale;
+
+	spin_lock(&stream->lock);
+	stream->direct = NULL;
+	direct->clears = stream->clears;
+	if (direct->n)
+		posixtrace_stream_drained(stream);
+	stale = stream->enable_stale;
+	stream->enable_stale = false;
+	spin_unlock(&stream->lock);
+	if (stale)
+		posixtrace_links_update(stream);
 }
 
 /**

@@ -31,6 +31,19 @@
 struct posixtrace_kbufs;
 struct posixtrace_process;
 
+/*
+ * A reader's batch that a drain stores records straight into, while the
+ * stream holds none (record.c, stream_read.c): @used of @room bytes at
+ * @dst, @n records in it (the gap markers of a LOOP stream too).
+ */
+struct posixtrace_direct {
+	u8 *dst;
+	size_t room;
+	size_t used;
+	int n;
+	u32 clears;		/* the stream's clears when it was done */
+};
+
 /* A stream's news not yet sent to monitoring, oldest at @head. */
 struct posixtrace_news {
 	u8 events[15];		/* POSIXTRACE_NL_EV_* */
@@ -119,6 +132,11 @@ struct posixtrace_stream {
 	bool gap_resume;		/* ... and RESUME (not filtered out then) */
 	bool enable_stale;		/* drained: the enable bits need redoing */
 	/*
+	 * A reader's batch, while its drain stores records straight into it
+	 * (stream_read.c); NULL otherwise.
+	 */
+	struct posixtrace_direct *direct;
+	/*
 	 * stream.c: state changes under way (their drain done, the change
 	 * not yet made); kicks drop nothing meanwhile (record.c). Atomic:
 	 * a shutdown takes no @ctl_lock (posixtrace_stream_shutdown()).
@@ -178,6 +196,11 @@ struct posixtrace_stream {
 	/* stream_read.c: readers (the log's thread, with a log). */
 	wait_queue_head_t wq;		/* readers waiting for events */
 	atomic_t readers_waking;	/* ... and about to: see stream_read.c */
+	/*
+	 * A kick found records for a reader in its ring: the reader takes
+	 * them from there (stream_read.c). Set before the wakeup.
+	 */
+	bool sources_news;
 	void *bounce;			/* where records taken out go first */
 	size_t bounce_size;
 	size_t map_size;		/* @bounce's pages; 0: a log's */
@@ -215,6 +238,13 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream);
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
 			   bool reader, u32 *clears);
+bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
+				   u64 source_bytes);
+bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
+				    struct posixtrace_direct *direct,
+				    u64 source_bytes);
+void posixtrace_stream_direct_end(struct posixtrace_stream *stream,
+				  struct posixtrace_direct *direct);
 
 /* flush.c */
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);

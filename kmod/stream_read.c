@@ -19,10 +19,10 @@
 #include <linux/vmalloc.h>
 
 #include "compat.h"
+#include "drain.h"
 #include "links.h"
 #include "stream.h"
 #include "stream_core.h"
-#include "drain.h"
 
 /*
  * Unlock @stream when a reader, an mmap() or a mapping is done with the
@@ -45,12 +45,83 @@ static void posixtrace_stream_unlock_done(struct posixtrace_stream *stream)
 }
 
 /*
- * One reader's turn: the threads' rings drained first (a reader sees what
- * they made), then a batch of records into the bounce buffer, copied out
- * unless @mapped (the caller reads them in its mapping of the buffer).
- * Under the read lock: the buffer is this reader's until the next turn.
- * While it uses the buffer, @reading keeps a shutdown from freeing it;
- * shut down meanwhile, the reader frees it when done.
+ * Records the reader's drain may take straight into its batch: as many
+ * as fit, if each is the smallest a stream keeps. What does not fit after
+ * all goes into the stream, for the next turn.
+ */
+static u64 posixtrace_stream_direct_max(size_t room)
+{
+	return room / POSIXTRACE_RECORD_SIZE(0);
+}
+
+/*
+ * One reader's turn, into the bounce buffer, at most @room bytes.
+ *
+ * When a drain of everything the sources hold (the threads' rings, the
+ * kbufs) would store it all in the stream beside what it holds, nothing
+ * overwritten or lost for room (posixtrace_stream_direct_begin()), the
+ * reader takes what the stream holds, oldest first, and then, if that
+ * left room and the stream empty, a drain takes records from the sources
+ * straight into the rest of the batch: a record is copied once, from its
+ * ring to the batch, and only the records the batch takes are taken.
+ * What the reader gets is what it would have got had everything been
+ * drained first. Otherwise everything is drained into the stream first,
+ * where LOOP overwrites the oldest and UNTIL_FULL stops as they must, and
+ * the reader takes from there.
+ */
+static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
+					u8 *bounce, size_t room,
+					size_t *bytes)
+{
+	struct posixtrace_direct direct = { };
+	size_t taken = 0, more = 0;
+	int n, m;
+
+	/* Whatever comes now is taken below: no wakeup is owed for it. */
+	WRITE_ONCE(stream->sources_news, false);
+	if (!posixtrace_stream_direct_fits(stream,
+					   posixtrace_drain_bytes(stream->domain)))
+		posixtrace_drain(stream->domain);
+	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
+	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, &taken, true,
+				   NULL);
+	if (n < 0 || taken == room || READ_ONCE(stream->ring.count)) {
+		*bytes = taken;
+		return n;
+	}
+	direct.dst = bounce + taken;
+	direct.room = room - taken;
+	if (posixtrace_stream_direct_begin(stream, &direct,
+					   posixtrace_drain_bytes(stream->domain))) {
+		posixtrace_drain_upto(stream->domain,
+				      posixtrace_stream_direct_max(direct.room));
+		posixtrace_stream_direct_end(stream, &direct);
+		n += direct.n;
+		taken += direct.used;
+		/* Else the first record was too large for the batch: stored. */
+		if (n) {
+			*bytes = taken;
+			return n;
+		}
+	} else {
+		posixtrace_drain(stream->domain);
+	}
+	/* What the drain stored, after what was taken above. */
+	m = posixtrace_stream_take(stream, bounce + taken, room - taken,
+				   U64_MAX, &more, true, NULL);
+	if (m < 0)
+		return n ? n : m;
+	*bytes = taken + more;
+	return n + m;
+}
+
+/*
+ * One reader's turn: a batch of records into the bounce buffer
+ * (posixtrace_stream_fill_batch()), copied out unless @mapped (the caller
+ * reads them in its mapping of the buffer). Under the read lock: the
+ * buffer is this reader's until the next turn. While it uses the buffer,
+ * @reading keeps a shutdown from freeing it; shut down meanwhile, the
+ * reader frees it when done.
  */
 static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 				       const struct posixtrace_getnext *gn,
@@ -63,14 +134,11 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 
 	if (!mapped)
 		room = min_t(size_t, room, gn->buf_size);
-	posixtrace_drain(stream->domain);
 	spin_lock(&stream->lock);
 	stream->reading = true;
 	bounce = stream->bounce;
 	spin_unlock(&stream->lock);
-	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
-	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, bytes, true,
-				   NULL);
+	n = posixtrace_stream_fill_batch(stream, bounce, room, bytes);
 	if (n > 0 && mapped)
 		*map_offset = 0;
 	else if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf), bounce,
@@ -85,7 +153,8 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 /* Anything a reader can act on: an event, or the end of the stream. */
 static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
 {
-	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down);
+	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down) ||
+	       READ_ONCE(stream->sources_news);
 }
 
 /* Wait for posixtrace_stream_readable(), until @expires if given. */
@@ -215,7 +284,8 @@ __poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
 	poll_wait(file, &stream->wq, wait);
 	if (READ_ONCE(stream->shut_down))
 		return EPOLLHUP | EPOLLERR;
-	return READ_ONCE(stream->ring.count) ? EPOLLIN | EPOLLRDNORM : 0;
+	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->sources_news) ?
+	       EPOLLIN | EPOLLRDNORM : 0;
 }
 
 /* How large a mapping of the stream's batch buffer is. 0: none. */

@@ -257,6 +257,25 @@ static void posixtrace_thread_ring_store(struct posixtrace_source *src)
 }
 
 /*
+ * What the ring holds, as far as the thread says (@produced, within a
+ * lap): a hint, which a thread that lies about it gets wrong for its own
+ * records only.
+ */
+static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
+{
+	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	u64 consumed = READ_ONCE(ring->consumed), word, ahead;
+
+	if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
+		return 0;
+	/* Pairs with the thread's store-release, after its commits. */
+	word = smp_load_acquire(&ring->ctl->produced);
+	ahead = (POSIXTRACE_RING_PACKED_POS(word) - consumed) &
+		POSIXTRACE_RING_POS_MASK;
+	return min(ahead, ring->size);
+}
+
+/*
  * Is the ring's process traced by one LOOP stream without a log, that
  * nobody waits for? Its kicks then drop what the stream would overwrite,
  * and nobody needs the rest yet: the timer may leave it be.
@@ -386,16 +405,42 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.take = posixtrace_thread_ring_take,
 	.store = posixtrace_thread_ring_store,
 	.lazy = posixtrace_thread_ring_lazy,
+	.bytes = posixtrace_thread_ring_bytes,
 	.retire = posixtrace_thread_ring_retire,
 };
+
+/*
+ * @ring's process's only stream is a FLUSH stream with a log: its log's
+ * thread takes the records from the rings, and is asked to once the
+ * stream, with what the rings and kbufs hold, would be a quarter full
+ * (earlier than the policy's half, which counts only what the stream
+ * holds itself: the thread then has the time the rest of the ring takes
+ * to fill). Stream records take at most 4/3 of the bytes their ring's
+ * took. Returns true if no drain is needed: an eighth of the ring is
+ * free.
+ */
+static bool posixtrace_thread_ring_flush(struct posixtrace_thread_ring *ring,
+					 struct posixtrace_stream *stream,
+					 const struct posixtrace_loop_view *view)
+{
+	u64 held = view->used +
+		   div_u64(posixtrace_drain_bytes(posixtrace_ring_domain(ring)) *
+			   4, 3);
+
+	if (held >= view->capacity / 4)
+		posixtrace_stream_flush_soon(stream);
+	return posixtrace_thread_ring_bytes(&ring->src) <=
+	       ring->size - ring->size / 8;
+}
 
 /*
  * Drop from @ring what its process's only stream, a LOOP stream, would
  * only overwrite (ring_kick.c), counted as overwritten. Returns true if
  * no drain is needed: an eighth of the ring is free (twice what the
  * thread writes before it kicks again when its ring is that full), and
- * either this kick dropped, or nobody waits for the records and the ring
- * will hold the stream's share, so that later kicks will drop. Otherwise
+ * either a reader waits for the records (it is woken, and takes them
+ * from the ring), or this kick dropped, or the ring will hold the
+ * stream's share, so that later kicks will drop. Otherwise
  * the kick is what it always was, a drain soon (which also revokes the
  * ring over a bad record the walk stopped at).
  *
@@ -418,6 +463,8 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	if (!stream)
 		return false;
+	if (view.flush)
+		return posixtrace_thread_ring_flush(ring, stream, &view);
 	if (!walk) {
 		/*
 		 * Under RCU: no sleeping. Without it, the worker drains. Only
@@ -457,19 +504,26 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 		/* The thread may write over them now; we read them no more. */
 		smp_store_release(&ring->ctl->consumed, drop.to);
 	}
-	/* A reader waiting gets what the ring holds now, not at the timer. */
-	room = !view.readers_waiting &&
-	       ring->consumed + ring->size - walk->walked >= ring->size / 8 &&
-	       (dropped || will);
+	room = ring->consumed + ring->size - walk->walked >= ring->size / 8;
 	posixtrace_drain_resume(dom);
-	return room;
+	/*
+	 * A reader waiting gets what the ring holds now, not at the timer:
+	 * it takes the records from the ring itself (stream_read.c).
+	 */
+	if (view.readers_waiting) {
+		if (room)
+			posixtrace_stream_sources_ready(stream);
+		return room;
+	}
+	return room && (dropped || will);
 }
 
 /**
  * posixtrace_thread_ring_kick - the calling thread's ring is filling
  *
  * What the only stream of its process, a LOOP stream, would overwrite is
- * dropped now, in the thread's own call. Otherwise, or if that leaves the
+ * dropped now, in the thread's own call; a FLUSH stream with a log is
+ * flushed once half full. Otherwise, or if that leaves the
  * ring short of room, a worker drains the process's domain soon, so that
  * the thread goes on at once (on another CPU, the worker takes the
  * records while the thread writes more).
