@@ -85,10 +85,8 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
 	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, &taken, true,
 				   NULL);
-	if (n < 0 || taken == room || READ_ONCE(stream->ring.count)) {
-		*bytes = taken;
-		return n;
-	}
+	if (n < 0 || taken == room || READ_ONCE(stream->ring.count))
+		goto out;
 	direct.dst = bounce + taken;
 	direct.room = room - taken;
 	if (posixtrace_stream_direct_begin(stream, &direct,
@@ -99,20 +97,26 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 		n += direct.n;
 		taken += direct.used;
 		/* Else the first record was too large for the batch: stored. */
-		if (n) {
-			*bytes = taken;
-			return n;
-		}
+		if (n)
+			goto out;
 	} else {
+		/* Records came meanwhile (another stream's reader drained). */
 		posixtrace_drain(stream->domain);
 	}
 	/* What the drain stored, after what was taken above. */
 	m = posixtrace_stream_take(stream, bounce + taken, room - taken,
 				   U64_MAX, &more, true, NULL);
-	if (m < 0)
-		return n ? n : m;
-	*bytes = taken + more;
-	return n + m;
+	if (m > 0) {
+		n += m;
+		taken += more;
+	} else if (!n) {
+		/* None taken: no room for the first record, or shut down. */
+		n = m;
+	}
+out:
+	/* Every way out: the batch as it is, whatever came after. */
+	*bytes = taken;
+	return n;
 }
 
 /*
