@@ -110,6 +110,9 @@ static void posixtrace_drain_held(u64 start)
 #define POSIXTRACE_DRAIN_BUDGET	512
 #define POSIXTRACE_DRAIN_VISIT	8
 
+static_assert(POSIXTRACE_DRAIN_HOLD_RECORDS + 32 * POSIXTRACE_DRAIN_VISIT <=
+	      POSIXTRACE_DRAIN_BUDGET);
+
 /*
  * Unbound: a kick's drain may run beside the producer, not after it. The
  * sources' frees (thread_ring.c) run here too.

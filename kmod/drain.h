@@ -86,6 +86,15 @@ struct posixtrace_source {
 	u64 closed_gen;
 };
 
+/*
+ * Records a drain of a few sources takes in one hold of its lock (the
+ * budget is 512, a source's visit costs 8): a reader that drains straight
+ * into its batch takes at most that many a drain, so that a kick, which
+ * drops nothing while a drain is between two holds, never waits for it
+ * longer than a hold (stream_read.c).
+ */
+#define POSIXTRACE_DRAIN_HOLD_RECORDS	256
+
 int posixtrace_drains_init(void);
 void posixtrace_drains_exit(void);
 

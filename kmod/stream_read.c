@@ -45,13 +45,40 @@ static void posixtrace_stream_unlock_done(struct posixtrace_stream *stream)
 }
 
 /*
- * Records the reader's drain may take straight into its batch: as many
- * as fit, if each is the smallest a stream keeps. What does not fit after
- * all goes into the stream, for the next turn.
+ * Records the reader's next drain may take straight into its batch: as
+ * many as fit in what is left of it, if each is the smallest a stream
+ * keeps (what does not fit after all goes into the stream, for the next
+ * turn), and no more than one hold of the drain lock takes, so that the
+ * producers' kicks may drop between two drains.
  */
-static u64 posixtrace_stream_direct_max(size_t room)
+static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
 {
-	return room / POSIXTRACE_RECORD_SIZE(0);
+	size_t left = direct->room - READ_ONCE(direct->used);
+
+	return min_t(u64, left / POSIXTRACE_RECORD_SIZE(0),
+		     POSIXTRACE_DRAIN_HOLD_RECORDS);
+}
+
+/*
+ * Drains into @direct until it is full or the sources are empty, a hold
+ * of the drain lock at a time. The drains store into @direct under the
+ * stream's lock; its figures are only read here to see progress.
+ */
+static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
+					   struct posixtrace_direct *direct)
+{
+	u64 max = posixtrace_stream_direct_max(direct);
+	int before;
+	bool all;
+
+	while (max) {
+		before = READ_ONCE(direct->n);
+		all = posixtrace_drain_upto(stream->domain, max);
+		/* Nothing more fits, or nothing more went into the batch. */
+		if (all || READ_ONCE(direct->n) == before)
+			break;
+		max = posixtrace_stream_direct_max(direct);
+	}
 }
 
 /*
@@ -91,8 +118,7 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	direct.room = room - taken;
 	if (posixtrace_stream_direct_begin(stream, &direct,
 					   posixtrace_drain_bytes(stream->domain))) {
-		posixtrace_drain_upto(stream->domain,
-				      posixtrace_stream_direct_max(direct.room));
+		posixtrace_stream_drain_direct(stream, &direct);
 		posixtrace_stream_direct_end(stream, &direct);
 		n += direct.n;
 		taken += direct.used;
