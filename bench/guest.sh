@@ -1,10 +1,11 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Runs inside the guest (run-vm.sh --demo) after init.sh loaded the module:
-# runs event_cost, the exit hook's rows, the fork-heavy rows (fork_cost),
-# then event_cost's LTTng-UST peer (ust_cost under bench/lttng.sh), and
-# prints their reports as "# bench: " lines, which bench/run.sh picks
-# out of the guest's KTAP stream.
+# runs event_cost, the keep-up rows (keepup, and LTTng live: ust_cost -L),
+# the exit hook's rows, the fork-heavy rows (fork_cost), then event_cost's
+# LTTng-UST peer (ust_cost under bench/lttng.sh), and prints their reports
+# as "# bench: " lines, which bench/run.sh picks out of the guest's KTAP
+# stream.
 say() { echo "# bench: $*"; }
 show() { sed 's/^/# bench: /'; }
 cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
@@ -66,6 +67,61 @@ if [ "${BENCH_ROWS:-}" = fork ]; then
 	exit 0
 fi
 
+# Issue 28's rows: does what is recorded reach a live reader or a log,
+# at what cost to the producer (keepup, as nobody at RLIMIT_MEMLOCK
+# 8 MiB: it drops root itself).
+keepup_row() {
+	if ! command -v keepup >/dev/null; then
+		say "keepup: keepup is missing from the guest: no keep-up rows"
+		return
+	fi
+	# shellcheck disable=SC2086
+	keepup ${BENCH_ARGS:-} 2>&1 | show
+	# (b) again as root, whose rings no RLIMIT_MEMLOCK bounds: whether
+	# the big streams' figure is the limit's or the module's (it suggests
+	# no ring size for a stream above max_ring_size; the producer then
+	# maps the library's 64 KiB default).
+	say ""
+	say "keepup -R -b: (b) again as root (CAP_IPC_LOCK: no RLIMIT_MEMLOCK on rings)"
+	# shellcheck disable=SC2086
+	keepup -R -b ${BENCH_ARGS:-} 2>&1 | show
+	say ""
+	lttng_live_row
+}
+
+# LTTng's live mode beside keepup's live reader (ust_cost -L, under a
+# session daemon of its own, lttng.sh): lttng-relayd and babeltrace2's
+# lttng-live source over TCP on the loopback, which the initramfs leaves
+# down, in a URL that names the host, which it leaves unnamed.
+lttng_live_row() {
+	if ! command -v ust_cost >/dev/null || ! command -v lttng.sh >/dev/null ||
+		! command -v lttng-relayd >/dev/null; then
+		say "lttng live: ust_cost, lttng.sh or lttng-relayd is missing from the guest: not run"
+		return
+	fi
+	lttng_env
+	ifconfig lo 127.0.0.1 up 2>/dev/null || ip link set lo up 2>/dev/null
+	case $(hostname) in '' | '(none)') hostname bench-guest ;; esac
+	# shellcheck disable=SC2086
+	LTTNG_CONSUMERD=/bin/lttng-consumerd LTTNG_SESSION_CONFIG_XSD_PATH=/bin \
+		BABELTRACE_PLUGIN_PATH=/bin lttng.sh ust_cost -L ${BENCH_ARGS:-} 2>&1 |
+		grep -v '^lttng-ust: lttng-sessiond .* started for this run' | show
+}
+
+# The initramfs lacks what LTTng needs: /dev/shm (the buffers, shm_open)
+# and /var/run (the daemon's sockets, /var/run/lttng). run.sh put
+# lttng-consumerd, the daemon's session.xsd and babeltrace2's plugins in
+# /bin.
+lttng_env() {
+	mkdir -p /dev/shm /var/run
+	grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs tmpfs /dev/shm
+}
+# run.sh --keepup: those rows alone.
+if [ "${BENCH_ROWS:-}" = keepup ]; then
+	keepup_row
+	exit 0
+fi
+
 # BENCH_ARGS: event_cost's options, set by run.sh above this script.
 # shellcheck disable=SC2086
 event_cost ${BENCH_ARGS:-} 2>&1 | show
@@ -77,6 +133,9 @@ say ""
 POSIXTRACE_RING_SIZE=0 event_cost ${BENCH_ARGS:-} 2>&1 |
 	grep -E '^posix_trace_event \((c|e)\) recorded|^two threads:' |
 	sed 's/^/without a ring (system calls): /' | show
+
+say ""
+keepup_row
 
 # What the exit hook costs (it runs with preemption disabled) while other
 # threads' rings hold records: ftrace's function_graph tracer on
@@ -121,14 +180,10 @@ say ""
 fork_row
 
 # The peer: an LTTng-UST tracepoint, ust_cost, under a session daemon of
-# its own (lttng.sh). The initramfs lacks what LTTng needs: /dev/shm (the
-# buffers, shm_open) and /var/run (the daemon's sockets, /var/run/lttng).
-# run.sh put lttng-consumerd, the daemon's session.xsd and babeltrace2's
-# plugins in /bin.
+# its own (lttng.sh), in the environment lttng_env() makes.
 say ""
 if command -v ust_cost >/dev/null && command -v lttng.sh >/dev/null; then
-	mkdir -p /dev/shm /var/run
-	grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs tmpfs /dev/shm
+	lttng_env
 	# shellcheck disable=SC2086
 	LTTNG_CONSUMERD=/bin/lttng-consumerd LTTNG_SESSION_CONFIG_XSD_PATH=/bin \
 		BABELTRACE_PLUGIN_PATH=/bin lttng.sh ust_cost ${BENCH_ARGS:-} 2>&1 | show

@@ -15,6 +15,7 @@
 #
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
 #   bench/run.sh --fork [-r ROUNDS]                the fork-heavy rows alone
+#   bench/run.sh --keepup [-r ROUNDS] [-t SECONDS] the keep-up rows alone
 #   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
 #   bench/run.sh --rt                              (make bench-rt)
 #
@@ -40,7 +41,30 @@
 # POSIXTRACE_TOOL names, and this machine's strace (installed if missing).
 # --fork boots a guest that runs those rows alone.
 #
-# -r and -t go to event_cost and ust_cost alike, -r to fork_cost too.
+# The keep-up rows (issue 28; bench/keepup.c, run by guest.sh after
+# event_cost's): does what is recorded reach a live reader or a log, and
+# what does that cost the producer? As nobody at RLIMIT_MEMLOCK 8 MiB
+# (keepup drops root itself), each row a timed window per round, with
+# getppid timed in the same round: (a) a reader in
+# posix_trace_timedgetnext_event() following a 1 MiB LOOP stream while
+# one or two producers record at 0.5, 1 and 2 M events/s or flat out:
+# the share read, events/s delivered, the producers' rate with the reader
+# and without it (a share counts only at >= 0.9x), the guest's CPU time
+# from /proc/stat, and exact accounting (emitted == read + the stream's
+# events_lost, every gap after an OVERFLOW: "SILENT LOSS?" if not);
+# (b) recorded emit into 1, 4 and 64 MiB LOOP streams, no reader, as
+# ratios to getppid (again as root, keepup -R -b, to tell the memlock
+# limit's part); (c) two and four producers with a reader, throughput
+# against one's beside the scaling of event_cost's no-tracing loop;
+# (d) one producer flat out into a FLUSH stream with a log on tmpfs: the
+# share the log kept, read back with posix_trace_open(); and (e) LTTng's
+# live mode, lttng-relayd and babeltrace2's lttng-live source reading
+# while ust_cost -L hits its tracepoint flat out, where it runs (the
+# guest gets lttng-relayd). --keepup boots a guest that runs those rows
+# alone (some 2 minutes under TCG with the default 3 rounds of 0.5 s).
+#
+# -r and -t go to event_cost, ust_cost and keepup alike, -r to fork_cost
+# too.
 # POSIXTRACE_BUILD (default build/) is where it builds and boots.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../selftests/vm/lib.sh
@@ -56,6 +80,9 @@ elif [ "${1:-}" = --rt ]; then
 	shift
 elif [ "${1:-}" = --fork ]; then
 	ROWS=fork
+	shift
+elif [ "${1:-}" = --keepup ]; then
+	ROWS=keepup
 	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
@@ -112,13 +139,15 @@ host_rows() {
 # What the guest needs for the LTTng-UST peer, as run-vm.sh --bin options:
 # ust_cost and lttng.sh, the lttng command, the session daemon, its
 # consumer and the XML schema it reads session files with (it will not
-# start without), babeltrace2 and the plugins that read a CTF trace
-# (ust_cost checks that events arrive). What is missing is left out: the
+# start without), the relay daemon (keepup's LTTng live row), babeltrace2
+# and the plugins that read a CTF trace, from a directory or live (ust_cost
+# checks that events arrive). What is missing is left out: the
 # guest then says what it could not run.
 lttng_bins() {
 	local f
 	for f in "$BUILD_DIR/bench/ust_cost" "$BENCH_DIR/lttng.sh" \
 		"$(command -v lttng)" "$(command -v lttng-sessiond)" \
+		"$(command -v lttng-relayd)" \
 		"$(dpkg -L lttng-tools 2>/dev/null | grep '/lttng-consumerd$' | head -n 1)" \
 		/usr/share/xml/lttng/session.xsd \
 		"$(command -v babeltrace2)" \
@@ -218,7 +247,8 @@ set +e
 "$VM_DIR/run-vm.sh" --label bench --kernel "/boot/vmlinuz-$rel" \
 	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 1800 \
 	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" \
-	--bin "$BUILD_DIR/bench/exit_cost" "${lttng[@]}" "${fork[@]}" \
+	--bin "$BUILD_DIR/bench/exit_cost" --bin "$BUILD_DIR/bench/keepup" \
+	"${lttng[@]}" "${fork[@]}" \
 	>"$out.log" 2>&1
 rc=$?
 set -e

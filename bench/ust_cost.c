@@ -35,6 +35,17 @@
  * (-t, 0.3 s; -r, 5 rounds): min/median/max per call, and the medians of
  * the per-round ratios.
  *
+ * -L: LTTng's live mode instead (keepup's row (e), issue 28), the peer of
+ * keepup's live reader: an lttng-relayd of its own (started here, in the
+ * foreground, killed at the end), a live session (--live, a live timer of
+ * 100 ms; its channel as the enabled row's: 4 x 1 MiB per CPU, discard
+ * mode), and babeltrace2's src.ctf.lttng-live reading it into
+ * sink.utils.counter while the tracepoint is hit flat out for -t seconds.
+ * Each round runs it twice, with the viewer and without (the same live
+ * session, no one reading), for the producer's rate either way. The share
+ * is what babeltrace2 counted over what was made; the session's discarded
+ * events must make up the rest.
+ *
  * A benchmark, not a test: it never fails on speed, nor when LTTng cannot
  * be used (no session daemon...): the rows it could not measure say why.
  * Absolute times under emulation (QEMU TCG) mean little: read the ratios.
@@ -49,7 +60,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -480,13 +496,326 @@ static void check_events(void)
 	session_destroy(&c);
 }
 
+/* ---- -L: LTTng live ------------------------------------------------------ */
+
+#define LIVE_PORT	5344	/* lttng-relayd's default live port */
+#define LIVE_SESSION	"ust-live"
+
+static pid_t relayd_pid;
+
+/* Does something listen on 127.0.0.1:port? */
+static bool port_answers(int port)
+{
+	struct sockaddr_in sa = {
+		.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+		.sin_addr.s_addr = htonl(INADDR_LOOPBACK),
+	};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = !connect(fd, (struct sockaddr *)&sa, sizeof(sa));
+	close(fd);
+	return ok;
+}
+
+/*
+ * An lttng-relayd of our own, in the foreground (its pid is ours to
+ * kill), writing under dir. NULL, or why not.
+ */
+static const char *relayd_start(const char *dir)
+{
+	static char why[200];
+	char out[600], log[600];
+	int fd;
+
+	if (port_answers(LIVE_PORT))
+		return "something already listens on the live port 5344";
+	snprintf(out, sizeof(out), "--output=%s/relay", dir);
+	snprintf(log, sizeof(log), "%s/relayd.log", dir);
+	fflush(stdout);
+	relayd_pid = fork();
+	if (relayd_pid < 0)
+		return strerror(errno);
+	if (!relayd_pid) {
+		fd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		execlp("lttng-relayd", "lttng-relayd", out, (char *)NULL);
+		_exit(127);
+	}
+	/* Under emulation it may take seconds to listen. */
+	for (int i = 0; i < 300; i++) {
+		if (port_answers(LIVE_PORT))
+			return NULL;
+		if (waitpid(relayd_pid, NULL, WNOHANG) == relayd_pid) {
+			relayd_pid = 0;
+			snprintf(why, sizeof(why), "lttng-relayd exited at "
+				 "once (see its log)");
+			return why;
+		}
+		usleep(100000);
+	}
+	return "lttng-relayd did not listen on 127.0.0.1:5344 within 30 s";
+}
+
+static void relayd_stop(void)
+{
+	if (relayd_pid <= 0)
+		return;
+	kill(relayd_pid, SIGTERM);
+	waitpid(relayd_pid, NULL, 0);
+	relayd_pid = 0;
+}
+
+/* The hit loop, flat out until the clock says end: how many hits. */
+static uint64_t hit_until(double end)
+{
+	uint64_t i = 0;
+
+	do {
+		for (int k = 0; k < 64; k++, i++)
+			lttng_ust_tracepoint(ust_bench, event, i);
+	} while (now() < end);
+	return i;
+}
+
+struct live_round {
+	uint64_t made, seen, discarded;
+	bool discarded_known;
+	double rate;		/* hits a second */
+	double busy;		/* the machine's CPUs, % busy; -1 unknown */
+	bool viewed;
+};
+
+/* Busy and all jiffies of all CPUs, from /proc/stat (as keepup). */
+static bool cpu_jiffies(uint64_t *busy, uint64_t *all)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return false;
+	/* user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4)
+		return false;
+	*busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	*all = *busy + v[3] + v[4];
+	return true;
+}
+
+/*
+ * One window: a fresh live session (the viewer ends when it is
+ * destroyed: session-not-found-action "end"), babeltrace2 attached to it
+ * or not, the producer for window seconds, then stop, the discarded
+ * count, destroy, and what babeltrace2 counted. NULL, or why not.
+ */
+static const char *live_window(const char *host, double window, bool viewer,
+			       struct live_round *lr)
+{
+	static char why[300];
+	char cmd[1024], line[256], what[64], said[400], last[200];
+	unsigned long long n;
+	const char *d;
+	FILE *bt = NULL;
+	uint64_t busy0 = 0, all0 = 0, busy1 = 0, all1 = 0;
+	bool cpu_ok;
+	double t0;
+
+	memset(lr, 0, sizeof(*lr));
+	lr->viewed = viewer;
+	if (lttng("create %s --live=100000", LIVE_SESSION) ||
+	    lttng("enable-channel -u -s %s --subbuf-size 1M --num-subbuf 4 "
+		  "bench", LIVE_SESSION) ||
+	    lttng("enable-event -u -s %s -c bench 'ust_bench:*'",
+		  LIVE_SESSION) ||
+	    lttng("start %s", LIVE_SESSION)) {
+		snprintf(why, sizeof(why), "lttng: %s", lttng_said());
+		lttng("destroy %s", LIVE_SESSION);
+		return why;
+	}
+	if (viewer) {
+		snprintf(cmd, sizeof(cmd),
+			 "babeltrace2 --component=src.ctf.lttng-live "
+			 "--params='inputs=[\"net://127.0.0.1/host/%s/%s\"],"
+			 "session-not-found-action=\"end\"' "
+			 "--component=sink.utils.counter 2>&1", host,
+			 LIVE_SESSION);
+		fflush(stdout);
+		bt = popen(cmd, "r");
+		if (!bt) {
+			lttng("destroy %s", LIVE_SESSION);
+			return "popen babeltrace2 failed";
+		}
+		/*
+		 * The viewer gets what comes after it attached: give it
+		 * time to (there is no way to ask the relay daemon).
+		 */
+		sleep(3);
+	}
+	cpu_ok = cpu_jiffies(&busy0, &all0);
+	t0 = now();
+	lr->made = hit_until(t0 + window);
+	lr->rate = (double)lr->made / (now() - t0);
+	cpu_ok = cpu_jiffies(&busy1, &all1) && cpu_ok;
+	lr->busy = cpu_ok && all1 > all0 ?
+		   100.0 * (double)(busy1 - busy0) / (double)(all1 - all0) : -1;
+	lttng("stop %s", LIVE_SESSION);
+	/*
+	 * Unsigned, and believed only if it is a count of what was made:
+	 * a live session has once said 2^64 - 1 (not known) here.
+	 */
+	d = lttng("list %s", LIVE_SESSION) ? NULL :
+	    strstr(lttng_out, "Discarded events:");
+	if (d) {
+		lr->discarded = strtoull(d + strlen("Discarded events:"), NULL,
+					 10);
+		lr->discarded_known = lr->discarded <= lr->made;
+	}
+	lttng("destroy %s", LIVE_SESSION);
+	if (!bt)
+		return NULL;
+	/*
+	 * sink.utils.counter's lines are "N what": "N Event messages". Of
+	 * the others the last two are kept: on a failure, babeltrace2's
+	 * innermost cause and its message.
+	 */
+	said[0] = last[0] = '\0';
+	while (fgets(line, sizeof(line), bt)) {
+		if (sscanf(line, " %llu %63[^\n]", &n, what) == 2) {
+			if (!strcasecmp(what, "event messages"))
+				lr->seen = n;
+		} else if (strspn(line, " \n") < strlen(line)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(said, sizeof(said), "%s /%s", last,
+				 line + strspn(line, " "));
+			snprintf(last, sizeof(last), "%s",
+				 line + strspn(line, " "));
+		}
+	}
+	if (pclose(bt)) {
+		snprintf(why, sizeof(why), "babeltrace2's lttng-live source "
+			 "failed: %s", said[0] ? said : "(it said nothing)");
+		return why;
+	}
+	return NULL;
+}
+
+static int live_main(double window, int rounds)
+{
+	struct live_round lr[MAX_ROUNDS][2];
+	double share[MAX_ROUNDS], with[MAX_ROUNDS], without[MAX_ROUNDS];
+	double ratio[MAX_ROUNDS], busy_with[MAX_ROUNDS], busy_wo[MAX_ROUNDS];
+	uint64_t made = 0, seen = 0, discarded = 0;
+	bool known = true;
+	char host[256], dir[512];
+	int ok = 0;
+	const char *why;
+
+	printf("lttng live: %d rounds, a timed window of %.2f s\n", rounds,
+	       window);
+	if (lttng("list")) {
+		printf("lttng live: not run: no session daemon answers (%s)\n",
+		       lttng_said());
+		return 0;
+	}
+	if (gethostname(host, sizeof(host)) || !host[0] ||
+	    strpbrk(host, "()/ ")) {
+		printf("lttng live: not run: no usable host name for the "
+		       "live URL ('%s')\n", host);
+		return 0;
+	}
+	snprintf(dir, sizeof(dir), "%s/live-%d", out_dir, (int)getpid());
+	mkdir(dir, 0755);
+	why = relayd_start(dir);
+	if (why) {
+		printf("lttng live: not run: %s\n", why);
+		relayd_stop();
+		rm_tree(dir);
+		return 0;
+	}
+	/* A round that failed is said and left out; the others count. */
+	for (int i = 0; i < rounds; i++)
+		for (int v = 1; v >= 0; v--) {
+			why = live_window(host, window, v, &lr[ok][v]);
+			if (why) {
+				printf("lttng live: round %d: %s\n", i + 1,
+				       why);
+				break;
+			}
+			ok += !v;
+		}
+	relayd_stop();
+	rm_tree(dir);
+	if (!ok) {
+		printf("lttng live: not run: no round succeeded\n");
+		return 0;
+	}
+	rounds = ok;
+	for (int i = 0; i < rounds; i++) {
+		struct live_round *v = &lr[i][1];
+
+		share[i] = 100.0 * (double)v->seen / (double)v->made;
+		with[i] = v->rate;
+		without[i] = lr[i][0].rate;
+		busy_with[i] = v->busy;
+		busy_wo[i] = lr[i][0].busy;
+		made += v->made;
+		seen += v->seen;
+		discarded += v->discarded;
+		known &= v->discarded_known;
+	}
+	for (int i = 0; i < rounds; i++)
+		ratio[i] = with[i] / without[i];
+	printf("lttng live (1M x 4 per CPU, discard mode, live timer 100 ms), "
+	       "babeltrace2 lttng-live into a counter, one producer flat "
+	       "out, min/median/max over %d rounds of %.2f s:\n", rounds,
+	       window);
+	printf("lttng live: share received %.1f/%.1f/%.1f %%; producer "
+	       "%.2f/%.2f/%.2f M/s with the viewer, %.2f/%.2f/%.2f M/s "
+	       "without: %.2f/%.2f/%.2fx (the share %s); CPU%% "
+	       "%.0f/%.0f/%.0f with the viewer, %.0f/%.0f/%.0f without\n",
+	       min_of(share, rounds), median(share, rounds),
+	       max_of(share, rounds), min_of(with, rounds) / 1e6,
+	       median(with, rounds) / 1e6, max_of(with, rounds) / 1e6,
+	       min_of(without, rounds) / 1e6, median(without, rounds) / 1e6,
+	       max_of(without, rounds) / 1e6, min_of(ratio, rounds),
+	       median(ratio, rounds), max_of(ratio, rounds),
+	       median(ratio, rounds) >= 0.9 ? "counts" :
+	       "does NOT count: the producer slowed below 0.9x",
+	       min_of(busy_with, rounds), median(busy_with, rounds),
+	       max_of(busy_with, rounds), min_of(busy_wo, rounds),
+	       median(busy_wo, rounds), max_of(busy_wo, rounds));
+	if (known)
+		printf("lttng live: %llu made, %llu received, %llu discarded "
+		       "(the session's count): %s\n",
+		       (unsigned long long)made, (unsigned long long)seen,
+		       (unsigned long long)discarded,
+		       seen + discarded == made ? "accounted for" :
+		       "NOT accounted for (received + discarded != made)");
+	else
+		printf("lttng live: %llu made, %llu received; the session's "
+		       "discarded count was not known in every round\n",
+		       (unsigned long long)made, (unsigned long long)seen);
+	return 0;
+}
+
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-r ROUNDS] [-t SECONDS] [-o DIR]\n"
+		"usage: %s [-r ROUNDS] [-t SECONDS] [-o DIR] [-L]\n"
 		"  -r  rounds, each measuring every case once (5; 1..%d)\n"
 		"  -t  target time of one timed loop (0.3 s)\n"
 		"  -o  where the sessions write their traces (/tmp)\n"
+		"  -L  LTTng live instead: lttng-relayd, babeltrace2's "
+		"lttng-live\n"
 		"A running lttng-sessiond is needed for the enabled rows "
 		"(bench/lttng.sh).\n",
 		prog, MAX_ROUNDS);
@@ -498,16 +827,18 @@ int main(int argc, char **argv)
 	struct bench_case *ref = &cases[C_GETPPID], *mk = &cases[C_MARKER];
 	double target = 0.3;
 	int rounds = 5, opt, err;
-	bool lttng_ok;
+	bool lttng_ok, live = false, r_set = false, t_set = false;
 
-	while ((opt = getopt(argc, argv, "r:t:o:")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:o:L")) != -1) {
 		switch (opt) {
 		case 'r':
+			r_set = true;
 			rounds = atoi(optarg);
 			if (rounds < 1 || rounds > MAX_ROUNDS)
 				usage(argv[0]);
 			break;
 		case 't':
+			t_set = true;
 			target = atof(optarg);
 			if (!(target > 0))
 				usage(argv[0]);
@@ -519,10 +850,16 @@ int main(int argc, char **argv)
 			    strlen(out_dir) > sizeof(cases[0].dir) - 64)
 				usage(argv[0]);
 			break;
+		case 'L':
+			live = true;
+			break;
 		default:
 			usage(argv[0]);
 		}
 	}
+	/* Live, keepup's defaults: its rows are read beside these. */
+	if (live)
+		return live_main(t_set ? target : 0.5, r_set ? rounds : 3);
 
 	printf("ust_cost: %d rounds, each timed loop about %.2f s "
 	       "(N calibrated per case)\n", rounds, target);
