@@ -421,29 +421,6 @@ static void teardown_logged(void)
 	log_lost += loop_n > ours ? loop_n - ours : 0;
 }
 
-/* This process's descriptor of its (only) stream: for the module's counts. */
-static int stream_fd(void)
-{
-	char path[300], target[64];
-	struct dirent *d;
-	int fd = -1;
-	ssize_t n;
-	DIR *dir = opendir("/proc/self/fd");
-
-	while (dir && fd < 0 && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (!strcmp(target, "anon_inode:[posixtrace]"))
-			fd = atoi(d->d_name);
-	}
-	if (dir)
-		closedir(dir);
-	return fd;
-}
-
 static void *reader(void *arg)
 {
 	struct posix_trace_event_info info;

@@ -16,6 +16,7 @@
 #ifndef POSIXTRACE_BENCH_HARNESS_H
 #define POSIXTRACE_BENCH_HARNESS_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -278,6 +279,49 @@ static inline void usage_rt(const char *prog, const char *more)
 		"  -t  target time of one timed loop (0.3 s)\n",
 		prog, more, MAX_ROUNDS);
 	exit(2);
+}
+
+/* This process's descriptor of its (only) stream: for the module's counts. */
+static inline int stream_fd(void)
+{
+	char path[300], target[64];
+	struct dirent *d;
+	int fd = -1;
+	ssize_t n;
+	DIR *dir = opendir("/proc/self/fd");
+
+	while (dir && fd < 0 && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n < 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, "anon_inode:[posixtrace]"))
+			fd = atoi(d->d_name);
+	}
+	if (dir)
+		closedir(dir);
+	return fd;
+}
+
+/* Busy and all jiffies of all CPUs, from /proc/stat's first line. */
+static inline bool cpu_jiffies(uint64_t *busy, uint64_t *all)
+{
+	unsigned long long v[8] = { 0 };
+	FILE *f = fopen("/proc/stat", "r");
+	int n;
+
+	if (!f)
+		return false;
+	/* user nice system idle iowait irq softirq steal */
+	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	fclose(f);
+	if (n < 4)
+		return false;
+	*busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
+	*all = *busy + v[3] + v[4];
+	return true;
 }
 
 #endif /* POSIXTRACE_BENCH_HARNESS_H */

@@ -188,29 +188,6 @@ static void stream_shutdown(void)
 	have_trid = false;
 }
 
-/* This process's descriptor of its (only) stream: for the module's counts. */
-static int stream_fd(void)
-{
-	char path[300], target[64];
-	struct dirent *d;
-	int fd = -1;
-	ssize_t n;
-	DIR *dir = opendir("/proc/self/fd");
-
-	while (dir && fd < 0 && (d = readdir(dir))) {
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
-		n = readlink(path, target, sizeof(target) - 1);
-		if (n < 0)
-			continue;
-		target[n] = '\0';
-		if (!strcmp(target, "anon_inode:[posixtrace]"))
-			fd = atoi(d->d_name);
-	}
-	if (dir)
-		closedir(dir);
-	return fd;
-}
-
 static int stream_status(struct posixtrace_status *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -219,26 +196,6 @@ static int stream_status(struct posixtrace_status *st)
 }
 
 /* ---- the guest's CPU time -------------------------------------------- */
-
-/* Busy and all jiffies of all CPUs, from /proc/stat's first line. */
-static bool cpu_jiffies(uint64_t *busy, uint64_t *all)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return false;
-	/* user nice system idle iowait irq softirq steal */
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 4)
-		return false;
-	*busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	*all = *busy + v[3] + v[4];
-	return true;
-}
 
 /* ---- what a thread's ring came to ----------------------------------- */
 

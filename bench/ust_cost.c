@@ -591,26 +591,6 @@ struct live_round {
 	bool viewed;
 };
 
-/* Busy and all jiffies of all CPUs, from /proc/stat (as keepup). */
-static bool cpu_jiffies(uint64_t *busy, uint64_t *all)
-{
-	unsigned long long v[8] = { 0 };
-	FILE *f = fopen("/proc/stat", "r");
-	int n;
-
-	if (!f)
-		return false;
-	/* user nice system idle iowait irq softirq steal */
-	n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
-		   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
-	fclose(f);
-	if (n < 4)
-		return false;
-	*busy = v[0] + v[1] + v[2] + v[5] + v[6] + v[7];
-	*all = *busy + v[3] + v[4];
-	return true;
-}
-
 /*
  * One window: a fresh live session (the viewer ends when it is
  * destroyed: session-not-found-action "end"), babeltrace2 attached to it
