@@ -320,6 +320,8 @@ struct posixtrace_drain_walk {
 	s64 until;
 	/* It stopped before the end of its laps: for @left, for @until. */
 	bool capped, cut_short;
+	/* The records it took. */
+	u64 taken;
 };
 
 /* Visit @src: its lap set, its first record looked at. */
@@ -387,6 +389,7 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 			break;
 		}
 		posixtrace_drain_take(dom, heap[0], now);
+		w->taken++;
 		if (!heap[0]->ops->peek(heap[0]))
 			heap[0] = heap[--w->n];
 		posixtrace_drain_sift_down(heap, w->n, 0);
@@ -497,9 +500,10 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
  * takes them straight into its batch, stream_read.c): what is left in the
  * sources stays there, in order, for the next drain. Sleeps.
  *
- * Return: true if it took everything it would have without @max.
+ * Return: the records it took (whichever streams they were for): fewer
+ * than @max if it took everything it would have without @max.
  */
-bool posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
+u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
 {
 	return posixtrace_drain_until(dom, max, S64_MAX);
 }
@@ -515,10 +519,10 @@ bool posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
  * posixtrace_drain_upto(), stopped at the first record stamped after
  * @until too. Sleeps.
  *
- * Return: true if it took everything it would have without @max.
+ * Return: the records it took, as posixtrace_drain_upto().
  */
-bool posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
-			    s64 until)
+u64 posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
+			   s64 until)
 {
 	struct posixtrace_drain_walk w = { .left = max, .until = until };
 	bool done;
@@ -528,7 +532,7 @@ bool posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
 	if (!dom ||
 	    (list_empty_careful(&dom->rings) &&
 	     !posixtrace_drain_staged_busy(dom)))
-		return true;
+		return 0;
 	mutex_lock(&dom->mutex);
 	gen = dom->gen + 1;
 	WRITE_ONCE(dom->gen, gen);
@@ -569,7 +573,7 @@ bool posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
 	if (posixtrace_drain_staged_busy(dom))
 		posixtrace_drain_later(dom);
 	mutex_unlock(&dom->mutex);
-	return !w.capped;
+	return w.taken;
 }
 
 /**

@@ -298,9 +298,12 @@ static void posixtrace_flush_sources(struct posixtrace_stream *stream)
 	struct posixtrace_drain_domain *dom = stream->domain;
 	struct posixtrace_direct direct;
 	s64 start = ktime_get_real_ns();
-	u64 left, held;
-	bool all;
+	u64 left, held, max, taken;
+	size_t from;
 
+	/* Not all of it would go in (or stopped full): the policy judges. */
+	if (!posixtrace_stream_direct_fits(stream, posixtrace_drain_bytes(dom)))
+		posixtrace_drain(dom);
 	spin_lock(&stream->lock);
 	held = stream->seq;
 	spin_unlock(&stream->lock);
@@ -316,22 +319,28 @@ static void posixtrace_flush_sources(struct posixtrace_stream *stream)
 			posixtrace_drain(dom);
 			return;
 		}
-		all = posixtrace_drain_until(dom,
-					     min(left,
-						 posixtrace_flush_direct_max(stream)),
-					     start);
+		max = min(left, posixtrace_flush_direct_max(stream));
+		taken = posixtrace_drain_until(dom, max, start);
 		posixtrace_stream_direct_end(stream, &direct);
-		left -= min_t(u64, left, direct.n);
-		posixtrace_flush_catch_up(stream, direct.clears);
-		if (direct.n)
+		left -= min(left, taken);
+		/*
+		 * A clear came meanwhile: what the batch held then is of
+		 * before it, and so is what the log holds; the rest after.
+		 */
+		from = direct.cleared ? direct.cleared_at : 0;
+		posixtrace_flush_catch_up(stream, direct.cleared ?
+					  direct.clears : direct.clears_begin);
+		if (direct.used > from)
 			posixtrace_log_write(stream->log,
 					     posixtrace_stream_names(stream),
-					     stream->bounce, direct.used);
+					     stream->bounce + from,
+					     direct.used - from);
 		spin_lock(&stream->lock);
 		posixtrace_flush_account(stream);
 		spin_unlock(&stream->lock);
 		held = posixtrace_drain_bytes(dom);
-	} while (!all && left && direct.n);
+		/* Fewer than it could take: all that was stamped in time. */
+	} while (taken == max && left);
 }
 
 /* Record FLUSH_START or FLUSH_STOP; returns the number the next one gets. */

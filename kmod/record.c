@@ -222,39 +222,34 @@ void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream)
 	stream->overrun_status = POSIXTRACE_OVERRUN;
 }
 
-static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
-				    u8 *dst, const struct posixtrace_record *next);
-
 /*
  * A reader takes the records a drain brings straight into its batch
  * (stream_read.c), while the stream holds none: @rec goes there if it
- * fits, with the gap before it, numbered and counted as read, as if it
- * had been stored and taken out at once (with @keep, the room it would
- * leave). Returns false if it does not (it is then stored, after what the
- * batch has, or lost as the policy says).
+ * fits, numbered and counted as read, as if it had been stored and taken
+ * out at once (with @keep, the room it would leave). Returns false if it
+ * does not (it is then stored, after what the batch has, or lost as the
+ * policy says). Nor while a LOOP gap is pending (a kick dropped between
+ * two of the reader's drains): the record is stored, and the reader's
+ * next turn takes the gap's OVERFLOW and RESUME before it, as always.
  */
 static bool posixtrace_stream_store_direct(struct posixtrace_stream *stream,
 					   struct posixtrace_record *rec,
 					   const void *data, size_t keep)
 {
 	struct posixtrace_direct *direct = stream->direct;
-	size_t gap = stream->gap_pending ? 2 * sizeof(*rec) : 0, len;
 	u8 *dst;
 
-	/* Not one the stream, empty, could not hold: that one is lost. */
-	if (!direct || stream->ring.count ||
+	/*
+	 * One the stream, empty, could not hold is lost (the reader's bound
+	 * keeps such a one from coming here; checked still).
+	 */
+	if (!direct || stream->ring.count || stream->gap_pending ||
 	    rec->size + keep > stream->ring.size ||
-	    direct->used + gap + rec->size > direct->room)
+	    direct->used + rec->size > direct->room)
 		return false;
 	rec->seq = stream->seq++;
 	stream->last_ts.tv_sec = rec->ts_sec;
 	stream->last_ts.tv_nsec = rec->ts_nsec;
-	if (gap) {
-		len = posixtrace_reader_gap(stream, direct->dst + direct->used,
-					    rec);
-		direct->used += len;
-		direct->n += len / sizeof(*rec);
-	}
 	dst = direct->dst + direct->used;
 	memcpy(dst, rec, sizeof(*rec));
 	if (rec->data_len) {
@@ -1063,8 +1058,10 @@ static bool posixtrace_stream_would_hold(const struct posixtrace_stream *stream,
  * @source_bytes: what its sources hold (posixtrace_drain_bytes())
  *
  * A drain of it all would store it all, beside what the stream holds,
- * none of it overwritten (LOOP) or lost for room: a reader may then take
- * what the stream holds before draining (stream_read.c).
+ * none of it overwritten (LOOP) or lost for room, and the stream is not
+ * stopped because full (taking what it holds would restart it before
+ * what was made meanwhile is judged lost): a reader may then take what
+ * the stream holds before draining (stream_read.c).
  */
 bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 				   u64 source_bytes)
@@ -1072,7 +1069,11 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 	bool fits;
 
 	spin_lock(&stream->lock);
-	fits = !stream->shut_down &&
+	/*
+	 * Stopped because full, it restarts once emptied: what was made
+	 * meanwhile must be judged (lost) first, by a drain.
+	 */
+	fits = !stream->shut_down && !stream->auto_stopped &&
 	       posixtrace_stream_would_hold(stream, source_bytes);
 	spin_unlock(&stream->lock);
 	return fits;
@@ -1087,7 +1088,8 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
  * @source_bytes: what its sources hold (posixtrace_drain_bytes())
  *
  * Only while the stream holds no record (what it holds came before what
- * the sources hold), is not shut down, and when a drain of everything
+ * the sources hold), is neither shut down nor stopped because full (what
+ * was made since must be judged first), and when a drain of everything
  * the sources hold would store it all: what the reader then gets is what
  * the stream would have held, in the same order, with the same numbers;
  * only the copy into the stream and out of it is saved. Otherwise the
@@ -1105,9 +1107,12 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 
 	spin_lock(&stream->lock);
 	ok = !stream->ring.count && !stream->shut_down &&
+	     !stream->auto_stopped &&
 	     posixtrace_stream_would_hold(stream, source_bytes);
-	if (ok)
+	if (ok) {
+		direct->clears_begin = stream->clears;
 		stream->direct = direct;
+	}
 	spin_unlock(&stream->lock);
 	return ok;
 }

@@ -34,14 +34,21 @@ struct posixtrace_process;
 /*
  * A reader's batch that a drain stores records straight into, while the
  * stream holds none (record.c, stream_read.c): @used of @room bytes at
- * @dst, @n records in it (the gap markers of a LOOP stream too).
+ * @dst, @n records in it.
  */
 struct posixtrace_direct {
 	u8 *dst;
 	size_t room;
 	size_t used;
 	int n;
-	u32 clears;		/* the stream's clears when it was done */
+	/* The stream's clears when it began, and when it was done. */
+	u32 clears_begin, clears;
+	/*
+	 * posix_trace_clear() came while it was set: what it held then
+	 * (@cleared_at bytes) was made before the clear (stream.c).
+	 */
+	bool cleared;
+	size_t cleared_at;
 };
 
 /* A stream's news not yet sent to monitoring, oldest at @head. */

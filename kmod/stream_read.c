@@ -61,23 +61,34 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
 
 /*
  * Drains into @direct until it is full or the sources are empty, a hold
- * of the drain lock at a time. The drains store into @direct under the
- * stream's lock; its figures are only read here to see progress.
+ * of the drain lock at a time, and no more records than the sources held
+ * as it began (a thread that keeps writing cannot keep the reader here;
+ * records for other streams, or that this one filters, count too). Stops
+ * when a drain would no longer store everything the sources hold, as at
+ * the start of the turn: the next turn drains into the stream, where
+ * LOOP keeps exactly the newest. The drains store into @direct under the
+ * stream's lock; its figures are only read here to see how full it is.
  */
 static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
 					   struct posixtrace_direct *direct)
 {
-	u64 max = posixtrace_stream_direct_max(direct);
-	int before;
-	bool all;
+	struct posixtrace_drain_domain *dom = stream->domain;
+	u64 left = div_u64(posixtrace_drain_bytes(dom),
+			   sizeof(struct posixtrace_ring_record)) + 1;
+	u64 max, taken;
 
-	while (max) {
-		before = READ_ONCE(direct->n);
-		all = posixtrace_drain_upto(stream->domain, max);
-		/* Nothing more fits, or nothing more went into the batch. */
-		if (all || READ_ONCE(direct->n) == before)
+	for (;;) {
+		max = min(posixtrace_stream_direct_max(direct), left);
+		if (!max)
 			break;
-		max = posixtrace_stream_direct_max(direct);
+		taken = posixtrace_drain_upto(dom, max);
+		left -= min(left, taken);
+		/* Fewer than it could take: the sources are empty. */
+		if (taken < max)
+			break;
+		if (!posixtrace_stream_direct_fits(stream,
+						   posixtrace_drain_bytes(dom)))
+			break;
 	}
 }
 
@@ -115,7 +126,8 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	if (n < 0 || taken == room || READ_ONCE(stream->ring.count))
 		goto out;
 	direct.dst = bounce + taken;
-	direct.room = room - taken;
+	/* No more than the stream holds in one read. */
+	direct.room = min_t(size_t, room - taken, stream->attr.stream_size);
 	if (posixtrace_stream_direct_begin(stream, &direct,
 					   posixtrace_drain_bytes(stream->domain))) {
 		posixtrace_stream_drain_direct(stream, &direct);

@@ -290,7 +290,8 @@ static bool posixtrace_thread_ring_lazy(struct posixtrace_source *src)
 	rcu_read_lock();
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	rcu_read_unlock();
-	return stream && !view.readers_waiting;
+	/* A FLUSH stream's records go in at the timer, as any stream's. */
+	return stream && !view.flush && !view.readers_waiting;
 }
 
 /* @task's open ring in @proc, or NULL; under rcu_read_lock(). */

@@ -425,6 +425,96 @@ TEST(until_full_stream_of_352_bytes_holds_start_and_auto_stop)
 	posix_trace_attr_destroy(&attr);
 }
 
+/*
+ * An UNTIL_FULL stream stopped because full still has room left (the
+ * event that did not fit was large): small events made then are lost, and
+ * must be counted so before a reader empties the stream and it restarts.
+ * A reader that took what the stream held before judging them restarted
+ * it first, and recorded them after the restart's START.
+ */
+TEST(until_full_events_made_while_full_are_lost_though_room_is_left)
+{
+	unsigned char big[1024] = { 0 };
+	struct posixtrace_status st;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	struct rec r;
+	uint64_t n;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 4096));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(big)));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("small", &id));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	/* 208 + 39 * 72 = 3016 of 4096: 1,080 left, 1,088 for the big one. */
+	for (n = 0; n < 39; n++)
+		posix_trace_event(id, &n, sizeof(n));
+	posix_trace_event(id, big, sizeof(big));
+	/* A status drains: full, stopped, the big one lost. */
+	ASSERT_STATUS(trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_FULL,
+		      POSIX_TRACE_OVERRUN);
+	for (n = 100; n < 103; n++)
+		posix_trace_event(id, &n, sizeof(n));
+	ASSERT_NEXT_START(trid, &r, &(trace_event_set_t){ 0 });
+	for (n = 0; n < 39; n++)
+		ASSERT_NEXT_USER(trid, &r, id, n);
+	ASSERT_NEXT_STOP(trid, &r, 1);
+	/* Emptied: it restarts; the three made while full are not after. */
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(4, st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/*
+ * A reader finds an event made after many its stream filters out (another
+ * stream records them, so they are written and drained): the drains that
+ * take those for it take the next ones too, and a try that comes after
+ * the event was made returns it.
+ */
+TEST(a_reader_finds_an_event_past_many_its_stream_filters_out)
+{
+	trace_event_id_t skipped, wanted;
+	trace_id_t trid, other;
+	trace_event_set_t set;
+	trace_attr_t attr;
+	struct rec r;
+	uint64_t n;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &other));
+	ASSERT_EQ(0, posix_trace_eventid_open("skipped", &skipped));
+	ASSERT_EQ(0, posix_trace_eventid_open("wanted", &wanted));
+	ASSERT_EQ(0, posix_trace_eventset_empty(&set));
+	ASSERT_EQ(0, posix_trace_eventset_add(skipped, &set));
+	ASSERT_EQ(0, posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(0, posix_trace_start(other));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	/*
+	 * More than a reader's drain takes in one hold of its lock (256),
+	 * fewer than a quarter of a 64 KiB ring (no kick drains them).
+	 */
+	for (n = 0; n < 280; n++)
+		posix_trace_event(skipped, &n, sizeof(n));
+	posix_trace_event(wanted, &n, sizeof(n));
+	ASSERT_NEXT_USER(trid, &r, wanted, 280);
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(other));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
 /* 352 bytes looping with 352-byte events: each one replaces the last. */
 TEST(loop_stream_of_352_bytes_keeps_the_last_event)
 {
