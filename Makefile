@@ -13,6 +13,10 @@
 #   make demo            boot a guest, load the module, and tell the story:
 #                        a program traced live, record, list, dump,
 #                        export and babeltrace2 (selftests/vm/demo.sh)
+#   make mutants         the mutations of selftests/vm/mutants.list, each
+#                        on its own module in the 6.12 guest: every one
+#                        must be killed by the suite (about an hour; not
+#                        part of make check). MUTANTS=PATTERN: some only
 #   make bench           boot a guest, measure what posix_trace_event()
 #                        costs against a null system call, and an LTTng-UST
 #                        tracepoint next to it (bench/run.sh)
@@ -69,6 +73,9 @@ check-debug:
 demo:
 	$(VM)/demo.sh
 
+mutants:
+	$(VM)/mutants.sh $(MUTANTS)
+
 bench:
 	bench/run.sh
 
@@ -89,4 +96,5 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install uninstall check \
-	check-quick check-debug demo bench bench-host bench-rt style clean
+	check-quick check-debug demo mutants bench bench-host bench-rt style \
+	clean
