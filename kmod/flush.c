@@ -137,21 +137,6 @@ int posixtrace_stream_flush(struct posixtrace_stream *stream)
 	return ret;
 }
 
-/**
- * posixtrace_stream_flush_soon - a FLUSH stream is half full, with what
- *	the rings hold for it
- * @stream: the stream, with a log
- *
- * A thread ring's kick saw it (thread_ring.c); the log's thread takes the
- * records from the rings. Under RCU; never sleeps.
- */
-void posixtrace_stream_flush_soon(struct posixtrace_stream *stream)
-{
-	spin_lock(&stream->lock);
-	posixtrace_flush_request(stream);
-	spin_unlock(&stream->lock);
-}
-
 /* POSIXTRACE_FLUSH: after a store, flush if half full or stopped full. */
 void posixtrace_flush_maybe(struct posixtrace_stream *stream)
 {
@@ -273,74 +258,6 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 		posixtrace_flush_account(stream);
 		spin_unlock(&stream->lock);
 	} while (n > 0);
-}
-
-/* Records a flush's drain may take straight into the bounce buffer. */
-static u64 posixtrace_flush_direct_max(struct posixtrace_stream *stream)
-{
-	return stream->bounce_size / POSIXTRACE_RECORD_SIZE(0);
-}
-
-/*
- * A flush's first part, before FLUSH_START: everything the threads made
- * before it began goes to the log. What the stream holds first; then,
- * while a drain of what the sources hold would store it all in the stream
- * (posixtrace_stream_direct_begin()), drains take it straight into the
- * bounce buffer, a batch at a time, each written out: the records stamped
- * up to the flush's start (later ones are the next flush's), and no more
- * than the sources held then, so that threads that keep writing cannot
- * keep the flush going. A record is copied once on its way to the log.
- * Otherwise the rest is drained into the stream, where the policy stops
- * the stream if it must, and taken after FLUSH_START.
- */
-static void posixtrace_flush_sources(struct posixtrace_stream *stream)
-{
-	struct posixtrace_drain_domain *dom = stream->domain;
-	struct posixtrace_direct direct;
-	s64 start = ktime_get_real_ns();
-	u64 left, held, max, taken;
-	size_t from;
-
-	/* Not all of it would go in (or stopped full): the policy judges. */
-	if (!posixtrace_stream_direct_fits(stream, posixtrace_drain_bytes(dom)))
-		posixtrace_drain(dom);
-	spin_lock(&stream->lock);
-	held = stream->seq;
-	spin_unlock(&stream->lock);
-	posixtrace_flush_records(stream, held);
-	held = posixtrace_drain_bytes(dom);
-	left = div_u64(held, sizeof(struct posixtrace_ring_record)) + 1;
-	do {
-		direct = (struct posixtrace_direct) {
-			.dst = stream->bounce,
-			.room = stream->bounce_size,
-		};
-		if (!posixtrace_stream_direct_begin(stream, &direct, held)) {
-			posixtrace_drain(dom);
-			return;
-		}
-		max = min(left, posixtrace_flush_direct_max(stream));
-		taken = posixtrace_drain_until(dom, max, start);
-		posixtrace_stream_direct_end(stream, &direct);
-		left -= min(left, taken);
-		/*
-		 * A clear came meanwhile: what the batch held then is of
-		 * before it, and so is what the log holds; the rest after.
-		 */
-		from = direct.cleared ? direct.cleared_at : 0;
-		posixtrace_flush_catch_up(stream, direct.cleared ?
-					  direct.clears : direct.clears_begin);
-		if (direct.used > from)
-			posixtrace_log_write(stream->log,
-					     posixtrace_stream_names(stream),
-					     stream->bounce + from,
-					     direct.used - from);
-		spin_lock(&stream->lock);
-		posixtrace_flush_account(stream);
-		spin_unlock(&stream->lock);
-		held = posixtrace_drain_bytes(dom);
-		/* Fewer than it could take: all that was stamped in time. */
-	} while (taken == max && left);
 }
 
 /* Record FLUSH_START or FLUSH_STOP; returns the number the next one gets. */
@@ -474,7 +391,7 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		return false;
 	}
 	/* Everything the threads made before the flush was asked for. */
-	posixtrace_flush_sources(stream);
+	posixtrace_drain(stream->domain);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
 	posixtrace_flush_records(stream, limit);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_STOP);

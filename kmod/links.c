@@ -290,7 +290,7 @@ bool posixtrace_links_post(struct posixtrace_process *proc,
  * Under RCU (a stream is freed after a grace period once unlinked).
  *
  * Return: the only stream tracing @proc, if it is a running LOOP stream
- * without a log or FLUSH stream with a log; else NULL.
+ * without a log; else NULL.
  */
 struct posixtrace_stream *
 posixtrace_links_loop_stream(struct posixtrace_process *proc,

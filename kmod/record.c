@@ -652,14 +652,6 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
  */
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
-	/*
-	 * A FLUSH stream's log thread takes its records from the rings,
-	 * asked to by their kicks: rings that hold half of it (at most two
-	 * thirds in stream records), so that a drain of them all into the
-	 * stream (a status, the timer) cannot fill it.
-	 */
-	if (stream->attr.stream_full_policy == POSIXTRACE_FLUSH && stream->log)
-		return stream->attr.stream_size / 2;
 	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
 		return 0;
 	return stream->ring.size;
@@ -667,15 +659,13 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 
 /**
  * posixtrace_stream_loop_view - what a thread ring's kick needs to drop
- * records this stream would only overwrite, or to have them flushed
+ * records this stream would only overwrite
  * @stream: the only stream tracing the ring's process
- * @view: filled in if the stream is one whose records can be dropped, or
- *	flushed by its log's thread straight from the rings
+ * @view: filled in if the stream is one whose records can be dropped
  *
  * A running LOOP stream without a log (whose flush would want every
  * record) keeps the newest of what it records: at most its ring's size of
- * stream records. A running FLUSH stream with a log has them flushed
- * (@view->flush). Under the drain lock, which state changes take (in their
+ * stream records. Under the drain lock, which state changes take (in their
  * drain) before they change what this returns.
  *
  * Return: true if @view was filled in.
@@ -686,12 +676,8 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	bool ok;
 
 	spin_lock(&stream->lock);
-	view->flush = stream->log &&
-		      stream->attr.stream_full_policy == POSIXTRACE_FLUSH;
-	view->used = stream->ring.used;
-	ok = stream->running && !stream->shut_down &&
-	     (view->flush || (!stream->log &&
-			      stream->attr.stream_full_policy == POSIXTRACE_LOOP));
+	ok = stream->running && !stream->shut_down && !stream->log &&
+	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
 		view->capacity = stream->ring.size;
@@ -1082,8 +1068,7 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 /**
  * posixtrace_stream_direct_begin - a reader takes records straight from a
  *	drain into its batch
- * @stream: the stream, its read lock held (or its log's thread, the only
- *	reader of a stream with a log)
+ * @stream: the stream, its read lock held
  * @direct: the batch, empty
  * @source_bytes: what its sources hold (posixtrace_drain_bytes())
  *
@@ -1109,10 +1094,8 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 	ok = !stream->ring.count && !stream->shut_down &&
 	     !stream->auto_stopped &&
 	     posixtrace_stream_would_hold(stream, source_bytes);
-	if (ok) {
-		direct->clears_begin = stream->clears;
+	if (ok)
 		stream->direct = direct;
-	}
 	spin_unlock(&stream->lock);
 	return ok;
 }
@@ -1132,7 +1115,6 @@ void posixtrace_stream_direct_end(struct posixtrace_stream *stream,
 
 	spin_lock(&stream->lock);
 	stream->direct = NULL;
-	direct->clears = stream->clears;
 	if (direct->n)
 		posixtrace_stream_drained(stream);
 	stale = stream->enable_stale;

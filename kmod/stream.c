@@ -583,11 +583,6 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 		stream->auto_stopped = false;
 		stream->restart_pending = false;
 		stream->clears++;
-		/* A drain's batch for the log holds what came before. */
-		if (stream->direct) {
-			stream->direct->cleared = true;
-			stream->direct->cleared_at = stream->direct->used;
-		}
 		if (stream->log)
 			posixtrace_flush_clear(stream);
 	}

@@ -112,13 +112,6 @@ struct posixtrace_loop_view {
 	size_t record_max;		/* the largest user record it stores */
 	const unsigned long *filter;	/* event types not recorded */
 	bool readers_waiting;		/* someone waits for its records */
-	/*
-	 * A FLUSH stream with a log, not a LOOP stream: nothing is dropped;
-	 * its log's thread takes the records from the rings once the stream
-	 * with them would be half full (@used: the bytes it holds itself).
-	 */
-	bool flush;
-	size_t used;
 };
 
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream);
@@ -127,7 +120,6 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 				   const struct timespec64 *first);
 void posixtrace_stream_sources_ready(struct posixtrace_stream *stream);
-void posixtrace_stream_flush_soon(struct posixtrace_stream *stream);
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emits,
 			    unsigned int n);

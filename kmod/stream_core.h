@@ -41,14 +41,6 @@ struct posixtrace_direct {
 	size_t room;
 	size_t used;
 	int n;
-	/* The stream's clears when it began, and when it was done. */
-	u32 clears_begin, clears;
-	/*
-	 * posix_trace_clear() came while it was set: what it held then
-	 * (@cleared_at bytes) was made before the clear (stream.c).
-	 */
-	bool cleared;
-	size_t cleared_at;
 };
 
 /* A stream's news not yet sent to monitoring, oldest at @head. */

@@ -290,8 +290,7 @@ static bool posixtrace_thread_ring_lazy(struct posixtrace_source *src)
 	rcu_read_lock();
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	rcu_read_unlock();
-	/* A FLUSH stream's records go in at the timer, as any stream's. */
-	return stream && !view.flush && !view.readers_waiting;
+	return stream && !view.readers_waiting;
 }
 
 /* @task's open ring in @proc, or NULL; under rcu_read_lock(). */
@@ -411,30 +410,6 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 };
 
 /*
- * @ring's process's only stream is a FLUSH stream with a log: its log's
- * thread takes the records from the rings, and is asked to once the
- * stream, with what the rings and kbufs hold, would be a quarter full
- * (earlier than the policy's half, which counts only what the stream
- * holds itself: the thread then has the time the rest of the ring takes
- * to fill). Stream records take at most 4/3 of the bytes their ring's
- * took. Returns true if no drain is needed: an eighth of the ring is
- * free.
- */
-static bool posixtrace_thread_ring_flush(struct posixtrace_thread_ring *ring,
-					 struct posixtrace_stream *stream,
-					 const struct posixtrace_loop_view *view)
-{
-	u64 held = view->used +
-		   div_u64(posixtrace_drain_bytes(posixtrace_ring_domain(ring)) *
-			   4, 3);
-
-	if (held >= view->capacity / 4)
-		posixtrace_stream_flush_soon(stream);
-	return posixtrace_thread_ring_bytes(&ring->src) <=
-	       ring->size - ring->size / 8;
-}
-
-/*
  * Drop from @ring what its process's only stream, a LOOP stream, would
  * only overwrite (ring_kick.c), counted as overwritten. Returns true if
  * no drain is needed: an eighth of the ring is free (twice what the
@@ -464,8 +439,6 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	if (!stream)
 		return false;
-	if (view.flush)
-		return posixtrace_thread_ring_flush(ring, stream, &view);
 	if (!walk) {
 		/*
 		 * Under RCU: no sleeping. Without it, the worker drains. Only
@@ -523,8 +496,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
  * posixtrace_thread_ring_kick - the calling thread's ring is filling
  *
  * What the only stream of its process, a LOOP stream, would overwrite is
- * dropped now, in the thread's own call; a FLUSH stream with a log is
- * flushed once half full. Otherwise, or if that leaves the
+ * dropped now, in the thread's own call. Otherwise, or if that leaves the
  * ring short of room, a worker drains the process's domain soon, so that
  * the thread goes on at once (on another CPU, the worker takes the
  * records while the thread writes more).
