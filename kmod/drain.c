@@ -316,10 +316,8 @@ struct posixtrace_drain_walk {
 	u64 cut;
 	/* Records it may still take (a reader's batch), or U64_MAX. */
 	u64 left;
-	/* It takes no record stamped after this (a flush's start). */
-	s64 until;
-	/* It stopped before the end of its laps: for @left, for @until. */
-	bool capped, cut_short;
+	/* It stopped before the end of its laps, for @left. */
+	bool capped;
 	/* The records it took. */
 	u64 taken;
 };
@@ -383,11 +381,6 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 			w->capped = true;
 			break;
 		}
-		/* The oldest is past the cut, and so is everything left. */
-		if (heap[0]->next_ns > w->until) {
-			w->cut_short = true;
-			break;
-		}
 		posixtrace_drain_take(dom, heap[0], now);
 		w->taken++;
 		if (!heap[0]->ops->peek(heap[0]))
@@ -395,7 +388,7 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 		posixtrace_drain_sift_down(heap, w->n, 0);
 	}
 	posixtrace_drain_store(dom);
-	return !w->n || w->capped || w->cut_short;
+	return !w->n || w->capped;
 }
 
 /*
@@ -488,7 +481,7 @@ u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom)
  */
 void posixtrace_drain(struct posixtrace_drain_domain *dom)
 {
-	posixtrace_drain_until(dom, U64_MAX, S64_MAX);
+	posixtrace_drain_upto(dom, U64_MAX);
 }
 
 /**
@@ -505,26 +498,7 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
  */
 u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
 {
-	return posixtrace_drain_until(dom, max, S64_MAX);
-}
-
-/**
- * posixtrace_drain_until - take the records of a drain domain made up to a
- *	time, at most @max of them
- * @dom: the domain, or NULL (nothing)
- * @max: how many records at most: the oldest of the merge
- * @until: the newest time (ns since the Epoch, as the records say) of a
- *	record to take: a flush takes what was made before it began
- *
- * posixtrace_drain_upto(), stopped at the first record stamped after
- * @until too. Sleeps.
- *
- * Return: the records it took, as posixtrace_drain_upto().
- */
-u64 posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
-			   s64 until)
-{
-	struct posixtrace_drain_walk w = { .left = max, .until = until };
+	struct posixtrace_drain_walk w = { .left = max };
 	bool done;
 	u64 gen, start;
 
@@ -560,7 +534,7 @@ u64 posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
 			cond_resched();
 	} while (!done);
 	/* Stopped early, closed sources may still hold records. */
-	if (!w.capped && !w.cut_short)
+	if (!w.capped)
 		posixtrace_drain_reap(dom, gen);
 	/*
 	 * Records left in kbufs (stamped after the cut, or written while we

@@ -103,8 +103,6 @@ posixtrace_process_domain(struct posixtrace_process *proc);
 
 void posixtrace_drain(struct posixtrace_drain_domain *dom);
 u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max);
-u64 posixtrace_drain_until(struct posixtrace_drain_domain *dom, u64 max,
-			   s64 until);
 void posixtrace_drain_current(void);
 void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
