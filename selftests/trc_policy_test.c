@@ -515,6 +515,47 @@ TEST(a_reader_finds_an_event_past_many_its_stream_filters_out)
 	posix_trace_attr_destroy(&attr);
 }
 
+/*
+ * A reader's batch too full for the next record leaves it to the stream;
+ * the smaller records after it must not pass it into the batch: events
+ * come out in the order they were made. Large and small events alternate,
+ * more than a 64 KiB batch holds and less than a quarter of the thread's
+ * ring (no kick drains them: the reader takes them from the ring).
+ */
+TEST(a_record_too_big_for_the_batch_is_not_passed_by_smaller_ones)
+{
+	static unsigned char big[6000];
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t n, seen;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(big)));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 1024 * 1024));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("alternating", &id));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	for (n = 0; n < 64; n++) {
+		memcpy(big, &n, sizeof(n));
+		posix_trace_event(id, big, n % 2 ? sizeof(n) : sizeof(big));
+	}
+	for (n = 0; n < 64; n++) {
+		ASSERT_NEXT(trid, &r, id);
+		memcpy(&seen, r.data, sizeof(seen));
+		ASSERT_EQ(n, seen) TH_LOG("event %llu came out as %llu",
+					  (unsigned long long)n,
+					  (unsigned long long)seen);
+	}
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
 /* 352 bytes looping with 352-byte events: each one replaces the last. */
 TEST(loop_stream_of_352_bytes_keeps_the_last_event)
 {
