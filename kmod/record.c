@@ -680,6 +680,7 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
+		view->changes = atomic_read(&stream->changes);
 		view->capacity = stream->ring.size;
 		view->max_data = stream->attr.max_data_size;
 		/* Larger, it is lost alone, even in an empty stream. */

@@ -17,9 +17,11 @@
  *
  * The walk takes no lock: only the ring's thread kicks it, from its own
  * system call, so no one writes the ring meanwhile but a hostile hand,
- * and a drain meanwhile only moves the module's @consumed, which the
- * caller compares with the walk's origin, under the drain lock, before it
- * drops.
+ * and a drain or a reader meanwhile only moves the module's @consumed,
+ * which the caller compares with the walk's origin, under the drain lock,
+ * before it drops. A @consumed moved forward since the last kick, but
+ * no further than the walk went, rebases the walk rather than restarting
+ * it: what lies past it was walked already.
  *
  * Nothing read here is trusted. Each record is read where the drains read
  * it, field by field: its commit word with acquire, then its size, type,
@@ -57,9 +59,11 @@ static u64 posixtrace_ring_mark_step(u64 size)
 }
 
 static void posixtrace_ring_walk_begin(struct posixtrace_ring_walk *walk,
-				       u64 consumed, u64 size, u64 stream_id)
+				       u64 consumed, u64 size,
+				       const struct posixtrace_loop_view *view)
 {
-	walk->stream_id = stream_id;
+	walk->stream_id = view->id;
+	walk->changes = view->changes;
 	walk->origin = consumed;
 	walk->walked = consumed;
 	walk->next_mark = consumed + posixtrace_ring_mark_step(size);
@@ -97,6 +101,89 @@ static bool posixtrace_ring_walk_records(struct posixtrace_process *proc,
 	       !test_bit(h->event_id, view->filter);
 }
 
+/*
+ * A reader or a drain took records since the last kick: @consumed moved
+ * past the walk's origin, but no further than it walked. The records from
+ * @consumed on are those the walk counted, so it goes on from there: the
+ * marks at or past @consumed are kept, rebased on it, and only the
+ * records between @consumed and the first of them are walked again (a
+ * mark's step at most, out of @budget). A reader that keeps a ring's
+ * records moving would otherwise make every kick walk the whole lap
+ * again. Returns false if the walk must begin anew: @consumed is not
+ * within what was walked, the records up to that mark could be more than
+ * @budget (a step of a ring over 24 MiB), or the records from @consumed
+ * do not lead to that mark or count more than they did (a hostile hand
+ * rewrote them).
+ */
+static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
+					const u8 *data, u64 size, u64 consumed,
+					struct posixtrace_process *proc,
+					const struct posixtrace_loop_view *view,
+					unsigned int *budget)
+{
+	u64 off = consumed - walk->origin, pos = consumed, end;
+	struct posixtrace_ring_record h;
+	u32 bytes = 0, events = 0, base_bytes, base_events;
+	unsigned int i, k, n;
+
+	if (consumed < walk->origin || consumed > walk->walked)
+		return false;
+	for (k = 0; k < walk->nr_marks && walk->marks[k].off < off; k++)
+		;
+	end = k < walk->nr_marks ? walk->origin + walk->marks[k].off :
+				   walk->walked;
+	/* Beginning anew walks as much: better with the whole budget. */
+	if (end - consumed > (u64)*budget *
+			     sizeof(struct posixtrace_ring_record))
+		return false;
+	while (pos < end) {
+		if (!*budget ||
+		    !posixtrace_ring_walk_read(data, size, pos,
+					       consumed + size - pos, &h))
+			return false;
+		(*budget)--;
+		if (posixtrace_ring_walk_records(proc, view, &h)) {
+			size_t rec = POSIXTRACE_RECORD_SIZE(min_t(size_t,
+								  h.data_len,
+								  view->max_data));
+
+			/* The walk stops before such a one: not walked. */
+			if (rec > view->record_max)
+				return false;
+			bytes += rec;
+			events++;
+		}
+		pos += h.size;
+	}
+	base_bytes = k < walk->nr_marks ? walk->marks[k].bytes : walk->bytes;
+	base_events = k < walk->nr_marks ? walk->marks[k].events :
+					   walk->events;
+	/* Rewritten meanwhile, if they count more than they did. */
+	if (pos != end || bytes > base_bytes || events > base_events)
+		return false;
+	/* What the walk counted from its origin up to @consumed. */
+	base_bytes -= bytes;
+	base_events -= events;
+	walk->marks[0] = (struct posixtrace_ring_mark) { };
+	n = 1;
+	for (i = k; i < walk->nr_marks; i++) {
+		if (walk->marks[i].off == off)
+			continue;	/* the new origin, marks[0] */
+		walk->marks[n].off = walk->marks[i].off - off;
+		walk->marks[n].bytes = walk->marks[i].bytes - base_bytes;
+		walk->marks[n].events = walk->marks[i].events - base_events;
+		n++;
+	}
+	walk->nr_marks = n;
+	walk->origin = consumed;
+	walk->bytes -= base_bytes;
+	walk->events -= base_events;
+	/* No mark kept: the next one a step past the origin, not before. */
+	walk->next_mark = max(walk->next_mark,
+			      consumed + posixtrace_ring_mark_step(size));
+	return true;
+}
+
 /**
  * posixtrace_ring_walk_drop - how much of a ring a kick may drop
  * @walk: the ring's walk
@@ -107,9 +194,10 @@ static bool posixtrace_ring_walk_records(struct posixtrace_process *proc,
  * @view: its only stream, a LOOP stream (posixtrace_stream_loop_view())
  * @drop: filled in with what may be dropped
  *
- * Walks the records committed since the last kick (all of them if a drain
- * or another stream came in between), POSIXTRACE_RING_WALK_BUDGET at
- * most, then looks for the newest mark
+ * Walks the records committed since the last kick (all of them if another
+ * stream came in between; if a reader or a drain took records meanwhile,
+ * those from where they stopped to the next mark too),
+ * POSIXTRACE_RING_WALK_BUDGET at most, then looks for the newest mark
  * after which what the stream records fills it.
  *
  * Return: true if @drop says something may be dropped.
@@ -125,9 +213,16 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 	unsigned int i;
 	u64 first = 0;
 
+	/*
+	 * A state change since (a filter, say) judges the records walked
+	 * otherwise: counted again, under the state they will be drained in.
+	 */
 	if (!walk->nr_marks || walk->stream_id != view->id ||
-	    walk->origin != consumed)
-		posixtrace_ring_walk_begin(walk, consumed, size, view->id);
+	    walk->changes != view->changes ||
+	    (walk->origin != consumed &&
+	     !posixtrace_ring_walk_rebase(walk, data, size, consumed, proc,
+					  view, &budget)))
+		posixtrace_ring_walk_begin(walk, consumed, size, view);
 	while (budget-- &&
 	       posixtrace_ring_walk_read(data, size, walk->walked,
 					 consumed + size - walk->walked, &h)) {

@@ -38,6 +38,7 @@ struct posixtrace_ring_mark {
  */
 struct posixtrace_ring_walk {
 	u64 stream_id;		/* the stream whose view it took */
+	u32 changes;		/* ... and the state changes it had seen */
 	u64 origin;		/* where the module had taken records up to */
 	u64 walked;		/* the next record to walk */
 	u64 next_mark;		/* where the next mark goes, at the latest */

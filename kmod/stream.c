@@ -600,10 +600,12 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 static void posixtrace_stream_change_begin(struct posixtrace_stream *stream)
 {
 	atomic_inc(&stream->changing);
+	atomic_inc(&stream->changes);
 }
 
 static void posixtrace_stream_change_end(struct posixtrace_stream *stream)
 {
+	atomic_inc(&stream->changes);
 	atomic_dec(&stream->changing);
 }
 

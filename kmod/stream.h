@@ -107,6 +107,7 @@ void posixtrace_streams_exit(void);
  */
 struct posixtrace_loop_view {
 	u64 id;				/* the stream's: never reused */
+	u32 changes;			/* its state changes so far */
 	size_t capacity;		/* bytes of stream records it holds */
 	size_t max_data;		/* data kept per record */
 	size_t record_max;		/* the largest user record it stores */

@@ -142,6 +142,11 @@ struct posixtrace_stream {
 	 */
 	atomic_t changing;
 	/*
+	 * stream.c: state changes begun and ended, one each; a kick's walk
+	 * counted under another value counts nothing (ring_kick.c).
+	 */
+	atomic_t changes;
+	/*
 	 * stream.c: the time of the creator's exit or exec (ns since the
 	 * Epoch), noted by its hook under the streams' lock, 0 before; never
 	 * changes after. What its threads make after it is not recorded

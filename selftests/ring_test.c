@@ -160,6 +160,99 @@ TEST(events_go_through_the_threads_ring_in_order)
  * records at every offset a header or its data can be cut at; each event
  * must come back with its data intact, in order.
  */
+/*
+ * A reader takes records from the thread's ring between the thread's
+ * kicks. The kicks' walk goes on from where the reader stopped, keeping
+ * what it counted past there, and what the kicks then drop is exactly
+ * what the stream would have overwritten: the reader gets what its
+ * library fetched already, then, if more than the stream holds followed,
+ * OVERFLOW and RESUME and the newest floor(S / R) events, else every one;
+ * every other event is counted lost, none twice.
+ */
+static void read_while_kicks_drop(struct __test_metadata *_metadata,
+				  uint64_t total)
+{
+	const uint64_t before = 6000;
+	struct posixtrace_status st = { .size = sizeof(st) };
+	uint64_t n, seen, keep, fetched, from;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	size_t rsize;
+	struct rec r;
+
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 1 << 20));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr, sizeof(n),
+							  &rsize));
+	keep = (1 << 20) / rsize;
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("walked", &id));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	/* More than a quarter of a 1 MiB ring: a kick walks them. */
+	for (n = 1; n <= before; n++)
+		posix_trace_event(id, &n, sizeof(n));
+	/* Half read: batches taken from the ring move its consumed. */
+	for (n = 1; n <= before / 2; n++) {
+		ASSERT_NEXT(trid, &r, id);
+		memcpy(&seen, r.data, sizeof(seen));
+		ASSERT_EQ(n, seen);
+	}
+	/* Kicks walk on from there, and drop what the stream cannot keep. */
+	for (n = before + 1; n <= total; n++)
+		posix_trace_event(id, &n, sizeof(n));
+	/* What the library fetched before, in order; then the gap, if any. */
+	for (fetched = before / 2;; fetched++) {
+		ASSERT_EQ(0, try_next(trid, &r));
+		if (r.unavailable || r.info.posix_event_id != id)
+			break;
+		memcpy(&seen, r.data, sizeof(seen));
+		ASSERT_EQ(fetched + 1, seen);
+	}
+	if (total - before / 2 <= keep) {
+		/* Nothing was more than the stream holds: all of it read. */
+		ASSERT_EQ(total, fetched) TH_LOG("event %llu, not %llu, ended",
+						(unsigned long long)fetched,
+						(unsigned long long)total);
+		from = total + 1;
+	} else {
+		ASSERT_EQ(0, r.unavailable);
+		ASSERT_EQ(POSIX_TRACE_OVERFLOW, r.info.posix_event_id);
+		ASSERT_NEXT(trid, &r, POSIX_TRACE_RESUME);
+		ASSERT_GT(total - keep, fetched);
+		from = total - keep + 1;
+		for (n = from; n <= total; n++) {
+			ASSERT_NEXT(trid, &r, id);
+			memcpy(&seen, r.data, sizeof(seen));
+			ASSERT_EQ(n, seen);
+		}
+	}
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(total + 1, st.events_recorded);
+	ASSERT_EQ(from - fetched - 1, st.events_lost);
+	ASSERT_EQ(1 + fetched + total + 1 - from, st.events_read);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+TEST(kicks_after_a_reader_took_records_drop_what_loop_would_overwrite)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_while_kicks_drop(_metadata, 46000);
+}
+
+/* Less than the stream holds after what was read: the kicks drop none. */
+TEST(kicks_after_a_reader_took_records_drop_nothing_the_stream_keeps)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_while_kicks_drop(_metadata, 16000);
+}
+
 #define CUT_EVENTS	3000
 
 static size_t cut_len(unsigned int i)
