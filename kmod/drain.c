@@ -524,9 +524,11 @@ u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
 		/* The streams' emit paths walk links under RCU. */
 		rcu_read_lock();
 		spin_lock(&dom->lock);
+		/* For posixtrace_drain_busy(), which reads it unlocked. */
+		WRITE_ONCE(dom->open, true);
 		start = local_clock();
 		done = posixtrace_drain_hold(dom, &w);
-		dom->open = !done;
+		WRITE_ONCE(dom->open, !done);
 		posixtrace_drain_held(start);
 		spin_unlock(&dom->lock);
 		rcu_read_unlock();
@@ -591,6 +593,19 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 {
 	spin_lock(&dom->lock);
 	return !dom->open;
+}
+
+/**
+ * posixtrace_drain_busy - is a drain of @dom taking records now?
+ * @dom: the domain
+ *
+ * A hint, without the drain lock, for a kick: true if a drain is in a
+ * hold of the lock or between two of its holds, when
+ * posixtrace_drain_pause() would wait for the lock or refuse.
+ */
+bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
+{
+	return READ_ONCE(dom->open);
 }
 
 /* Let @dom's drains go on after posixtrace_drain_pause(). */

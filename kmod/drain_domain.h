@@ -58,8 +58,10 @@ struct posixtrace_drain_domain {
 	/* Written under @mutex; read by closes without it. */
 	u64 gen;
 	/*
-	 * A drain holds @mutex, and may let go of @lock: kicks do not drop
-	 * (posixtrace_thread_ring_drop()). Under @lock.
+	 * A drain is under way: in a hold of @lock, or between two (it holds
+	 * @mutex, and may let go of @lock): kicks do not drop
+	 * (posixtrace_thread_ring_drop()). Written under @lock; read without
+	 * it by posixtrace_drain_busy(), a hint.
 	 */
 	bool open;
 	/* The sources a hold took records of, to store their positions. */

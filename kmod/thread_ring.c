@@ -459,6 +459,17 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 					  READ_ONCE(ring->consumed), ring->proc,
 					  &view, &drop);
 	will = posixtrace_ring_walk_will_drop(walk, ring->size, &view);
+	/*
+	 * A drain takes records now (a reader's turn, say): nothing may be
+	 * dropped under it, and waiting for its lock would hold the thread up
+	 * a hold at a time, the reader's turn after turn. The thread goes on
+	 * while its ring has room (the drain makes more); the next kick
+	 * looks again.
+	 */
+	if (posixtrace_drain_busy(dom))
+		return !READ_ONCE(ring->dead) && !READ_ONCE(ring->revoked) &&
+		       READ_ONCE(ring->consumed) + ring->size - walk->walked >=
+		       ring->size / 8;
 	if (!posixtrace_drain_pause(dom) || ring->dead || ring->revoked) {
 		posixtrace_drain_resume(dom);
 		return false;
