@@ -464,12 +464,18 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	 * dropped under it, and waiting for its lock would hold the thread up
 	 * a hold at a time, the reader's turn after turn. The thread goes on
 	 * while its ring has room (the drain makes more); the next kick
-	 * looks again.
+	 * looks again. A reader waiting is woken below all the same: the
+	 * drain may be another stream's reader's, which stops at its batch.
 	 */
-	if (posixtrace_drain_busy(dom))
-		return !READ_ONCE(ring->dead) && !READ_ONCE(ring->revoked) &&
-		       READ_ONCE(ring->consumed) + ring->size - walk->walked >=
+	if (posixtrace_drain_busy(dom)) {
+		if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
+			return false;
+		room = READ_ONCE(ring->consumed) + ring->size - walk->walked >=
 		       ring->size / 8;
+		/* No worker while it takes records and the ring has room. */
+		will = true;
+		goto done;
+	}
 	if (!posixtrace_drain_pause(dom) || ring->dead || ring->revoked) {
 		posixtrace_drain_resume(dom);
 		return false;
@@ -491,6 +497,8 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	}
 	room = ring->consumed + ring->size - walk->walked >= ring->size / 8;
 	posixtrace_drain_resume(dom);
+	will |= dropped;
+done:
 	/*
 	 * A reader waiting gets what the ring holds now, not at the timer:
 	 * it takes the records from the ring itself (stream_read.c).
@@ -500,7 +508,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 			posixtrace_stream_sources_ready(stream);
 		return room;
 	}
-	return room && (dropped || will);
+	return room && will;
 }
 
 /**
