@@ -102,6 +102,21 @@ static bool posixtrace_ring_walk_records(struct posixtrace_process *proc,
 }
 
 /*
+ * The bytes the stream of @view would store for @h; 0 if it would not
+ * record it. More than @view->record_max: one it cannot hold even empty,
+ * which is lost alone and overwrites nothing (a drain takes it).
+ */
+static size_t posixtrace_ring_walk_bytes(struct posixtrace_process *proc,
+					 const struct posixtrace_loop_view *view,
+					 const struct posixtrace_ring_record *h)
+{
+	if (!posixtrace_ring_walk_records(proc, view, h))
+		return 0;
+	return POSIXTRACE_RECORD_SIZE(min_t(size_t, h->data_len,
+					    view->max_data));
+}
+
+/*
  * A reader or a drain took records since the last kick: @consumed moved
  * past the walk's origin, but no further than it walked. The records from
  * @consumed on are those the walk counted, so it goes on from there: the
@@ -125,6 +140,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 	struct posixtrace_ring_record h;
 	u32 bytes = 0, events = 0, base_bytes, base_events;
 	unsigned int i, k, n;
+	size_t rec;
 
 	if (consumed < walk->origin || consumed > walk->walked)
 		return false;
@@ -136,20 +152,17 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 	if (end - consumed > (u64)*budget *
 			     sizeof(struct posixtrace_ring_record))
 		return false;
+	/* Each record at least a header: the budget lasts the loop. */
 	while (pos < end) {
-		if (!*budget ||
-		    !posixtrace_ring_walk_read(data, size, pos,
+		if (!posixtrace_ring_walk_read(data, size, pos,
 					       consumed + size - pos, &h))
 			return false;
 		(*budget)--;
-		if (posixtrace_ring_walk_records(proc, view, &h)) {
-			size_t rec = POSIXTRACE_RECORD_SIZE(min_t(size_t,
-								  h.data_len,
-								  view->max_data));
-
-			/* The walk stops before such a one: not walked. */
-			if (rec > view->record_max)
-				return false;
+		rec = posixtrace_ring_walk_bytes(proc, view, &h);
+		/* The walk stops before such a one: not walked. */
+		if (rec > view->record_max)
+			return false;
+		if (rec) {
 			bytes += rec;
 			events++;
 		}
@@ -226,16 +239,14 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 	while (budget-- &&
 	       posixtrace_ring_walk_read(data, size, walk->walked,
 					 consumed + size - walk->walked, &h)) {
-		bool records = posixtrace_ring_walk_records(proc, view, &h);
-		size_t bytes = POSIXTRACE_RECORD_SIZE(min_t(size_t, h.data_len,
-							    view->max_data));
+		size_t bytes = posixtrace_ring_walk_bytes(proc, view, &h);
 
 		/*
 		 * One the stream cannot hold even empty is lost alone and
 		 * overwrites nothing: its bytes fill nothing, and it is
 		 * counted lost, not recorded. A drain takes it.
 		 */
-		if (records && bytes > view->record_max)
+		if (bytes > view->record_max)
 			break;
 		if (walk->walked >= walk->next_mark &&
 		    walk->nr_marks < POSIXTRACE_RING_MARKS) {
@@ -248,7 +259,7 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			walk->next_mark = walk->walked +
 					  posixtrace_ring_mark_step(size);
 		}
-		if (records) {
+		if (bytes) {
 			walk->bytes += bytes;
 			walk->events++;
 		}

@@ -38,11 +38,11 @@ struct posixtrace_ring_mark {
  */
 struct posixtrace_ring_walk {
 	u64 stream_id;		/* the stream whose view it took */
-	u32 changes;		/* ... and the state changes it had seen */
 	u64 origin;		/* where the module had taken records up to */
 	u64 walked;		/* the next record to walk */
 	u64 next_mark;		/* where the next mark goes, at the latest */
 	u32 bytes, events;	/* as a mark's, for everything walked */
+	u32 changes;		/* the stream's state changes it had seen */
 	unsigned int nr_marks;
 	struct posixtrace_ring_mark marks[POSIXTRACE_RING_MARKS];
 };

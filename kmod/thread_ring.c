@@ -409,6 +409,15 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.retire = posixtrace_thread_ring_retire,
 };
 
+/* An eighth of @ring free after what its walk has seen. */
+static bool
+posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring,
+			    const struct posixtrace_ring_walk *walk)
+{
+	return READ_ONCE(ring->consumed) + ring->size - walk->walked >=
+	       ring->size / 8;
+}
+
 /*
  * Drop from @ring what its process's only stream, a LOOP stream, would
  * only overwrite (ring_kick.c), counted as overwritten. Returns true if
@@ -470,8 +479,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	if (posixtrace_drain_busy(dom)) {
 		if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
 			return false;
-		room = READ_ONCE(ring->consumed) + ring->size - walk->walked >=
-		       ring->size / 8;
+		room = posixtrace_thread_ring_room(ring, walk);
 		/* No worker while it takes records and the ring has room. */
 		will = true;
 		goto done;
@@ -495,7 +503,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 		/* The thread may write over them now; we read them no more. */
 		smp_store_release(&ring->ctl->consumed, drop.to);
 	}
-	room = ring->consumed + ring->size - walk->walked >= ring->size / 8;
+	room = posixtrace_thread_ring_room(ring, walk);
 	posixtrace_drain_resume(dom);
 	will |= dropped;
 done:
