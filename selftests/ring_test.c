@@ -197,11 +197,8 @@ static void read_while_kicks_drop(struct __test_metadata *_metadata,
 	for (n = 1; n <= before; n++)
 		posix_trace_event(id, &n, sizeof(n));
 	/* Half read: batches taken from the ring move its consumed. */
-	for (n = 1; n <= before / 2; n++) {
-		ASSERT_NEXT(trid, &r, id);
-		memcpy(&seen, r.data, sizeof(seen));
-		ASSERT_EQ(n, seen);
-	}
+	for (n = 1; n <= before / 2; n++)
+		ASSERT_NEXT_NUMBERED(trid, &r, id, n);
 	/* Kicks walk on from there, and drop what the stream cannot keep. */
 	for (n = before + 1; n <= total; n++)
 		posix_trace_event(id, &n, sizeof(n));
@@ -225,11 +222,8 @@ static void read_while_kicks_drop(struct __test_metadata *_metadata,
 		ASSERT_NEXT(trid, &r, POSIX_TRACE_RESUME);
 		ASSERT_GT(total - keep, fetched);
 		from = total - keep + 1;
-		for (n = from; n <= total; n++) {
-			ASSERT_NEXT(trid, &r, id);
-			memcpy(&seen, r.data, sizeof(seen));
-			ASSERT_EQ(n, seen);
-		}
+		for (n = from; n <= total; n++)
+			ASSERT_NEXT_NUMBERED(trid, &r, id, n);
 	}
 	ASSERT_EMPTY(trid, &r);
 	ASSERT_EQ(0, own_stream_status(&st));

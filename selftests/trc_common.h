@@ -135,6 +135,15 @@ static inline bool enabled(const struct posixtrace_enable_page *ep,
 	ASSERT_EQ((id), (r)->info.posix_event_id);			\
 } while (0)
 
+/* The next event: a user event of type id whose data starts with n. */
+#define ASSERT_NEXT_NUMBERED(trid, r, id, n) do {			\
+	uint64_t _n;							\
+	ASSERT_NEXT(trid, r, id);					\
+	ASSERT_LE(sizeof(_n), (r)->len);				\
+	memcpy(&_n, (r)->data, sizeof(_n));				\
+	ASSERT_EQ((uint64_t)(n), _n);					\
+} while (0)
+
 /* The stream must have nothing more to report. */
 #define ASSERT_EMPTY(trid, r) do {					\
 	ASSERT_EQ(0, try_next(trid, r));				\
