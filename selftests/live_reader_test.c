@@ -389,9 +389,9 @@ static void lr_event(struct lr_stream *s, const struct rec *r)
 
 /*
  * The reader falls behind on purpose. An UNTIL_FULL stream's reader waits
- * until the stream says it is full, however slow the producers are (a
- * debug kernel without rings took 9 s to make what a fixed pause was
- * sized for), then lets it stay full a while; a LOOP stream's pauses.
+ * until the stream says it is full, however slow the producers are (on a
+ * debug kernel without rings no fixed pause is sure to let it fill), then
+ * lets it stay full a while; a LOOP stream's pauses.
  */
 static void lr_lag(struct lr_stream *s)
 {
