@@ -320,6 +320,8 @@ struct posixtrace_drain_walk {
 	bool capped;
 	/* The records it took. */
 	u64 taken;
+	/* The only source it visits (a reader's cut), or NULL: all. */
+	struct posixtrace_source *only;
 };
 
 /* Visit @src: its lap set, its first record looked at. */
@@ -354,6 +356,7 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 {
 	struct posixtrace_source **heap = dom->heap;
 	int budget = POSIXTRACE_DRAIN_BUDGET;
+	struct posixtrace_source *src;
 	s64 now;
 
 	lockdep_assert_held(&dom->lock);
@@ -365,10 +368,13 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 			w->pos = w->list;
 			continue;
 		}
+		src = list_entry(w->pos, struct posixtrace_source, node);
+		if (w->only && src != w->only) {
+			budget--;
+			continue;
+		}
 		budget -= POSIXTRACE_DRAIN_VISIT;
-		posixtrace_drain_visit(dom, w, list_entry(w->pos,
-							  struct posixtrace_source,
-							  node));
+		posixtrace_drain_visit(dom, w, src);
 	}
 	if (w->list) {
 		/* A revoked ring's loss may be in the batch. */
@@ -463,6 +469,141 @@ u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom)
 	return bytes;
 }
 
+/*
+ * A drain's holds of the lock, from its first visit until it is done, the
+ * CPU let go between two. Under the drain mutex.
+ */
+static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
+				   struct posixtrace_drain_walk *w)
+{
+	bool done;
+	u64 start;
+
+	lockdep_assert_held(&dom->mutex);
+	/*
+	 * Before the first visit reads any kbuf's head: see kbuf.c. (The
+	 * clock read is not ordered before those loads; a thread would have
+	 * to write twice and change CPU in between within that window.)
+	 */
+	w->cut = ktime_get_ns();
+	w->list = &dom->staged;
+	w->pos = w->list;
+	do {
+		/* The streams' emit paths walk links under RCU. */
+		rcu_read_lock();
+		spin_lock(&dom->lock);
+		/* For posixtrace_drain_busy(), which reads it unlocked. */
+		WRITE_ONCE(dom->open, true);
+		start = local_clock();
+		done = posixtrace_drain_hold(dom, w);
+		WRITE_ONCE(dom->open, !done);
+		posixtrace_drain_held(start);
+		spin_unlock(&dom->lock);
+		rcu_read_unlock();
+		if (!done)
+			cond_resched();
+	} while (!done);
+}
+
+/**
+ * posixtrace_drain_cut - a reader behind its LOOP stream drops what the
+ *	stream would only overwrite, without draining it
+ * @dom: the stream's domain
+ * @stream: the stream, its read lock held
+ * @cut: filled in: what the source cut still holds
+ *
+ * A reader that falls behind would otherwise drain everything its
+ * producers made into the stream, copying every record, to read the
+ * oldest the stream keeps and see the rest overwritten: turn after turn,
+ * it would copy all a producer makes and read a batch of it. When one
+ * ring of the domain holds records, and nothing else does (no kbuf, no
+ * other ring), its @cut drops, to the record, what the stream would
+ * overwrite (ring_kick.c), as kicks do: counted as recorded and lost.
+ * The reader then takes what the stream holds, and the rest straight
+ * from the ring with posixtrace_drain_cut_take(), @cut's records at most:
+ * those the cut counted. Until posixtrace_drain_cut_done(), no other
+ * drain runs and kicks drop nothing, so that those records stay where
+ * they were, the oldest of the ring.
+ *
+ * Return: true if @cut was filled in, the mutex kept; false if nothing
+ * was cut, and the reader must drain as before.
+ */
+bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
+			  struct posixtrace_stream *stream,
+			  struct posixtrace_drain_cut *cut)
+{
+	struct posixtrace_source *src, *one = NULL;
+
+	if (!dom)
+		return false;
+	mutex_lock(&dom->mutex);
+	/* The lists change only under the mutex. */
+	list_for_each_entry(src, &dom->staged, node)
+		if (src->ops->bytes(src))
+			goto out;
+	list_for_each_entry(src, &dom->rings, node) {
+		if (!src->ops->bytes(src))
+			continue;
+		if (one)
+			goto out;
+		one = src;
+	}
+	if (one && one->ops->cut && one->ops->cut(one, stream, cut)) {
+		dom->cut_src = one;
+		return true;
+	}
+out:
+	mutex_unlock(&dom->mutex);
+	return false;
+}
+
+/**
+ * posixtrace_drain_cut_held - a source's @cut dropped: kicks drop nothing
+ *	until the reader's posixtrace_drain_cut_done()
+ * @dom: the domain, its drain lock held
+ */
+void posixtrace_drain_cut_held(struct posixtrace_drain_domain *dom)
+{
+	lockdep_assert_held(&dom->lock);
+	WRITE_ONCE(dom->cuts, dom->cuts + 1);
+}
+
+/**
+ * posixtrace_drain_cut_take - the reader that cut takes what the cut left
+ * @dom: the domain, cut (posixtrace_drain_cut())
+ * @max: how many records at most
+ *
+ * A drain of the cut source alone, the oldest @max of its records: what
+ * the cut counted, if @max is no more than that, since no other drain has
+ * run nor any kick dropped. The other sources' records, made since the
+ * cut, wait for the next drain, as records committed after a drain's
+ * visit do.
+ *
+ * Return: the records it took.
+ */
+u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max)
+{
+	struct posixtrace_drain_walk w = { .left = max, .only = dom->cut_src };
+
+	lockdep_assert_held(&dom->mutex);
+	posixtrace_drain_holds(dom, &w);
+	return w.taken;
+}
+
+/**
+ * posixtrace_drain_cut_done - the reader that cut took its records
+ * @dom: the domain posixtrace_drain_cut() cut
+ */
+void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
+{
+	lockdep_assert_held(&dom->mutex);
+	spin_lock(&dom->lock);
+	WRITE_ONCE(dom->cuts, dom->cuts - 1);
+	spin_unlock(&dom->lock);
+	dom->cut_src = NULL;
+	mutex_unlock(&dom->mutex);
+}
+
 /**
  * posixtrace_drain - take the records of a drain domain
  * @dom: the domain; NULL (a process that never needed one): nothing
@@ -499,8 +640,7 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom)
 u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
 {
 	struct posixtrace_drain_walk w = { .left = max };
-	bool done;
-	u64 gen, start;
+	u64 gen;
 
 	might_sleep();
 	if (!dom ||
@@ -512,29 +652,7 @@ u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max)
 	WRITE_ONCE(dom->gen, gen);
 	/* Before the visits read commit words: pairs with the closes'. */
 	smp_mb();
-	/*
-	 * Before the first visit reads any kbuf's head: see kbuf.c. (The
-	 * clock read is not ordered before those loads; a thread would have
-	 * to write twice and change CPU in between within that window.)
-	 */
-	w.cut = ktime_get_ns();
-	w.list = &dom->staged;
-	w.pos = w.list;
-	do {
-		/* The streams' emit paths walk links under RCU. */
-		rcu_read_lock();
-		spin_lock(&dom->lock);
-		/* For posixtrace_drain_busy(), which reads it unlocked. */
-		WRITE_ONCE(dom->open, true);
-		start = local_clock();
-		done = posixtrace_drain_hold(dom, &w);
-		WRITE_ONCE(dom->open, !done);
-		posixtrace_drain_held(start);
-		spin_unlock(&dom->lock);
-		rcu_read_unlock();
-		if (!done)
-			cond_resched();
-	} while (!done);
+	posixtrace_drain_holds(dom, &w);
 	/* Stopped early, closed sources may still hold records. */
 	if (!w.capped)
 		posixtrace_drain_reap(dom, gen);
@@ -586,13 +704,14 @@ void posixtrace_drain_current(void)
  *
  * Return: false if a drain is under way, between two of its holds: it
  * keeps sources' next records across them, and its caller may change a
- * stream's state once it is done, so nothing may be dropped.
+ * stream's state once it is done, so nothing may be dropped; or if a
+ * reader cut (posixtrace_drain_cut()) and has not yet taken its records.
  */
 bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 	__acquires(&dom->lock)
 {
 	spin_lock(&dom->lock);
-	return !dom->open;
+	return !dom->open && !dom->cuts;
 }
 
 /**
@@ -600,12 +719,13 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
  * @dom: the domain
  *
  * A hint, without the drain lock, for a kick: true if a drain is in a
- * hold of the lock or between two of its holds, when
- * posixtrace_drain_pause() would wait for the lock or refuse.
+ * hold of the lock or between two of its holds, or a reader cut and has
+ * not yet taken its records, when posixtrace_drain_pause() would wait
+ * for the lock or refuse.
  */
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->open);
+	return READ_ONCE(dom->open) || READ_ONCE(dom->cuts);
 }
 
 /* Let @dom's drains go on after posixtrace_drain_pause(). */

@@ -13,6 +13,15 @@ struct posixtrace_source;
 struct posixtrace_stream;
 
 /*
+ * What a reader's cut left in the source it cut (posixtrace_drain_cut()):
+ * @records, the next the source holds, make @bytes of stream records.
+ */
+struct posixtrace_drain_cut {
+	u64 bytes;
+	u64 records;
+};
+
+/*
  * What a drain needs of a source of records (drain.c): a thread ring
  * (thread_ring.c) or a stream's buffer for one CPU (kbuf.c). Each source
  * is in time order; a drain merges them. All but @retire are called under
@@ -40,6 +49,11 @@ struct posixtrace_stream;
  * @retire:	a closed source is done with (posixtrace_source_close()):
  *		take it off the lists (posixtrace_drain_unlist()) and free it
  *		after a grace period. Under the drain mutex; may sleep.
+ * @cut:	a reader of @stream is behind it, and this is the only source
+ *		of its domain with records: drop what the stream would only
+ *		overwrite of them, and of what it holds, as LOOP would, and
+ *		say in @cut what is left (posixtrace_drain_cut()). Under the
+ *		drain mutex, without the lock; may sleep. NULL: never.
  */
 struct posixtrace_source_ops {
 	void (*visit)(struct posixtrace_source *src, u64 cut);
@@ -50,6 +64,9 @@ struct posixtrace_source_ops {
 	bool (*lazy)(struct posixtrace_source *src);
 	u64 (*bytes)(struct posixtrace_source *src);
 	void (*retire)(struct posixtrace_source *src);
+	bool (*cut)(struct posixtrace_source *src,
+		    struct posixtrace_stream *stream,
+		    struct posixtrace_drain_cut *cut);
 };
 
 /*
@@ -109,6 +126,12 @@ void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);
 u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
+			  struct posixtrace_stream *stream,
+			  struct posixtrace_drain_cut *cut);
+void posixtrace_drain_cut_held(struct posixtrace_drain_domain *dom);
+u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max);
+void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom);
 
 int posixtrace_drain_list(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_source **srcs, unsigned int n);

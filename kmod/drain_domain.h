@@ -64,6 +64,14 @@ struct posixtrace_drain_domain {
 	 * it by posixtrace_drain_busy(), a hint.
 	 */
 	bool open;
+	/*
+	 * Readers between their cut and the end of their turn
+	 * (posixtrace_drain_cut()): kicks do not drop either. Under @lock;
+	 * read without it by posixtrace_drain_busy().
+	 */
+	unsigned int cuts;
+	/* The source a reader cut, while it holds @mutex; else NULL. */
+	struct posixtrace_source *cut_src;
 	/* The sources a hold took records of, to store their positions. */
 	struct posixtrace_source *touched;
 	/*

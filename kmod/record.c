@@ -222,35 +222,48 @@ void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream)
 	stream->overrun_status = POSIXTRACE_OVERRUN;
 }
 
+static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
+				    u8 *dst,
+				    const struct posixtrace_record *next);
+
 /*
  * A reader takes the records a drain brings straight into its batch
  * (stream_read.c), while the stream holds none: @rec goes there if it
  * fits, numbered and counted as read, as if it had been stored and taken
  * out at once (with @keep, the room it would leave). Returns false if it
  * does not (it is then stored, after what the batch has, or lost as the
- * policy says). Nor while a LOOP gap is pending (a kick dropped between
- * two of the reader's drains): the record is stored, and the reader's
- * next turn takes the gap's OVERFLOW and RESUME before it, as always.
+ * policy says). After a LOOP gap (a reader's cut, or a kick that dropped
+ * between two of the reader's drains), the gap's OVERFLOW and RESUME go
+ * before it, as a take would put them; if they do not fit with it, it is
+ * stored, and the reader's next turn takes them.
  */
 static bool posixtrace_stream_store_direct(struct posixtrace_stream *stream,
 					   struct posixtrace_record *rec,
 					   const void *data, size_t keep)
 {
 	struct posixtrace_direct *direct = stream->direct;
+	size_t gap = stream->gap_pending ? 2 * sizeof(*rec) : 0;
 	u8 *dst;
 
 	/*
 	 * One the stream, empty, could not hold is lost (the reader's bound
 	 * keeps such a one from coming here; checked still).
 	 */
-	if (!direct || stream->ring.count || stream->gap_pending ||
+	if (!direct || stream->ring.count ||
 	    rec->size + keep > stream->ring.size ||
-	    direct->used + rec->size > direct->room)
+	    direct->used + gap + rec->size > direct->room)
 		return false;
 	rec->seq = stream->seq++;
 	stream->last_ts.tv_sec = rec->ts_sec;
 	stream->last_ts.tv_nsec = rec->ts_nsec;
 	dst = direct->dst + direct->used;
+	if (gap) {
+		/* OVERFLOW and RESUME, or fewer if filtered. */
+		gap = posixtrace_reader_gap(stream, dst, rec);
+		direct->used += gap;
+		direct->n += gap / sizeof(*rec);
+		dst += gap;
+	}
 	memcpy(dst, rec, sizeof(*rec));
 	if (rec->data_len) {
 		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
@@ -706,6 +719,9 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
  * @n: how many, none of them stored: each would have been overwritten by
  *     newer records of the same thread before anyone could read it
  * @first: the time of the first
+ * @kept: the bytes of stream records that the records after them will
+ *	  store (a reader's cut counts them; a kick need not: with @n, the
+ *	  stream holds nothing more)
  *
  * Counted as storing them and overwriting them would: each recorded, lost,
  * and numbered (a gap in the sequence), OVERFLOW before the next read.
@@ -713,7 +729,8 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
  * stored they would overwrite all it holds now, so that goes too, now,
  * into the same gap. Else a reader whose take came between its drain and
  * the next would get those older records after a gap that began later
- * (RESUME older than OVERFLOW, and the gap's numbers out of place).
+ * (RESUME older than OVERFLOW, and the gap's numbers out of place). So
+ * does, oldest first, what the stream holds that @kept leaves no room for.
  *
  * Return: false, counting nothing, if the stream stopped since the view
  * was taken, or a change of its state is under way: the records must then
@@ -721,8 +738,11 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
  * judges them).
  */
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
-				   const struct timespec64 *first)
+				   const struct timespec64 *first, u64 kept)
 {
+	struct posixtrace_ring *ring = &stream->ring;
+	size_t keep = posixtrace_stream_keep(stream,
+					     POSIXTRACE_EVENT_USER_BASE);
 	bool running;
 
 	spin_lock(&stream->lock);
@@ -749,6 +769,9 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 		stream->events_recorded += n;
 		stream->events_lost += n;
 	}
+	/* As storing @kept would, record by record. */
+	while (running && ring->count && ring->used + kept + keep > ring->size)
+		posixtrace_stream_overwrite(stream, false);
 	spin_unlock(&stream->lock);
 	return running;
 }
@@ -1022,21 +1045,31 @@ int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 	return n;
 }
 
-/*
- * Would a drain of everything the sources hold (@source_bytes of their
- * records) store it all, none of it overwritten or lost for room? A
- * stream record takes at most 4/3 of what the record took in its source
+/**
+ * posixtrace_stream_bytes_bound - what records of @source_bytes in their
+ *	sources make at most as stream records
+ * @source_bytes: as posixtrace_drain_bytes() counts them
+ *
+ * A stream record takes at most 4/3 of what the record took in its source
  * (a 64-byte header against a ring's 48 or a kbuf's 56, the same data or
- * less). Under the stream's lock.
+ * less).
+ */
+u64 posixtrace_stream_bytes_bound(u64 source_bytes)
+{
+	return div_u64(source_bytes * 4, 3);
+}
+
+/*
+ * Would a drain that stores @bytes of stream records store them all, none
+ * of them overwritten or lost for room? Under the stream's lock.
  */
 static bool posixtrace_stream_would_hold(const struct posixtrace_stream *stream,
-					 u64 source_bytes)
+					 u64 bytes)
 {
 	const struct posixtrace_ring *ring = &stream->ring;
-	u64 need = div_u64(source_bytes * 4, 3) +
-		   posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
+	u64 keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
 
-	return need <= posixtrace_ring_free(ring);
+	return bytes + keep <= posixtrace_ring_free(ring);
 }
 
 /**
@@ -1053,6 +1086,7 @@ static bool posixtrace_stream_would_hold(const struct posixtrace_stream *stream,
 bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 				   u64 source_bytes)
 {
+	u64 bytes = posixtrace_stream_bytes_bound(source_bytes);
 	bool fits;
 
 	spin_lock(&stream->lock);
@@ -1061,7 +1095,7 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 	 * meanwhile must be judged (lost) first, by a drain.
 	 */
 	fits = !stream->shut_down && !stream->auto_stopped &&
-	       posixtrace_stream_would_hold(stream, source_bytes);
+	       posixtrace_stream_would_hold(stream, bytes);
 	spin_unlock(&stream->lock);
 	return fits;
 }
@@ -1071,7 +1105,9 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
  *	drain into its batch
  * @stream: the stream, its read lock held
  * @direct: the batch, empty
- * @source_bytes: what its sources hold (posixtrace_drain_bytes())
+ * @bytes: what a drain of everything its sources hold would store, at most
+ *	   (posixtrace_stream_bytes_bound() of posixtrace_drain_bytes(), or
+ *	   what a cut counted: posixtrace_drain_cut())
  *
  * Only while the stream holds no record (what it holds came before what
  * the sources hold), is neither shut down nor stopped because full (what
@@ -1087,14 +1123,14 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
  */
 bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 				    struct posixtrace_direct *direct,
-				    u64 source_bytes)
+				    u64 bytes)
 {
 	bool ok;
 
 	spin_lock(&stream->lock);
 	ok = !stream->ring.count && !stream->shut_down &&
 	     !stream->auto_stopped &&
-	     posixtrace_stream_would_hold(stream, source_bytes);
+	     posixtrace_stream_would_hold(stream, bytes);
 	if (ok)
 		stream->direct = direct;
 	spin_unlock(&stream->lock);

@@ -34,6 +34,7 @@
 
 #include <linux/math64.h>
 #include <linux/minmax.h>
+#include <linux/sched.h>
 #include <linux/string.h>
 
 #include "process.h"
@@ -69,27 +70,46 @@ static void posixtrace_ring_walk_begin(struct posixtrace_ring_walk *walk,
 	walk->next_mark = consumed + posixtrace_ring_mark_step(size);
 	walk->bytes = 0;
 	walk->events = 0;
+	walk->records = 0;
 	walk->marks[0] = (struct posixtrace_ring_mark) { };
 	walk->nr_marks = 1;
 }
 
-/* The header of the record at @pos, read once field by field. */
-static bool posixtrace_ring_walk_read(const u8 *data, u64 size, u64 pos,
-				      u64 room,
-				      struct posixtrace_ring_record *h)
+/* Why a walk stopped: posixtrace_ring_walk_on(). */
+enum posixtrace_ring_walk_end {
+	POSIXTRACE_WALK_BUDGET,		/* walked its budget: more to walk */
+	POSIXTRACE_WALK_UNCOMMITTED,	/* at the first record not committed */
+	POSIXTRACE_WALK_STOPPED,	/* at a bad record, or one too large */
+};
+
+/*
+ * The header of the record at @pos, read once field by field: 0 if it is
+ * not committed, -EINVAL if it does not check out, 1 if it does.
+ */
+static int posixtrace_ring_walk_header(const u8 *data, u64 size, u64 pos,
+				       u64 room,
+				       struct posixtrace_ring_record *h)
 {
 	const struct posixtrace_ring_record *rec =
 		(const void *)(data + (pos & (size - 1)));
 
 	/* Pairs with the thread's store-release of the commit word. */
 	if (smp_load_acquire(&rec->commit) != ~pos)
-		return false;
+		return 0;
 	h->size = READ_ONCE(rec->size);
 	h->event_id = READ_ONCE(rec->event_id);
 	h->data_len = READ_ONCE(rec->data_len);
 	h->ts_sec = READ_ONCE(rec->ts_sec);
 	h->ts_nsec = READ_ONCE(rec->ts_nsec);
-	return posixtrace_ring_record_ok(h, room);
+	return posixtrace_ring_record_ok(h, room) ? 1 : -EINVAL;
+}
+
+/* Is the record at @pos committed, and does it check out? */
+static bool posixtrace_ring_walk_read(const u8 *data, u64 size, u64 pos,
+				      u64 room,
+				      struct posixtrace_ring_record *h)
+{
+	return posixtrace_ring_walk_header(data, size, pos, room, h) > 0;
 }
 
 /* Does the stream of @view record the event @h, as a drain would judge? */
@@ -138,7 +158,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 {
 	u64 off = consumed - walk->origin, pos = consumed, end;
 	struct posixtrace_ring_record h;
-	u32 bytes = 0, events = 0, base_bytes, base_events;
+	struct posixtrace_ring_mark base, seen = { };
 	unsigned int i, k, n;
 	size_t rec;
 
@@ -163,38 +183,151 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 		if (rec > view->record_max)
 			return false;
 		if (rec) {
-			bytes += rec;
-			events++;
+			seen.bytes += rec;
+			seen.events++;
 		}
+		seen.records++;
 		pos += h.size;
 	}
-	base_bytes = k < walk->nr_marks ? walk->marks[k].bytes : walk->bytes;
-	base_events = k < walk->nr_marks ? walk->marks[k].events :
-					   walk->events;
+	if (k < walk->nr_marks)
+		base = walk->marks[k];
+	else
+		base = (struct posixtrace_ring_mark) {
+			.bytes = walk->bytes, .events = walk->events,
+			.records = walk->records,
+		};
 	/* Rewritten meanwhile, if they count more than they did. */
-	if (pos != end || bytes > base_bytes || events > base_events)
+	if (pos != end || seen.bytes > base.bytes ||
+	    seen.events > base.events || seen.records > base.records)
 		return false;
 	/* What the walk counted from its origin up to @consumed. */
-	base_bytes -= bytes;
-	base_events -= events;
+	base.bytes -= seen.bytes;
+	base.events -= seen.events;
+	base.records -= seen.records;
 	walk->marks[0] = (struct posixtrace_ring_mark) { };
 	n = 1;
 	for (i = k; i < walk->nr_marks; i++) {
 		if (walk->marks[i].off == off)
 			continue;	/* the new origin, marks[0] */
 		walk->marks[n].off = walk->marks[i].off - off;
-		walk->marks[n].bytes = walk->marks[i].bytes - base_bytes;
-		walk->marks[n].events = walk->marks[i].events - base_events;
+		walk->marks[n].bytes = walk->marks[i].bytes - base.bytes;
+		walk->marks[n].events = walk->marks[i].events - base.events;
+		walk->marks[n].records = walk->marks[i].records -
+					 base.records;
 		n++;
 	}
 	walk->nr_marks = n;
 	walk->origin = consumed;
-	walk->bytes -= base_bytes;
-	walk->events -= base_events;
+	walk->bytes -= base.bytes;
+	walk->events -= base.events;
+	walk->records -= base.records;
 	/* No mark kept: the next one a step past the origin, not before. */
 	walk->next_mark = max(walk->next_mark,
 			      consumed + posixtrace_ring_mark_step(size));
 	return true;
+}
+
+/*
+ * Walk the records committed since the walk last went (all of them if
+ * another stream came in between; if a reader or a drain took records
+ * meanwhile, those from where they stopped to the next mark too),
+ * POSIXTRACE_RING_WALK_BUDGET at most, leaving a mark every step. Returns
+ * why it stopped; it went as far as the thread had committed only if at
+ * a record not committed.
+ */
+static enum posixtrace_ring_walk_end
+posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
+			u64 size, u64 consumed,
+			struct posixtrace_process *proc,
+			const struct posixtrace_loop_view *view)
+{
+	unsigned int budget = POSIXTRACE_RING_WALK_BUDGET;
+	struct posixtrace_ring_record h;
+	int ok;
+
+	/*
+	 * A state change since (a filter, say) judges the records walked
+	 * otherwise: counted again, under the state they will be drained in.
+	 */
+	if (!walk->nr_marks || walk->stream_id != view->id ||
+	    walk->changes != view->changes ||
+	    (walk->origin != consumed &&
+	     !posixtrace_ring_walk_rebase(walk, data, size, consumed, proc,
+					  view, &budget)))
+		posixtrace_ring_walk_begin(walk, consumed, size, view);
+	for (;; budget--) {
+		size_t bytes;
+
+		if (!budget)
+			return POSIXTRACE_WALK_BUDGET;
+		ok = posixtrace_ring_walk_header(data, size, walk->walked,
+						 consumed + size -
+						 walk->walked, &h);
+		if (!ok)
+			return POSIXTRACE_WALK_UNCOMMITTED;
+		if (ok < 0)
+			return POSIXTRACE_WALK_STOPPED;
+		bytes = posixtrace_ring_walk_bytes(proc, view, &h);
+		/*
+		 * One the stream cannot hold even empty is lost alone and
+		 * overwrites nothing: its bytes fill nothing, and it is
+		 * counted lost, not recorded. A drain takes it.
+		 */
+		if (bytes > view->record_max)
+			return POSIXTRACE_WALK_STOPPED;
+		if (walk->walked >= walk->next_mark &&
+		    walk->nr_marks < POSIXTRACE_RING_MARKS) {
+			walk->marks[walk->nr_marks++] =
+				(struct posixtrace_ring_mark) {
+				.off = walk->walked - walk->origin,
+				.bytes = walk->bytes,
+				.events = walk->events,
+				.records = walk->records,
+			};
+			walk->next_mark = walk->walked +
+					  posixtrace_ring_mark_step(size);
+		}
+		if (bytes) {
+			walk->bytes += bytes;
+			walk->events++;
+		}
+		walk->records++;
+		walk->walked += h.size;
+	}
+}
+
+/* @drop's first event's time, OVERFLOW's: the oldest the stream records. */
+static void posixtrace_ring_walk_first(const struct posixtrace_ring_walk *walk,
+				       const u8 *data, u64 size,
+				       struct posixtrace_process *proc,
+				       const struct posixtrace_loop_view *view,
+				       struct posixtrace_ring_drop *drop)
+{
+	struct posixtrace_ring_record h;
+	u64 off = 0;
+
+	drop->first = (struct timespec64) { };
+	while (drop->events && off < drop->to - walk->origin &&
+	       posixtrace_ring_walk_read(data, size, walk->origin + off,
+					 size - off, &h)) {
+		if (posixtrace_ring_walk_records(proc, view, &h)) {
+			drop->first = (struct timespec64) { h.ts_sec,
+							    h.ts_nsec };
+			break;
+		}
+		off += h.size;
+	}
+}
+
+/* Drop up to the mark @i: what the walk counted before it. */
+static void posixtrace_ring_walk_drop_to(const struct posixtrace_ring_walk *walk,
+					 unsigned int i,
+					 struct posixtrace_ring_drop *drop)
+{
+	drop->to = walk->origin + walk->marks[i].off;
+	drop->bytes = walk->marks[i].bytes;
+	drop->events = walk->marks[i].events;
+	drop->records = walk->marks[i].records;
 }
 
 /**
@@ -207,10 +340,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
  * @view: its only stream, a LOOP stream (posixtrace_stream_loop_view())
  * @drop: filled in with what may be dropped
  *
- * Walks the records committed since the last kick (all of them if another
- * stream came in between; if a reader or a drain took records meanwhile,
- * those from where they stopped to the next mark too),
- * POSIXTRACE_RING_WALK_BUDGET at most, then looks for the newest mark
+ * Walks on (posixtrace_ring_walk_on()), then looks for the newest mark
  * after which what the stream records fills it.
  *
  * Return: true if @drop says something may be dropped.
@@ -221,69 +351,108 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			       const struct posixtrace_loop_view *view,
 			       struct posixtrace_ring_drop *drop)
 {
-	unsigned int budget = POSIXTRACE_RING_WALK_BUDGET;
-	struct posixtrace_ring_record h;
 	unsigned int i;
-	u64 first = 0;
 
-	/*
-	 * A state change since (a filter, say) judges the records walked
-	 * otherwise: counted again, under the state they will be drained in.
-	 */
-	if (!walk->nr_marks || walk->stream_id != view->id ||
-	    walk->changes != view->changes ||
-	    (walk->origin != consumed &&
-	     !posixtrace_ring_walk_rebase(walk, data, size, consumed, proc,
-					  view, &budget)))
-		posixtrace_ring_walk_begin(walk, consumed, size, view);
-	while (budget-- &&
-	       posixtrace_ring_walk_read(data, size, walk->walked,
-					 consumed + size - walk->walked, &h)) {
-		size_t bytes = posixtrace_ring_walk_bytes(proc, view, &h);
-
-		/*
-		 * One the stream cannot hold even empty is lost alone and
-		 * overwrites nothing: its bytes fill nothing, and it is
-		 * counted lost, not recorded. A drain takes it.
-		 */
-		if (bytes > view->record_max)
-			break;
-		if (walk->walked >= walk->next_mark &&
-		    walk->nr_marks < POSIXTRACE_RING_MARKS) {
-			walk->marks[walk->nr_marks++] =
-				(struct posixtrace_ring_mark) {
-				.off = walk->walked - walk->origin,
-				.bytes = walk->bytes,
-				.events = walk->events,
-			};
-			walk->next_mark = walk->walked +
-					  posixtrace_ring_mark_step(size);
-		}
-		if (bytes) {
-			walk->bytes += bytes;
-			walk->events++;
-		}
-		walk->walked += h.size;
-	}
+	/* Whatever stopped it, what it walked is what the drop counts on. */
+	posixtrace_ring_walk_on(walk, data, size, consumed, proc, view);
 	for (i = walk->nr_marks; i-- > 1;)
 		if (walk->bytes - walk->marks[i].bytes >= view->capacity)
 			break;
 	if (!i)
 		return false;
-	drop->to = walk->origin + walk->marks[i].off;
-	drop->events = walk->marks[i].events;
-	drop->first = (struct timespec64) { };
-	/* The time of the first event dropped: OVERFLOW's. */
-	while (drop->events && first < drop->to - walk->origin &&
-	       posixtrace_ring_walk_read(data, size, walk->origin + first,
-					 size - first, &h)) {
-		if (posixtrace_ring_walk_records(proc, view, &h)) {
-			drop->first = (struct timespec64) { h.ts_sec,
-							    h.ts_nsec };
+	posixtrace_ring_walk_drop_to(walk, i, drop);
+	posixtrace_ring_walk_first(walk, data, size, proc, view, drop);
+	return true;
+}
+
+/*
+ * The walk's counts up to its mark @i, or for all it walked if @i is past
+ * the last: what a cut between the mark before and it may count at most.
+ */
+static struct posixtrace_ring_mark
+posixtrace_ring_walk_upto(const struct posixtrace_ring_walk *walk,
+			  unsigned int i)
+{
+	if (i < walk->nr_marks)
+		return walk->marks[i];
+	return (struct posixtrace_ring_mark) {
+		.off = walk->walked - walk->origin, .bytes = walk->bytes,
+		.events = walk->events, .records = walk->records,
+	};
+}
+
+/**
+ * posixtrace_ring_walk_cut - what a reader behind its stream may drop
+ * @walk: the reader's walk of the ring, not the kicks'
+ * @data: the ring's data area in the module's mapping (twice in a row)
+ * @size: its size
+ * @consumed: where the module has taken the ring's records up to
+ * @proc: the ring's process
+ * @view: its only stream, a LOOP stream (posixtrace_stream_loop_view())
+ * @drop: filled in with what may be dropped, maybe nothing
+ *
+ * Walks on (posixtrace_ring_walk_on()) to the first record not committed,
+ * a budget at a time, then finds, record by record from the newest mark
+ * before it, the oldest record from which on what the stream records of
+ * the ring fits in it beside the room it keeps (@view->record_max): LOOP
+ * would overwrite everything before it, in the stream too, and nothing
+ * after it. Unlike a kick's, to the record, and only from a walk of all
+ * the ring holds: the reader then takes what is left straight from the
+ * ring (stream_read.c), and a record the walk had not counted could have
+ * overwritten it. May sleep.
+ *
+ * Return: false if nothing may be dropped: the walk stopped at a record
+ * that does not check out or that the stream could not hold even empty
+ * (a drain must take it), or the records are not what the walk counted (a
+ * hostile hand rewrote them).
+ */
+bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
+			      const u8 *data, u64 size, u64 consumed,
+			      struct posixtrace_process *proc,
+			      const struct posixtrace_loop_view *view,
+			      struct posixtrace_ring_drop *drop)
+{
+	enum posixtrace_ring_walk_end end;
+	struct posixtrace_ring_mark next;
+	struct posixtrace_ring_record h;
+	unsigned int i;
+	size_t rec;
+	u64 pos;
+
+	/* At most a lap: the walk never reads past @consumed + @size. */
+	while ((end = posixtrace_ring_walk_on(walk, data, size, consumed, proc,
+					      view)) == POSIXTRACE_WALK_BUDGET)
+		cond_resched();
+	if (end != POSIXTRACE_WALK_UNCOMMITTED)
+		return false;
+	/* Mark 0, the origin, counts nothing: the loop stops there at worst. */
+	for (i = walk->nr_marks; i-- > 1;)
+		if (walk->bytes - walk->marks[i].bytes > view->record_max)
 			break;
+	posixtrace_ring_walk_drop_to(walk, i, drop);
+	/* What follows the next mark fits: the cut is before it. */
+	next = posixtrace_ring_walk_upto(walk, i + 1);
+	pos = drop->to;
+	while (walk->bytes - drop->bytes > view->record_max) {
+		if (pos >= walk->origin + next.off ||
+		    !posixtrace_ring_walk_read(data, size, pos,
+					       walk->origin + next.off - pos,
+					       &h))
+			return false;
+		rec = posixtrace_ring_walk_bytes(proc, view, &h);
+		if (rec) {
+			drop->bytes += rec;
+			drop->events++;
 		}
-		first += h.size;
+		drop->records++;
+		pos += h.size;
 	}
+	/* Rewritten since the walk, if they count more than it did. */
+	if (drop->bytes > next.bytes || drop->events > next.events ||
+	    drop->records > next.records)
+		return false;
+	drop->to = pos;
+	posixtrace_ring_walk_first(walk, data, size, proc, view, drop);
 	return true;
 }
 
@@ -314,31 +483,32 @@ bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
 /**
  * posixtrace_ring_walk_dropped - the caller dropped what @drop said
  * @walk: the ring's walk
- * @drop: from posixtrace_ring_walk_drop(), dropped under the drain lock
+ * @drop: from posixtrace_ring_walk_drop() or posixtrace_ring_walk_cut(),
+ *	  dropped under the drain lock
  *
- * The mark @drop ends at becomes the origin, the module's new @consumed.
+ * Where @drop ends becomes the origin, the module's new @consumed; the
+ * marks past it stay, counted from there.
  */
 void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 				  const struct posixtrace_ring_drop *drop)
 {
 	u32 off = drop->to - walk->origin;
-	unsigned int i, n = 0;
-	u32 bytes = 0, events = 0;
+	unsigned int i, n = 1;
 
-	for (i = 0; i < walk->nr_marks; i++) {
-		if (walk->marks[i].off < off)
+	for (i = 1; i < walk->nr_marks; i++) {
+		if (walk->marks[i].off <= off)
 			continue;
-		if (!n) {
-			bytes = walk->marks[i].bytes;
-			events = walk->marks[i].events;
-		}
 		walk->marks[n].off = walk->marks[i].off - off;
-		walk->marks[n].bytes = walk->marks[i].bytes - bytes;
-		walk->marks[n].events = walk->marks[i].events - events;
+		walk->marks[n].bytes = walk->marks[i].bytes - drop->bytes;
+		walk->marks[n].events = walk->marks[i].events - drop->events;
+		walk->marks[n].records = walk->marks[i].records -
+					 drop->records;
 		n++;
 	}
+	walk->marks[0] = (struct posixtrace_ring_mark) { };
 	walk->nr_marks = n;
 	walk->origin = drop->to;
-	walk->bytes -= bytes;
-	walk->events -= events;
+	walk->bytes -= drop->bytes;
+	walk->events -= drop->events;
+	walk->records -= drop->records;
 }

@@ -27,14 +27,17 @@ struct posixtrace_ring_mark {
 	u32 off;
 	u32 bytes;		/* stream bytes of the records it records */
 	u32 events;		/* ... and how many */
+	u32 records;		/* the ring's records, recorded or not */
 };
 
 #define POSIXTRACE_RING_MARKS	34
 
 /*
  * What the kicks of one ring have walked since the module last took its
- * records (ring_kick.c); only the ring's thread's kicks touch it. Offsets and counts are from
- * @origin and fit 32 bits: a walk covers at most a lap of at most 64 MiB.
+ * records (ring_kick.c); only the ring's thread's kicks touch it. A
+ * reader's cut has a walk of its own, which only drains of the ring's
+ * domain touch. Offsets and counts are from @origin and fit 32 bits: a
+ * walk covers at most a lap of at most 64 MiB.
  */
 struct posixtrace_ring_walk {
 	u64 stream_id;		/* the stream whose view it took */
@@ -42,15 +45,19 @@ struct posixtrace_ring_walk {
 	u64 walked;		/* the next record to walk */
 	u64 next_mark;		/* where the next mark goes, at the latest */
 	u32 bytes, events;	/* as a mark's, for everything walked */
+	u32 records;
 	u32 changes;		/* the stream's state changes it had seen */
 	unsigned int nr_marks;
 	struct posixtrace_ring_mark marks[POSIXTRACE_RING_MARKS];
 };
 
-/* What a kick may drop: [origin, @to), @events of them the stream's. */
+/*
+ * What a kick or a reader's cut may drop: [origin, @to), @records records,
+ * @events of them the stream's, of @bytes stream bytes.
+ */
 struct posixtrace_ring_drop {
 	u64 to;
-	u32 events;
+	u32 bytes, events, records;
 	struct timespec64 first;	/* the first of those events */
 };
 
@@ -59,6 +66,11 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			       struct posixtrace_process *proc,
 			       const struct posixtrace_loop_view *view,
 			       struct posixtrace_ring_drop *drop);
+bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
+			      const u8 *data, u64 size, u64 consumed,
+			      struct posixtrace_process *proc,
+			      const struct posixtrace_loop_view *view,
+			      struct posixtrace_ring_drop *drop);
 void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 				  const struct posixtrace_ring_drop *drop);
 bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,

@@ -119,7 +119,7 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream);
 bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 				 struct posixtrace_loop_view *view);
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
-				   const struct timespec64 *first);
+				   const struct timespec64 *first, u64 kept);
 void posixtrace_stream_sources_ready(struct posixtrace_stream *stream);
 void posixtrace_stream_emit(struct posixtrace_stream *stream,
 			    const struct posixtrace_emit *emits,

@@ -61,32 +61,36 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
 
 /*
  * Drains into @direct until it is full or the sources are empty, a hold
- * of the drain lock at a time, and no more records than the sources held
- * as it began (a thread that keeps writing cannot keep the reader here;
- * records for other streams, or that this one filters, count too). Stops
- * when a drain would no longer store everything the sources hold, as at
- * the start of the turn: the next turn drains into the stream, where
- * LOOP keeps exactly the newest. The drains store into @direct under the
- * stream's lock; its figures are only read here to see how full it is.
+ * of the drain lock at a time, and no more than @left records (what the
+ * sources held as it began: a thread that keeps writing cannot keep the
+ * reader here; records for other streams, or that this one filters, count
+ * too). Stops when a drain would no longer store everything the sources
+ * hold, as at the start of the turn: the next turn drains into the
+ * stream, where LOOP keeps exactly the newest. If @counted, the drains
+ * take the records a cut counted, all of which fit, from its source
+ * alone (posixtrace_drain_cut_take()). The drains store into @direct
+ * under the stream's lock; its figures are only read here to see how
+ * full it is.
  */
 static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
-					   struct posixtrace_direct *direct)
+					   struct posixtrace_direct *direct,
+					   u64 left, bool counted)
 {
 	struct posixtrace_drain_domain *dom = stream->domain;
-	u64 left = div_u64(posixtrace_drain_bytes(dom),
-			   sizeof(struct posixtrace_ring_record)) + 1;
 	u64 max, taken;
 
 	for (;;) {
 		max = min(posixtrace_stream_direct_max(direct), left);
 		if (!max)
 			break;
-		taken = posixtrace_drain_upto(dom, max);
+		taken = counted ? posixtrace_drain_cut_take(dom, max) :
+				  posixtrace_drain_upto(dom, max);
 		left -= min(left, taken);
 		/* Fewer than it could take: the sources are empty. */
 		if (taken < max)
 			break;
-		if (!posixtrace_stream_direct_fits(stream,
+		if (!counted &&
+		    !posixtrace_stream_direct_fits(stream,
 						   posixtrace_drain_bytes(dom)))
 			break;
 	}
@@ -103,23 +107,34 @@ static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
  * straight into the rest of the batch: a record is copied once, from its
  * ring to the batch, and only the records the batch takes are taken.
  * What the reader gets is what it would have got had everything been
- * drained first. Otherwise everything is drained into the stream first,
- * where LOOP overwrites the oldest and UNTIL_FULL stops as they must, and
- * the reader takes from there.
+ * drained first. Otherwise, a reader behind a LOOP stream fed by one ring
+ * cuts (posixtrace_drain_cut()): what the stream would overwrite is
+ * dropped, in the ring and in the stream, and the reader goes on as above
+ * with what the cut counted, holding off every other drain until its turn
+ * ends. Else everything is drained into the stream first, where LOOP
+ * overwrites the oldest and UNTIL_FULL stops as they must, and the reader
+ * takes from there.
  */
 static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 					u8 *bounce, size_t room,
 					size_t *bytes)
 {
+	struct posixtrace_drain_domain *dom = stream->domain;
 	struct posixtrace_direct direct = { };
+	struct posixtrace_drain_cut cut = { };
 	size_t taken = 0, more = 0;
+	bool counted = false;
+	u64 source_bytes;
 	int n, m;
 
 	/* Whatever comes now is taken below: no wakeup is owed for it. */
 	WRITE_ONCE(stream->sources_news, false);
 	if (!posixtrace_stream_direct_fits(stream,
-					   posixtrace_drain_bytes(stream->domain)))
-		posixtrace_drain(stream->domain);
+					   posixtrace_drain_bytes(dom))) {
+		counted = posixtrace_drain_cut(dom, stream, &cut);
+		if (!counted)
+			posixtrace_drain(dom);
+	}
 	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
 	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, &taken, true,
 				   NULL);
@@ -128,18 +143,27 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	direct.dst = bounce + taken;
 	/* No more than the stream holds in one read. */
 	direct.room = min_t(size_t, room - taken, stream->attr.stream_size);
-	if (posixtrace_stream_direct_begin(stream, &direct,
-					   posixtrace_drain_bytes(stream->domain))) {
-		posixtrace_stream_drain_direct(stream, &direct);
+	if (!counted) {
+		source_bytes = posixtrace_drain_bytes(dom);
+		cut.bytes = posixtrace_stream_bytes_bound(source_bytes);
+		cut.records = div_u64(source_bytes,
+				      sizeof(struct posixtrace_ring_record)) + 1;
+	}
+	if (posixtrace_stream_direct_begin(stream, &direct, cut.bytes)) {
+		posixtrace_stream_drain_direct(stream, &direct, cut.records,
+					       counted);
 		posixtrace_stream_direct_end(stream, &direct);
 		n += direct.n;
 		taken += direct.used;
 		/* Else the first record was too large for the batch: stored. */
 		if (n)
 			goto out;
+	} else if (counted) {
+		/* What the cut counted fits: into the stream, and from there. */
+		posixtrace_drain_cut_take(dom, cut.records);
 	} else {
 		/* Records came meanwhile (another stream's reader drained). */
-		posixtrace_drain(stream->domain);
+		posixtrace_drain(dom);
 	}
 	/* What the drain stored, after what was taken above. */
 	m = posixtrace_stream_take(stream, bounce + taken, room - taken,
@@ -153,6 +177,8 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	}
 out:
 	/* Every way out: the batch as it is, whatever came after. */
+	if (counted)
+		posixtrace_drain_cut_done(dom);
 	*bytes = taken;
 	return n;
 }

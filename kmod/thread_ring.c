@@ -92,6 +92,8 @@ struct posixtrace_thread_ring {
 	bool charged;
 	/* What the thread's kicks walked (ring_kick.c); made at the first. */
 	struct posixtrace_ring_walk *walk;
+	/* What readers' cuts walked; made at the first, under the mutex. */
+	struct posixtrace_ring_walk *cut_walk;
 };
 
 /* The domain of @ring: its process's, set before the ring was made. */
@@ -325,6 +327,7 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 			     free_work);
 
 	kfree(ring->walk);
+	kfree(ring->cut_walk);
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
 	/* Freed here if no mapping has them any more. */
@@ -399,16 +402,6 @@ static void posixtrace_thread_ring_retire(struct posixtrace_source *src)
 	posixtrace_source_free_later(&ring->free_work);
 }
 
-static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
-	.visit = posixtrace_thread_ring_visit,
-	.peek = posixtrace_thread_ring_peek,
-	.take = posixtrace_thread_ring_take,
-	.store = posixtrace_thread_ring_store,
-	.lazy = posixtrace_thread_ring_lazy,
-	.bytes = posixtrace_thread_ring_bytes,
-	.retire = posixtrace_thread_ring_retire,
-};
-
 /* An eighth of @ring free after what its walk has seen. */
 static bool
 posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring,
@@ -417,6 +410,97 @@ posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring,
 	return READ_ONCE(ring->consumed) + ring->size - walk->walked >=
 	       ring->size / 8;
 }
+
+/*
+ * Drop what @drop says of @ring (its @walk said so), counted in @stream as
+ * overwritten (posixtrace_stream_overwritten(), @kept: what the ring
+ * still holds of the stream's). Under the drain lock, @ring's @consumed
+ * still the walk's origin. Returns false if the stream would not count
+ * them: nothing is dropped.
+ */
+static bool
+posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
+			       struct posixtrace_ring_walk *walk,
+			       struct posixtrace_stream *stream,
+			       struct posixtrace_ring_drop *drop, u64 kept)
+{
+	s64 ns;
+
+	posixtrace_source_assert_held(&ring->src);
+	/* OVERFLOW's time: the first one's, as a drain would take it. */
+	ns = posixtrace_thread_ring_time(ring, timespec64_to_ns(&drop->first),
+					 ktime_get_real_ns());
+	drop->first = ns_to_timespec64(ns);
+	if (!posixtrace_stream_overwritten(stream, drop->events, &drop->first,
+					   kept))
+		return false;
+	posixtrace_ring_walk_dropped(walk, drop);
+	WRITE_ONCE(ring->consumed, drop->to);
+	/* The thread may write over them now; we read them no more. */
+	smp_store_release(&ring->ctl->consumed, drop->to);
+	return true;
+}
+
+/*
+ * A reader of @stream is behind it, and @src is the only source of its
+ * domain with records (posixtrace_drain_cut()): drop, to the record, what
+ * the stream would only overwrite of the ring and of what it holds
+ * (ring_kick.c), with a walk of the readers' own: the kicks' is the
+ * thread's, which walks it without a lock. Under the drain mutex, which
+ * keeps other drains, and so other cuts, away; the walk may sleep.
+ */
+static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
+				       struct posixtrace_stream *stream,
+				       struct posixtrace_drain_cut *cut)
+{
+	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
+	struct posixtrace_loop_view view;
+	struct posixtrace_ring_drop drop;
+	struct posixtrace_ring_walk *walk;
+	bool ok;
+
+	lockdep_assert_held(&dom->mutex);
+	if (!ring->cut_walk)
+		ring->cut_walk = kzalloc(sizeof(*ring->cut_walk),
+					 GFP_KERNEL_ACCOUNT);
+	walk = ring->cut_walk;
+	if (!walk)
+		return false;
+	rcu_read_lock();
+	ok = posixtrace_links_loop_stream(ring->proc, &view) == stream;
+	rcu_read_unlock();
+	/* Only drains, which wait for the mutex, and kicks move @consumed. */
+	if (!ok || !posixtrace_ring_walk_cut(walk, ring->data, ring->size,
+					     READ_ONCE(ring->consumed),
+					     ring->proc, &view, &drop))
+		return false;
+	if (!posixtrace_drain_pause(dom) || ring->dead || ring->revoked ||
+	    READ_ONCE(src->closed) || ring->consumed != walk->origin) {
+		posixtrace_drain_resume(dom);
+		return false;
+	}
+	ok = posixtrace_thread_ring_dropped(ring, walk, stream, &drop,
+					    walk->bytes - drop.bytes);
+	if (ok) {
+		cut->bytes = walk->bytes;
+		cut->records = walk->records;
+		posixtrace_drain_cut_held(dom);
+	}
+	posixtrace_drain_resume(dom);
+	return ok;
+}
+
+static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
+	.visit = posixtrace_thread_ring_visit,
+	.peek = posixtrace_thread_ring_peek,
+	.take = posixtrace_thread_ring_take,
+	.store = posixtrace_thread_ring_store,
+	.lazy = posixtrace_thread_ring_lazy,
+	.bytes = posixtrace_thread_ring_bytes,
+	.retire = posixtrace_thread_ring_retire,
+	.cut = posixtrace_thread_ring_cut,
+};
 
 /*
  * Drop from @ring what its process's only stream, a LOOP stream, would
@@ -443,7 +527,6 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 	struct posixtrace_loop_view view;
 	struct posixtrace_ring_drop drop;
 	bool found, will, dropped = false, room;
-	s64 ns;
 
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	if (!stream)
@@ -488,21 +571,9 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 		posixtrace_drain_resume(dom);
 		return false;
 	}
-	if (found && ring->consumed == walk->origin) {
-		/* OVERFLOW's time: the first one's, as a drain would take it. */
-		ns = posixtrace_thread_ring_time(ring,
-						 timespec64_to_ns(&drop.first),
-						 ktime_get_real_ns());
-		drop.first = ns_to_timespec64(ns);
-		dropped = posixtrace_stream_overwritten(stream, drop.events,
-							&drop.first);
-	}
-	if (dropped) {
-		posixtrace_ring_walk_dropped(walk, &drop);
-		WRITE_ONCE(ring->consumed, drop.to);
-		/* The thread may write over them now; we read them no more. */
-		smp_store_release(&ring->ctl->consumed, drop.to);
-	}
+	if (found && ring->consumed == walk->origin)
+		dropped = posixtrace_thread_ring_dropped(ring, walk, stream,
+							 &drop, 0);
 	room = posixtrace_thread_ring_room(ring, walk);
 	posixtrace_drain_resume(dom);
 	will |= dropped;

@@ -247,6 +247,89 @@ TEST(kicks_after_a_reader_took_records_drop_nothing_the_stream_keeps)
 	read_while_kicks_drop(_metadata, 16000);
 }
 
+/* Event @n's data: its number, then up to 300 bytes more. */
+static size_t behind_len(uint64_t n)
+{
+	return sizeof(n) + (n * 29) % 301;
+}
+
+/*
+ * A reader behind a LOOP stream fed by one thread's ring: its turn drops,
+ * to the record, what the stream would overwrite, in the ring and in what
+ * the stream holds (the kernel's posixtrace_drain_cut()), and takes the
+ * rest straight from the ring. With records of many sizes what it reads
+ * is still exactly what draining everything would have left: the newest
+ * run of events whose stream records fit in the stream's size, after
+ * OVERFLOW and RESUME. @held events are drained into the stream first
+ * (a status drains), then @more are made.
+ */
+static void read_behind(struct __test_metadata *_metadata, uint64_t held,
+			uint64_t more)
+{
+	const size_t size = 64 << 10;
+	struct posixtrace_status st = { .size = sizeof(st) };
+	uint64_t n, total = held + more, first;
+	uint8_t data[sizeof(n) + 301] = { 0 };
+	size_t sum = 0, rsize;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	struct rec r;
+
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, size));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(data)));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("behind", &id));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	for (n = 1; n <= total; n++) {
+		memcpy(data, &n, sizeof(n));
+		posix_trace_event(id, data, behind_len(n));
+		if (n == held)
+			ASSERT_EQ(0, own_stream_status(&st));
+	}
+	/* The newest whose records fit: what the stream keeps. */
+	for (first = total + 1; first > 1; first--) {
+		ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr,
+						behind_len(first - 1), &rsize));
+		if (sum + rsize > size)
+			break;
+		sum += rsize;
+	}
+	ASSERT_LT(1, first) TH_LOG("the stream kept everything");
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_OVERFLOW);
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_RESUME);
+	for (n = first; n <= total; n++) {
+		ASSERT_NEXT_NUMBERED(trid, &r, id, n);
+		ASSERT_EQ(behind_len(n), r.len);
+	}
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(total + 1, st.events_recorded);
+	ASSERT_EQ(first - 1, st.events_lost);
+	ASSERT_EQ(1 + total + 1 - first, st.events_read);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/* The ring alone fits: only the oldest the stream holds are overwritten. */
+TEST(a_reader_behind_reads_the_newest_the_stream_holds_and_the_ring)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_behind(_metadata, 180, 180);
+}
+
+/* The ring holds more than fits: all the stream holds, and the ring's oldest. */
+TEST(a_reader_behind_reads_the_newest_of_a_ring_holding_more)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_behind(_metadata, 180, 700);
+}
+
 #define CUT_EVENTS	3000
 
 static size_t cut_len(unsigned int i)
