@@ -728,6 +728,30 @@ bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
 	return READ_ONCE(dom->open) || READ_ONCE(dom->cuts);
 }
 
+/**
+ * posixtrace_drain_cutting - does a reader of @dom hold records by a cut?
+ * @dom: the domain
+ *
+ * A hint, without the lock: a reader between posixtrace_drain_cut() and
+ * posixtrace_drain_cut_done().
+ */
+bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
+{
+	return READ_ONCE(dom->cuts);
+}
+
+/**
+ * posixtrace_drain_wait - wait for the drain or reader's turn under way
+ * @dom: a domain the caller holds a reference on
+ *
+ * For a kick whose ring a reader's cut holds (thread_ring.c). Sleeps.
+ */
+void posixtrace_drain_wait(struct posixtrace_drain_domain *dom)
+{
+	mutex_lock(&dom->mutex);
+	mutex_unlock(&dom->mutex);
+}
+
 /* Let @dom's drains go on after posixtrace_drain_pause(). */
 void posixtrace_drain_resume(struct posixtrace_drain_domain *dom)
 	__releases(&dom->lock)

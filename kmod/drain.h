@@ -122,6 +122,8 @@ void posixtrace_drain(struct posixtrace_drain_domain *dom);
 u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max);
 void posixtrace_drain_current(void);
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_wait(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);

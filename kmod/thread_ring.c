@@ -458,6 +458,7 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	struct posixtrace_loop_view view;
 	struct posixtrace_ring_drop drop;
 	struct posixtrace_ring_walk *walk;
+	unsigned int tries;
 	bool ok;
 
 	lockdep_assert_held(&dom->mutex);
@@ -470,15 +471,26 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	rcu_read_lock();
 	ok = posixtrace_links_loop_stream(ring->proc, &view) == stream;
 	rcu_read_unlock();
-	/* Only drains, which wait for the mutex, and kicks move @consumed. */
-	if (!ok || !posixtrace_ring_walk_cut(walk, ring->data, ring->size,
-					     READ_ONCE(ring->consumed),
-					     ring->proc, &view, &drop))
+	if (!ok)
 		return false;
-	if (!posixtrace_drain_pause(dom) || ring->dead || ring->revoked ||
-	    READ_ONCE(src->closed) || ring->consumed != walk->origin) {
+	/*
+	 * Only drains, which wait for the mutex, and kicks move @consumed: a
+	 * kick that dropped during the walk makes it walk on from there.
+	 */
+	for (tries = 0;; tries++) {
+		if (tries == 3 ||
+		    !posixtrace_ring_walk_cut(walk, ring->data, ring->size,
+					      READ_ONCE(ring->consumed),
+					      ring->proc, &view, &drop))
+			return false;
+		if (!posixtrace_drain_pause(dom) || ring->dead ||
+		    ring->revoked || READ_ONCE(src->closed)) {
+			posixtrace_drain_resume(dom);
+			return false;
+		}
+		if (ring->consumed == walk->origin)
+			break;
 		posixtrace_drain_resume(dom);
-		return false;
 	}
 	ok = posixtrace_thread_ring_dropped(ring, walk, stream, &drop,
 					    walk->bytes - drop.bytes);
@@ -511,7 +523,8 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
  * from the ring), or this kick dropped, or the ring will hold the
  * stream's share, so that later kicks will drop. Otherwise
  * the kick is what it always was, a drain soon (which also revokes the
- * ring over a bad record the walk stopped at).
+ * ring over a bad record the walk stopped at). @wait: set if the thread
+ * should rather wait for a reader's turn to end, and kick again.
  *
  * Nothing is dropped while a drain of the domain is under way: it keeps
  * the ring's next record across its holds of the lock, and its caller may
@@ -519,7 +532,8 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
  * drop counts on to overwrite the dropped ones would then never be
  * stored. The kick then queues a drain, which is always safe.
  */
-static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
+static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
+					bool *wait)
 {
 	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
 	struct posixtrace_ring_walk *walk = ring->walk;
@@ -563,7 +577,14 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring)
 		if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
 			return false;
 		room = posixtrace_thread_ring_room(ring, walk);
-		/* No worker while it takes records and the ring has room. */
+		/*
+		 * No worker while it takes records and the ring has room. A
+		 * reader's cut holds the ring's oldest records where they are
+		 * for its turn: without room, the thread waits for the turn
+		 * to end and kicks again, rather than have a worker copy into
+		 * the stream all the reader's cut spared.
+		 */
+		*wait = !room && posixtrace_drain_cutting(dom);
 		will = true;
 		goto done;
 	}
@@ -597,22 +618,36 @@ done:
  * dropped now, in the thread's own call. Otherwise, or if that leaves the
  * ring short of room, a worker drains the process's domain soon, so that
  * the thread goes on at once (on another CPU, the worker takes the
- * records while the thread writes more).
+ * records while the thread writes more); but a thread whose ring a
+ * reader's cut holds first waits for the reader's turn, and kicks once
+ * more. Sleeps.
  */
 void posixtrace_thread_ring_kick(void)
 {
-	struct posixtrace_drain_domain *dom = NULL;
+	struct posixtrace_drain_domain *dom;
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_process *proc;
-	bool room = false;
+	bool room, wait, waited = false;
 
+again:
+	dom = NULL;
+	room = false;
+	wait = false;
 	rcu_read_lock();
 	proc = posixtrace_process_lookup(task_tgid(current));
 	ring = proc ? posixtrace_thread_ring_find(proc, current) : NULL;
 	if (ring)
-		room = posixtrace_thread_ring_drop(ring);
+		room = posixtrace_thread_ring_drop(ring, &wait);
 	if (proc)
 		dom = READ_ONCE(proc->domain);
+	if (!room && dom && wait && !waited) {
+		posixtrace_drain_domain_get(dom);
+		rcu_read_unlock();
+		posixtrace_drain_wait(dom);
+		posixtrace_drain_domain_put(dom);
+		waited = true;
+		goto again;
+	}
 	if (!room && dom)
 		posixtrace_drain_soon(dom);
 	rcu_read_unlock();
