@@ -33,6 +33,7 @@
 #include <linux/sched/clock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
 #include "drain.h"
@@ -538,23 +539,46 @@ bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 		return false;
 	mutex_lock(&dom->mutex);
 	/* The lists change only under the mutex. */
-	list_for_each_entry(src, &dom->staged, node)
-		if (src->ops->bytes(src))
-			goto out;
 	list_for_each_entry(src, &dom->rings, node) {
-		if (!src->ops->bytes(src))
-			continue;
-		if (one)
-			goto out;
-		one = src;
+		if (src->ops->bytes(src)) {
+			one = src;
+			break;
+		}
 	}
-	if (one && one->ops->cut && one->ops->cut(one, stream, cut)) {
+	if (one && one->ops->cut && posixtrace_drain_cut_alone(dom, one) &&
+	    one->ops->cut(one, stream, cut)) {
 		dom->cut_src = one;
 		return true;
 	}
-out:
 	mutex_unlock(&dom->mutex);
 	return false;
+}
+
+/**
+ * posixtrace_drain_cut_alone - does @src alone of its domain hold records?
+ * @dom: the domain, its mutex held (the lists stay as they are)
+ * @src: a ring of it
+ *
+ * Asked before a reader's cut, and again once its walk is done, under the
+ * drain lock, before it drops (the source's @cut): a record another
+ * source got meanwhile may be older than the last the walk counted, and
+ * would be stored among them, beyond what the cut counted.
+ */
+bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
+				struct posixtrace_source *src)
+{
+	struct posixtrace_source *other;
+
+	lockdep_assert_held(&dom->mutex);
+	/* What the walk read before what the others hold now. */
+	smp_mb();
+	list_for_each_entry(other, &dom->staged, node)
+		if (other->ops->bytes(other))
+			return false;
+	list_for_each_entry(other, &dom->rings, node)
+		if (other != src && other->ops->bytes(other))
+			return false;
+	return true;
 }
 
 /**
@@ -600,6 +624,9 @@ void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
 	spin_lock(&dom->lock);
 	WRITE_ONCE(dom->cuts, dom->cuts - 1);
 	spin_unlock(&dom->lock);
+	/* The count stored before the waiters are looked for. */
+	smp_mb();
+	wake_up_var(&dom->cuts);
 	dom->cut_src = NULL;
 	mutex_unlock(&dom->mutex);
 }
@@ -741,15 +768,19 @@ bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
 }
 
 /**
- * posixtrace_drain_wait - wait for the drain or reader's turn under way
+ * posixtrace_drain_cut_wait - wait for the readers' turns that cut to end
  * @dom: a domain the caller holds a reference on
  *
- * For a kick whose ring a reader's cut holds (thread_ring.c). Sleeps.
+ * For a kick whose ring a reader's cut holds (thread_ring.c): a tick at
+ * most, so that a thread of a higher priority than the reader is not held
+ * up for long by it (a mutex would lend it none outside PREEMPT_RT).
+ * Sleeps.
+ *
+ * Return: false if the turns had not ended by then.
  */
-void posixtrace_drain_wait(struct posixtrace_drain_domain *dom)
+bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom)
 {
-	mutex_lock(&dom->mutex);
-	mutex_unlock(&dom->mutex);
+	return wait_var_event_timeout(&dom->cuts, !READ_ONCE(dom->cuts), 1);
 }
 
 /* Let @dom's drains go on after posixtrace_drain_pause(). */

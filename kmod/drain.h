@@ -123,7 +123,7 @@ u64 posixtrace_drain_upto(struct posixtrace_drain_domain *dom, u64 max);
 void posixtrace_drain_current(void);
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom);
-void posixtrace_drain_wait(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);
@@ -131,6 +131,8 @@ u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_stream *stream,
 			  struct posixtrace_drain_cut *cut);
+bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
+				struct posixtrace_source *src);
 void posixtrace_drain_cut_held(struct posixtrace_drain_domain *dom);
 u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max);
 void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom);

@@ -447,7 +447,8 @@ posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
  * the stream would only overwrite of the ring and of what it holds
  * (ring_kick.c), with a walk of the readers' own: the kicks' is the
  * thread's, which walks it without a lock. Under the drain mutex, which
- * keeps other drains, and so other cuts, away; the walk may sleep.
+ * keeps other drains, and so other cuts, away; the walk may sleep. If
+ * another source got records during the walk, nothing is dropped.
  */
 static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 				       struct posixtrace_stream *stream,
@@ -459,6 +460,7 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	struct posixtrace_ring_drop drop;
 	struct posixtrace_ring_walk *walk;
 	unsigned int tries;
+	u64 consumed;
 	bool ok;
 
 	lockdep_assert_held(&dom->mutex);
@@ -478,13 +480,20 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	 * kick that dropped during the walk makes it walk on from there.
 	 */
 	for (tries = 0;; tries++) {
-		if (tries == 3 ||
-		    !posixtrace_ring_walk_cut(walk, ring->data, ring->size,
-					      READ_ONCE(ring->consumed),
-					      ring->proc, &view, &drop))
+		consumed = READ_ONCE(ring->consumed);
+		if (tries == 3)
 			return false;
+		if (!posixtrace_ring_walk_cut(walk, ring->data, ring->size,
+					      consumed, ring->proc, &view,
+					      &drop)) {
+			/* A drop let the thread write past the walk's lap. */
+			if (READ_ONCE(ring->consumed) != consumed)
+				continue;
+			return false;
+		}
 		if (!posixtrace_drain_pause(dom) || ring->dead ||
-		    ring->revoked || READ_ONCE(src->closed)) {
+		    ring->revoked || READ_ONCE(src->closed) ||
+		    !posixtrace_drain_cut_alone(dom, src)) {
 			posixtrace_drain_resume(dom);
 			return false;
 		}
@@ -619,8 +628,8 @@ done:
  * ring short of room, a worker drains the process's domain soon, so that
  * the thread goes on at once (on another CPU, the worker takes the
  * records while the thread writes more); but a thread whose ring a
- * reader's cut holds first waits for the reader's turn, and kicks once
- * more. Sleeps.
+ * reader's cut holds first waits for the reader's turn, a tick at most,
+ * and kicks once more. Sleeps.
  */
 void posixtrace_thread_ring_kick(void)
 {
@@ -643,10 +652,15 @@ again:
 	if (!room && dom && wait && !waited) {
 		posixtrace_drain_domain_get(dom);
 		rcu_read_unlock();
-		posixtrace_drain_wait(dom);
-		posixtrace_drain_domain_put(dom);
 		waited = true;
-		goto again;
+		if (posixtrace_drain_cut_wait(dom)) {
+			posixtrace_drain_domain_put(dom);
+			goto again;
+		}
+		/* Still held: a worker drains, as without a cut. */
+		posixtrace_drain_soon(dom);
+		posixtrace_drain_domain_put(dom);
+		return;
 	}
 	if (!room && dom)
 		posixtrace_drain_soon(dom);
