@@ -319,6 +319,19 @@ static void posixtrace_ring_walk_first(const struct posixtrace_ring_walk *walk,
 	}
 }
 
+/* The newest mark after which more than @over bytes follow; 0: none. */
+static unsigned int
+posixtrace_ring_walk_mark_over(const struct posixtrace_ring_walk *walk,
+			       size_t over)
+{
+	unsigned int i;
+
+	for (i = walk->nr_marks; i-- > 1;)
+		if (walk->bytes - walk->marks[i].bytes > over)
+			break;
+	return i;
+}
+
 /* Drop up to the mark @i: what the walk counted before it. */
 static void posixtrace_ring_walk_drop_to(const struct posixtrace_ring_walk *walk,
 					 unsigned int i,
@@ -355,9 +368,8 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 
 	/* Whatever stopped it, what it walked is what the drop counts on. */
 	posixtrace_ring_walk_on(walk, data, size, consumed, proc, view);
-	for (i = walk->nr_marks; i-- > 1;)
-		if (walk->bytes - walk->marks[i].bytes >= view->capacity)
-			break;
+	/* What follows fills the stream: a capacity at least. */
+	i = posixtrace_ring_walk_mark_over(walk, view->capacity - 1);
 	if (!i)
 		return false;
 	posixtrace_ring_walk_drop_to(walk, i, drop);
@@ -425,10 +437,8 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 		cond_resched();
 	if (end != POSIXTRACE_WALK_UNCOMMITTED)
 		return false;
-	/* Mark 0, the origin, counts nothing: the loop stops there at worst. */
-	for (i = walk->nr_marks; i-- > 1;)
-		if (walk->bytes - walk->marks[i].bytes > view->record_max)
-			break;
+	/* At worst mark 0, the origin, which counts nothing. */
+	i = posixtrace_ring_walk_mark_over(walk, view->record_max);
 	posixtrace_ring_walk_drop_to(walk, i, drop);
 	/* What follows the next mark fits: the cut is before it. */
 	next = posixtrace_ring_walk_upto(walk, i + 1);
