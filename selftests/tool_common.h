@@ -38,6 +38,26 @@ static inline void slurp(int fd, char *buf, size_t size)
 }
 
 /*
+ * Wait until fd's contents, from the start, hold @text: 30 s at most (a
+ * debug kernel on a host shared with other guests may take seconds to
+ * start a command). The contents are left in @buf. Returns whether they
+ * did.
+ */
+static inline bool said_within(int fd, const char *text, char *buf,
+			       size_t size)
+{
+	int i;
+
+	for (i = 0; i < 300; i++) {
+		slurp(fd, buf, size);
+		if (strstr(buf, text))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/*
  * Run "posixtrace ARGS..." with stdout to outfd and stderr to errfd, as
  * uid (if not 0). Returns its pid.
  */

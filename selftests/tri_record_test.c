@@ -234,7 +234,8 @@ TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 	char pidstr[16], err[4096];
 	struct logbuf lb;
 	int errfd, status, fd, i, n = 0;
-	pid_t worker_pid, rec;
+	pid_t worker_pid, rec, waited;
+	bool ready;
 
 	SKIP_WITHOUT_TOOL();
 	worker_pid = fork();
@@ -250,13 +251,22 @@ TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 	ASSERT_LE(0, errfd);
 	usleep(100000);
 	rec = start_record(args, NULL, errfd);
+	/*
+	 * SIGINT once it says it records (it catches SIGINT from then on),
+	 * and the worker's events of a while more; the worker goes before
+	 * anything is asserted, so that no failure leaves it holding the
+	 * module.
+	 */
+	ready = said_within(errfd, "recording PID", err, sizeof(err));
 	usleep(300000);
-	ASSERT_EQ(0, kill(rec, SIGINT));
-	ASSERT_EQ(rec, waitpid(rec, &status, 0));
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	kill(rec, SIGINT);
+	waited = waitpid(rec, &status, 0);
 	kill(worker_pid, SIGTERM);
 	waitpid(worker_pid, NULL, 0);
+	ASSERT_TRUE(ready) TH_LOG("record said: %s", err);
+	ASSERT_EQ(rec, waited);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
 	slurp(errfd, err, sizeof(err));
 	TH_LOG("record said: %s", err);
 	ASSERT_NE(NULL, strstr(err, " events (1 process"));
