@@ -527,7 +527,7 @@ static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
  * they were, the oldest of the ring.
  *
  * Return: true if @cut was filled in, the mutex kept; false if nothing
- * was cut, and the reader must drain as before.
+ * was cut, and the reader drains everything into the stream.
  */
 bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_stream *stream,
@@ -546,10 +546,8 @@ bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 		}
 	}
 	if (one && one->ops->cut && posixtrace_drain_cut_alone(dom, one) &&
-	    one->ops->cut(one, stream, cut)) {
-		dom->cut_src = one;
+	    one->ops->cut(one, stream, cut))
 		return true;
-	}
 	mutex_unlock(&dom->mutex);
 	return false;
 }
@@ -584,12 +582,12 @@ bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
 /**
  * posixtrace_drain_cut_held - a source's @cut dropped: kicks drop nothing
  *	until the reader's posixtrace_drain_cut_done()
- * @dom: the domain, its drain lock held
+ * @src: the source, its domain's drain lock held
  */
-void posixtrace_drain_cut_held(struct posixtrace_drain_domain *dom)
+void posixtrace_drain_cut_held(struct posixtrace_source *src)
 {
-	lockdep_assert_held(&dom->lock);
-	WRITE_ONCE(dom->cuts, dom->cuts + 1);
+	posixtrace_source_assert_held(src);
+	WRITE_ONCE(src->domain->cut_src, src);
 }
 
 /**
@@ -622,12 +620,11 @@ void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
 {
 	lockdep_assert_held(&dom->mutex);
 	spin_lock(&dom->lock);
-	WRITE_ONCE(dom->cuts, dom->cuts - 1);
+	WRITE_ONCE(dom->cut_src, NULL);
 	spin_unlock(&dom->lock);
-	/* The count stored before the waiters are looked for. */
+	/* Stored before the waiters are looked for. */
 	smp_mb();
-	wake_up_var(&dom->cuts);
-	dom->cut_src = NULL;
+	wake_up_var(&dom->cut_src);
 	mutex_unlock(&dom->mutex);
 }
 
@@ -738,7 +735,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 	__acquires(&dom->lock)
 {
 	spin_lock(&dom->lock);
-	return !dom->open && !dom->cuts;
+	return !dom->open && !dom->cut_src;
 }
 
 /**
@@ -752,7 +749,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->open) || READ_ONCE(dom->cuts);
+	return READ_ONCE(dom->open) || READ_ONCE(dom->cut_src);
 }
 
 /**
@@ -764,7 +761,7 @@ bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->cuts);
+	return READ_ONCE(dom->cut_src);
 }
 
 /**
@@ -780,7 +777,8 @@ bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom)
 {
-	return wait_var_event_timeout(&dom->cuts, !READ_ONCE(dom->cuts), 1);
+	return wait_var_event_timeout(&dom->cut_src, !READ_ONCE(dom->cut_src),
+				      1);
 }
 
 /* Let @dom's drains go on after posixtrace_drain_pause(). */

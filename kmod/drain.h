@@ -133,7 +133,7 @@ bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_drain_cut *cut);
 bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
 				struct posixtrace_source *src);
-void posixtrace_drain_cut_held(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_cut_held(struct posixtrace_source *src);
 u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max);
 void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom);
 

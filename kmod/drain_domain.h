@@ -65,12 +65,11 @@ struct posixtrace_drain_domain {
 	 */
 	bool open;
 	/*
-	 * Readers between their cut and the end of their turn
-	 * (posixtrace_drain_cut()): kicks do not drop either. Under @lock;
-	 * read without it by posixtrace_drain_busy().
+	 * The source a reader cut, from its cut to the end of its turn
+	 * (posixtrace_drain_cut(), which holds @mutex all along); else
+	 * NULL. Kicks do not drop meanwhile. Written under @lock; read
+	 * without it by posixtrace_drain_busy().
 	 */
-	unsigned int cuts;
-	/* The source a reader cut, while it holds @mutex; else NULL. */
 	struct posixtrace_source *cut_src;
 	/* The sources a hold took records of, to store their positions. */
 	struct posixtrace_source *touched;

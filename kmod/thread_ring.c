@@ -506,7 +506,7 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	if (ok) {
 		cut->bytes = walk->bytes;
 		cut->records = walk->records;
-		posixtrace_drain_cut_held(dom);
+		posixtrace_drain_cut_held(src);
 	}
 	posixtrace_drain_resume(dom);
 	return ok;
