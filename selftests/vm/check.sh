@@ -27,6 +27,8 @@ esac
 LOGS=$BUILD_DIR/check
 rm -rf "$LOGS" && mkdir -p "$LOGS"
 PASSED=0 FAILED=0 SKIPPED=0 N=0
+# What failed, by name: printed last, where the tail of a CI log shows it.
+FAILURES=()
 
 # host_case NAME COMMAND...: one test case run on the build host.
 host_case() {
@@ -39,6 +41,7 @@ host_case() {
 		echo "ok $N host.$name"
 	else
 		FAILED=$((FAILED + 1))
+		FAILURES+=("host.$name")
 		echo "not ok $N host.$name"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
@@ -315,6 +318,26 @@ sparse_clean() {
 	! grep -E '(warning|error):' <<<"$out"
 }
 
+# guest_failures LABEL OUT: the guest's failed cases, each named with its
+# program, and the first line of any kernel splat (run-vm.sh's splat.txt).
+guest_failures() {
+	local line
+	while IFS= read -r line; do
+		FAILURES+=("$line")
+	done < <(awk -v l="$1" '
+		/^\[[^]]*\] # selftest: / { prog = $NF }
+		/^\[[^]]*\] not ok [0-9]+ / {
+			name = $0; sub(/^\[[^]]*\] not ok [0-9]+ /, "", name)
+			print l " " (name ~ /^vm\.|^exit\./ ? "" : prog " ") name
+		}' "$LOGS/vm.$1.log")
+	if [ -s "$2/splat.txt" ]; then
+		FAILURES+=("$1 splat: $(head -n 1 "$2/splat.txt")")
+	fi
+	if ! grep -q '\] not ok ' "$LOGS/vm.$1.log"; then
+		FAILURES+=("$1: the run failed outside any test case (see vm.$1.log)")
+	fi
+}
+
 # run_vm LABEL BZIMAGE MODULE [--rings-off]: boot and add the guest's
 # counts to ours.
 # Each guest reads the logs the one before it wrote (another kernel), and
@@ -334,6 +357,7 @@ run_vm() {
 		p=0 f=1 s=0
 	fi
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+	[ "$f" = 0 ] || guest_failures "$label" "$out"
 	host_case "logs_exported.$label" compgen -G "$out/export/*.ptlog"
 	for log in "$out"/export/*.ptlog; do
 		[ -f "$log" ] || continue
@@ -425,7 +449,12 @@ echo "# slowest test programs (guest, program, seconds):"
 for log in "$LOGS"/vm.*.log; do
 	[ -f "$log" ] || continue
 	sed -n 's/^\[\(.*\)\] # time: \(.*\) \([0-9.]*\) s$/\1 \2 \3/p' "$log"
-done | sort -k3,3 -g -r | head -n 12 | sed 's/^/#   /'
+done | sort -k3,3 -g -r | head -n 6 | sed 's/^/#   /'
 echo "# skipped: $SKIPPED"
+if [ ${#FAILURES[@]} != 0 ]; then
+	echo "# failed (${#FAILURES[@]}):"
+	printf '#   %s\n' "${FAILURES[@]:0:12}"
+	[ ${#FAILURES[@]} -le 12 ] || echo "#   ... and $((${#FAILURES[@]} - 12)) more"
+fi
 echo "$PASSED passed, $FAILED failed"
 [ "$FAILED" = 0 ]
