@@ -30,6 +30,18 @@
 #include "../kselftest_harness.h"
 
 /*
+ * The harness kills a test after 30 s. Ours run under emulation, some on
+ * a debug kernel, with other guests sharing the host's two CPUs: there a
+ * test of fixed work (400,000 events, 320 forks, 15 rounds of holds) took
+ * up to 2.4 times what it takes alone, and the longest, 12 s alone, came
+ * within a second of the limit (live_reader_test, the debug kernel with
+ * rings off, beside a second debug guest). Every test here gets four times
+ * that; a hung one still ends, and the guest's own timeout bounds the run.
+ */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 120
+
+/*
  * The code TEST_F() expands to (kselftest_harness.h, 6.12) keeps a local
  * across setjmp(); GCC warns about it when it inlines a test body there.
  */

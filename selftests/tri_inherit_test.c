@@ -564,21 +564,11 @@ static void *fork_storm(void *arg)
 }
 
 /*
- * The storm's 320 children take several seconds on the debug kernel alone,
- * and more than the harness's default 30 s when other guests share the
- * host's CPUs (two debug guests at once, here): a fixture of its own, for
- * a timeout that fits the work, not the machine's load.
- */
-FIXTURE(storm) {};
-FIXTURE_SETUP(storm) {}
-FIXTURE_TEARDOWN(storm) {}
-
-/*
  * Threads forking all at once: every child is traced from its first
  * instruction, or the stream says it escaped (POSIX_TRACE_ERROR): the
  * children's events and the errors add up to the children, exactly.
  */
-TEST_F_TIMEOUT(storm, concurrent_forks_are_each_followed_or_reported, 120)
+TEST(concurrent_forks_are_each_followed_or_reported)
 {
 	int recorded = 0, escaped = 0, other = 0, i;
 	pthread_t th[STORM_THREADS];
