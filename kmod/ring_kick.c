@@ -43,12 +43,19 @@
 #include "stream.h"
 
 /*
- * Records a kick walks at most: with rings up to 64 MiB, a walk begun anew
- * could otherwise take a whole lap (1.4 million records) in one call, under
- * rcu_read_lock(). The next kick goes on from there; until the walk has
- * caught up, nothing is dropped past it, and the kick asks for a drain.
+ * Records a kick walks at most: what its thread can have written since
+ * its last kick, a quarter ring of the smallest records (16,384 at least,
+ * 21,845 in a 4 MiB ring), so that a walk keeps up with its thread. With
+ * rings up to 64 MiB, a walk begun anew could otherwise take a whole lap
+ * (1.4 million records) in one call, under rcu_read_lock(). The next kick
+ * goes on from there; until the walk has caught up, nothing is dropped
+ * past it, and the kick asks for a drain.
  */
-#define POSIXTRACE_RING_WALK_BUDGET	16384
+static unsigned int posixtrace_ring_walk_budget(u64 size)
+{
+	return max_t(u64, 16384,
+		     size / 4 / sizeof(struct posixtrace_ring_record));
+}
 
 /*
  * A mark every 32nd of the ring: a drop keeps at most that much more than
@@ -146,7 +153,8 @@ static size_t posixtrace_ring_walk_bytes(struct posixtrace_process *proc,
  * records moving would otherwise make every kick walk the whole lap
  * again. Returns false if the walk must begin anew: @consumed is not
  * within what was walked, the records up to that mark could be more than
- * @budget (a step of a ring over 24 MiB), or the records from @consumed
+ * @budget (not with a whole budget: a step is an eighth of what it walks),
+ * or the records from @consumed
  * do not lead to that mark or count more than they did (a hostile hand
  * rewrote them).
  */
@@ -231,7 +239,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
  * Walk the records committed since the walk last went (all of them if
  * another stream came in between; if a reader or a drain took records
  * meanwhile, those from where they stopped to the next mark too),
- * POSIXTRACE_RING_WALK_BUDGET at most, leaving a mark every step. Returns
+ * posixtrace_ring_walk_budget() at most, leaving a mark every step. Returns
  * why it stopped; it went as far as the thread had committed only if at
  * a record not committed.
  */
@@ -241,7 +249,7 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 			struct posixtrace_process *proc,
 			const struct posixtrace_loop_view *view)
 {
-	unsigned int budget = POSIXTRACE_RING_WALK_BUDGET;
+	unsigned int budget = posixtrace_ring_walk_budget(size);
 	struct posixtrace_ring_record h;
 	int ok;
 

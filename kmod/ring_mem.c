@@ -52,7 +52,7 @@ struct posixtrace_ring_mem {
 };
 
 /* The largest data area a thread may map; 0: no rings (system calls). */
-static unsigned int max_ring_size = SZ_1M;
+static unsigned int max_ring_size = SZ_4M;
 
 static int posixtrace_param_set_ring_size(const char *val,
 					  const struct kernel_param *kp)
@@ -89,24 +89,24 @@ MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a p
  * @capacity: the bytes of stream records the process's only stream, a LOOP
  *	stream, keeps; 0 if there is no such stream
  *
- * A stream keeps more bytes per record than its ring holds (a 64-byte
- * header against 48), so a ring of max_ring_size can still hold the share
- * of a stream up to an eighth larger (a 1 MiB stream keeps 1 MiB and a STOP
- * record's room). A larger stream gets no hint: rings of the largest size
- * would never hold its share, and would only cost the thread memory.
+ * A ring record's header is 16 bytes shorter than a stream record's (48
+ * against 64), the data the same: the stream's share of records with up to
+ * 64 bytes of data takes at most 7/8 of @capacity in a ring (a 1 MiB
+ * stream of 8-byte events keeps 14,564 records of 72 bytes: 816 KiB of
+ * ring records). A larger share gets no hint: rings of the largest size
+ * would never hold it, and would only cost the thread memory.
  *
- * Return: @capacity rounded up to a power of two, within a page and
+ * Return: the share rounded up to a power of two, within a page and
  * max_ring_size; 0 for no hint.
  */
 u32 posixtrace_thread_ring_size_hint(size_t capacity)
 {
 	unsigned int max = READ_ONCE(max_ring_size);
+	size_t share = capacity - capacity / 8;
 
-	if (!capacity || !max || capacity > max + max / 8)
+	if (!capacity || !max || share > max)
 		return 0;
-	if (capacity >= max)
-		return max;
-	return max_t(size_t, PAGE_SIZE, roundup_pow_of_two(capacity));
+	return max_t(size_t, PAGE_SIZE, roundup_pow_of_two(share));
 }
 
 /*
@@ -120,8 +120,10 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity)
  * buffers do: they are pinned kernel memory, and a drain's work is bounded
  * by what all rings hold. A ring larger than the default (the enable
  * page's hint, or POSIXTRACE_RING_SIZE) may not take the user past half
- * the limit: with the default 8 MiB, the first threads of a process under
- * a 1 MiB LOOP stream would otherwise leave no room for any ring of the
+ * the limit with its data (its control page counts beyond the half, so
+ * that with the default 8 MiB a 4 MiB ring, the largest max_ring_size
+ * allows by default, can be had): the first threads of a process under a
+ * 1 MiB LOOP stream would otherwise leave no room for any ring of the
  * next ones, which would then make every event by system call. Refused,
  * the library maps a default ring instead. Sets @mem->user: NULL without a
  * limit (CAP_IPC_LOCK). Return: 0 or -ENOMEM.
@@ -134,8 +136,9 @@ static int posixtrace_ring_mem_charge(struct posixtrace_ring_mem *mem,
 
 	if (capable(CAP_IPC_LOCK))
 		return 0;
+	/* Half the limit for the data, and the control page. */
 	if (size > POSIXTRACE_RING_SIZE_DEFAULT)
-		limit /= 2;
+		limit = limit / 2 + 1;
 	user = get_uid(current_user());
 	cur = atomic_long_read(&user->locked_vm);
 	do {

@@ -593,8 +593,9 @@ TEST(kicks_drop_behind_a_lagging_reader_and_every_event_is_accounted)
 
 /*
  * The enable page suggests a ring size while one LOOP stream without a
- * log traces the process: its size rounded up to a power of two, within
- * the module's max_ring_size; the library maps that. Not with a second
+ * log traces the process: 7/8 of its size (what it keeps, in ring
+ * records) rounded up to a power of two, within the module's
+ * max_ring_size; the library maps that. Not with a second
  * stream, nor for UNTIL_FULL.
  */
 static int hinted_stream(trace_id_t *trid, size_t size, int policy)
@@ -637,6 +638,7 @@ TEST(one_loop_stream_suggests_rings_that_hold_its_share)
 	trace_id_t a, b;
 	trace_event_id_t id;
 	uint64_t v = 1;
+	int max_ring;
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.hint", &id));
@@ -654,12 +656,17 @@ TEST(one_loop_stream_suggests_rings_that_hold_its_share)
 	ASSERT_EQ(256 << 10, page_ring_size());
 	ASSERT_EQ(0, posix_trace_shutdown(a));
 	ASSERT_EQ(0, page_ring_size());
-	/* Just over max_ring_size (1 MiB by default): that. */
+	/* 1 MiB: its share, 7/8 of it in ring records, in 1 MiB. */
 	ASSERT_EQ(0, hinted_stream(&a, 1 << 20, POSIX_TRACE_LOOP));
 	ASSERT_EQ(1 << 20, page_ring_size());
 	ASSERT_EQ(0, posix_trace_shutdown(a));
-	/* Far larger: no ring could hold its share; none suggested. */
-	ASSERT_EQ(0, hinted_stream(&a, 8 << 20, POSIX_TRACE_LOOP));
+	/* As large as max_ring_size (4 MiB by default): that. */
+	ASSERT_TRUE(param_read(RING_PARAM, &max_ring));
+	ASSERT_EQ(0, hinted_stream(&a, max_ring, POSIX_TRACE_LOOP));
+	ASSERT_EQ((uint32_t)max_ring, page_ring_size());
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	/* Twice that: no ring could hold its share; none suggested. */
+	ASSERT_EQ(0, hinted_stream(&a, 2 * max_ring, POSIX_TRACE_LOOP));
 	ASSERT_EQ(0, page_ring_size());
 	ASSERT_EQ(0, posix_trace_shutdown(a));
 	/* UNTIL_FULL keeps the oldest: nothing to drop, no hint. */
@@ -1996,6 +2003,25 @@ TEST(raw_rings_over_the_default_size_take_half_the_memlock_limit)
 	if (geteuid())
 		SKIP(return, "needs root to act as another user");
 	memlock_tries(_metadata, 1536 * 1024, tries, 3);
+}
+
+/*
+ * The half is the data's: the control page counts beyond it, so that a
+ * user at Debian's default 8 MiB may map a 4 MiB ring. A 1 MiB ring (257
+ * pages) fits a limit of 2 MiB, not one a page less.
+ */
+TEST(raw_rings_data_may_take_exactly_half_the_memlock_limit)
+{
+	static const struct ring_try at_half[] = { { 1024 * 1024, 0 } };
+	static const struct ring_try past_half[] = {
+		{ 1024 * 1024, -ENOMEM },
+	};
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root to act as another user");
+	memlock_tries(_metadata, 2048 * 1024, at_half, 1);
+	memlock_tries(_metadata, 2048 * 1024 - page_size(), past_half, 1);
 }
 
 /* ---- kicks that drop: what they must not drop --------------------------- */

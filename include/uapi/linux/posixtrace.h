@@ -665,10 +665,11 @@ struct posixtrace_filter {
  *
  * @ring_size is the data size the module suggests for the process's next
  * thread rings, or 0 for none: while the process is traced by one LOOP
- * stream only (without a log), the stream's size rounded up to a power of
- * two, at most the module's max_ring_size (none if the stream keeps more
- * than an eighth over that), so that a ring can hold what the stream
- * keeps and the module can drop the rest without copying it.
+ * stream only (without a log), what the stream keeps in ring records (7/8
+ * of its size: their headers are shorter) rounded up to a power of two, at
+ * most the module's max_ring_size (none if that is more), so that a ring
+ * can hold what the stream keeps and the module can drop the rest without
+ * copying it.
  *
  * @wake (ABI 0.9) changes when a reader of a stream tracing the process
  * has waited a millisecond for events in a blocking GETNEXT: a thread that
