@@ -117,11 +117,15 @@ int3_outside_module() {
 	grep -A4 'Oops: int3' "$OUT/console.log" 2>/dev/null |
 		grep -m1 'RIP: ' | grep -qv '\[posixtrace\]'
 }
-if grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null &&
-	{ [ ! -s "$OUT/ktap.log" ] || int3_outside_module; }; then
-	log "[$LABEL] the guest kernel died before init, or of an int3 oops" \
-		"outside the module (console.log below): booting it again"
-	grep -E 'Oops|RIP:|Kernel panic' "$OUT/console.log" | head -n 3 |
+# So is one whose kernel splatted before init loaded the module (init.sh
+# says so and stops).
+if { grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null &&
+	{ [ ! -s "$OUT/ktap.log" ] || int3_outside_module; }; } ||
+	grep -q '^# posixtrace-vm: splat before insmod' "$OUT/ktap.log" 2>/dev/null; then
+	log "[$LABEL] the guest kernel died before init, splatted before" \
+		"insmod, or died of an int3 oops outside the module" \
+		"(console.log below): booting it again"
+	grep -E 'Oops|RIP:|Kernel panic|BUG:' "$OUT/console.log" | head -n 3 |
 		sed "s/^/[$LABEL first boot] /" >&2
 	mv "$OUT/console.log" "$OUT/console-first-boot.log"
 	boot
