@@ -116,6 +116,23 @@ lttng_env() {
 	mkdir -p /dev/shm /var/run
 	grep -q ' /dev/shm ' /proc/mounts || mount -t tmpfs tmpfs /dev/shm
 }
+# run.sh --profile K: keepup -a K under perf record -a, and the report.
+if [ "${BENCH_ROWS:-}" = profile ]; then
+	set -- ${BENCH_ARGS:-}
+	k=$1
+	shift
+	echo 0 >/proc/sys/kernel/kptr_restrict
+	# shellcheck disable=SC2086
+	perf record -a -F 1999 -e cpu-clock -o /tmp/perf.data -- \
+		keepup -a "$k" "$@" 2>&1 | show
+	perf report -i /tmp/perf.data --stdio --no-children \
+		--sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep . |
+		head -n 60 | show
+	say ""
+	perf report -i /tmp/perf.data --stdio --no-children --sort comm \
+		2>/dev/null | grep -v '^#' | grep . | show
+	exit 0
+fi
 # run.sh --keepup: those rows alone.
 if [ "${BENCH_ROWS:-}" = keepup ]; then
 	keepup_row

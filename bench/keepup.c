@@ -146,6 +146,8 @@ static int rounds = 3;
 static int round_nr;
 /* -b: (b)'s rows alone, and two and four producers flat out, no reader. */
 static bool only_emit;
+/* -a K: (a)'s row of one producer at rate K with the reader, alone (+1). */
+static int only_live;
 
 /* ---- the stream ------------------------------------------------------ */
 
@@ -1051,6 +1053,10 @@ static void run_row(struct row *w)
 static void round_run(void)
 {
 	getppid_window();
+	if (only_live) {
+		run_row(&live[0][only_live - 1][0]);
+		return;
+	}
 	if (only_emit) {
 		for (int k = 0; k < NR_EMIT; k++)
 			run_row(&emit_rows[k]);
@@ -1276,6 +1282,15 @@ static void report(void)
 		print_problems();
 		return;
 	}
+	if (only_live) {
+		one = &live[0][only_live - 1][0];
+		printf("\n(a) alone, %s: share read %s %%, delivered %s M/s, "
+		       "rate %s M/s; accounting %s\n", one->name,
+		       mmm(one->share, 100, 1), mmm(one->delivered, 1e-6, 2),
+		       mmm(one->achieved, 1e-6, 2), accounting(one));
+		print_problems();
+		return;
+	}
 
 	printf("\n(a) live reader: LOOP stream of 1 MiB, a reader in "
 	       "posix_trace_timedgetnext_event(); producers paced at a "
@@ -1459,12 +1474,15 @@ static void become_user(bool stay)
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-r ROUNDS] [-t SECONDS] [-R] [-b]\n"
+		"usage: %s [-r ROUNDS] [-t SECONDS] [-R] [-b | -a K]\n"
 		"  -r  rounds, each running every row once (3; 1..%d)\n"
 		"  -t  timed window of one row (0.5 s)\n"
 		"  -R  stay the user it was started as, with its "
 		"RLIMIT_MEMLOCK\n"
-		"  -b  the rows of (b) alone\n", prog, MAX_ROUNDS);
+		"  -b  the rows of (b) alone\n"
+		"  -a  (a)'s row of one producer at rate K (0: 0.5 M/s ... "
+		"%d: flat out) with the reader, alone: for a profiler\n",
+		prog, MAX_ROUNDS, NR_LIVE_RATES - 1);
 	exit(2);
 }
 
@@ -1473,7 +1491,7 @@ int main(int argc, char **argv)
 	bool stay = false;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "r:t:Rb")) != -1) {
+	while ((opt = getopt(argc, argv, "r:t:Rba:")) != -1) {
 		switch (opt) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -1490,6 +1508,11 @@ int main(int argc, char **argv)
 			break;
 		case 'b':
 			only_emit = true;
+			break;
+		case 'a':
+			only_live = atoi(optarg) + 1;
+			if (only_live < 1 || only_live > NR_LIVE_RATES)
+				usage(argv[0]);
 			break;
 		default:
 			usage(argv[0]);

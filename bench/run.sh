@@ -16,6 +16,8 @@
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
 #   bench/run.sh --fork [-r ROUNDS]                the fork-heavy rows alone
 #   bench/run.sh --keepup [-r ROUNDS] [-t SECONDS] the keep-up rows alone
+#   bench/run.sh --profile K [-r ROUNDS]           where a live reader's
+#                                                  time goes (below)
 #   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
 #   bench/run.sh --rt                              (make bench-rt)
 #
@@ -63,6 +65,12 @@
 # guest gets lttng-relayd). --keepup boots a guest that runs those rows
 # alone (some 2 minutes under TCG with the default 3 rounds of 0.5 s).
 #
+# --profile K runs keepup -a K alone (the live reader's row of one
+# producer at rate K: 0 is 0.5 M/s, 1 is 1 M/s, 2 is 2 M/s, 3 flat out)
+# under this machine's perf record -a (cpu-clock), once as the user keepup
+# measures as, and prints perf report's functions and threads: where the
+# guest's CPUs went, the module's functions among them.
+#
 # -r and -t go to event_cost, ust_cost and keepup alike, -r to fork_cost
 # too.
 # POSIXTRACE_BUILD (default build/) is where it builds and boots.
@@ -83,6 +91,9 @@ elif [ "${1:-}" = --fork ]; then
 	shift
 elif [ "${1:-}" = --keepup ]; then
 	ROWS=keepup
+	shift
+elif [ "${1:-}" = --profile ]; then
+	ROWS=profile
 	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
@@ -240,6 +251,11 @@ chmod +x "$guest"
 lttng=()
 [ $ROWS = fork ] || mapfile -t lttng < <(lttng_bins)
 mapfile -t fork < <(fork_bins)
+prof=()
+if [ $ROWS = profile ]; then
+	command -v perf >/dev/null || die "perf is missing (apt-get install linux-perf)"
+	prof=(--bin "$(readlink -f "$(command -v perf)")")
+fi
 
 log "booting $rel under QEMU (software emulation, a minute or two)"
 out=$BUILD_DIR/vm-bench
@@ -248,7 +264,7 @@ set +e
 	--module "$dst/kmod/posixtrace.ko" --out "$out" --timeout 1800 \
 	--demo "$guest" --bin "$BUILD_DIR/bench/event_cost" \
 	--bin "$BUILD_DIR/bench/exit_cost" --bin "$BUILD_DIR/bench/keepup" \
-	"${lttng[@]}" "${fork[@]}" \
+	"${lttng[@]}" "${fork[@]}" "${prof[@]}" \
 	>"$out.log" 2>&1
 rc=$?
 set -e
