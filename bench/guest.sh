@@ -123,14 +123,24 @@ if [ "${BENCH_ROWS:-}" = profile ]; then
 	shift
 	echo 0 >/proc/sys/kernel/kptr_restrict
 	# shellcheck disable=SC2086
-	perf record -a -F 1999 -e cpu-clock -o /tmp/perf.data -- \
+	perf record -a -g -F 1999 -e cpu-clock -o /tmp/perf.data -- \
 		keepup -a "$k" "$@" 2>&1 | show
 	perf report -i /tmp/perf.data --stdio --no-children \
-		--sort comm,dso,sym 2>/dev/null | grep -v '^#' | grep . |
+		--sort comm,dso,sym -g none 2>/dev/null | grep -v '^#' | grep . |
 		head -n 60 | show
 	say ""
-	perf report -i /tmp/perf.data --stdio --no-children --sort comm \
-		2>/dev/null | grep -v '^#' | grep . | show
+	perf report -i /tmp/perf.data --stdio --no-children --sort pid \
+		-g none 2>/dev/null | grep -v '^#' | grep . | head -n 12 | show
+	say ""
+	# Each busy thread's own functions (the producer's, the reader's).
+	perf report -i /tmp/perf.data --stdio --no-children --sort pid,sym \
+		-g none --percent-limit 0.4 2>/dev/null | grep -v '^#' |
+		grep . | head -n 80 | show
+	say ""
+	# Who calls what the module waits and copies in (callers, 3 deep).
+	perf report -i /tmp/perf.data --stdio --no-children --sort sym \
+		-g caller,0.5,callee,function,percent --max-stack 6 \
+		2>/dev/null | grep -v '^#' | grep . | head -n 200 | show
 	exit 0
 fi
 # run.sh --keepup: those rows alone.
