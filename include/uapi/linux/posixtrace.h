@@ -667,9 +667,9 @@ struct posixtrace_filter {
  * thread rings, or 0 for none: while the process is traced by one LOOP
  * stream only (without a log), what the stream keeps in ring records (7/8
  * of its size: their headers are shorter) rounded up to a power of two, at
- * most the module's max_ring_size (none if that is more), so that a ring
- * can hold what the stream keeps and the module can drop the rest without
- * copying it.
+ * most the module's max_ring_size, so that a ring can hold what the stream
+ * keeps and the module can drop the rest without copying it (or, for a
+ * stream larger than that, copy it between fewer kicks).
  *
  * @wake (ABI 0.9) changes when a reader of a stream tracing the process
  * has waited a millisecond for events in a blocking GETNEXT: a thread that
