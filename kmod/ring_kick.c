@@ -44,17 +44,19 @@
 
 /*
  * Records a kick walks at most: what its thread can have written since
- * its last kick, a quarter ring of the smallest records (16,384 at least,
- * 21,845 in a 4 MiB ring), so that a walk keeps up with its thread. With
- * rings up to 64 MiB, a walk begun anew could otherwise take a whole lap
- * (1.4 million records) in one call, under rcu_read_lock(). The next kick
- * goes on from there; until the walk has caught up, nothing is dropped
- * past it, and the kick asks for a drain.
+ * its last kick, a quarter ring of the smallest records (21,845 in a
+ * 4 MiB ring), so that a walk keeps up with its thread; 16,384 at least,
+ * and 65,536 at most (a 12 MiB ring's quarter, a millisecond or so
+ * natively without a point to reschedule at). With rings up to 64 MiB, a
+ * walk begun anew could otherwise take a whole lap (1.4 million records)
+ * in one call, under rcu_read_lock(). The next kick goes on from there;
+ * until the walk has caught up, nothing is dropped past it, and the kick
+ * asks for a drain.
  */
 static unsigned int posixtrace_ring_walk_budget(u64 size)
 {
-	return max_t(u64, 16384,
-		     size / 4 / sizeof(struct posixtrace_ring_record));
+	return clamp_t(u64, size / 4 / sizeof(struct posixtrace_ring_record),
+		       16384, 65536);
 }
 
 /*
@@ -153,7 +155,7 @@ static size_t posixtrace_ring_walk_bytes(struct posixtrace_process *proc,
  * records moving would otherwise make every kick walk the whole lap
  * again. Returns false if the walk must begin anew: @consumed is not
  * within what was walked, the records up to that mark could be more than
- * @budget (not with a whole budget: a step is an eighth of what it walks),
+ * @budget (not with a whole budget: a step, a 32nd of the ring, is less),
  * or the records from @consumed
  * do not lead to that mark or count more than they did (a hostile hand
  * rewrote them).
