@@ -278,6 +278,45 @@ static long long read_number(const char *path)
 }
 
 /*
+ * Run @fn in a child of its own, in the memory cgroup @dir (made here,
+ * with @max as its memory.max if given, and removed after). Returns what
+ * it returned, 100 if the child could not join the cgroup, -1 if it could
+ * not be run or was killed.
+ */
+static int in_memcg(const char *dir, const char *max, int (*fn)(void))
+{
+	char procs[128], pid[32];
+	int status = -1;
+	pid_t child;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	if (!memcg_make(dir))
+		return -1;
+	if (max) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/memory.max", dir);
+		if (!write_string(path, max))
+			return -1;
+	}
+	child = fork();
+	if (!child) {
+		int ret = 100;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (write_string(procs, pid))
+			ret = fn();
+		/* What it printed, before _exit() leaves stdio unflushed. */
+		fflush(stdout);
+		_exit(ret);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		status = -1;
+	rmdir(dir);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
  * 64 KiB rings (17 pages) under an 8 MiB limit, remapped without
  * unmapping, four times the limit's worth tried: the module takes what
  * the limit allows and no more, and what it refused costs the machine
@@ -293,12 +332,9 @@ static int rings_past_the_limit(void)
 	long long before, at_limit, after, avail[3];
 	int dev, err, n = 0, extra = 0, i;
 	void **maps;
-	char pid[32];
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
 	maps = calloc(tries, sizeof(*maps));
-	if (!maps || !write_string(CGROUP_PAST "/cgroup.procs", pid) ||
-	    !become_limited_user(2106, limit_pages))
+	if (!maps || !become_limited_user(2106, limit_pages))
 		return 1;
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
@@ -333,22 +369,11 @@ static int rings_past_the_limit(void)
 
 TEST(rings_past_the_limit_cost_the_machine_nothing)
 {
-	int status;
-	pid_t pid;
-
 	NEEDS_ROOT();
 	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_TRUE(memcg_make(CGROUP_PAST));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(rings_past_the_limit());
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	rmdir(CGROUP_PAST);
-	ASSERT_TRUE(WIFEXITED(status));
 	/* 1: not set up; 2: no device; 3: the limit; 4, 5: the charges. */
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, in_memcg(CGROUP_PAST, NULL, rings_past_the_limit));
 }
 
 
@@ -361,12 +386,9 @@ static int rings_in_memcg(void)
 	const int nr = 32, data_pages = 16;
 	long long before, after;
 	void *maps[32];
-	char pid[32];
 	int dev, i;
 
-	snprintf(pid, sizeof(pid), "%d", getpid());
-	if (!write_string(CGROUP_TEST "/cgroup.procs", pid) ||
-	    !become_limited_user(2107, 4096))
+	if (!become_limited_user(2107, 4096))
 		return 1;
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	if (dev < 0)
@@ -385,22 +407,10 @@ static int rings_in_memcg(void)
 
 TEST(ring_pages_are_charged_to_the_memory_cgroup)
 {
-	int status;
-	pid_t pid;
-
 	NEEDS_ROOT();
 	if (!memcg_present())
 		SKIP(return, "no cgroup2 memory controller");
-	ASSERT_TRUE(memcg_make(CGROUP_TEST));
-	ASSERT_TRUE(write_string(CGROUP_TEST "/memory.max", "268435456"));
-	pid = fork();
-	ASSERT_LE(0, pid);
-	if (!pid)
-		_exit(rings_in_memcg());
-	ASSERT_EQ(pid, waitpid(pid, &status, 0));
-	rmdir(CGROUP_TEST);
-	ASSERT_TRUE(WIFEXITED(status));
-	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, in_memcg(CGROUP_TEST, "268435456", rings_in_memcg));
 }
 
 TEST_HARNESS_MAIN
