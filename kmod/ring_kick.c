@@ -47,11 +47,13 @@
  * its last kick, a quarter ring of the smallest records (21,845 in a
  * 4 MiB ring), so that a walk keeps up with its thread; 16,384 at least,
  * and 65,536 at most (a 12 MiB ring's quarter, a millisecond or so
- * natively without a point to reschedule at). With rings up to 64 MiB, a
- * walk begun anew could otherwise take a whole lap (1.4 million records)
- * in one call, under rcu_read_lock(). The next kick goes on from there;
- * until the walk has caught up, nothing is dropped past it, and the kick
- * asks for a drain.
+ * natively without a point to reschedule at: in a larger ring, which only
+ * an administrator's max_ring_size allows, a thread of small records
+ * outruns its kicks' walks, and its records are drained). With rings up to
+ * 64 MiB, a walk begun anew could otherwise take a whole lap (1.4 million
+ * records) in one call, under rcu_read_lock(). The next kick goes on from
+ * there; until the walk has caught up, nothing is dropped past it, and the
+ * kick asks for a drain.
  */
 static unsigned int posixtrace_ring_walk_budget(u64 size)
 {
