@@ -79,8 +79,8 @@ keepup_row() {
 	keepup ${BENCH_ARGS:-} 2>&1 | show
 	# (b) again as root, whose rings no RLIMIT_MEMLOCK bounds: whether
 	# the big streams' figure is the limit's or the module's (it suggests
-	# no ring size for a stream above max_ring_size; the producer then
-	# maps the library's 64 KiB default).
+	# rings of at most max_ring_size, 4 MiB, which no stream above that
+	# fills; an unprivileged user gets one such ring at most).
 	say ""
 	say "keepup -R -b: (b) again as root (CAP_IPC_LOCK: no RLIMIT_MEMLOCK on rings)"
 	# shellcheck disable=SC2086

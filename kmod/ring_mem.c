@@ -116,12 +116,6 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity)
 }
 
 /*
- * The ring size the library maps when nothing suggests another: rings up
- * to it may use all of a user's RLIMIT_MEMLOCK, larger ones half of it.
- */
-#define POSIXTRACE_RING_SIZE_DEFAULT	SZ_64K
-
-/*
  * The pages count in the caller's RLIMIT_MEMLOCK, as io_uring's registered
  * buffers do: they are pinned kernel memory, and a drain's work is bounded
  * by what all rings hold. A ring larger than the default (the enable

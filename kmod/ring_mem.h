@@ -7,6 +7,13 @@
 struct posixtrace_ring_mem;
 struct vm_area_struct;
 
+/*
+ * The ring size the library maps when nothing suggests another, or when
+ * what was suggested is refused: rings up to it may use all of a user's
+ * RLIMIT_MEMLOCK, larger ones half of it (ring_mem.c).
+ */
+#define POSIXTRACE_RING_SIZE_DEFAULT	(64 * 1024)
+
 unsigned int posixtrace_ring_size_max(void);
 u32 posixtrace_thread_ring_size_hint(size_t capacity);
 

@@ -811,13 +811,16 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	if (old || posixtrace_drain_staged_busy(dom))
 		posixtrace_drain(dom);
 	mem = posixtrace_ring_mem_new(size);
-	if (IS_ERR(mem) && !old) {
+	if (IS_ERR(mem) && !old && size <= POSIXTRACE_RING_SIZE_DEFAULT) {
 		/*
 		 * Rings closed by exits and execs count until a drain
 		 * retires them (unless still mapped): retire them now, and
 		 * try again, before a thread near its limit goes by system
 		 * call for good. (Those of its own process's domain:
-		 * another's are retired by their own drains.)
+		 * another's are retired by their own drains.) Not for a
+		 * larger ring, which the library asks for first, and falls
+		 * back from: under a big stream each thread past the first
+		 * would otherwise pay a drain of the whole domain.
 		 */
 		posixtrace_drain(dom);
 		mem = posixtrace_ring_mem_new(size);
