@@ -454,8 +454,8 @@ static void *reader(void *arg)
 			 * The deadline, 10 ms on, is read again only once a
 			 * call found nothing before it: an event available is
 			 * returned whatever the deadline (POSIX), and a clock
-			 * read per event cost the reader, under emulation, a
-			 * fifth of its time (bench/run.sh --profile 1).
+			 * read per event would be the bench's cost counted as
+			 * the reader's.
 			 */
 			if (stale) {
 				clock_gettime(CLOCK_REALTIME, &soon);

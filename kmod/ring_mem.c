@@ -95,10 +95,8 @@ MODULE_PARM_DESC(max_ring_size, "Largest thread ring, bytes (a power of two, a p
  * stream of 8-byte events keeps 14,564 records of 72 bytes: 816 KiB of
  * ring records). A larger share gets the largest ring: it cannot hold the
  * share, so drains copy its records into the stream, but between fewer
- * kicks, and without the thread finding its ring full while they do (a
- * 64 MiB stream cost 1.55-2.0x the 1 MiB figure per event with 4 MiB
- * rings, 2.6-3.0x with the library's 64 KiB ones: make bench's keep-up
- * row (b)).
+ * kicks than a 64 KiB ring's, and without the thread finding its ring
+ * full (and making its events by system call) while they do.
  *
  * Return: the share rounded up to a power of two, within a page and
  * max_ring_size; 0 for no hint.

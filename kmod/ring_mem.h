@@ -10,7 +10,7 @@ struct vm_area_struct;
 /*
  * The ring size the library maps when nothing suggests another, or when
  * what was suggested is refused: rings up to it may use all of a user's
- * RLIMIT_MEMLOCK, larger ones half of it (ring_mem.c).
+ * RLIMIT_MEMLOCK, larger ones half of it and a page (ring_mem.c).
  */
 #define POSIXTRACE_RING_SIZE_DEFAULT	(64 * 1024)
 

@@ -323,8 +323,8 @@ static int in_memcg(const char *dir, const char *max, int (*fn)(void))
  * nothing. Counted in a memory cgroup of the case's own (memory.current:
  * the ring pages, the module's structures and the mappings are all
  * charged there), not in MemAvailable, which pages on the per-CPU free
- * lists keep out of NR_FREE_PAGES: on 6.12 it moved by 8 MiB between two
- * readings with nothing mapped in between. Its figures are shown.
+ * lists keep out of NR_FREE_PAGES, so that it moves by megabytes with
+ * nothing mapped in between. Its figures are shown.
  */
 static int rings_past_the_limit(void)
 {
@@ -359,10 +359,12 @@ static int rings_past_the_limit(void)
 	if (err != ENOMEM || n != limit_pages / per_ring || extra)
 		return 3;
 	/* The rings' pages were charged: the count is the right one. */
-	if (before < 0 || at_limit - before < (long long)n * 16 * 4096)
+	if (before < 0 ||
+	    at_limit - before < (long long)n * 16 * (long long)page_size())
 		return 4;
-	/* What the charge caches may hold: 64 pages a CPU, two CPUs. */
-	if (after - at_limit > 512 * 1024)
+	/* What the charge caches may hold: 64 pages a CPU. */
+	if (after - at_limit >
+	    64LL * (long long)page_size() * sysconf(_SC_NPROCESSORS_ONLN))
 		return 5;
 	return 0;
 }

@@ -33,6 +33,10 @@ mkdir -p /export
 export POSIXTRACE_LOG_EXPORT=/export
 [ -d /import ] && export POSIXTRACE_LOG_IMPORT=/import
 
+# Taint bits that only a splat sets: B(32) D(128) W(512) L(16384).
+SPLAT_TAINT=$((32 | 128 | 512 | 16384))
+splat_taint() { echo $(($(cat /proc/sys/kernel/tainted) & SPLAT_TAINT)); }
+
 n=0
 ok() { n=$((n + 1)); echo "ok $n vm.$1"; }
 not_ok() { n=$((n + 1)); echo "not ok $n vm.$1${2:+ # $2}"; }
@@ -44,14 +48,12 @@ KMEMLEAK=/sys/kernel/debug/kmemleak
 echo "TAP version 13"
 echo "# kernel $(uname -r)"
 echo "# rings: $RINGS"
-# A kernel that splatted while it booted, before the module was loaded, is
-# not the module's to answer for (seen: a KASAN report of an interrupt
-# taken in start_kernel(), the debug kernel beside another guest), and its
-# taint would fail this run's checks: say so and stop. run-vm.sh boots
-# again, once. Taint bits that only a splat sets: B D W L (as below).
-taint=$(cat /proc/sys/kernel/tainted)
-if [ $((taint & (32 | 128 | 512 | 16384))) != 0 ]; then
-	echo "# posixtrace-vm: splat before insmod (tainted=$taint)"
+# A kernel that splatted while it booted, before the module was loaded
+# (a KASAN report of an interrupt taken in start_kernel(), say), is not
+# the module's to answer for, and its taint would fail this run's checks:
+# say so and stop. run-vm.sh boots again, once.
+if [ "$(splat_taint)" != 0 ]; then
+	echo "# posixtrace-vm: splat before insmod (tainted=$(cat /proc/sys/kernel/tainted))"
 	sync
 	reboot -f
 fi
@@ -105,10 +107,8 @@ if [ -w $KMEMLEAK ]; then
 	fi
 fi
 
-# Taint bits that only a splat sets: B(32) D(128) W(512) L(16384).
-taint=$(cat /proc/sys/kernel/tainted)
-if [ $((taint & (32 | 128 | 512 | 16384))) = 0 ]; then ok not_tainted_by_splat
-else not_ok not_tainted_by_splat "tainted=$taint"; fi
+if [ "$(splat_taint)" = 0 ]; then ok not_tainted_by_splat
+else not_ok not_tainted_by_splat "tainted=$(cat /proc/sys/kernel/tainted)"; fi
 
 # Hand the exported logs to the host: "begin NAME", base64, "end".
 stty -F /dev/ttyS2 raw -echo 2>/dev/null
