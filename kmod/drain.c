@@ -288,6 +288,34 @@ static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
 }
 
 /*
+ * Take records of heap entry @src, the only one, in a row into the batch:
+ * @max at most, and no more than the batch has room for. Returns how many
+ * it took.
+ */
+static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *dom,
+					      struct posixtrace_source *src,
+					      unsigned int max, s64 now)
+{
+	unsigned int taken, filled;
+
+	lockdep_assert_held(&dom->lock);
+	if (!src->touched) {
+		src->touched = true;
+		src->touched_next = dom->touched;
+		dom->touched = src;
+	}
+	/* A slot taken and given back: the batch is @src's, with room. */
+	posixtrace_drain_slot(src);
+	dom->batch_len--;
+	taken = src->ops->take_run(src, &dom->batch[dom->batch_len],
+				   min(max, POSIXTRACE_DRAIN_BATCH -
+					    dom->batch_len),
+				   now, &filled);
+	dom->batch_len += filled;
+	return taken;
+}
+
+/*
  * The end of a hold: the batch handed on, then how far each source was
  * taken stored, so that its writers may reuse the room (not before: the
  * batch points into it).
@@ -358,6 +386,7 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 	struct posixtrace_source **heap = dom->heap;
 	int budget = POSIXTRACE_DRAIN_BUDGET;
 	struct posixtrace_source *src;
+	unsigned int taken;
 	s64 now;
 
 	lockdep_assert_held(&dom->lock);
@@ -383,13 +412,24 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 		return false;
 	}
 	now = ktime_get_real_ns();
-	for (; w->n && budget > 0; budget--, w->left--) {
+	while (w->n && budget > 0) {
 		if (!w->left) {
 			w->capped = true;
 			break;
 		}
-		posixtrace_drain_take(dom, heap[0], now);
-		w->taken++;
+		/* Alone in the heap: nothing to merge between its records. */
+		if (w->n == 1 && heap[0]->ops->take_run) {
+			taken = posixtrace_drain_take_run(dom, heap[0],
+							  min_t(u64, budget,
+								w->left),
+							  now);
+		} else {
+			posixtrace_drain_take(dom, heap[0], now);
+			taken = 1;
+		}
+		budget -= taken;
+		w->left -= taken;
+		w->taken += taken;
 		if (!heap[0]->ops->peek(heap[0]))
 			heap[0] = heap[--w->n];
 		posixtrace_drain_sift_down(heap, w->n, 0);

@@ -38,6 +38,11 @@ struct posixtrace_drain_cut {
  *		false if it is for none (an event type its process never
  *		opened). Its data stays where it is until @store. @now: the
  *		drain's CLOCK_REALTIME read for this hold.
+ * @take_run:	@take of up to @max records in a row, the first peeked,
+ *		into @emits, for a drain whose heap holds no other source:
+ *		returns how many it took (one at least), *@filled how many
+ *		emits it filled in. Stops where @peek would find none, or a
+ *		bad record (for @peek to count). NULL: @take one at a time.
  * @store:	the batch was handed on: writers may reuse what was taken.
  * @lazy:	may the timer leave this source alone for a while (nobody
  *		needs its records soon)? Under the drain mutex only: may
@@ -60,6 +65,10 @@ struct posixtrace_source_ops {
 	bool (*peek)(struct posixtrace_source *src);
 	bool (*take)(struct posixtrace_source *src, struct posixtrace_emit *emit,
 		     s64 now);
+	unsigned int (*take_run)(struct posixtrace_source *src,
+				 struct posixtrace_emit *emits,
+				 unsigned int max, s64 now,
+				 unsigned int *filled);
 	void (*store)(struct posixtrace_source *src);
 	bool (*lazy)(struct posixtrace_source *src);
 	u64 (*bytes)(struct posixtrace_source *src);

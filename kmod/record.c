@@ -89,6 +89,18 @@ struct posixtrace_record_ids {
 	pid_t pid, tid;
 };
 
+/* @ids: thread @tid of @tgid, as the stream numbers them. */
+static void posixtrace_record_ids_of(struct posixtrace_stream *stream,
+				     struct pid *tgid, struct pid *tid,
+				     struct posixtrace_record_ids *ids)
+{
+	if (ids->thread != tid) {
+		ids->thread = tid;
+		ids->pid = pid_nr_ns(tgid, stream->pid_ns);
+		ids->tid = pid_nr_ns(tid, stream->pid_ns);
+	}
+}
+
 /*
  * Fill the fixed part of a record, made by thread @tid of @tgid (both NULL
  * for events of no process). @ids: who the last thread given was (zeroed
@@ -109,19 +121,30 @@ static void posixtrace_record_init(struct posixtrace_stream *stream,
 	rec->data_len = data_len;
 	if (!tid)
 		return;
-	if (ids->thread != tid) {
-		ids->thread = tid;
-		ids->pid = pid_nr_ns(tgid, stream->pid_ns);
-		ids->tid = pid_nr_ns(tid, stream->pid_ns);
-	}
+	posixtrace_record_ids_of(stream, tgid, tid, ids);
 	rec->pid = ids->pid;
 	rec->tid = ids->tid;
 }
 
 /*
- * Append @rec and its data, the room made. Built in place when it does not
- * wrap, as most records: the header copied whole (a constant size, so no
- * call), the padding zeroed by its last word before the data goes over it.
+ * Write @rec and its data at @dst, whole: the header copied (a constant
+ * size, so no call), the padding zeroed by its last word before the data
+ * goes over it.
+ */
+static void posixtrace_record_put(u8 *dst, const struct posixtrace_record *rec,
+				  const void *data)
+{
+	memcpy(dst, rec, sizeof(*rec));
+	if (rec->data_len) {
+		/* A stream's size need not be a multiple of 8: maybe unaligned. */
+		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
+		memcpy(dst + sizeof(*rec), data, rec->data_len);
+	}
+}
+
+/*
+ * Append @rec and its data, the room made: built in place when it does
+ * not wrap, as most records (posixtrace_record_put()).
  */
 static void posixtrace_record_append(struct posixtrace_ring *ring,
 				     const struct posixtrace_record *rec,
@@ -134,12 +157,7 @@ static void posixtrace_record_append(struct posixtrace_ring *ring,
 				      rec->data_len, rec->size);
 		return;
 	}
-	memcpy(dst, rec, sizeof(*rec));
-	if (rec->data_len) {
-		/* A stream's size need not be a multiple of 8: maybe unaligned. */
-		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
-		memcpy(dst + sizeof(*rec), data, rec->data_len);
-	}
+	posixtrace_record_put(dst, rec, data);
 	posixtrace_ring_commit(ring, rec->size);
 }
 
@@ -264,11 +282,7 @@ static bool posixtrace_stream_store_direct(struct posixtrace_stream *stream,
 		direct->n += gap / sizeof(*rec);
 		dst += gap;
 	}
-	memcpy(dst, rec, sizeof(*rec));
-	if (rec->data_len) {
-		put_unaligned(0ULL, (u64 *)(dst + rec->size - sizeof(u64)));
-		memcpy(dst + sizeof(*rec), data, rec->data_len);
-	}
+	posixtrace_record_put(dst, rec, data);
 	direct->used += rec->size;
 	direct->n++;
 	stream->events_recorded++;
@@ -503,6 +517,75 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 	return stored;
 }
 
+/*
+ * The run of @emits a reader's batch takes as it comes (stream_read.c),
+ * each what posixtrace_stream_emit_one() would make of it there, in one
+ * loop: while the batch takes records (posixtrace_stream_store_direct()
+ * would), the stream is running, holds none and has no gap to report,
+ * nobody died, and each is a thread ring's record that fits. Returns how
+ * many of @emits it dealt with (stored, or filtered out): the rest go
+ * one by one.
+ */
+static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stream,
+						  const struct posixtrace_emit *emits,
+						  unsigned int n,
+						  struct posixtrace_record_ids *ids)
+{
+	struct posixtrace_direct *direct = stream->direct;
+	const struct posixtrace_emit *emit;
+	struct posixtrace_record rec;
+	struct timespec64 ts;
+	size_t keep, len, size;
+	unsigned int i;
+
+	lockdep_assert_held(&stream->lock);
+	if (!direct || stream->ring.count || stream->gap_pending ||
+	    stream->shut_down || !stream->running ||
+	    READ_ONCE(stream->died_ns))
+		return 0;
+	keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
+	for (i = 0; i < n; i++) {
+		emit = &emits[i];
+		if (emit->garbage || !emit->timed || emit->numbered ||
+		    !posixtrace_stream_data_kept(stream, emit, &len))
+			break;
+		if (test_bit(emit->event_id, stream->filter))
+			continue;
+		size = POSIXTRACE_RECORD_SIZE(len);
+		if (size + keep > stream->ring.size ||
+		    direct->used + size > direct->room)
+			break;
+		/* In the stream's order (posixtrace_stream_store_user()). */
+		ts = timespec64_compare(&emit->ts, &stream->last_ts) < 0 ?
+		     stream->last_ts : emit->ts;
+		posixtrace_record_ids_of(stream, emit->tgid, emit->tid, ids);
+		rec = (struct posixtrace_record) {
+			.size = size,
+			.header_size = sizeof(rec),
+			.event_id = emit->event_id,
+			.ts_sec = ts.tv_sec,
+			.ts_nsec = ts.tv_nsec,
+			.data_len = len,
+			.pid = ids->pid,
+			.tid = ids->tid,
+			.prog_address = emit->prog_address,
+			.thread = emit->thread,
+			.truncation = len < emit->data_len ?
+				      POSIXTRACE_TRUNCATED_RECORD : 0,
+			.seq = stream->seq++,
+		};
+		stream->last_ts = ts;
+		posixtrace_record_put(direct->dst + direct->used, &rec,
+				      emit->data);
+		direct->used += size;
+		direct->n++;
+		stream->events_recorded++;
+		/* Read as soon as recorded. */
+		stream->events_read++;
+	}
+	return i;
+}
+
 /**
  * posixtrace_stream_emit - record user events into one stream
  * @stream: a stream tracing the process that made them
@@ -522,7 +605,9 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 
 	spin_lock(&stream->lock);
 	posixtrace_stream_kernel_lost(stream);
-	for (i = 0; i < n; i++)
+	i = posixtrace_stream_emit_direct(stream, emits, n, &ids);
+	/* Read as they came: no reader to wake for them. */
+	for (; i < n; i++)
 		stored |= posixtrace_stream_emit_one(stream, &emits[i], &ids);
 	spin_unlock(&stream->lock);
 	if (stored)

@@ -116,6 +116,7 @@ struct posixtrace_loop_view {
 };
 
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream);
+u64 posixtrace_stream_bytes_bound(u64 source_bytes);
 bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 				 struct posixtrace_loop_view *view);
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,

@@ -244,7 +244,6 @@ int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   bool reader, u32 *clears);
 bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 				   u64 source_bytes);
-u64 posixtrace_stream_bytes_bound(u64 source_bytes);
 bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 				    struct posixtrace_direct *direct,
 				    u64 bytes);

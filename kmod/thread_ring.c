@@ -121,45 +121,67 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 	};
 }
 
+/* What posixtrace_thread_ring_next() found. */
+enum posixtrace_thread_ring_next {
+	POSIXTRACE_RING_NEXT_NONE,	/* no record within the lap (yet) */
+	POSIXTRACE_RING_NEXT_OK,	/* @next, its header in @next_hdr */
+	POSIXTRACE_RING_NEXT_BAD,	/* a bad record: the ring is revoked */
+};
+
 /*
  * Find @ring's next committed record within this drain's lap, its header
- * copied and checked; false if there is none (or it revoked the ring).
- * The lap only says where to stop; a record is checked against what the
- * thread may use: up to a ring's size past what was taken (@consumed,
- * which moves only when a hold of the drain lock ends). A drain's lap
- * began before its earlier holds, so a valid record may run past it. A record
- * not committed where the thread had said it had committed one is a bad
- * record: the thread lied, or wrote over its own record.
+ * copied and checked. The lap only says where to stop; a record is
+ * checked against what the thread may use: up to a ring's size past what
+ * was taken (@consumed, which moves only when a hold of the drain lock
+ * ends). A drain's lap began before its earlier holds, so a valid record
+ * may run past it. A record not committed where the thread had said it
+ * had committed one is a bad record: the thread lied, or wrote over its
+ * own record.
+ */
+static enum posixtrace_thread_ring_next
+posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
+{
+	struct posixtrace_ring_record *h = &ring->next_hdr;
+	const struct posixtrace_ring_record *rec;
+
+	posixtrace_source_assert_held(&ring->src);
+
+	if (ring->next)
+		return POSIXTRACE_RING_NEXT_OK;
+	if (ring->dead || ring->revoked || ring->pos >= ring->lap_end)
+		return POSIXTRACE_RING_NEXT_NONE;
+	rec = (const void *)(ring->data + (ring->pos & (ring->size - 1)));
+	/* Pairs with the thread's store-release of the commit word. */
+	if (smp_load_acquire(&rec->commit) != ~ring->pos)
+		return ring->pos < ring->published ? POSIXTRACE_RING_NEXT_BAD :
+						     POSIXTRACE_RING_NEXT_NONE;
+	/* Once: the thread may be rewriting it under our feet. */
+	memcpy(h, rec, sizeof(*h));
+	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
+					  ring->pos))
+		return POSIXTRACE_RING_NEXT_BAD;
+	ring->next = rec;
+	ring->src.next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+	return POSIXTRACE_RING_NEXT_OK;
+}
+
+/*
+ * Is there a record to take within the lap (posixtrace_thread_ring_next())?
+ * A bad record revokes the ring: one event lost, nothing more taken.
  */
 static bool posixtrace_thread_ring_peek(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
-	struct posixtrace_ring_record *h = &ring->next_hdr;
-	const struct posixtrace_ring_record *rec;
 
-	posixtrace_source_assert_held(src);
-
-	if (ring->next)
+	switch (posixtrace_thread_ring_next(ring)) {
+	case POSIXTRACE_RING_NEXT_OK:
 		return true;
-	if (ring->dead || ring->revoked || ring->pos >= ring->lap_end)
-		return false;
-	rec = (const void *)(ring->data + (ring->pos & (ring->size - 1)));
-	/* Pairs with the thread's store-release of the commit word. */
-	if (smp_load_acquire(&rec->commit) != ~ring->pos) {
-		if (ring->pos < ring->published)
-			posixtrace_thread_ring_revoke(ring);
-		return false;
-	}
-	/* Once: the thread may be rewriting it under our feet. */
-	memcpy(h, rec, sizeof(*h));
-	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
-					  ring->pos)) {
+	case POSIXTRACE_RING_NEXT_BAD:
 		posixtrace_thread_ring_revoke(ring);
 		return false;
+	default:
+		return false;
 	}
-	ring->next = rec;
-	ring->src.next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
-	return true;
 }
 
 /*
@@ -175,24 +197,20 @@ static s64 posixtrace_thread_ring_time(const struct posixtrace_thread_ring *ring
 }
 
 /*
- * Take @ring's next record into the batch for the streams, at its time as
- * posixtrace_thread_ring_time() keeps it. Its data stays in the ring,
+ * Take @ring's next record, peeked: @emit filled in for the streams, at
+ * its time as posixtrace_thread_ring_time() keeps it, if @valid (its
+ * event type is one the process opened). Its data stays in the ring,
  * which the thread may not reuse before the hold ends.
  */
-static bool posixtrace_thread_ring_take(struct posixtrace_source *src,
-					struct posixtrace_emit *emit, s64 now)
+static void posixtrace_thread_ring_take_next(struct posixtrace_thread_ring *ring,
+					     struct posixtrace_emit *emit,
+					     s64 now, bool valid)
 {
-	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 	const struct posixtrace_ring_record *h = &ring->next_hdr;
 	s64 ns = posixtrace_thread_ring_time(ring, ring->src.next_ns, now);
-	bool valid;
-
-	posixtrace_source_assert_held(src);
 
 	ring->pos += h->size;
 	ring->last_ns = ns;
-	/* An identifier it never opened: ignored, as a system call's. */
-	valid = posixtrace_process_event_valid(ring->proc, h->event_id);
 	if (valid)
 		*emit = (struct posixtrace_emit) {
 			.event_id = h->event_id,
@@ -210,7 +228,55 @@ static bool posixtrace_thread_ring_take(struct posixtrace_source *src,
 			      ns_to_timespec64(ns),
 		};
 	ring->next = NULL;
-	return valid;
+}
+
+/*
+ * Up to @max records in a row, the first peeked, into @emits: for a drain
+ * with no other source's record to merge between them (drain.h), and one
+ * at a time for one that merges (@take). Each is found and checked as
+ * @peek does, without its call; the run stops before a bad record, which
+ * the drain's next peek finds, and revokes the ring over. An event type
+ * found valid is not looked up again for the records that follow it: a
+ * process's names only grow.
+ */
+static unsigned int posixtrace_thread_ring_take_run(struct posixtrace_source *src,
+						    struct posixtrace_emit *emits,
+						    unsigned int max, s64 now,
+						    unsigned int *filled)
+{
+	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	unsigned int taken = 0, n = 0;
+	bool known = false;
+	u32 valid_id = 0;
+	bool valid;
+
+	posixtrace_source_assert_held(src);
+	while (taken < max &&
+	       posixtrace_thread_ring_next(ring) == POSIXTRACE_RING_NEXT_OK) {
+		valid = known && ring->next_hdr.event_id == valid_id;
+		if (!valid) {
+			/* One it never opened: ignored, as a system call's. */
+			valid = posixtrace_process_event_valid(ring->proc,
+							       ring->next_hdr.event_id);
+			known = valid;
+			valid_id = ring->next_hdr.event_id;
+		}
+		posixtrace_thread_ring_take_next(ring, &emits[n], now, valid);
+		n += valid;
+		taken++;
+	}
+	*filled = n;
+	return taken;
+}
+
+/* The next record, peeked, into the batch: false if for none of them. */
+static bool posixtrace_thread_ring_take(struct posixtrace_source *src,
+					struct posixtrace_emit *emit, s64 now)
+{
+	unsigned int filled;
+
+	posixtrace_thread_ring_take_run(src, emit, 1, now, &filled);
+	return filled;
 }
 
 /*
@@ -516,6 +582,7 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.visit = posixtrace_thread_ring_visit,
 	.peek = posixtrace_thread_ring_peek,
 	.take = posixtrace_thread_ring_take,
+	.take_run = posixtrace_thread_ring_take_run,
 	.store = posixtrace_thread_ring_store,
 	.lazy = posixtrace_thread_ring_lazy,
 	.bytes = posixtrace_thread_ring_bytes,
@@ -550,10 +617,26 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	struct posixtrace_loop_view view;
 	struct posixtrace_ring_drop drop;
 	bool found, will, dropped = false, room;
+	u64 held;
 
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	if (!stream)
 		return false;
+	/*
+	 * A reader waits, and what the ring holds could not fill the stream
+	 * even as stream records: no mark can be dropped to (ring_kick.c),
+	 * and the reader takes the records, woken below. The walk waits for
+	 * a kick that may drop: records a reader takes first are never
+	 * walked, a cost per record otherwise.
+	 */
+	held = posixtrace_thread_ring_bytes(&ring->src);
+	if (view.readers_waiting &&
+	    posixtrace_stream_bytes_bound(held) < view.capacity) {
+		room = held <= ring->size - ring->size / 8;
+		if (room)
+			posixtrace_stream_sources_ready(stream);
+		return room;
+	}
 	if (!walk) {
 		/*
 		 * Under RCU: no sleeping. Without it, the worker drains. Only

@@ -1319,8 +1319,14 @@ static void raw_bad_ids(struct raw_case *rc)
 	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
 	if (rc->err)
 		return;
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		raw_commit(&rr, raw_put(&rr, bad[i], &v, sizeof(v), NULL));
+	/*
+	 * Between two good ones, each bad one twice: a drain takes them in
+	 * one run, and must judge each, not the type before it.
+	 */
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	for (i = 0; i < 2 * sizeof(bad) / sizeof(bad[0]); i++)
+		raw_commit(&rr, raw_put(&rr, bad[i / 2], &v, sizeof(v), NULL));
+	v = 8;
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	raw_ring_unmap(&rr);
 }
@@ -1336,6 +1342,8 @@ TEST(raw_identifiers_never_opened_are_ignored_not_lost)
 	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
 	ASSERT_NEXT(rc.trid, &r, rc.id);
 	ASSERT_EQ(7, *(uint64_t *)r.data);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(8, *(uint64_t *)r.data);
 	ASSERT_NEXT_STOP(rc.trid, &r, 0);
 	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.events_lost);
