@@ -146,7 +146,10 @@ static int rounds = 3;
 static int round_nr;
 /* -b: (b)'s rows alone, and two and four producers flat out, no reader. */
 static bool only_emit;
-/* -a K: (a)'s row of one producer at rate K with the reader, alone (+1). */
+/*
+ * -a K: (a)'s row at rate K with the reader, alone (+1): K below
+ * NR_LIVE_RATES one producer, from there two.
+ */
 static int only_live;
 
 /* ---- the stream ------------------------------------------------------ */
@@ -1060,12 +1063,20 @@ static void run_row(struct row *w)
 	}
 }
 
+/* The row -a asked for. */
+static struct row *only_live_row(void)
+{
+	int k = only_live - 1;
+
+	return &live[k / NR_LIVE_RATES][k % NR_LIVE_RATES][0];
+}
+
 /* One round: every row once, each with its twin right after it. */
 static void round_run(void)
 {
 	/* Under a profiler: the row alone, not getppid's system calls. */
 	if (only_live) {
-		run_row(&live[0][only_live - 1][0]);
+		run_row(only_live_row());
 		return;
 	}
 	getppid_window();
@@ -1296,7 +1307,7 @@ static void report(void)
 		return;
 	}
 	if (only_live) {
-		one = &live[0][only_live - 1][0];
+		one = only_live_row();
 		printf("\n(a) alone, %s: share read %s %%, delivered %s M/s, "
 		       "rate %s M/s; accounting %s\n", one->name,
 		       mmm(one->share, 1, 1), mmm(one->delivered, 1e-6, 2),
@@ -1494,8 +1505,10 @@ static void usage(const char *prog)
 		"RLIMIT_MEMLOCK\n"
 		"  -b  the rows of (b) alone\n"
 		"  -a  (a)'s row of one producer at rate K (0: 0.5 M/s ... "
-		"%d: flat out) with the reader, alone: for a profiler\n",
-		prog, MAX_ROUNDS, NR_LIVE_RATES - 1);
+		"%d: flat out; %d...%d: two producers) with the reader, "
+		"alone: for a profiler\n",
+		prog, MAX_ROUNDS, NR_LIVE_RATES - 1, NR_LIVE_RATES,
+		2 * NR_LIVE_RATES - 1);
 	exit(2);
 }
 
@@ -1524,7 +1537,7 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			only_live = atoi(optarg) + 1;
-			if (only_live < 1 || only_live > NR_LIVE_RATES)
+			if (only_live < 1 || only_live > 2 * NR_LIVE_RATES)
 				usage(argv[0]);
 			break;
 		default:
