@@ -288,17 +288,34 @@ static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
 }
 
 /*
- * Take records of heap entry @src, the only one, in a row into the batch:
- * @max at most, and no more than the batch has room for. Returns how many
- * it took.
+ * The heap's entry after the first: the source whose next record comes
+ * after the first's in the merge. The heap holds @n, two at least.
+ */
+static struct posixtrace_source *
+posixtrace_drain_second(struct posixtrace_source **heap, unsigned int n)
+{
+	if (n == 2 || posixtrace_drain_older(heap[1], heap[2]))
+		return heap[1];
+	return heap[2];
+}
+
+/*
+ * Take records of heap entry @src, the first, in a row into the batch:
+ * @max at most, no more than the batch has room for, and none made after
+ * the next of the other entries (a tie keeps the heap's order: a ring's
+ * record before a kbuf's, of two rings either). Returns how many it took.
  */
 static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *dom,
-					      struct posixtrace_source *src,
-					      unsigned int max, s64 now)
+					      unsigned int n, unsigned int max,
+					      s64 now)
 {
+	struct posixtrace_source *src = dom->heap[0];
 	unsigned int taken, filled;
+	s64 until = S64_MAX;
 
 	lockdep_assert_held(&dom->lock);
+	if (n > 1)
+		until = posixtrace_drain_second(dom->heap, n)->next_ns;
 	if (!src->touched) {
 		src->touched = true;
 		src->touched_next = dom->touched;
@@ -310,7 +327,7 @@ static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *do
 	taken = src->ops->take_run(src, &dom->batch[dom->batch_len],
 				   min(max, POSIXTRACE_DRAIN_BATCH -
 					    dom->batch_len),
-				   now, &filled);
+				   until, now, &filled);
 	dom->batch_len += filled;
 	return taken;
 }
@@ -417,9 +434,8 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 			w->capped = true;
 			break;
 		}
-		/* Alone in the heap: nothing to merge between its records. */
-		if (w->n == 1 && heap[0]->ops->take_run) {
-			taken = posixtrace_drain_take_run(dom, heap[0],
+		if (heap[0]->ops->take_run) {
+			taken = posixtrace_drain_take_run(dom, w->n,
 							  min_t(u64, budget,
 								w->left),
 							  now);

@@ -38,11 +38,13 @@ struct posixtrace_drain_cut {
  *		false if it is for none (an event type its process never
  *		opened). Its data stays where it is until @store. @now: the
  *		drain's CLOCK_REALTIME read for this hold.
- * @take_run:	@take of up to @max records in a row, the first peeked,
- *		into @emits, for a drain whose heap holds no other source:
- *		returns how many it took (one at least), *@filled how many
- *		emits it filled in. Stops where @peek would find none, or a
- *		bad record (for @peek to count). NULL: @take one at a time.
+ * @take_run:	@take of records in a row, the first peeked, into @emits:
+ *		up to @max, and none made after @until (the next record of
+ *		the heap's other sources: the merge's order holds) but the
+ *		first. Returns how many it took (one at least), *@filled
+ *		how many emits it filled in. Stops where @peek would find
+ *		none, or a bad record (for @peek to count). NULL: @take
+ *		one at a time.
  * @store:	the batch was handed on: writers may reuse what was taken.
  * @lazy:	may the timer leave this source alone for a while (nobody
  *		needs its records soon)? Under the drain mutex only: may
@@ -67,7 +69,7 @@ struct posixtrace_source_ops {
 		     s64 now);
 	unsigned int (*take_run)(struct posixtrace_source *src,
 				 struct posixtrace_emit *emits,
-				 unsigned int max, s64 now,
+				 unsigned int max, s64 until, s64 now,
 				 unsigned int *filled);
 	void (*store)(struct posixtrace_source *src);
 	bool (*lazy)(struct posixtrace_source *src);

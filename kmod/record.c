@@ -518,13 +518,72 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 }
 
 /*
+ * Can a run of @emits be judged as a whole (posixtrace_stream_emit_direct(),
+ * _stored())? The stream is running, and its creator alive: each record is
+ * then either filtered out or recorded, as posixtrace_stream_emit_one()
+ * would have it.
+ */
+static bool posixtrace_stream_runs(const struct posixtrace_stream *stream)
+{
+	return !stream->shut_down && stream->running &&
+	       !READ_ONCE(stream->died_ns);
+}
+
+/*
+ * @emit as a thread ring's record @stream records in a run: false if it
+ * must go one by one (a bad record, a kbuf's, data the emitter did not
+ * copy); else its data kept in *@len.
+ */
+static bool posixtrace_stream_run_takes(const struct posixtrace_stream *stream,
+					const struct posixtrace_emit *emit,
+					size_t *len)
+{
+	return !emit->garbage && emit->timed && !emit->numbered &&
+	       posixtrace_stream_data_kept(stream, emit, len);
+}
+
+/*
+ * The record @stream makes of @emit in a run, numbered: as
+ * posixtrace_stream_store_user() and _store() would make it, at a time no
+ * older than the stream's last.
+ */
+static void posixtrace_stream_run_record(struct posixtrace_stream *stream,
+					 const struct posixtrace_emit *emit,
+					 size_t len,
+					 struct posixtrace_record_ids *ids,
+					 struct posixtrace_record *rec)
+{
+	struct timespec64 ts;
+
+	ts = timespec64_compare(&emit->ts, &stream->last_ts) < 0 ?
+	     stream->last_ts : emit->ts;
+	posixtrace_record_ids_of(stream, emit->tgid, emit->tid, ids);
+	*rec = (struct posixtrace_record) {
+		.size = POSIXTRACE_RECORD_SIZE(len),
+		.header_size = sizeof(*rec),
+		.event_id = emit->event_id,
+		.ts_sec = ts.tv_sec,
+		.ts_nsec = ts.tv_nsec,
+		.data_len = len,
+		.pid = ids->pid,
+		.tid = ids->tid,
+		.prog_address = emit->prog_address,
+		.thread = emit->thread,
+		.truncation = len < emit->data_len ?
+			      POSIXTRACE_TRUNCATED_RECORD : 0,
+		.seq = stream->seq++,
+	};
+	stream->last_ts = ts;
+	stream->events_recorded++;
+}
+
+/*
  * The run of @emits a reader's batch takes as it comes (stream_read.c),
  * each what posixtrace_stream_emit_one() would make of it there, in one
  * loop: while the batch takes records (posixtrace_stream_store_direct()
- * would), the stream is running, holds none and has no gap to report,
- * nobody died, and each is a thread ring's record that fits. Returns how
- * many of @emits it dealt with (stored, or filtered out): the rest go
- * one by one.
+ * would), the stream holds none and has no gap to report, and each is a
+ * thread ring's record that fits. Returns how many of @emits it dealt
+ * with (read, or filtered out): the rest go one by one.
  */
 static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stream,
 						  const struct posixtrace_emit *emits,
@@ -534,20 +593,17 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 	struct posixtrace_direct *direct = stream->direct;
 	const struct posixtrace_emit *emit;
 	struct posixtrace_record rec;
-	struct timespec64 ts;
 	size_t keep, len, size;
 	unsigned int i;
 
 	lockdep_assert_held(&stream->lock);
 	if (!direct || stream->ring.count || stream->gap_pending ||
-	    stream->shut_down || !stream->running ||
-	    READ_ONCE(stream->died_ns))
+	    !posixtrace_stream_runs(stream))
 		return 0;
 	keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
 	for (i = 0; i < n; i++) {
 		emit = &emits[i];
-		if (emit->garbage || !emit->timed || emit->numbered ||
-		    !posixtrace_stream_data_kept(stream, emit, &len))
+		if (!posixtrace_stream_run_takes(stream, emit, &len))
 			break;
 		if (test_bit(emit->event_id, stream->filter))
 			continue;
@@ -555,34 +611,62 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 		if (size + keep > stream->ring.size ||
 		    direct->used + size > direct->room)
 			break;
-		/* In the stream's order (posixtrace_stream_store_user()). */
-		ts = timespec64_compare(&emit->ts, &stream->last_ts) < 0 ?
-		     stream->last_ts : emit->ts;
-		posixtrace_record_ids_of(stream, emit->tgid, emit->tid, ids);
-		rec = (struct posixtrace_record) {
-			.size = size,
-			.header_size = sizeof(rec),
-			.event_id = emit->event_id,
-			.ts_sec = ts.tv_sec,
-			.ts_nsec = ts.tv_nsec,
-			.data_len = len,
-			.pid = ids->pid,
-			.tid = ids->tid,
-			.prog_address = emit->prog_address,
-			.thread = emit->thread,
-			.truncation = len < emit->data_len ?
-				      POSIXTRACE_TRUNCATED_RECORD : 0,
-			.seq = stream->seq++,
-		};
-		stream->last_ts = ts;
+		posixtrace_stream_run_record(stream, emit, len, ids, &rec);
 		posixtrace_record_put(direct->dst + direct->used, &rec,
 				      emit->data);
 		direct->used += size;
 		direct->n++;
-		stream->events_recorded++;
 		/* Read as soon as recorded. */
 		stream->events_read++;
 	}
+	return i;
+}
+
+/*
+ * The run of @emits stored in the stream's ring, as
+ * posixtrace_stream_emit_one() would store each, in one loop: while no
+ * reader takes them as they come, each is a thread ring's record that
+ * fits, and, but with LOOP (which overwrites the oldest), there is room
+ * for it. Returns how many of @emits it dealt with (stored, or filtered
+ * out): the rest go one by one; *@stored if it stored one.
+ */
+static unsigned int posixtrace_stream_emit_stored(struct posixtrace_stream *stream,
+						  const struct posixtrace_emit *emits,
+						  unsigned int n,
+						  struct posixtrace_record_ids *ids,
+						  bool *stored)
+{
+	struct posixtrace_ring *ring = &stream->ring;
+	const struct posixtrace_emit *emit;
+	struct posixtrace_record rec;
+	size_t keep, len, size;
+	unsigned int i;
+	bool loop;
+
+	lockdep_assert_held(&stream->lock);
+	if (stream->direct || !posixtrace_stream_runs(stream))
+		return 0;
+	keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
+	loop = stream->attr.stream_full_policy == POSIXTRACE_LOOP;
+	for (i = 0; i < n; i++) {
+		emit = &emits[i];
+		if (!posixtrace_stream_run_takes(stream, emit, &len))
+			break;
+		if (test_bit(emit->event_id, stream->filter))
+			continue;
+		size = POSIXTRACE_RECORD_SIZE(len);
+		/* Lost alone, or the stream full: one by one. */
+		if (size + keep > ring->size ||
+		    (!loop && posixtrace_ring_free(ring) < size + keep))
+			break;
+		while (posixtrace_ring_free(ring) < size + keep)
+			posixtrace_stream_overwrite(stream, false);
+		posixtrace_stream_run_record(stream, emit, len, ids, &rec);
+		posixtrace_record_append(ring, &rec, emit->data);
+		*stored = true;
+	}
+	if (*stored && stream->log)
+		posixtrace_flush_maybe(stream);
 	return i;
 }
 
@@ -605,8 +689,11 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 
 	spin_lock(&stream->lock);
 	posixtrace_stream_kernel_lost(stream);
-	i = posixtrace_stream_emit_direct(stream, emits, n, &ids);
 	/* Read as they came: no reader to wake for them. */
+	i = posixtrace_stream_emit_direct(stream, emits, n, &ids);
+	if (!i)
+		i = posixtrace_stream_emit_stored(stream, emits, n, &ids,
+						  &stored);
 	for (; i < n; i++)
 		stored |= posixtrace_stream_emit_one(stream, &emits[i], &ids);
 	spin_unlock(&stream->lock);

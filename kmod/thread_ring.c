@@ -73,6 +73,12 @@ struct posixtrace_thread_ring {
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
+	 * An event type its process opened, found in a record taken: valid
+	 * for good (a process's names only grow), not looked up again.
+	 */
+	bool type_known;
+	u32 type_valid;
+	/*
 	 * A drain's view, set when it visits the ring, kept while it lets
 	 * go of the lock: its next record (@next, @src.next_ns), how far
 	 * the thread said it had committed then, and where the drain stops
@@ -231,35 +237,36 @@ static void posixtrace_thread_ring_take_next(struct posixtrace_thread_ring *ring
 }
 
 /*
- * Up to @max records in a row, the first peeked, into @emits: for a drain
- * with no other source's record to merge between them (drain.h), and one
- * at a time for one that merges (@take). Each is found and checked as
+ * Records in a row, the first peeked, into @emits: up to @max, and those
+ * made at @until at the latest (the time of the next record of another
+ * source, for the drain's merge; drain.h). Each is found and checked as
  * @peek does, without its call; the run stops before a bad record, which
- * the drain's next peek finds, and revokes the ring over. An event type
- * found valid is not looked up again for the records that follow it: a
- * process's names only grow.
+ * the drain's next peek finds, and revokes the ring over.
  */
 static unsigned int posixtrace_thread_ring_take_run(struct posixtrace_source *src,
 						    struct posixtrace_emit *emits,
-						    unsigned int max, s64 now,
+						    unsigned int max, s64 until,
+						    s64 now,
 						    unsigned int *filled)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 	unsigned int taken = 0, n = 0;
-	bool known = false;
-	u32 valid_id = 0;
 	bool valid;
+	u32 id;
 
 	posixtrace_source_assert_held(src);
 	while (taken < max &&
-	       posixtrace_thread_ring_next(ring) == POSIXTRACE_RING_NEXT_OK) {
-		valid = known && ring->next_hdr.event_id == valid_id;
+	       posixtrace_thread_ring_next(ring) == POSIXTRACE_RING_NEXT_OK &&
+	       (!taken || ring->src.next_ns <= until)) {
+		id = ring->next_hdr.event_id;
+		valid = ring->type_known && id == ring->type_valid;
 		if (!valid) {
 			/* One it never opened: ignored, as a system call's. */
-			valid = posixtrace_process_event_valid(ring->proc,
-							       ring->next_hdr.event_id);
-			known = valid;
-			valid_id = ring->next_hdr.event_id;
+			valid = posixtrace_process_event_valid(ring->proc, id);
+			if (valid) {
+				ring->type_known = true;
+				ring->type_valid = id;
+			}
 		}
 		posixtrace_thread_ring_take_next(ring, &emits[n], now, valid);
 		n += valid;
@@ -275,7 +282,7 @@ static bool posixtrace_thread_ring_take(struct posixtrace_source *src,
 {
 	unsigned int filled;
 
-	posixtrace_thread_ring_take_run(src, emit, 1, now, &filled);
+	posixtrace_thread_ring_take_run(src, emit, 1, S64_MAX, now, &filled);
 	return filled;
 }
 

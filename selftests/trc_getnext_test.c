@@ -268,6 +268,30 @@ TEST_F(rd, events_reported_oldest_first_and_only_once)
 	ASSERT_EMPTY(self->trid, &r);
 }
 
+/*
+ * Nothing lost, each event read carries the stream's next number, START's
+ * first, whether it was stored in the stream or went from the thread's
+ * ring straight into the reader's batch.
+ */
+TEST_F(rd, events_read_carry_the_streams_numbers_one_after_another)
+{
+	uint64_t seq, first;
+	struct rec r;
+	uint32_t i;
+
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_START);
+	ASSERT_EQ(0, posixtrace_k_event_seq(self->trid, &first));
+	for (i = 0; i < 100; i++)
+		posix_trace_event(self->id, &i, sizeof(i));
+	for (i = 0; i < 100; i++) {
+		ASSERT_NEXT(self->trid, &r, self->id);
+		ASSERT_EQ(0, posixtrace_k_event_seq(self->trid, &seq));
+		ASSERT_EQ(first + 1 + i, seq);
+	}
+	ASSERT_EMPTY(self->trid, &r);
+}
+
 TEST_F(rd, getnext_timedgetnext_trygetnext_share_one_read_position)
 {
 	struct timespec abstime = realtime_in(10000);

@@ -509,9 +509,12 @@ TEST(a_reader_finds_an_event_past_many_its_stream_filters_out)
 /*
  * A reader's batch too full for the next record leaves it to the stream;
  * the smaller records after it must not pass it into the batch: events
- * come out in the order they were made. Large and small events alternate,
+ * come out in the order they were made. Small and large events alternate,
  * more than a 64 KiB batch holds and less than a quarter of the thread's
- * ring (no kick drains them: the reader takes them from the ring).
+ * ring (no kick drains them: the reader takes them from the ring). Small
+ * first: the drain hands the stream its records in runs of an even
+ * number, and the run after the one with the record that did not fit
+ * then begins with a small record, which would fit.
  */
 TEST(a_record_too_big_for_the_batch_is_not_passed_by_smaller_ones)
 {
@@ -533,7 +536,7 @@ TEST(a_record_too_big_for_the_batch_is_not_passed_by_smaller_ones)
 	ASSERT_EMPTY(trid, &r);
 	for (n = 0; n < 64; n++) {
 		memcpy(big, &n, sizeof(n));
-		posix_trace_event(id, big, n % 2 ? sizeof(n) : sizeof(big));
+		posix_trace_event(id, big, n % 2 ? sizeof(big) : sizeof(n));
 	}
 	for (n = 0; n < 64; n++)
 		ASSERT_NEXT_NUMBERED(trid, &r, id, n);
