@@ -195,16 +195,11 @@ static void posixtrace_drain_batch_flush(struct posixtrace_drain_domain *dom)
 	dom->batch_len = 0;
 }
 
-/**
- * posixtrace_drain_slot - a place in the batch, for a record of @src
- * @src: the source, visited by a drain of its domain
- *
- * For its take, or for a loss its peek found (a ring's bad record). Under
- * the drain lock.
- *
- * Return: the emit to fill in, for @src's streams.
+/*
+ * The batch made @src's, handed on first if it is full or another
+ * destination's: returns how many records of @src it has room for.
  */
-struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src)
+static unsigned int posixtrace_drain_room(struct posixtrace_source *src)
 {
 	struct posixtrace_drain_domain *dom = src->domain;
 	struct posixtrace_process *proc = src->to_proc;
@@ -217,6 +212,23 @@ struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src)
 		posixtrace_drain_batch_flush(dom);
 	dom->batch_proc = proc;
 	dom->batch_stream = stream;
+	return POSIXTRACE_DRAIN_BATCH - dom->batch_len;
+}
+
+/**
+ * posixtrace_drain_slot - a place in the batch, for a record of @src
+ * @src: the source, visited by a drain of its domain
+ *
+ * For its take, or for a loss its peek found (a ring's bad record). Under
+ * the drain lock.
+ *
+ * Return: the emit to fill in, for @src's streams.
+ */
+struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src)
+{
+	struct posixtrace_drain_domain *dom = src->domain;
+
+	posixtrace_drain_room(src);
 	return &dom->batch[dom->batch_len++];
 }
 
@@ -310,7 +322,7 @@ static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *do
 					      s64 now)
 {
 	struct posixtrace_source *src = dom->heap[0];
-	unsigned int taken, filled;
+	unsigned int room, taken, filled;
 	s64 until = S64_MAX;
 
 	lockdep_assert_held(&dom->lock);
@@ -321,13 +333,9 @@ static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *do
 		src->touched_next = dom->touched;
 		dom->touched = src;
 	}
-	/* A slot taken and given back: the batch is @src's, with room. */
-	posixtrace_drain_slot(src);
-	dom->batch_len--;
+	room = posixtrace_drain_room(src);
 	taken = src->ops->take_run(src, &dom->batch[dom->batch_len],
-				   min(max, POSIXTRACE_DRAIN_BATCH -
-					    dom->batch_len),
-				   until, now, &filled);
+				   min(max, room), until, now, &filled);
 	dom->batch_len += filled;
 	return taken;
 }
@@ -439,6 +447,11 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 							  min_t(u64, budget,
 								w->left),
 							  now);
+			/* It takes its first, peeked record; else stop here. */
+			if (WARN_ON_ONCE(!taken)) {
+				w->capped = true;
+				break;
+			}
 		} else {
 			posixtrace_drain_take(dom, heap[0], now);
 			taken = 1;

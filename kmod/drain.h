@@ -37,14 +37,15 @@ struct posixtrace_drain_cut {
  * @take:	the record peeked, into @emit, for the source's streams;
  *		false if it is for none (an event type its process never
  *		opened). Its data stays where it is until @store. @now: the
- *		drain's CLOCK_REALTIME read for this hold.
+ *		drain's CLOCK_REALTIME read for this hold. NULL with
+ *		@take_run, which a drain then calls instead.
  * @take_run:	@take of records in a row, the first peeked, into @emits:
  *		up to @max, and none made after @until (the next record of
  *		the heap's other sources: the merge's order holds) but the
  *		first. Returns how many it took (one at least), *@filled
  *		how many emits it filled in. Stops where @peek would find
- *		none, or a bad record (for @peek to count). NULL: @take
- *		one at a time.
+ *		none, or before a bad record (for @peek to count). NULL:
+ *		@take one at a time.
  * @store:	the batch was handed on: writers may reuse what was taken.
  * @lazy:	may the timer leave this source alone for a while (nobody
  *		needs its records soon)? Under the drain mutex only: may

@@ -529,17 +529,32 @@ static bool posixtrace_stream_runs(const struct posixtrace_stream *stream)
 	       !READ_ONCE(stream->died_ns);
 }
 
+/* What a run does with a record (posixtrace_stream_run_step()). */
+enum posixtrace_run_step {
+	POSIXTRACE_RUN_STOP,	/* it and the rest go one by one */
+	POSIXTRACE_RUN_SKIP,	/* filtered out: neither recorded nor lost */
+	POSIXTRACE_RUN_TAKE,	/* recorded, if the run has room for it */
+};
+
 /*
- * @emit as a thread ring's record @stream records in a run: false if it
- * must go one by one (a bad record, a kbuf's, data the emitter did not
- * copy); else its data kept in *@len.
+ * @emit in a run of @stream's (@keep: the room a user record leaves): a
+ * thread ring's record that the stream, empty, could hold takes *@size
+ * bytes, its data kept *@len. A bad record, a kbuf's, one the emitter did
+ * not copy enough of, or one lost alone go one by one.
  */
-static bool posixtrace_stream_run_takes(const struct posixtrace_stream *stream,
-					const struct posixtrace_emit *emit,
-					size_t *len)
+static enum posixtrace_run_step
+posixtrace_stream_run_step(const struct posixtrace_stream *stream,
+			   const struct posixtrace_emit *emit, size_t keep,
+			   size_t *len, size_t *size)
 {
-	return !emit->garbage && emit->timed && !emit->numbered &&
-	       posixtrace_stream_data_kept(stream, emit, len);
+	if (emit->garbage || !emit->timed || emit->numbered ||
+	    !posixtrace_stream_data_kept(stream, emit, len))
+		return POSIXTRACE_RUN_STOP;
+	if (test_bit(emit->event_id, stream->filter))
+		return POSIXTRACE_RUN_SKIP;
+	*size = POSIXTRACE_RECORD_SIZE(*len);
+	return *size + keep > stream->ring.size ? POSIXTRACE_RUN_STOP :
+						  POSIXTRACE_RUN_TAKE;
 }
 
 /*
@@ -592,6 +607,7 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 {
 	struct posixtrace_direct *direct = stream->direct;
 	const struct posixtrace_emit *emit;
+	enum posixtrace_run_step step;
 	struct posixtrace_record rec;
 	size_t keep, len, size;
 	unsigned int i;
@@ -603,12 +619,11 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 	keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
 	for (i = 0; i < n; i++) {
 		emit = &emits[i];
-		if (!posixtrace_stream_run_takes(stream, emit, &len))
-			break;
-		if (test_bit(emit->event_id, stream->filter))
+		step = posixtrace_stream_run_step(stream, emit, keep, &len,
+						  &size);
+		if (step == POSIXTRACE_RUN_SKIP)
 			continue;
-		size = POSIXTRACE_RECORD_SIZE(len);
-		if (size + keep > stream->ring.size ||
+		if (step == POSIXTRACE_RUN_STOP ||
 		    direct->used + size > direct->room)
 			break;
 		posixtrace_stream_run_record(stream, emit, len, ids, &rec);
@@ -638,6 +653,7 @@ static unsigned int posixtrace_stream_emit_stored(struct posixtrace_stream *stre
 {
 	struct posixtrace_ring *ring = &stream->ring;
 	const struct posixtrace_emit *emit;
+	enum posixtrace_run_step step;
 	struct posixtrace_record rec;
 	size_t keep, len, size;
 	unsigned int i;
@@ -650,13 +666,12 @@ static unsigned int posixtrace_stream_emit_stored(struct posixtrace_stream *stre
 	loop = stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	for (i = 0; i < n; i++) {
 		emit = &emits[i];
-		if (!posixtrace_stream_run_takes(stream, emit, &len))
-			break;
-		if (test_bit(emit->event_id, stream->filter))
+		step = posixtrace_stream_run_step(stream, emit, keep, &len,
+						  &size);
+		if (step == POSIXTRACE_RUN_SKIP)
 			continue;
-		size = POSIXTRACE_RECORD_SIZE(len);
-		/* Lost alone, or the stream full: one by one. */
-		if (size + keep > ring->size ||
+		/* Full, but with LOOP: one by one (a stop, a flush). */
+		if (step == POSIXTRACE_RUN_STOP ||
 		    (!loop && posixtrace_ring_free(ring) < size + keep))
 			break;
 		while (posixtrace_ring_free(ring) < size + keep)
@@ -685,17 +700,26 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 {
 	struct posixtrace_record_ids ids = { };
 	bool stored = false;
-	unsigned int i;
+	unsigned int i, run;
 
 	spin_lock(&stream->lock);
 	posixtrace_stream_kernel_lost(stream);
-	/* Read as they came: no reader to wake for them. */
-	i = posixtrace_stream_emit_direct(stream, emits, n, &ids);
-	if (!i)
-		i = posixtrace_stream_emit_stored(stream, emits, n, &ids,
-						  &stored);
-	for (; i < n; i++)
-		stored |= posixtrace_stream_emit_one(stream, &emits[i], &ids);
+	for (i = 0; i < n; i++) {
+		/*
+		 * Runs where they may be, the record that ends one alone. A
+		 * reader's run is read as it comes: no one to wake for it.
+		 */
+		run = posixtrace_stream_emit_direct(stream, emits + i, n - i,
+						    &ids);
+		if (!run)
+			run = posixtrace_stream_emit_stored(stream, emits + i,
+							    n - i, &ids,
+							    &stored);
+		i += run;
+		if (i < n)
+			stored |= posixtrace_stream_emit_one(stream, &emits[i],
+							     &ids);
+	}
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);

@@ -73,11 +73,15 @@ struct posixtrace_thread_ring {
 	u64 consumed;			/* the position taken up to */
 	s64 last_ns;			/* the timestamp of the last record */
 	/*
-	 * An event type its process opened, found in a record taken: valid
-	 * for good (a process's names only grow), not looked up again.
+	 * An event type found opened in a record taken, and the process's
+	 * table of names then: valid while the process keeps that table
+	 * (a table's names only grow; a process that gives up privileges
+	 * moves to a table of its own), not looked up again meanwhile.
 	 */
-	bool type_known;
+	const struct posixtrace_names *type_names;
 	u32 type_valid;
+	/* A run stopped before a bad record: the next peek revokes. */
+	bool bad_next;
 	/*
 	 * A drain's view, set when it visits the ring, kept while it lets
 	 * go of the lock: its next record (@next, @src.next_ns), how far
@@ -128,7 +132,7 @@ static void posixtrace_thread_ring_revoke(struct posixtrace_thread_ring *ring)
 }
 
 /* What posixtrace_thread_ring_next() found. */
-enum posixtrace_thread_ring_next {
+enum posixtrace_ring_next_found {
 	POSIXTRACE_RING_NEXT_NONE,	/* no record within the lap (yet) */
 	POSIXTRACE_RING_NEXT_OK,	/* @next, its header in @next_hdr */
 	POSIXTRACE_RING_NEXT_BAD,	/* a bad record: the ring is revoked */
@@ -144,7 +148,7 @@ enum posixtrace_thread_ring_next {
  * had committed one is a bad record: the thread lied, or wrote over its
  * own record.
  */
-static enum posixtrace_thread_ring_next
+static enum posixtrace_ring_next_found
 posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 {
 	struct posixtrace_ring_record *h = &ring->next_hdr;
@@ -173,12 +177,18 @@ posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 
 /*
  * Is there a record to take within the lap (posixtrace_thread_ring_next())?
- * A bad record revokes the ring: one event lost, nothing more taken.
+ * A bad record revokes the ring: one event lost, nothing more taken. One
+ * a run stopped before is not read again: the thread may have changed it.
  */
 static bool posixtrace_thread_ring_peek(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 
+	if (ring->bad_next) {
+		ring->bad_next = false;
+		posixtrace_thread_ring_revoke(ring);
+		return false;
+	}
 	switch (posixtrace_thread_ring_next(ring)) {
 	case POSIXTRACE_RING_NEXT_OK:
 		return true;
@@ -241,7 +251,7 @@ static void posixtrace_thread_ring_take_next(struct posixtrace_thread_ring *ring
  * made at @until at the latest (the time of the next record of another
  * source, for the drain's merge; drain.h). Each is found and checked as
  * @peek does, without its call; the run stops before a bad record, which
- * the drain's next peek finds, and revokes the ring over.
+ * the drain's next peek revokes the ring over.
  */
 static unsigned int posixtrace_thread_ring_take_run(struct posixtrace_source *src,
 						    struct posixtrace_emit *emits,
@@ -250,21 +260,29 @@ static unsigned int posixtrace_thread_ring_take_run(struct posixtrace_source *sr
 						    unsigned int *filled)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	enum posixtrace_ring_next_found found;
+	struct posixtrace_names *names;
 	unsigned int taken = 0, n = 0;
 	bool valid;
 	u32 id;
 
 	posixtrace_source_assert_held(src);
-	while (taken < max &&
-	       posixtrace_thread_ring_next(ring) == POSIXTRACE_RING_NEXT_OK &&
-	       (!taken || ring->src.next_ns <= until)) {
+	while (taken < max) {
+		found = posixtrace_thread_ring_next(ring);
+		if (found != POSIXTRACE_RING_NEXT_OK) {
+			ring->bad_next = found == POSIXTRACE_RING_NEXT_BAD;
+			break;
+		}
+		if (taken && ring->src.next_ns > until)
+			break;
 		id = ring->next_hdr.event_id;
-		valid = ring->type_known && id == ring->type_valid;
+		names = posixtrace_process_names(ring->proc);
+		valid = ring->type_names == names && id == ring->type_valid;
 		if (!valid) {
 			/* One it never opened: ignored, as a system call's. */
-			valid = posixtrace_process_event_valid(ring->proc, id);
+			valid = posixtrace_names_valid(names, id);
 			if (valid) {
-				ring->type_known = true;
+				ring->type_names = names;
 				ring->type_valid = id;
 			}
 		}
@@ -274,16 +292,6 @@ static unsigned int posixtrace_thread_ring_take_run(struct posixtrace_source *sr
 	}
 	*filled = n;
 	return taken;
-}
-
-/* The next record, peeked, into the batch: false if for none of them. */
-static bool posixtrace_thread_ring_take(struct posixtrace_source *src,
-					struct posixtrace_emit *emit, s64 now)
-{
-	unsigned int filled;
-
-	posixtrace_thread_ring_take_run(src, emit, 1, S64_MAX, now, &filled);
-	return filled;
 }
 
 /*
@@ -588,7 +596,6 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.visit = posixtrace_thread_ring_visit,
 	.peek = posixtrace_thread_ring_peek,
-	.take = posixtrace_thread_ring_take,
 	.take_run = posixtrace_thread_ring_take_run,
 	.store = posixtrace_thread_ring_store,
 	.lazy = posixtrace_thread_ring_lazy,
@@ -630,19 +637,18 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	if (!stream)
 		return false;
 	/*
-	 * A reader waits, and what the ring holds could not fill the stream
-	 * even as stream records: no mark can be dropped to (ring_kick.c),
-	 * and the reader takes the records, woken below. The walk waits for
-	 * a kick that may drop: records a reader takes first are never
-	 * walked, a cost per record otherwise.
+	 * A reader waits, the ring has room, and what it holds could not
+	 * fill the stream even as stream records: no mark can be dropped to
+	 * (ring_kick.c), and the reader, woken, takes the records. The walk
+	 * waits for a kick that may drop: records a reader takes first are
+	 * never walked, a cost per record otherwise. Without room, the kick
+	 * goes on below (it may wait for a reader's cut).
 	 */
 	held = posixtrace_thread_ring_bytes(&ring->src);
-	if (view.readers_waiting &&
+	if (view.readers_waiting && held <= ring->size - ring->size / 8 &&
 	    posixtrace_stream_bytes_bound(held) < view.capacity) {
-		room = held <= ring->size - ring->size / 8;
-		if (room)
-			posixtrace_stream_sources_ready(stream);
-		return room;
+		posixtrace_stream_sources_ready(stream);
+		return true;
 	}
 	if (!walk) {
 		/*
