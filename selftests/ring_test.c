@@ -1350,6 +1350,61 @@ TEST(raw_identifiers_never_opened_are_ignored_not_lost)
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
+/*
+ * A type taken, then the process gives up its privileges (setresuid(), no
+ * exec): it gets a table of names of its own, empty, in which the type is
+ * one it never opened. The same type in the same ring after that must not
+ * pass for valid with the stream made since, because the first passed.
+ */
+static void raw_ids_across_tables(struct raw_case *rc)
+{
+	struct raw_ring rr;
+	trace_id_t own;
+	uint64_t v = 1;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	STEP(rc, 4, !setgroups(0, NULL) && !setresgid(1000, 1000, 1000) &&
+		    !setresuid(1000, 1000, 1000));
+	STEP(rc, 5, !rc->err && !posix_trace_create(0, NULL, &own) &&
+		    !posix_trace_start(own));
+	if (!rc->err) {
+		rc->extra = (uint64_t)own;
+		v = 2;
+		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+		STEP(rc, 6, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+		usleep(100000);
+		STEP(rc, 7, rr.ctl->consumed == rr.head);
+	}
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_type_of_the_table_left_is_ignored_in_the_new_one)
+{
+	struct raw_case rc = { .fn = raw_ids_across_tables };
+	pthread_t thr;
+	trace_id_t own;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root to give up privileges");
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.raw", &rc.id));
+	ASSERT_EQ(0, running_stream(&rc.trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, raw_thread, &rc));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, rc.err);
+	own = (trace_id_t)rc.extra;
+	ASSERT_NEXT(own, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(own, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(own));
+}
+
 /* Times from the future and from before the last record. */
 static void raw_times(struct raw_case *rc)
 {
