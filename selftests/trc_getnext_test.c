@@ -270,10 +270,12 @@ TEST_F(rd, events_reported_oldest_first_and_only_once)
 
 /*
  * Nothing lost, each event read carries the stream's next number, START's
- * first, whether it was stored in the stream or went from the thread's
- * ring straight into the reader's batch.
+ * first, whether it was stored in the stream or went from where it was
+ * made (the thread's ring, or the stream's buffer for a CPU) straight
+ * into the reader's batch.
  */
-TEST_F(rd, events_read_carry_the_streams_numbers_one_after_another)
+static void read_numbers_in_a_row(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(rd) *self)
 {
 	uint64_t seq, first;
 	struct rec r;
@@ -290,6 +292,19 @@ TEST_F(rd, events_read_carry_the_streams_numbers_one_after_another)
 		ASSERT_EQ(first + 1 + i, seq);
 	}
 	ASSERT_EMPTY(self->trid, &r);
+}
+
+TEST_F(rd, events_read_carry_the_streams_numbers_one_after_another)
+{
+	read_numbers_in_a_row(_metadata, self);
+}
+
+/* The same with no ring: every event by system call, into a kbuf. */
+TEST_F(rd, events_made_by_system_call_carry_the_streams_numbers_too)
+{
+	/* Before the first event, which reads it. */
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "0", 1));
+	read_numbers_in_a_row(_metadata, self);
 }
 
 TEST_F(rd, getnext_timedgetnext_trygetnext_share_one_read_position)
