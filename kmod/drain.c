@@ -284,16 +284,22 @@ static void posixtrace_drain_push(struct posixtrace_drain_domain *dom,
 	}
 }
 
-/* Take the next record of heap entry @src into the batch. */
-static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
-				  struct posixtrace_source *src, s64 now)
+/* The hold takes records of @src: its position is stored when it ends. */
+static void posixtrace_drain_touch(struct posixtrace_drain_domain *dom,
+				   struct posixtrace_source *src)
 {
-	/* Its position is stored when the hold ends. */
 	if (!src->touched) {
 		src->touched = true;
 		src->touched_next = dom->touched;
 		dom->touched = src;
 	}
+}
+
+/* Take the next record of heap entry @src into the batch. */
+static void posixtrace_drain_take(struct posixtrace_drain_domain *dom,
+				  struct posixtrace_source *src, s64 now)
+{
+	posixtrace_drain_touch(dom, src);
 	/* For none of its streams: the slot goes back. */
 	if (!src->ops->take(src, posixtrace_drain_slot(src), now))
 		dom->batch_len--;
@@ -328,11 +334,7 @@ static unsigned int posixtrace_drain_take_run(struct posixtrace_drain_domain *do
 	lockdep_assert_held(&dom->lock);
 	if (n > 1)
 		until = posixtrace_drain_second(dom->heap, n)->next_ns;
-	if (!src->touched) {
-		src->touched = true;
-		src->touched_next = dom->touched;
-		dom->touched = src;
-	}
+	posixtrace_drain_touch(dom, src);
 	room = posixtrace_drain_room(src);
 	taken = src->ops->take_run(src, &dom->batch[dom->batch_len],
 				   min(max, room), until, now, &filled);

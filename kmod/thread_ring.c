@@ -183,21 +183,14 @@ posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 static bool posixtrace_thread_ring_peek(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	enum posixtrace_ring_next_found found;
 
-	if (ring->bad_next) {
-		ring->bad_next = false;
+	found = ring->bad_next ? POSIXTRACE_RING_NEXT_BAD :
+				 posixtrace_thread_ring_next(ring);
+	ring->bad_next = false;
+	if (found == POSIXTRACE_RING_NEXT_BAD)
 		posixtrace_thread_ring_revoke(ring);
-		return false;
-	}
-	switch (posixtrace_thread_ring_next(ring)) {
-	case POSIXTRACE_RING_NEXT_OK:
-		return true;
-	case POSIXTRACE_RING_NEXT_BAD:
-		posixtrace_thread_ring_revoke(ring);
-		return false;
-	default:
-		return false;
-	}
+	return found == POSIXTRACE_RING_NEXT_OK;
 }
 
 /*
@@ -483,13 +476,14 @@ static void posixtrace_thread_ring_retire(struct posixtrace_source *src)
 	posixtrace_source_free_later(&ring->free_work);
 }
 
-/* An eighth of @ring free after what its walk has seen. */
+/*
+ * An eighth of @ring free after position @end: what its walk has seen, or
+ * what the thread says it wrote.
+ */
 static bool
-posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring,
-			    const struct posixtrace_ring_walk *walk)
+posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
 {
-	return READ_ONCE(ring->consumed) + ring->size - walk->walked >=
-	       ring->size / 8;
+	return READ_ONCE(ring->consumed) + ring->size - end >= ring->size / 8;
 }
 
 /*
@@ -645,7 +639,8 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	 * goes on below (it may wait for a reader's cut).
 	 */
 	held = posixtrace_thread_ring_bytes(&ring->src);
-	if (view.readers_waiting && held <= ring->size - ring->size / 8 &&
+	if (view.readers_waiting &&
+	    posixtrace_thread_ring_room(ring, READ_ONCE(ring->consumed) + held) &&
 	    posixtrace_stream_bytes_bound(held) < view.capacity) {
 		posixtrace_stream_sources_ready(stream);
 		return true;
@@ -681,7 +676,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	if (posixtrace_drain_busy(dom)) {
 		if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
 			return false;
-		room = posixtrace_thread_ring_room(ring, walk);
+		room = posixtrace_thread_ring_room(ring, walk->walked);
 		/*
 		 * No worker while it takes records and the ring has room. A
 		 * reader's cut holds the ring's oldest records where they are
@@ -700,7 +695,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	if (found && ring->consumed == walk->origin)
 		dropped = posixtrace_thread_ring_dropped(ring, walk, stream,
 							 &drop, 0);
-	room = posixtrace_thread_ring_room(ring, walk);
+	room = posixtrace_thread_ring_room(ring, walk->walked);
 	posixtrace_drain_resume(dom);
 	will |= dropped;
 done:
