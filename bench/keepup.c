@@ -148,7 +148,8 @@ static int round_nr;
 static bool only_emit;
 /*
  * -a K: (a)'s row at rate K with the reader, alone (+1): K below
- * NR_LIVE_RATES one producer, from there two.
+ * NR_LIVE_RATES one producer, from there two; 2 * NR_LIVE_RATES is (d),
+ * the log.
  */
 static int only_live;
 
@@ -1068,6 +1069,8 @@ static struct row *only_live_row(void)
 {
 	int k = only_live - 1;
 
+	if (k == 2 * NR_LIVE_RATES)
+		return &log_row;
 	return &live[k / NR_LIVE_RATES][k % NR_LIVE_RATES][0];
 }
 
@@ -1308,8 +1311,10 @@ static void report(void)
 	}
 	if (only_live) {
 		one = only_live_row();
-		printf("\n(a) alone, %s: share read %s %%, delivered %s M/s, "
-		       "rate %s M/s; accounting %s\n", one->name,
+		printf("\n%s alone, %s: share %s %s %%, delivered %s M/s, "
+		       "rate %s M/s; accounting %s\n",
+		       one->kind == K_LOG ? "(d)" : "(a)", one->name,
+		       one->kind == K_LOG ? "logged" : "read",
 		       mmm(one->share, 1, 1), mmm(one->delivered, 1e-6, 2),
 		       mmm(one->achieved, 1e-6, 2), accounting(one));
 		print_problems();
@@ -1506,9 +1511,9 @@ static void usage(const char *prog)
 		"  -b  the rows of (b) alone\n"
 		"  -a  (a)'s row of one producer at rate K (0: 0.5 M/s ... "
 		"%d: flat out; %d...%d: two producers) with the reader, "
-		"alone: for a profiler\n",
+		"or %d: (d)'s log, alone: for a profiler\n",
 		prog, MAX_ROUNDS, NR_LIVE_RATES - 1, NR_LIVE_RATES,
-		2 * NR_LIVE_RATES - 1);
+		2 * NR_LIVE_RATES - 1, 2 * NR_LIVE_RATES);
 	exit(2);
 }
 
@@ -1537,7 +1542,7 @@ int main(int argc, char **argv)
 			break;
 		case 'a':
 			only_live = atoi(optarg) + 1;
-			if (only_live < 1 || only_live > 2 * NR_LIVE_RATES)
+			if (only_live < 1 || only_live > 2 * NR_LIVE_RATES + 1)
 				usage(argv[0]);
 			break;
 		default:

@@ -67,7 +67,7 @@
 #
 # --profile K runs keepup -a K alone (the live reader's row of one
 # producer at rate K: 0 is 0.5 M/s, 1 is 1 M/s, 2 is 2 M/s, 3 flat out;
-# 4 to 7 the same total rates from two producers)
+# 4 to 7 the same total rates from two producers; 8 is (d), the log)
 # under this machine's perf record -a (cpu-clock), once as the user keepup
 # measures as, and prints perf report's functions and threads: where the
 # guest's CPUs went, the module's functions among them.
