@@ -5,7 +5,8 @@
  * A flush (posix_trace_flush(), the FLUSH policy, or shutdown) records
  * FLUSH_START, takes every record stored up to and including it out of the
  * ring a batch at a time, writes each batch to the log, and records
- * FLUSH_STOP. Producers go on recording meanwhile, into the space each
+ * FLUSH_STOP (a FLUSH stream's writes first what it and the rings hold,
+ * as its log keeps up: below). Producers go on recording meanwhile, into the space each
  * batch frees; what they record comes after FLUSH_START and waits for the
  * next flush. Records leave the ring before they are written, as a
  * reader's would: if the write fails, they are counted discarded and the
@@ -14,7 +15,18 @@
  *
  * POSIXTRACE_FLUSH: the stream is flushed whenever it is half full, and
  * when it fills (it then stops, as UNTIL_FULL does, until the flush has
- * emptied it).
+ * emptied it). Its log keeps up rather than wait for that: a kick of a
+ * thread ring of the stream's only process asks the thread for the
+ * ring's records (posixtrace_flush_takes()) instead of queueing a drain,
+ * and the thread takes them from the rings straight into its batch and
+ * writes them (posixtrace_flush_direct()), a batch at a time, without
+ * FLUSH_START or FLUSH_STOP: a flush when one is due (posix_trace_flush(),
+ * half full, shutdown) still records them around what it writes. A
+ * record is copied from its ring to the batch and from there to the log's
+ * block, never into the stream, while the log keeps up; once it falls
+ * behind (a ring without room), a drain stores records in the stream,
+ * which fills and stops as FLUSH says, and the thread takes them from
+ * there.
  *
  * posix_trace_clear(): the caller only counts it (stream->clears); the
  * thread forgets what the log holds (posixtrace_log_clear()) before it
@@ -112,6 +124,39 @@ void posixtrace_flush_request(struct posixtrace_stream *stream)
 	stream->flush_requested = true;
 	stream->flushing = true;
 	posixtrace_flush_queue(stream);
+}
+
+/**
+ * posixtrace_flush_takes - does the log's thread take what a thread ring
+ *	holds for @stream from the ring itself?
+ * @stream: the only stream tracing the ring's process
+ * @ask: if so, ask for the records now (the ring's kick: it is filling)
+ *
+ * Yes for a running FLUSH stream with a log: the thread takes the records
+ * straight from the rings, a batch at a time, and writes them
+ * (posixtrace_flush_direct()), so a drain need not copy them into the
+ * stream first, nor the timer's drain for a while. Asked while it
+ * writes, it takes more once done. Under RCU; never sleeps.
+ *
+ * Return: true if the thread takes them.
+ */
+bool posixtrace_flush_takes(struct posixtrace_stream *stream, bool ask)
+{
+	bool takes;
+
+	/* Fixed at creation: no lock. */
+	if (!stream->log ||
+	    stream->attr.stream_full_policy != POSIXTRACE_FLUSH)
+		return false;
+	spin_lock(&stream->lock);
+	takes = stream->running && !stream->shut_down &&
+		!stream->auto_stopped;
+	if (takes && ask && !stream->take_requested) {
+		stream->take_requested = true;
+		posixtrace_flush_queue(stream);
+	}
+	spin_unlock(&stream->lock);
+	return takes;
 }
 
 /**
@@ -234,14 +279,31 @@ static void posixtrace_flush_catch_up(struct posixtrace_stream *stream,
 }
 
 /*
- * Take the records numbered below @limit out of the ring and write them,
- * a batch at a time. The ring's bounce buffer is the readers'; a stream
- * with a log has no readers, so it is the flush's.
+ * Write the batch of @bytes in the bounce buffer, taken after the
+ * stream's @clears-th clear, and mirror the log's news in the stream.
  */
-static void posixtrace_flush_records(struct posixtrace_stream *stream,
-				     u64 limit)
+static void posixtrace_flush_write(struct posixtrace_stream *stream,
+				   size_t bytes, u32 clears)
 {
-	size_t bytes;
+	posixtrace_flush_catch_up(stream, clears);
+	if (bytes)
+		posixtrace_log_write(stream->log,
+				     posixtrace_stream_names(stream),
+				     stream->bounce, bytes);
+	spin_lock(&stream->lock);
+	posixtrace_flush_account(stream);
+	spin_unlock(&stream->lock);
+}
+
+/*
+ * Take the records numbered below @limit out of the ring and write them,
+ * a batch at a time; returns their bytes. The ring's bounce buffer is the
+ * readers'; a stream with a log has no readers, so it is the flush's.
+ */
+static size_t posixtrace_flush_records(struct posixtrace_stream *stream,
+				       u64 limit)
+{
+	size_t bytes, written = 0;
 	u32 clears;
 	int n;
 
@@ -249,15 +311,66 @@ static void posixtrace_flush_records(struct posixtrace_stream *stream,
 		n = posixtrace_stream_take(stream, stream->bounce,
 					   stream->bounce_size, limit, &bytes,
 					   false, &clears);
-		posixtrace_flush_catch_up(stream, clears);
-		if (n > 0)
-			posixtrace_log_write(stream->log,
-					     posixtrace_stream_names(stream),
-					     stream->bounce, bytes);
-		spin_lock(&stream->lock);
-		posixtrace_flush_account(stream);
-		spin_unlock(&stream->lock);
+		if (n <= 0)
+			bytes = 0;
+		posixtrace_flush_write(stream, bytes, clears);
+		written += bytes;
 	} while (n > 0);
+	return written;
+}
+
+/*
+ * A FLUSH stream's log: write what the stream holds, then what its
+ * sources (the threads' rings) hold, straight into the batch and to the
+ * log, as a reader takes them (posixtrace_stream_take_direct()), a batch
+ * at a time: records only the log wants are not copied into the stream
+ * and out again. Records a drain stored meanwhile (a kick that found its
+ * ring full, say) are taken on the way. At most about a stream's worth,
+ * so that a producer faster than the log does not keep the thread from a
+ * flush asked for. The log's records are in the order the stream's would
+ * have been: this only saves copies. Not for the other policies: their
+ * flush drains first, for LOOP to overwrite and UNTIL_FULL to stop as a
+ * drain of everything made before the flush says.
+ */
+static void posixtrace_flush_direct(struct posixtrace_stream *stream)
+{
+	size_t room = min_t(size_t, stream->bounce_size,
+			    stream->attr.stream_size);
+	struct posixtrace_direct direct;
+	size_t written = 0, stored;
+	bool stopped;
+	u64 limit;
+
+	while (written < stream->attr.stream_size) {
+		spin_lock(&stream->lock);
+		stopped = stream->auto_stopped;
+		limit = stream->seq;
+		spin_unlock(&stream->lock);
+		/*
+		 * Stopped because full: emptied, it would restart before a
+		 * drain judged lost what was made meanwhile. The flush its
+		 * fill asked for drains first.
+		 */
+		if (stopped)
+			break;
+		stored = posixtrace_flush_records(stream, limit);
+		written += stored;
+		direct = (struct posixtrace_direct) {
+			.dst = stream->bounce,
+			.room = room,
+			.pieces = true,
+		};
+		if (!posixtrace_stream_take_direct(stream, &direct, NULL)) {
+			/* Stored meanwhile: taken next time round. */
+			if (stored && READ_ONCE(stream->ring.count))
+				continue;
+			break;
+		}
+		if (!direct.n)
+			break;
+		posixtrace_flush_write(stream, direct.used, direct.clears);
+		written += direct.used;
+	}
 }
 
 /* Record FLUSH_START or FLUSH_STOP; returns the number the next one gets. */
@@ -365,12 +478,15 @@ static void posixtrace_flush_finish(struct posixtrace_stream *stream,
 /*
  * One round of the thread: a flush (FLUSH_START, the records, FLUSH_STOP),
  * the final one (which then closes the log: returns true, and whether the
- * whole log was written in @written), or only a clear to catch up with.
+ * whole log was written in @written), or only a clear to catch up with
+ * and the records a ring's kick asked to be taken (posixtrace_flush_takes()),
+ * written as a flush writes them, without marks of their own: the log
+ * keeps up, and a flush, when one is due, finds little left to write.
  */
 static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 				   bool *written)
 {
-	bool final, flush;
+	bool final, flush, take;
 	u32 clears;
 	u64 limit;
 
@@ -379,6 +495,8 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 	flush = final || stream->flush_requested;
 	stream->flush_requested = false;
 	stream->flushing |= flush;
+	take = stream->take_requested;
+	stream->take_requested = false;
 	clears = stream->clears;
 	spin_unlock(&stream->lock);
 
@@ -387,9 +505,14 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 		flush_signals(current);
 	posixtrace_flush_take_fsize_limit(stream);
 	if (!flush) {
+		/* Before the records: they may come after the clear. */
 		posixtrace_flush_catch_up(stream, clears);
+		if (take)
+			posixtrace_flush_direct(stream);
 		return false;
 	}
+	if (stream->attr.stream_full_policy == POSIXTRACE_FLUSH)
+		posixtrace_flush_direct(stream);
 	/* Everything the threads made before the flush was asked for. */
 	posixtrace_drain(stream->domain);
 	limit = posixtrace_flush_mark(stream, POSIXTRACE_EVENT_FLUSH_START);
@@ -415,6 +538,7 @@ static bool posixtrace_flush_round(struct posixtrace_stream *stream,
 static bool posixtrace_flush_due(struct posixtrace_stream *stream)
 {
 	return READ_ONCE(stream->flush_requested) ||
+	       READ_ONCE(stream->take_requested) ||
 	       READ_ONCE(stream->log_final) ||
 	       READ_ONCE(stream->clears) != stream->log_clears;
 }

@@ -283,6 +283,28 @@ bool posixtrace_links_post(struct posixtrace_process *proc,
 }
 
 /**
+ * posixtrace_links_only_stream - the stream tracing @proc, if only one does
+ * @proc: a traced process
+ *
+ * Under RCU (a stream is freed after a grace period once unlinked).
+ *
+ * Return: the stream, or NULL if none or several trace @proc.
+ */
+struct posixtrace_stream *
+posixtrace_links_only_stream(struct posixtrace_process *proc)
+{
+	struct posixtrace_link *first, *next;
+
+	first = list_first_or_null_rcu(&proc->links, struct posixtrace_link,
+				       proc_node);
+	if (!first)
+		return NULL;
+	next = list_next_or_null_rcu(&proc->links, &first->proc_node,
+				     struct posixtrace_link, proc_node);
+	return next ? NULL : first->stream;
+}
+
+/**
  * posixtrace_links_loop_stream - the stream whose records a kick may drop
  * @proc: a traced process
  * @view: filled in (posixtrace_stream_loop_view()) if one is returned
@@ -296,17 +318,11 @@ struct posixtrace_stream *
 posixtrace_links_loop_stream(struct posixtrace_process *proc,
 			     struct posixtrace_loop_view *view)
 {
-	struct posixtrace_link *first, *next;
+	struct posixtrace_stream *stream = posixtrace_links_only_stream(proc);
 
-	first = list_first_or_null_rcu(&proc->links, struct posixtrace_link,
-				       proc_node);
-	if (!first)
+	if (!stream || !posixtrace_stream_loop_view(stream, view))
 		return NULL;
-	next = list_next_or_null_rcu(&proc->links, &first->proc_node,
-				     struct posixtrace_link, proc_node);
-	if (next || !posixtrace_stream_loop_view(first->stream, view))
-		return NULL;
-	return first->stream;
+	return stream;
 }
 
 /* Recompute the enable bits of every process @stream traces. */

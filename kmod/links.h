@@ -46,6 +46,8 @@ int posixtrace_links_own_names(struct posixtrace_process *proc,
 			       const struct cred *cred);
 bool posixtrace_links_traced(struct posixtrace_process *proc);
 struct posixtrace_stream *
+posixtrace_links_only_stream(struct posixtrace_process *proc);
+struct posixtrace_stream *
 posixtrace_links_loop_stream(struct posixtrace_process *proc,
 			     struct posixtrace_loop_view *view);
 void posixtrace_links_emit(struct posixtrace_process *proc,

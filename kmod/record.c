@@ -857,7 +857,10 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 /*
  * The bytes of stream records a LOOP stream without a log keeps, else 0:
  * what its threads' rings should hold for kicks to drop (the ring size
- * hint of the enable page). Fixed at creation: no lock.
+ * hint of the enable page). A FLUSH stream's log's thread takes records
+ * from the rings (posixtrace_flush_takes()): its threads keep the default
+ * ring, which measured faster than rings of a quarter or the whole of the
+ * stream (the design page). Fixed at creation: no lock.
  */
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
@@ -1315,6 +1318,11 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
  * takes from there. Until posixtrace_stream_direct_end(), every record
  * stored goes into @direct while it fits.
  *
+ * The log's thread of a FLUSH stream (@direct->pieces) needs only room
+ * for a batch: a FLUSH stream is emptied into its log as it fills, and
+ * what the thread takes, oldest first, is what drains of a batch's worth
+ * at a time, each flushed before the next, would have stored.
+ *
  * Return: true if the reader's drain goes into @direct.
  */
 bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
@@ -1323,12 +1331,16 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 {
 	bool ok;
 
+	if (direct->pieces)
+		bytes = min_t(u64, bytes, direct->room);
 	spin_lock(&stream->lock);
 	ok = !stream->ring.count && !stream->shut_down &&
 	     !stream->auto_stopped &&
 	     posixtrace_stream_would_hold(stream, bytes);
-	if (ok)
+	if (ok) {
+		direct->clears = stream->clears;
 		stream->direct = direct;
+	}
 	spin_unlock(&stream->lock);
 	return ok;
 }

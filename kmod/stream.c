@@ -583,6 +583,15 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 		stream->auto_stopped = false;
 		stream->restart_pending = false;
 		stream->clears++;
+		/*
+		 * A batch a drain fills for a reader or the log holds what
+		 * the stream would have: it goes too.
+		 */
+		if (stream->direct) {
+			stream->direct->used = 0;
+			stream->direct->n = 0;
+			stream->direct->clears = stream->clears;
+		}
 		if (stream->log)
 			posixtrace_flush_clear(stream);
 	}

@@ -156,5 +156,6 @@ __poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
 
 /* flush.c */
 int posixtrace_stream_flush(struct posixtrace_stream *stream);
+bool posixtrace_flush_takes(struct posixtrace_stream *stream, bool ask);
 
 #endif /* _POSIXTRACE_STREAM_H */

@@ -32,15 +32,20 @@ struct posixtrace_kbufs;
 struct posixtrace_process;
 
 /*
- * A reader's batch that a drain stores records straight into, while the
- * stream holds none (record.c, stream_read.c): @used of @room bytes at
- * @dst, @n records in it.
+ * A reader's (or the log's) batch that a drain stores records straight
+ * into, while the stream holds none (record.c, stream_read.c): @used of
+ * @room bytes at @dst, @n records in it, all recorded after the stream's
+ * @clears-th posix_trace_clear() (a clear empties the batch too). @pieces:
+ * the log's thread of a FLUSH stream, which takes what the sources hold a
+ * batch at a time however much they hold (posixtrace_stream_take_direct()).
  */
 struct posixtrace_direct {
 	u8 *dst;
 	size_t room;
 	size_t used;
 	int n;
+	u32 clears;
+	bool pieces;
 };
 
 /* A stream's news not yet sent to monitoring, oldest at @head. */
@@ -186,6 +191,7 @@ struct posixtrace_stream {
 	u64 stall_progress;		/* the log's progress at its last tick */
 	struct completion log_closed;	/* the final flush is done */
 	bool flush_requested;		/* a flush is due */
+	bool take_requested;		/* the rings' records are due */
 	bool flushing;			/* ... or running: flush_status */
 	bool log_final;			/* shutting down: flush, then close */
 	bool log_full;			/* log_full_status */
@@ -249,6 +255,12 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 				    u64 bytes);
 void posixtrace_stream_direct_end(struct posixtrace_stream *stream,
 				  struct posixtrace_direct *direct);
+
+/* stream_read.c */
+struct posixtrace_drain_cut;
+bool posixtrace_stream_take_direct(struct posixtrace_stream *stream,
+				   struct posixtrace_direct *direct,
+				   const struct posixtrace_drain_cut *cut);
 
 /* flush.c */
 int posixtrace_flush_open(struct posixtrace_stream *stream, int fd);

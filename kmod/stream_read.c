@@ -66,7 +66,9 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
  * reader here; records for other streams, or that this one filters, count
  * too). Stops when a drain would no longer store everything the sources
  * hold, as at the start of the turn: the next turn drains into the
- * stream, where LOOP keeps exactly the newest. If @counted, the drains
+ * stream, where LOOP keeps exactly the newest (not for a FLUSH stream's
+ * log, @direct->pieces: see posixtrace_stream_direct_begin()). If
+ * @counted, the drains
  * take the records a cut counted, all of which fit, from its source
  * alone (posixtrace_drain_cut_take()). The drains store into @direct
  * under the stream's lock; its figures are only read here to see how
@@ -89,11 +91,59 @@ static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
 		/* Fewer than it could take: the sources are empty. */
 		if (taken < max)
 			break;
-		if (!counted &&
+		/*
+		 * A record the batch could not take went into the stream:
+		 * the batch takes no more, and drains would only store.
+		 */
+		if (!counted && READ_ONCE(stream->ring.count))
+			break;
+		if (!counted && !direct->pieces &&
 		    !posixtrace_stream_direct_fits(stream,
 						   posixtrace_drain_bytes(dom)))
 			break;
 	}
+}
+
+/**
+ * posixtrace_stream_take_direct - records straight from the sources into
+ *	a batch
+ * @stream: the stream, its read lock held (or its log's thread: a stream
+ *	    with a log has no readers)
+ * @direct: the batch: @dst and @room set, the rest filled in
+ * @cut: what a reader's cut counted (posixtrace_drain_cut()), which the
+ *	 drains then take from its source alone; NULL: what the sources
+ *	 hold now
+ *
+ * While the stream holds no record and a drain of everything the sources
+ * hold would store it all (or a batch's worth, for a FLUSH stream's log:
+ * posixtrace_stream_direct_begin()), drains take records straight into
+ * @direct: copied once, from their ring to the batch, numbered and
+ * counted as the stream would have.
+ *
+ * Return: false if the drains could not go into @direct: the records must
+ * go through the stream.
+ */
+bool posixtrace_stream_take_direct(struct posixtrace_stream *stream,
+				   struct posixtrace_direct *direct,
+				   const struct posixtrace_drain_cut *cut)
+{
+	struct posixtrace_drain_domain *dom = stream->domain;
+	u64 bytes, records, source_bytes;
+
+	if (cut) {
+		bytes = cut->bytes;
+		records = cut->records;
+	} else {
+		source_bytes = posixtrace_drain_bytes(dom);
+		bytes = posixtrace_stream_bytes_bound(source_bytes);
+		records = div_u64(source_bytes,
+				  sizeof(struct posixtrace_ring_record)) + 1;
+	}
+	if (!posixtrace_stream_direct_begin(stream, direct, bytes))
+		return false;
+	posixtrace_stream_drain_direct(stream, direct, records, !!cut);
+	posixtrace_stream_direct_end(stream, direct);
+	return true;
 }
 
 /*
@@ -124,7 +174,6 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	struct posixtrace_drain_cut cut = { };
 	size_t taken = 0, more = 0;
 	bool counted = false;
-	u64 source_bytes;
 	int n, m;
 
 	/* Whatever comes now is taken below: no wakeup is owed for it. */
@@ -143,16 +192,8 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	direct.dst = bounce + taken;
 	/* No more than the stream holds in one read. */
 	direct.room = min_t(size_t, room - taken, stream->attr.stream_size);
-	if (!counted) {
-		source_bytes = posixtrace_drain_bytes(dom);
-		cut.bytes = posixtrace_stream_bytes_bound(source_bytes);
-		cut.records = div_u64(source_bytes,
-				      sizeof(struct posixtrace_ring_record)) + 1;
-	}
-	if (posixtrace_stream_direct_begin(stream, &direct, cut.bytes)) {
-		posixtrace_stream_drain_direct(stream, &direct, cut.records,
-					       counted);
-		posixtrace_stream_direct_end(stream, &direct);
+	if (posixtrace_stream_take_direct(stream, &direct,
+					  counted ? &cut : NULL)) {
 		n += direct.n;
 		taken += direct.used;
 		/* Else the first record was too large for the batch: stored. */

@@ -352,21 +352,59 @@ static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 }
 
 /*
+ * An eighth of @ring free after position @end: what its walk has seen, or
+ * what the thread says it wrote.
+ */
+static bool
+posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
+{
+	return READ_ONCE(ring->consumed) + ring->size - end >= ring->size / 8;
+}
+
+/*
+ * The only stream of @ring's process is a FLUSH stream whose log's thread
+ * takes the ring's records from the ring itself (posixtrace_flush_takes()),
+ * and the ring has room: no drain is needed. The thread is asked for them
+ * if @ask. Without room, a drain stores them in the stream, which fills
+ * and stops as FLUSH says while the log falls behind. Under RCU.
+ */
+static bool posixtrace_thread_ring_to_log(struct posixtrace_thread_ring *ring,
+					  bool ask)
+{
+	struct posixtrace_stream *stream;
+	u64 held;
+
+	stream = posixtrace_links_only_stream(ring->proc);
+	if (!stream)
+		return false;
+	held = posixtrace_thread_ring_bytes(&ring->src);
+	return posixtrace_thread_ring_room(ring,
+					   READ_ONCE(ring->consumed) + held) &&
+	       posixtrace_flush_takes(stream, ask);
+}
+
+/*
  * Is the ring's process traced by one LOOP stream without a log, that
  * nobody waits for? Its kicks then drop what the stream would overwrite,
- * and nobody needs the rest yet: the timer may leave it be.
+ * and nobody needs the rest yet: the timer may leave it be. So too with
+ * one FLUSH stream whose log's thread takes the records: its kicks ask.
  */
 static bool posixtrace_thread_ring_lazy(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 	struct posixtrace_loop_view view;
 	struct posixtrace_stream *stream;
+	bool lazy;
 
 	/* The stream is freed a grace period after it is unlinked. */
 	rcu_read_lock();
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
+	if (stream)
+		lazy = !view.readers_waiting;
+	else
+		lazy = posixtrace_thread_ring_to_log(ring, false);
 	rcu_read_unlock();
-	return stream && !view.readers_waiting;
+	return lazy;
 }
 
 /* @task's open ring in @proc, or NULL; under rcu_read_lock(). */
@@ -474,16 +512,6 @@ static void posixtrace_thread_ring_retire(struct posixtrace_source *src)
 	spin_unlock(&ring->proc->lock);
 	posixtrace_drain_forget(&ring->src);
 	posixtrace_source_free_later(&ring->free_work);
-}
-
-/*
- * An eighth of @ring free after position @end: what its walk has seen, or
- * what the thread says it wrote.
- */
-static bool
-posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
-{
-	return READ_ONCE(ring->consumed) + ring->size - end >= ring->size / 8;
 }
 
 /*
@@ -629,7 +657,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 
 	stream = posixtrace_links_loop_stream(ring->proc, &view);
 	if (!stream)
-		return false;
+		return posixtrace_thread_ring_to_log(ring, true);
 	/*
 	 * A reader waits, the ring has room, and what it holds could not
 	 * fill the stream even as stream records: no mark can be dropped to

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include <linux/posixtrace_log.h>
+#include <posixtrace-k.h>
 
 #include "trc_common.h"
 
@@ -113,6 +114,7 @@ struct logev {
 	char name[TRACE_EVENT_NAME_MAX + 1];
 	size_t len;
 	unsigned char data[512];
+	uint64_t seq;		/* the stream's number of it */
 };
 
 /* What a whole log holds. */
@@ -161,6 +163,8 @@ static inline int read_log(int fd, struct logbuf *lb)
 			break;
 		ret = posix_trace_eventid_get_name(trid, e->info.posix_event_id,
 						   e->name);
+		if (!ret)
+			ret = posixtrace_k_event_seq(trid, &e->seq);
 		lb->n++;
 	}
 	if (posix_trace_close(trid) && !ret)

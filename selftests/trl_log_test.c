@@ -20,6 +20,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
@@ -469,6 +470,198 @@ TEST_F(log, flush_policy_flushes_a_small_stream_without_loss)
 	ASSERT_EQ(300, next);
 	/* 300 * 72 bytes through a stream flushed at about 2 KiB. */
 	ASSERT_LE(8, flushes);
+}
+
+/*
+ * The log's events of type @a are numbered @first to @end - 1: in order,
+ * each once, and each one missing lost where the stream's numbering
+ * skips at least as many (a loss the stream counted). None numbered
+ * below @first. *@logged: how many the log holds.
+ */
+static void check_numbered(struct __test_metadata *_metadata,
+			   const struct logbuf *lb, trace_event_id_t a,
+			   uint64_t first, uint64_t end, uint64_t *logged)
+{
+	uint64_t next = first, skipped = 0, n;
+	int i;
+
+	*logged = 0;
+	for (i = 0; i < lb->n; i++) {
+		const struct logev *e = &lb->ev[i];
+
+		if (i) {
+			ASSERT_LT(lb->ev[i - 1].seq, e->seq);
+			skipped += e->seq - lb->ev[i - 1].seq - 1;
+		}
+		if (e->info.posix_event_id != a)
+			continue;
+		n = ev_num(e);
+		ASSERT_LE(next, n) {
+			TH_LOG("event %llu after %llu", (unsigned long long)n,
+			       (unsigned long long)next - 1);
+		}
+		ASSERT_LT(n, end);
+		ASSERT_LE(n - next, skipped) {
+			TH_LOG("%llu events before %llu lost, %llu counted",
+			       (unsigned long long)(n - next),
+			       (unsigned long long)n,
+			       (unsigned long long)skipped);
+		}
+		skipped = 0;
+		next = n + 1;
+		(*logged)++;
+	}
+	ASSERT_LE(end - next, skipped);
+}
+
+/*
+ * A thread flat out into a FLUSH stream of the default size: its log's
+ * thread takes what the thread's ring holds as the ring's kicks ask, or
+ * a drain stores it in the stream first when the log falls behind. Each
+ * event is in the log once, in order, or counted lost where it went, and
+ * in the stream's count of events lost (a number skipped is not enough:
+ * a record numbered and then dropped skips one too).
+ */
+TEST_F(log, flush_policy_log_accounts_for_a_fast_producer)
+{
+	const uint64_t n = 200000;
+	struct posixtrace_status st;
+	uint64_t logged;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_FLUSH,
+			      POSIX_TRACE_APPEND, 0, 0));
+	ASSERT_EQ(0, create_log(self));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	emit_numbered(self->a, 0, n);
+	ASSERT_EQ(0, posix_trace_stop(self->trid));
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(0, st.log_events_discarded);
+	ASSERT_EQ(0, shutdown_log(self));
+	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	check_numbered(_metadata, &self->lb, self->a, 0, n, &logged);
+	ASSERT_LT(0, logged);
+	ASSERT_LE(n - logged, st.events_lost);
+}
+
+/*
+ * A LOOP stream with a log keeps its newest events until a flush writes
+ * them: the log gets none before the flush, though the thread's ring was
+ * kicked many times meanwhile (only a FLUSH stream's log takes records
+ * from the rings as they come), and no more than the stream holds, with
+ * what the ring held when the flush came.
+ */
+TEST_F(log, loop_stream_with_a_log_writes_only_what_it_kept)
+{
+	const uint64_t n = 4000;
+	uint64_t logged = 0, next = 0;
+	int i;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP,
+			      POSIX_TRACE_APPEND, 4096, 0));
+	ASSERT_EQ(0, create_log(self));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	emit_numbered(self->a, 0, n);
+	usleep(100 * 1000);
+	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	for (i = 0; i < self->lb.n; i++)
+		ASSERT_NE(self->a, self->lb.ev[i].info.posix_event_id);
+	free_log(&self->lb);
+
+	/* Some left in the ring, which the flush's drain overwrites with. */
+	emit_numbered(self->a, n, 100);
+	ASSERT_EQ(0, posix_trace_flush(self->trid));
+	ASSERT_EQ(0, wait_flushed(self->trid));
+	ASSERT_EQ(0, read_log(self->fd, &self->lb));
+	/* The newest, one after another. */
+	for (i = 0; i < self->lb.n; i++) {
+		if (self->lb.ev[i].info.posix_event_id != self->a)
+			continue;
+		if (logged)
+			ASSERT_EQ(next, ev_num(&self->lb.ev[i]));
+		next = ev_num(&self->lb.ev[i]) + 1;
+		logged++;
+	}
+	ASSERT_LT(0, logged);
+	ASSERT_GE(4096 / EVENT8_SIZE, logged);
+	ASSERT_EQ(n + 100, next);
+}
+
+/* A thread writing numbered events until told to stop. */
+struct numbered_producer {
+	trace_event_id_t a;
+	pthread_t thread;
+	uint64_t emitted;	/* atomic: how many so far */
+	bool stop;		/* atomic */
+};
+
+static void *numbered_producer_run(void *arg)
+{
+	struct numbered_producer *p = arg;
+	uint64_t i;
+
+	for (i = 0; !__atomic_load_n(&p->stop, __ATOMIC_RELAXED); i++) {
+		posix_trace_event(p->a, &i, sizeof(i));
+		__atomic_store_n(&p->emitted, i + 1, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static void wait_emitted(struct numbered_producer *p, uint64_t n)
+{
+	while (__atomic_load_n(&p->emitted, __ATOMIC_ACQUIRE) < n)
+		sched_yield();
+}
+
+/*
+ * posix_trace_clear() while a thread writes flat out, its ring's kicks
+ * asking the log's thread to take what it holds: what was taken before
+ * the clear, written or not, leaves the log; everything begun after the
+ * clear returned is there, or counted lost. Rounds, for the clear to find
+ * the log's thread at different points of a batch.
+ */
+TEST_F(log, clear_while_the_log_takes_from_the_rings)
+{
+	struct numbered_producer p = { .a = self->a };
+	uint64_t after, logged, first;
+	int round, i;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_FLUSH,
+			      POSIX_TRACE_APPEND, 0, 0));
+	for (round = 0; round < 4; round++) {
+		if (round) {
+			close(self->fd);
+			self->fd = tmp_log();
+			ASSERT_LE(0, self->fd);
+			free_log(&self->lb);
+		}
+		ASSERT_EQ(0, create_log(self));
+		ASSERT_EQ(0, posix_trace_start(self->trid));
+		p.emitted = 0;
+		p.stop = false;
+		ASSERT_EQ(0, pthread_create(&p.thread, NULL,
+					    numbered_producer_run, &p));
+		wait_emitted(&p, 30000);
+		ASSERT_EQ(0, posix_trace_clear(self->trid));
+		after = __atomic_load_n(&p.emitted, __ATOMIC_ACQUIRE);
+		wait_emitted(&p, after + 10000);
+		__atomic_store_n(&p.stop, true, __ATOMIC_RELAXED);
+		ASSERT_EQ(0, pthread_join(p.thread, NULL));
+		ASSERT_EQ(0, shutdown_log(self));
+		ASSERT_EQ(0, read_log(self->fd, &self->lb));
+		for (i = 0; i < self->lb.n; i++)
+			if (self->lb.ev[i].info.posix_event_id == self->a)
+				break;
+		ASSERT_LT(i, self->lb.n);
+		/*
+		 * Event @after may have been written before the clear was
+		 * done; the next was begun after it. The stream was emptied:
+		 * nothing is lost right after the clear.
+		 */
+		first = ev_num(&self->lb.ev[i]);
+		ASSERT_LE(first, after + 1);
+		check_numbered(_metadata, &self->lb, self->a, first, p.emitted,
+			       &logged);
+	}
 }
 
 /* posix_trace_clear() forgets what the log held, as well as the stream. */

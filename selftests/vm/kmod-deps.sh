@@ -15,8 +15,9 @@ core="stream.c record.c stream_read.c flush.c links.c"
 # The cycles the design has, each the set of its files in sorted order;
 # Documentation/dev-tools/posixtrace-design.rst says why. The stream core:
 # its files share struct posixtrace_stream, and the drain that takes
-# records into it is asked for by the core and hands records back to it.
-declared="drain flush links record stream"
+# records into it is asked for by the core and hands records back to it;
+# the log's thread (flush.c) takes records as a reader (stream_read.c).
+declared="drain flush links record stream stream_read"
 
 objs=$(cd "$dir" && ls *.o | grep -v -e '\.mod\.o$' -e '^posixtrace\.o$')
 [ -n "$objs" ] || { echo "no objects in $dir" >&2; exit 1; }
