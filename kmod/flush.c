@@ -5,11 +5,11 @@
  * A flush (posix_trace_flush(), the FLUSH policy, or shutdown) records
  * FLUSH_START, takes every record stored up to and including it out of the
  * ring a batch at a time, writes each batch to the log, and records
- * FLUSH_STOP (a FLUSH stream's writes first what it and the rings hold,
- * as its log keeps up: below). Producers go on recording meanwhile, into the space each
- * batch frees; what they record comes after FLUSH_START and waits for the
- * next flush. Records leave the ring before they are written, as a
- * reader's would: if the write fails, they are counted discarded and the
+ * FLUSH_STOP (a FLUSH stream's flush first writes what it and the rings
+ * hold, as its log keeps up: below). Producers go on recording meanwhile,
+ * into the space each batch frees; what they record comes after
+ * FLUSH_START and waits for the next flush. Records leave the ring before
+ * they are written, as a reader's would: if the write fails, they are counted discarded and the
  * error kept for posix_trace_get_status(), and an ERROR event (its data
  * the error number) is recorded.
  *

@@ -304,27 +304,6 @@ posixtrace_links_only_stream(struct posixtrace_process *proc)
 	return next ? NULL : first->stream;
 }
 
-/**
- * posixtrace_links_loop_stream - the stream whose records a kick may drop
- * @proc: a traced process
- * @view: filled in (posixtrace_stream_loop_view()) if one is returned
- *
- * Under RCU (a stream is freed after a grace period once unlinked).
- *
- * Return: the only stream tracing @proc, if it is a running LOOP stream
- * without a log; else NULL.
- */
-struct posixtrace_stream *
-posixtrace_links_loop_stream(struct posixtrace_process *proc,
-			     struct posixtrace_loop_view *view)
-{
-	struct posixtrace_stream *stream = posixtrace_links_only_stream(proc);
-
-	if (!stream || !posixtrace_stream_loop_view(stream, view))
-		return NULL;
-	return stream;
-}
-
 /* Recompute the enable bits of every process @stream traces. */
 void posixtrace_links_update(struct posixtrace_stream *stream)
 {

@@ -28,7 +28,6 @@ struct posixtrace_link {
 };
 
 struct posixtrace_emit;
-struct posixtrace_loop_view;
 struct posixtrace_post_retry;
 
 struct posixtrace_link *posixtrace_link_new(void);
@@ -47,9 +46,6 @@ int posixtrace_links_own_names(struct posixtrace_process *proc,
 bool posixtrace_links_traced(struct posixtrace_process *proc);
 struct posixtrace_stream *
 posixtrace_links_only_stream(struct posixtrace_process *proc);
-struct posixtrace_stream *
-posixtrace_links_loop_stream(struct posixtrace_process *proc,
-			     struct posixtrace_loop_view *view);
 void posixtrace_links_emit(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emits, unsigned int n);
 bool posixtrace_links_post(struct posixtrace_process *proc,

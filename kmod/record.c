@@ -859,8 +859,7 @@ void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
  * what its threads' rings should hold for kicks to drop (the ring size
  * hint of the enable page). A FLUSH stream's log's thread takes records
  * from the rings (posixtrace_flush_takes()): its threads keep the default
- * ring, which measured faster than rings of a quarter or the whole of the
- * stream (the design page). Fixed at creation: no lock.
+ * ring (the design page says why). Fixed at creation: no lock.
  */
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {

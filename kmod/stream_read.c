@@ -68,9 +68,8 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
  * hold, as at the start of the turn: the next turn drains into the
  * stream, where LOOP keeps exactly the newest (not for a FLUSH stream's
  * log, @direct->pieces: see posixtrace_stream_direct_begin()). If
- * @counted, the drains
- * take the records a cut counted, all of which fit, from its source
- * alone (posixtrace_drain_cut_take()). The drains store into @direct
+ * @counted, the drains take the records a cut counted, all of which fit,
+ * from its source alone (posixtrace_drain_cut_take()). The drains store into @direct
  * under the stream's lock; its figures are only read here to see how
  * full it is.
  */

@@ -362,22 +362,19 @@ posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
 }
 
 /*
- * The only stream of @ring's process is a FLUSH stream whose log's thread
- * takes the ring's records from the ring itself (posixtrace_flush_takes()),
- * and the ring has room: no drain is needed. The thread is asked for them
- * if @ask. Without room, a drain stores them in the stream, which fills
- * and stops as FLUSH says while the log falls behind. Under RCU.
+ * @stream, the only stream of @ring's process, is a FLUSH stream whose
+ * log's thread takes the ring's records from the ring itself
+ * (posixtrace_flush_takes()), and the ring has room: no drain is needed.
+ * The thread is asked for them if @ask. Without room, a drain stores them
+ * in the stream, which fills and stops as FLUSH says while the log falls
+ * behind. Under RCU.
  */
 static bool posixtrace_thread_ring_to_log(struct posixtrace_thread_ring *ring,
+					  struct posixtrace_stream *stream,
 					  bool ask)
 {
-	struct posixtrace_stream *stream;
-	u64 held;
+	u64 held = posixtrace_thread_ring_bytes(&ring->src);
 
-	stream = posixtrace_links_only_stream(ring->proc);
-	if (!stream)
-		return false;
-	held = posixtrace_thread_ring_bytes(&ring->src);
 	return posixtrace_thread_ring_room(ring,
 					   READ_ONCE(ring->consumed) + held) &&
 	       posixtrace_flush_takes(stream, ask);
@@ -394,15 +391,15 @@ static bool posixtrace_thread_ring_lazy(struct posixtrace_source *src)
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 	struct posixtrace_loop_view view;
 	struct posixtrace_stream *stream;
-	bool lazy;
+	bool lazy = false;
 
 	/* The stream is freed a grace period after it is unlinked. */
 	rcu_read_lock();
-	stream = posixtrace_links_loop_stream(ring->proc, &view);
-	if (stream)
+	stream = posixtrace_links_only_stream(ring->proc);
+	if (stream && posixtrace_stream_loop_view(stream, &view))
 		lazy = !view.readers_waiting;
-	else
-		lazy = posixtrace_thread_ring_to_log(ring, false);
+	else if (stream)
+		lazy = posixtrace_thread_ring_to_log(ring, stream, false);
 	rcu_read_unlock();
 	return lazy;
 }
@@ -574,7 +571,8 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
 	if (!walk)
 		return false;
 	rcu_read_lock();
-	ok = posixtrace_links_loop_stream(ring->proc, &view) == stream;
+	ok = posixtrace_links_only_stream(ring->proc) == stream &&
+	     posixtrace_stream_loop_view(stream, &view);
 	rcu_read_unlock();
 	if (!ok)
 		return false;
@@ -655,9 +653,11 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	bool found, will, dropped = false, room;
 	u64 held;
 
-	stream = posixtrace_links_loop_stream(ring->proc, &view);
+	stream = posixtrace_links_only_stream(ring->proc);
 	if (!stream)
-		return posixtrace_thread_ring_to_log(ring, true);
+		return false;
+	if (!posixtrace_stream_loop_view(stream, &view))
+		return posixtrace_thread_ring_to_log(ring, stream, true);
 	/*
 	 * A reader waits, the ring has room, and what it holds could not
 	 * fill the stream even as stream records: no mark can be dropped to
