@@ -376,8 +376,8 @@ struct posixtrace_drain_walk {
 	bool capped;
 	/* The records it took. */
 	u64 taken;
-	/* The only source it visits (a reader's cut), or NULL: all. */
-	struct posixtrace_source *only;
+	/* It visits only the sources a reader cut (their @cut). */
+	bool cut_only;
 };
 
 /* Visit @src: its lap set, its first record looked at. */
@@ -426,7 +426,7 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 			continue;
 		}
 		src = list_entry(w->pos, struct posixtrace_source, node);
-		if (w->only && src != w->only) {
+		if (w->cut_only && !src->cut) {
 			budget--;
 			continue;
 		}
@@ -577,25 +577,32 @@ static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
 	} while (!done);
 }
 
+/*
+ * The rings a reader's cut may cover at most: more, and the reader drains
+ * everything into the stream, as it always may.
+ */
+#define POSIXTRACE_DRAIN_CUT_MAX	16
+
 /**
  * posixtrace_drain_cut - a reader behind its LOOP stream drops what the
  *	stream would only overwrite, without draining it
  * @dom: the stream's domain
  * @stream: the stream, its read lock held
- * @cut: filled in: what the source cut still holds
+ * @cut: filled in: what the sources cut still hold
  *
  * A reader that falls behind would otherwise drain everything its
  * producers made into the stream, copying every record, to read the
  * oldest the stream keeps and see the rest overwritten: turn after turn,
- * it would copy all a producer makes and read a batch of it. When one
- * ring of the domain holds records, and nothing else does (no kbuf, no
- * other ring), its @cut drops, to the record, what the stream would
- * overwrite (ring_kick.c), as kicks do: counted as recorded and lost.
- * The reader then takes what the stream holds, and the rest straight
- * from the ring with posixtrace_drain_cut_take(), @cut's records at most:
- * those the cut counted. Until posixtrace_drain_cut_done(), no other
- * drain runs and kicks drop nothing, so that those records stay where
- * they were, the oldest of the ring.
+ * it would copy all its producers make and read a batch of it. When the
+ * only sources of the domain with records are rings (no kbuf), a few of
+ * them, their @cut drops, to the record, what the stream would overwrite
+ * of them (ring_kick.c), oldest first across the rings as a drain would
+ * merge them, as kicks do: counted as recorded and lost. The reader then
+ * takes what the stream holds, and the rest straight from the rings with
+ * posixtrace_drain_cut_take(), @cut's records at most: those the cut
+ * counted. Until posixtrace_drain_cut_done(), no other drain runs and
+ * kicks drop nothing, so that those records stay where they were, the
+ * oldest of their rings.
  *
  * Return: true if @cut was filled in, the mutex kept; false if nothing
  * was cut, and the reader drains everything into the stream.
@@ -604,61 +611,83 @@ bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_stream *stream,
 			  struct posixtrace_drain_cut *cut)
 {
-	struct posixtrace_source *src, *one = NULL;
+	struct posixtrace_source *srcs[POSIXTRACE_DRAIN_CUT_MAX], *src;
+	unsigned int n = 0;
 
 	if (!dom)
 		return false;
 	mutex_lock(&dom->mutex);
 	/* The lists change only under the mutex. */
 	list_for_each_entry(src, &dom->rings, node) {
-		if (src->ops->bytes(src)) {
-			one = src;
-			break;
-		}
+		if (!src->ops->bytes(src))
+			continue;
+		if (n == ARRAY_SIZE(srcs) || !src->ops->cut ||
+		    (n && src->ops->cut != srcs[0]->ops->cut))
+			goto out;
+		srcs[n++] = src;
 	}
-	if (one && one->ops->cut && posixtrace_drain_cut_alone(dom, one) &&
-	    one->ops->cut(one, stream, cut))
+	if (n && posixtrace_drain_cut_alone(dom, srcs, n) &&
+	    srcs[0]->ops->cut(srcs, n, stream, cut))
 		return true;
+out:
 	mutex_unlock(&dom->mutex);
 	return false;
 }
 
+/*
+ * Is @src one of @srcs, @n of them? A cut covers a few rings: a look at
+ * each is cheaper than a mark to undo.
+ */
+static bool posixtrace_drain_cut_one_of(struct posixtrace_source *src,
+					struct posixtrace_source **srcs,
+					unsigned int n)
+{
+	while (n--)
+		if (srcs[n] == src)
+			return true;
+	return false;
+}
+
 /**
- * posixtrace_drain_cut_alone - does @src alone of its domain hold records?
+ * posixtrace_drain_cut_alone - do @srcs alone of their domain hold records?
  * @dom: the domain, its mutex held (the lists stay as they are)
- * @src: a ring of it
+ * @srcs: rings of it
+ * @n: how many
  *
- * Asked before a reader's cut, and again once its walk is done, under the
- * drain lock, before it drops (the source's @cut): a record another
- * source got meanwhile may be older than the last the walk counted, and
+ * Asked before a reader's cut, and again once its walks are done, under
+ * the drain lock, before it drops (the sources' @cut): a record another
+ * source got meanwhile may be older than the last the walks counted, and
  * would be stored among them, beyond what the cut counted.
  */
 bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
-				struct posixtrace_source *src)
+				struct posixtrace_source **srcs,
+				unsigned int n)
 {
 	struct posixtrace_source *other;
 
 	lockdep_assert_held(&dom->mutex);
-	/* What the walk read before what the others hold now. */
+	/* What the walks read before what the others hold now. */
 	smp_mb();
 	list_for_each_entry(other, &dom->staged, node)
 		if (other->ops->bytes(other))
 			return false;
 	list_for_each_entry(other, &dom->rings, node)
-		if (other != src && other->ops->bytes(other))
+		if (other->ops->bytes(other) &&
+		    !posixtrace_drain_cut_one_of(other, srcs, n))
 			return false;
 	return true;
 }
 
 /**
- * posixtrace_drain_cut_held - a source's @cut dropped: kicks drop nothing
- *	until the reader's posixtrace_drain_cut_done()
+ * posixtrace_drain_cut_held - a source's @cut dropped: the reader takes
+ *	from it, and kicks drop nothing, until its posixtrace_drain_cut_done()
  * @src: the source, its domain's drain lock held
  */
 void posixtrace_drain_cut_held(struct posixtrace_source *src)
 {
 	posixtrace_source_assert_held(src);
-	WRITE_ONCE(src->domain->cut_src, src);
+	src->cut = true;
+	WRITE_ONCE(src->domain->cutting, true);
 }
 
 /**
@@ -666,17 +695,18 @@ void posixtrace_drain_cut_held(struct posixtrace_source *src)
  * @dom: the domain, cut (posixtrace_drain_cut())
  * @max: how many records at most
  *
- * A drain of the cut source alone, the oldest @max of its records: what
+ * A drain of the cut sources alone, the oldest @max of their records
+ * merged by time, each source's up to where its cut's walk ended: what
  * the cut counted, if @max is no more than that, since no other drain has
- * run nor any kick dropped. The other sources' records, made since the
- * cut, wait for the next drain, as records committed after a drain's
+ * run nor any kick dropped. Records made since, there and in the other
+ * sources, wait for the next drain, as records committed after a drain's
  * visit do.
  *
  * Return: the records it took.
  */
 u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max)
 {
-	struct posixtrace_drain_walk w = { .left = max, .only = dom->cut_src };
+	struct posixtrace_drain_walk w = { .left = max, .cut_only = true };
 
 	lockdep_assert_held(&dom->mutex);
 	posixtrace_drain_holds(dom, &w);
@@ -689,13 +719,17 @@ u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max)
  */
 void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
 {
+	struct posixtrace_source *src;
+
 	lockdep_assert_held(&dom->mutex);
 	spin_lock(&dom->lock);
-	WRITE_ONCE(dom->cut_src, NULL);
+	list_for_each_entry(src, &dom->rings, node)
+		src->cut = false;
+	WRITE_ONCE(dom->cutting, false);
 	spin_unlock(&dom->lock);
 	/* Stored before the waiters are looked for. */
 	smp_mb();
-	wake_up_var(&dom->cut_src);
+	wake_up_var(&dom->cutting);
 	mutex_unlock(&dom->mutex);
 }
 
@@ -806,7 +840,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 	__acquires(&dom->lock)
 {
 	spin_lock(&dom->lock);
-	return !dom->open && !dom->cut_src;
+	return !dom->open && !dom->cutting;
 }
 
 /**
@@ -820,7 +854,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->open) || READ_ONCE(dom->cut_src);
+	return READ_ONCE(dom->open) || READ_ONCE(dom->cutting);
 }
 
 /**
@@ -832,7 +866,7 @@ bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->cut_src);
+	return READ_ONCE(dom->cutting);
 }
 
 /**
@@ -848,7 +882,7 @@ bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom)
 {
-	return wait_var_event_timeout(&dom->cut_src, !READ_ONCE(dom->cut_src),
+	return wait_var_event_timeout(&dom->cutting, !READ_ONCE(dom->cutting),
 				      1);
 }
 

@@ -13,8 +13,8 @@ struct posixtrace_source;
 struct posixtrace_stream;
 
 /*
- * What a reader's cut left in the source it cut (posixtrace_drain_cut()):
- * @records, the next the source holds, make @bytes of stream records.
+ * What a reader's cut left in the sources it cut (posixtrace_drain_cut()):
+ * @records, the next they hold, make @bytes of stream records.
  */
 struct posixtrace_drain_cut {
 	u64 bytes;
@@ -57,11 +57,13 @@ struct posixtrace_drain_cut {
  * @retire:	a closed source is done with (posixtrace_source_close()):
  *		take it off the lists (posixtrace_drain_unlist()) and free it
  *		after a grace period. Under the drain mutex; may sleep.
- * @cut:	a reader of @stream is behind it, and this is the only source
- *		of its domain with records: drop what the stream would only
- *		overwrite of them, and of what it holds, as LOOP would, and
- *		say in @cut what is left (posixtrace_drain_cut()). Under the
- *		drain mutex, without the lock; may sleep. NULL: never.
+ * @cut:	a reader of @stream is behind it, and @srcs, @n of them,
+ *		this one first and all of its kind, are the only sources of
+ *		its domain with records: drop what the stream would only
+ *		overwrite of them, and of what it holds, as LOOP would, mark
+ *		each posixtrace_drain_cut_held(), and say in @cut what is
+ *		left (posixtrace_drain_cut()). Under the drain mutex, without
+ *		the lock; may sleep. NULL: never.
  */
 struct posixtrace_source_ops {
 	void (*visit)(struct posixtrace_source *src, u64 cut);
@@ -76,7 +78,7 @@ struct posixtrace_source_ops {
 	bool (*lazy)(struct posixtrace_source *src);
 	u64 (*bytes)(struct posixtrace_source *src);
 	void (*retire)(struct posixtrace_source *src);
-	bool (*cut)(struct posixtrace_source *src,
+	bool (*cut)(struct posixtrace_source **srcs, unsigned int n,
 		    struct posixtrace_stream *stream,
 		    struct posixtrace_drain_cut *cut);
 };
@@ -104,6 +106,11 @@ struct posixtrace_source {
 	bool staged;
 	s64 next_ns;		/* its next record's time, while in the heap */
 	u64 next_mono;		/* a kbuf's: its CLOCK_MONOTONIC stamp */
+	/*
+	 * A reader's cut left records in it, and its turn has not ended:
+	 * the only sources its drains visit. Under the drain lock.
+	 */
+	bool cut;
 	/* A hold of the drain took records of it: on the touched list. */
 	bool touched;
 	struct posixtrace_source *touched_next;
@@ -144,7 +151,8 @@ bool posixtrace_drain_cut(struct posixtrace_drain_domain *dom,
 			  struct posixtrace_stream *stream,
 			  struct posixtrace_drain_cut *cut);
 bool posixtrace_drain_cut_alone(struct posixtrace_drain_domain *dom,
-				struct posixtrace_source *src);
+				struct posixtrace_source **srcs,
+				unsigned int n);
 void posixtrace_drain_cut_held(struct posixtrace_source *src);
 u64 posixtrace_drain_cut_take(struct posixtrace_drain_domain *dom, u64 max);
 void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom);

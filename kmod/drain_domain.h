@@ -65,12 +65,12 @@ struct posixtrace_drain_domain {
 	 */
 	bool open;
 	/*
-	 * The source a reader cut, from its cut to the end of its turn
-	 * (posixtrace_drain_cut(), which holds @mutex all along); else
-	 * NULL. Kicks do not drop meanwhile. Written under @lock; read
-	 * without it by posixtrace_drain_busy().
+	 * A reader cut, and its turn has not ended (posixtrace_drain_cut(),
+	 * which holds @mutex all along): the sources it cut are marked
+	 * (@cut of each). Kicks do not drop meanwhile. Written under @lock;
+	 * read without it by posixtrace_drain_busy().
 	 */
-	struct posixtrace_source *cut_src;
+	bool cutting;
 	/* The sources a hold took records of, to store their positions. */
 	struct posixtrace_source *touched;
 	/*

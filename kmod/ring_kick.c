@@ -479,6 +479,74 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 }
 
 /**
+ * posixtrace_ring_walk_cut_peek - the record a cut of several rings would
+ *	drop next from this one
+ * @walk: the reader's walk of the ring, after posixtrace_ring_walk_cut()
+ * @data: the ring's data area in the module's mapping (twice in a row)
+ * @size: its size
+ * @proc: the ring's process
+ * @view: the view the walk took
+ * @drop: what the cut drops so far, @drop->to the record looked at
+ * @h: filled in with its header
+ *
+ * A reader behind several rings drops, after what each ring's own records
+ * make it drop (posixtrace_ring_walk_cut()), the oldest of all of them, a
+ * record at a time, until what they keep fits (thread_ring.c).
+ *
+ * Return: the stream bytes of the record, 0 if the stream would not
+ * record it; -1 if the walk counted no record there (the cut drops all it
+ * walked) or the record no longer checks out (a hostile hand rewrote it).
+ */
+long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
+				   const u8 *data, u64 size,
+				   struct posixtrace_process *proc,
+				   const struct posixtrace_loop_view *view,
+				   const struct posixtrace_ring_drop *drop,
+				   struct posixtrace_ring_record *h)
+{
+	size_t rec;
+
+	if (drop->to >= walk->walked ||
+	    !posixtrace_ring_walk_read(data, size, drop->to,
+				       walk->walked - drop->to, h))
+		return -1;
+	rec = posixtrace_ring_walk_bytes(proc, view, h);
+	/* The walk stopped before such a one: it is not what it walked. */
+	if (rec > view->record_max)
+		return -1;
+	return rec;
+}
+
+/**
+ * posixtrace_ring_walk_cut_skip - drop the record peeked too
+ * @walk: the reader's walk of the ring
+ * @drop: what the cut drops so far
+ * @h: the record's header, from posixtrace_ring_walk_cut_peek()
+ * @bytes: its stream bytes, from there
+ *
+ * Return: false if the cut now counts more than the walk did: the records
+ * were rewritten since it walked them, and nothing may be dropped.
+ */
+bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
+				   struct posixtrace_ring_drop *drop,
+				   const struct posixtrace_ring_record *h,
+				   size_t bytes)
+{
+	if (bytes) {
+		/* OVERFLOW's time: the oldest the stream records. */
+		if (!drop->events)
+			drop->first = (struct timespec64) { h->ts_sec,
+							    h->ts_nsec };
+		drop->bytes += bytes;
+		drop->events++;
+	}
+	drop->records++;
+	drop->to += h->size;
+	return drop->bytes <= walk->bytes && drop->events <= walk->events &&
+	       drop->records <= walk->records;
+}
+
+/**
  * posixtrace_ring_walk_will_drop - will this ring hold the stream's share?
  * @walk: the ring's walk, after a kick's walk
  * @size: the ring's size

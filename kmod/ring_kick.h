@@ -71,6 +71,16 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 			      struct posixtrace_process *proc,
 			      const struct posixtrace_loop_view *view,
 			      struct posixtrace_ring_drop *drop);
+long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
+				   const u8 *data, u64 size,
+				   struct posixtrace_process *proc,
+				   const struct posixtrace_loop_view *view,
+				   const struct posixtrace_ring_drop *drop,
+				   struct posixtrace_ring_record *h);
+bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
+				   struct posixtrace_ring_drop *drop,
+				   const struct posixtrace_ring_record *h,
+				   size_t bytes);
 void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 				  const struct posixtrace_ring_drop *drop);
 bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,

@@ -69,7 +69,7 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
  * stream, where LOOP keeps exactly the newest (not for a FLUSH stream's
  * log, @direct->pieces: see posixtrace_stream_direct_begin()). If
  * @counted, the drains take the records a cut counted, all of which fit,
- * from its source alone (posixtrace_drain_cut_take()). The drains store into @direct
+ * from the sources it cut alone (posixtrace_drain_cut_take()). The drains store into @direct
  * under the stream's lock; its figures are only read here to see how
  * full it is.
  */
@@ -110,8 +110,8 @@ static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
  *	    with a log has no readers)
  * @direct: the batch: @dst and @room set, the rest filled in
  * @cut: what a reader's cut counted (posixtrace_drain_cut()), which the
- *	 drains then take from its source alone; NULL: what the sources
- *	 hold now
+ *	 drains then take from the sources it cut alone; NULL: what the
+ *	 sources hold now
  *
  * While the stream holds no record and a drain of everything the sources
  * hold would store it all (or a batch's worth, for a FLUSH stream's log:
@@ -156,9 +156,9 @@ bool posixtrace_stream_take_direct(struct posixtrace_stream *stream,
  * straight into the rest of the batch: a record is copied once, from its
  * ring to the batch, and only the records the batch takes are taken.
  * What the reader gets is what it would have got had everything been
- * drained first. Otherwise, a reader behind a LOOP stream fed by one ring
- * cuts (posixtrace_drain_cut()): what the stream would overwrite is
- * dropped, in the ring and in the stream, and the reader goes on as above
+ * drained first. Otherwise, a reader behind a LOOP stream fed by rings
+ * alone cuts (posixtrace_drain_cut()): what the stream would overwrite is
+ * dropped, in the rings and in the stream, and the reader goes on as above
  * with what the cut counted, holding off every other drain until its turn
  * ends. Else everything is drained into the stream first, where LOOP
  * overwrites the oldest and UNTIL_FULL stops as they must, and the reader

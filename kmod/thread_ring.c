@@ -54,6 +54,18 @@
 #include "stream.h"
 #include "thread_ring.h"
 
+/*
+ * A reader's cut of a ring (posixtrace_thread_ring_cut()): its walk, what
+ * it drops, and the record after that (@next_bytes its stream bytes, 0 if
+ * the stream does not record it; -1: none the walk counted).
+ */
+struct posixtrace_thread_ring_cut {
+	struct posixtrace_ring_walk walk;
+	struct posixtrace_ring_drop drop;
+	struct posixtrace_ring_record next;
+	long next_bytes;
+};
+
 struct posixtrace_thread_ring {
 	struct posixtrace_source src;	/* on its domain's list of rings */
 	struct list_head proc_node;	/* in @proc->rings: RCU */
@@ -89,6 +101,8 @@ struct posixtrace_thread_ring {
 	 * (its lap).
 	 */
 	u64 pos, published, lap_end;
+	/* Where a reader's cut walked to (@src.cut): its drains stop there. */
+	u64 cut_end;
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
 
@@ -103,7 +117,7 @@ struct posixtrace_thread_ring {
 	/* What the thread's kicks walked (ring_kick.c); made at the first. */
 	struct posixtrace_ring_walk *walk;
 	/* What readers' cuts walked; made at the first, under the mutex. */
-	struct posixtrace_ring_walk *cut_walk;
+	struct posixtrace_thread_ring_cut *cut;
 };
 
 /* The domain of @ring: its process's, set before the ring was made. */
@@ -315,6 +329,9 @@ static void posixtrace_thread_ring_visit(struct posixtrace_source *src,
 
 	ring->pos = ring->consumed;
 	ring->lap_end = ring->consumed + ring->size;
+	/* A reader's take of what its cut counted, none made since. */
+	if (src->cut)
+		ring->lap_end = min(ring->lap_end, ring->cut_end);
 	ring->next = NULL;
 	ring->published = posixtrace_thread_ring_published(ring);
 }
@@ -436,7 +453,7 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
 			     free_work);
 
 	kfree(ring->walk);
-	kfree(ring->cut_walk);
+	kfree(ring->cut);
 	/* A ring never listed: never retired. */
 	posixtrace_thread_ring_uncharge(ring);
 	/* Freed here if no mapping has them any more. */
@@ -512,103 +529,300 @@ static void posixtrace_thread_ring_retire(struct posixtrace_source *src)
 }
 
 /*
+ * The time of @drop's first event, OVERFLOW's, as a drain would take it
+ * (posixtrace_thread_ring_time()). Under the drain lock.
+ */
+static s64 posixtrace_thread_ring_drop_ns(struct posixtrace_thread_ring *ring,
+					  const struct posixtrace_ring_drop *drop)
+{
+	return posixtrace_thread_ring_time(ring,
+					   timespec64_to_ns(&drop->first),
+					   ktime_get_real_ns());
+}
+
+/*
+ * @ring's records before where @drop ends are dropped: its walk goes on
+ * from there, and the thread may write over them. Under the drain lock,
+ * @ring's @consumed still the walk's origin.
+ */
+static void posixtrace_thread_ring_skip(struct posixtrace_thread_ring *ring,
+					struct posixtrace_ring_walk *walk,
+					const struct posixtrace_ring_drop *drop)
+{
+	posixtrace_source_assert_held(&ring->src);
+	posixtrace_ring_walk_dropped(walk, drop);
+	WRITE_ONCE(ring->consumed, drop->to);
+	/* The thread may write over them now; we read them no more. */
+	smp_store_release(&ring->ctl->consumed, drop->to);
+}
+
+/*
  * Drop what @drop says of @ring (its @walk said so), counted in @stream as
- * overwritten (posixtrace_stream_overwritten(), @kept: what the ring
- * still holds of the stream's). Under the drain lock, @ring's @consumed
- * still the walk's origin. Returns false if the stream would not count
- * them: nothing is dropped.
+ * overwritten (posixtrace_stream_overwritten()): a kick's drop, after
+ * which the stream holds nothing older. Under the drain lock, @ring's
+ * @consumed still the walk's origin. Returns false if the stream would
+ * not count them: nothing is dropped.
  */
 static bool
 posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
 			       struct posixtrace_ring_walk *walk,
 			       struct posixtrace_stream *stream,
-			       struct posixtrace_ring_drop *drop, u64 kept)
+			       struct posixtrace_ring_drop *drop)
 {
-	s64 ns;
-
-	posixtrace_source_assert_held(&ring->src);
-	/* OVERFLOW's time: the first one's, as a drain would take it. */
-	ns = posixtrace_thread_ring_time(ring, timespec64_to_ns(&drop->first),
-					 ktime_get_real_ns());
-	drop->first = ns_to_timespec64(ns);
+	drop->first = ns_to_timespec64(posixtrace_thread_ring_drop_ns(ring,
+								      drop));
 	if (!posixtrace_stream_overwritten(stream, drop->events, &drop->first,
-					   kept))
+					   0))
 		return false;
-	posixtrace_ring_walk_dropped(walk, drop);
-	WRITE_ONCE(ring->consumed, drop->to);
-	/* The thread may write over them now; we read them no more. */
-	smp_store_release(&ring->ctl->consumed, drop->to);
+	posixtrace_thread_ring_skip(ring, walk, drop);
 	return true;
 }
 
 /*
- * A reader of @stream is behind it, and @src is the only source of its
- * domain with records (posixtrace_drain_cut()): drop, to the record, what
- * the stream would only overwrite of the ring and of what it holds
- * (ring_kick.c), with a walk of the readers' own: the kicks' is the
- * thread's, which walks it without a lock. Under the drain mutex, which
- * keeps other drains, and so other cuts, away; the walk may sleep. If
- * another source got records during the walk, nothing is dropped.
+ * Walk @ring for a reader's cut (ring_kick.c), to its first record not
+ * committed, and find what its own records make the cut drop. Returns
+ * false if the ring must be drained: the walk stopped at a record a drain
+ * must judge, or kicks kept dropping under it.
  */
-static bool posixtrace_thread_ring_cut(struct posixtrace_source *src,
-				       struct posixtrace_stream *stream,
-				       struct posixtrace_drain_cut *cut)
+static bool posixtrace_thread_ring_cut_walk(struct posixtrace_thread_ring *ring,
+					    const struct posixtrace_loop_view *view)
 {
-	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
-	struct posixtrace_drain_domain *dom = posixtrace_ring_domain(ring);
-	struct posixtrace_loop_view view;
-	struct posixtrace_ring_drop drop;
-	struct posixtrace_ring_walk *walk;
+	struct posixtrace_thread_ring_cut *c = ring->cut;
 	unsigned int tries;
 	u64 consumed;
-	bool ok;
 
-	lockdep_assert_held(&dom->mutex);
-	if (!ring->cut_walk)
-		ring->cut_walk = kzalloc(sizeof(*ring->cut_walk),
-					 GFP_KERNEL_ACCOUNT);
-	walk = ring->cut_walk;
-	if (!walk)
-		return false;
-	rcu_read_lock();
-	ok = posixtrace_links_only_stream(ring->proc) == stream &&
-	     posixtrace_stream_loop_view(stream, &view);
-	rcu_read_unlock();
-	if (!ok)
-		return false;
 	/*
 	 * Only drains, which wait for the mutex, and kicks move @consumed: a
 	 * kick that dropped during the walk makes it walk on from there.
 	 */
-	for (tries = 0;; tries++) {
+	for (tries = 0; tries < 3; tries++) {
 		consumed = READ_ONCE(ring->consumed);
+		if (posixtrace_ring_walk_cut(&c->walk, ring->data, ring->size,
+					     consumed, ring->proc, view,
+					     &c->drop))
+			return true;
+		/* A drop let the thread write past the walk's lap. */
+		if (READ_ONCE(ring->consumed) == consumed)
+			return false;
+	}
+	return false;
+}
+
+/* The record @ring's cut would drop next: its header and stream bytes. */
+static void posixtrace_thread_ring_cut_peek(struct posixtrace_thread_ring *ring,
+					    const struct posixtrace_loop_view *view)
+{
+	struct posixtrace_thread_ring_cut *c = ring->cut;
+
+	c->next_bytes = posixtrace_ring_walk_cut_peek(&c->walk, ring->data,
+						      ring->size, ring->proc,
+						      view, &c->drop, &c->next);
+}
+
+static struct posixtrace_thread_ring *
+posixtrace_thread_ring_cut_ring(struct posixtrace_source **srcs,
+				unsigned int i)
+{
+	return posixtrace_src_ring(srcs[i]);
+}
+
+/* Of @n rings' next records to drop, the oldest's ring; NULL: none. */
+static struct posixtrace_thread_ring *
+posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
+				  unsigned int n)
+{
+	struct posixtrace_thread_ring *ring, *oldest = NULL;
+	s64 ns, oldest_ns = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		if (ring->cut->next_bytes < 0)
+			continue;
+		/* As a drain's merge orders them: by the time they say. */
+		ns = ring->cut->next.ts_sec * NSEC_PER_SEC +
+		     ring->cut->next.ts_nsec;
+		if (!oldest || ns < oldest_ns) {
+			oldest = ring;
+			oldest_ns = ns;
+		}
+	}
+	return oldest;
+}
+
+/*
+ * What @n rings keep after each ring's own cut may still overflow the
+ * stream: drop more, the oldest record of all of them first, as a drain's
+ * merge would store them and LOOP overwrite them, until what they keep
+ * fits beside the room the stream keeps. Returns the stream bytes they
+ * keep, or U64_MAX if the records are not what the walks counted (a
+ * hostile hand rewrote them): nothing may be dropped.
+ */
+static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
+					    unsigned int n,
+					    const struct posixtrace_loop_view *view)
+{
+	struct posixtrace_thread_ring_cut *c;
+	struct posixtrace_thread_ring *ring;
+	unsigned int i, steps = 0;
+	u64 kept = 0;
+
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		c = ring->cut;
+		kept += c->walk.bytes - c->drop.bytes;
+		posixtrace_thread_ring_cut_peek(ring, view);
+	}
+	while (kept > view->record_max) {
+		ring = posixtrace_thread_ring_cut_oldest(srcs, n);
+		if (!ring)
+			return U64_MAX;
+		c = ring->cut;
+		if (!posixtrace_ring_walk_cut_skip(&c->walk, &c->drop, &c->next,
+						   c->next_bytes))
+			return U64_MAX;
+		kept -= c->next_bytes;
+		posixtrace_thread_ring_cut_peek(ring, view);
+		/* A stream's worth of records at most, walked once more. */
+		if (!(++steps % 1024))
+			cond_resched();
+	}
+	return kept;
+}
+
+/*
+ * Under the drain lock, once the walks are done: may the rings be cut
+ * (none retired, revoked or closed since)? -EAGAIN if a kick dropped
+ * from one since its walk began: walk again.
+ */
+static int posixtrace_thread_ring_cut_still(struct posixtrace_source **srcs,
+					    unsigned int n)
+{
+	struct posixtrace_thread_ring *ring;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		if (ring->dead || ring->revoked || READ_ONCE(ring->src.closed))
+			return -EINVAL;
+		if (ring->consumed != ring->cut->walk.origin)
+			ret = -EAGAIN;
+	}
+	return ret;
+}
+
+/*
+ * Drop what the cuts of @n rings say, counted in @stream as one gap, the
+ * records the rings keep, @kept stream bytes, overwriting the oldest it
+ * holds; each ring is held for the reader's take, up to where its walk
+ * ended. Under the drain lock. Returns false if the stream would not count
+ * them: nothing is dropped.
+ */
+static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
+					    unsigned int n,
+					    struct posixtrace_stream *stream,
+					    u64 kept,
+					    struct posixtrace_drain_cut *cut)
+{
+	struct posixtrace_thread_ring_cut *c;
+	struct posixtrace_thread_ring *ring;
+	struct timespec64 first;
+	s64 ns, first_ns = 0;
+	u64 events = 0;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		c = ring->cut;
+		if (!c->drop.events)
+			continue;
+		ns = posixtrace_thread_ring_drop_ns(ring, &c->drop);
+		if (!events || ns < first_ns)
+			first_ns = ns;
+		events += c->drop.events;
+	}
+	first = ns_to_timespec64(first_ns);
+	if (!posixtrace_stream_overwritten(stream, events, &first, kept))
+		return false;
+	cut->bytes = kept;
+	cut->records = 0;
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		c = ring->cut;
+		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
+		cut->records += c->walk.records;
+		ring->cut_end = c->walk.walked;
+		posixtrace_drain_cut_held(&ring->src);
+	}
+	return true;
+}
+
+/*
+ * A reader of @stream is behind it, and @srcs, @n rings, are the only
+ * sources of their domain with records (posixtrace_drain_cut()): drop, to
+ * the record, what the stream would only overwrite of the rings and of
+ * what it holds (ring_kick.c), with walks of the readers' own: the kicks'
+ * are the threads', which walk them without a lock. Each ring first drops
+ * what its own records would overwrite; then, oldest first across the
+ * rings, what they together would. Under the drain mutex, which keeps
+ * other drains, and so other cuts, away; the walks may sleep. If another
+ * source got records during the walks, nothing is dropped.
+ */
+static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
+				       unsigned int n,
+				       struct posixtrace_stream *stream,
+				       struct posixtrace_drain_cut *cut)
+{
+	struct posixtrace_drain_domain *dom = srcs[0]->domain;
+	struct posixtrace_thread_ring *ring;
+	struct posixtrace_loop_view view;
+	unsigned int i, tries;
+	int still;
+	bool ok;
+	u64 kept;
+
+	lockdep_assert_held(&dom->mutex);
+	for (i = 0; i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		if (!ring->cut)
+			ring->cut = kzalloc(sizeof(*ring->cut),
+					    GFP_KERNEL_ACCOUNT);
+		if (!ring->cut)
+			return false;
+	}
+	rcu_read_lock();
+	ok = posixtrace_stream_loop_view(stream, &view);
+	for (i = 0; ok && i < n; i++) {
+		ring = posixtrace_thread_ring_cut_ring(srcs, i);
+		ok = posixtrace_links_only_stream(ring->proc) == stream;
+	}
+	rcu_read_unlock();
+	if (!ok)
+		return false;
+	for (tries = 0;; tries++) {
 		if (tries == 3)
 			return false;
-		if (!posixtrace_ring_walk_cut(walk, ring->data, ring->size,
-					      consumed, ring->proc, &view,
-					      &drop)) {
-			/* A drop let the thread write past the walk's lap. */
-			if (READ_ONCE(ring->consumed) != consumed)
-				continue;
-			return false;
+		for (i = 0; i < n; i++) {
+			ring = posixtrace_thread_ring_cut_ring(srcs, i);
+			if (!posixtrace_thread_ring_cut_walk(ring, &view))
+				return false;
 		}
-		if (!posixtrace_drain_pause(dom) || ring->dead ||
-		    ring->revoked || READ_ONCE(src->closed) ||
-		    !posixtrace_drain_cut_alone(dom, src)) {
+		kept = posixtrace_thread_ring_cut_merge(srcs, n, &view);
+		if (!posixtrace_drain_pause(dom) ||
+		    !posixtrace_drain_cut_alone(dom, srcs, n)) {
 			posixtrace_drain_resume(dom);
 			return false;
 		}
-		if (ring->consumed == walk->origin)
+		/* A kick's drop may also be why the merge read other records. */
+		still = posixtrace_thread_ring_cut_still(srcs, n);
+		if (!still && kept != U64_MAX)
 			break;
 		posixtrace_drain_resume(dom);
+		if (still != -EAGAIN)
+			return false;
 	}
-	ok = posixtrace_thread_ring_dropped(ring, walk, stream, &drop,
-					    walk->bytes - drop.bytes);
-	if (ok) {
-		cut->bytes = walk->bytes;
-		cut->records = walk->records;
-		posixtrace_drain_cut_held(src);
-	}
+	ok = posixtrace_thread_ring_cut_drop(srcs, n, stream, kept, cut);
 	posixtrace_drain_resume(dom);
 	return ok;
 }
@@ -722,7 +936,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	}
 	if (found && ring->consumed == walk->origin)
 		dropped = posixtrace_thread_ring_dropped(ring, walk, stream,
-							 &drop, 0);
+							 &drop);
 	room = posixtrace_thread_ring_room(ring, walk->walked);
 	posixtrace_drain_resume(dom);
 	will |= dropped;

@@ -25,6 +25,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -253,48 +254,53 @@ static size_t behind_len(uint64_t n)
 	return sizeof(n) + (n * 29) % 301;
 }
 
-/*
- * A reader behind a LOOP stream fed by one thread's ring: its turn drops,
- * to the record, what the stream would overwrite, in the ring and in what
- * the stream holds (the kernel's posixtrace_drain_cut()), and takes the
- * rest straight from the ring. With records of many sizes what it reads
- * is still exactly what draining everything would have left: the newest
- * run of events whose stream records fit in the stream's size, after
- * OVERFLOW and RESUME. @held events are drained into the stream first
- * (a status drains), then @more are made.
- */
-static void read_behind(struct __test_metadata *_metadata, uint64_t held,
-			uint64_t more)
+/* A 64 KiB LOOP stream of events up to behind_len()'s, started, read. */
+static void behind_stream(struct __test_metadata *_metadata,
+			  trace_attr_t *attr, trace_id_t *trid,
+			  trace_event_id_t *id)
 {
-	const size_t size = 64 << 10;
-	struct posixtrace_status st = { .size = sizeof(st) };
-	uint64_t n, total = held + more, first;
-	uint8_t data[sizeof(n) + 301] = { 0 };
-	size_t sum = 0, rsize;
-	trace_event_id_t id;
-	trace_attr_t attr;
-	trace_id_t trid;
 	struct rec r;
 
-	ASSERT_EQ(0, posix_trace_attr_init(&attr));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, size));
-	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, sizeof(data)));
-	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+	ASSERT_EQ(0, posix_trace_attr_init(attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(attr, 64 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(attr,
+						     sizeof(uint64_t) + 301));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(attr,
 							  POSIX_TRACE_LOOP));
-	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
-	ASSERT_EQ(0, posix_trace_eventid_open("behind", &id));
-	ASSERT_EQ(0, posix_trace_start(trid));
-	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
-	ASSERT_EMPTY(trid, &r);
-	for (n = 1; n <= total; n++) {
-		memcpy(data, &n, sizeof(n));
-		posix_trace_event(id, data, behind_len(n));
-		if (n == held)
-			ASSERT_EQ(0, own_stream_status(&st));
-	}
+	ASSERT_EQ(0, posix_trace_create(0, attr, trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("behind", id));
+	ASSERT_EQ(0, posix_trace_start(*trid));
+	ASSERT_NEXT(*trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(*trid, &r);
+}
+
+/* Event @n, numbered, of behind_len(@n). */
+static void behind_event(trace_event_id_t id, uint64_t n)
+{
+	uint8_t data[sizeof(n) + 301] = { 0 };
+
+	memcpy(data, &n, sizeof(n));
+	posix_trace_event(id, data, behind_len(n));
+}
+
+/*
+ * What a reader behind gets of events 1 to @total, made in that order:
+ * exactly what draining everything would have left, the newest run of
+ * events whose stream records fit in the stream's size, after OVERFLOW
+ * and RESUME; the rest counted lost. Shuts the stream down.
+ */
+static void behind_read(struct __test_metadata *_metadata, trace_attr_t *attr,
+			trace_id_t trid, trace_event_id_t id, uint64_t total)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	size_t sum = 0, rsize, size;
+	uint64_t n, first;
+	struct rec r;
+
+	ASSERT_EQ(0, posix_trace_attr_getstreamsize(attr, &size));
 	/* The newest whose records fit: what the stream keeps. */
 	for (first = total + 1; first > 1; first--) {
-		ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(&attr,
+		ASSERT_EQ(0, posix_trace_attr_getmaxusereventsize(attr,
 						behind_len(first - 1), &rsize));
 		if (sum + rsize > size)
 			break;
@@ -313,7 +319,34 @@ static void read_behind(struct __test_metadata *_metadata, uint64_t held,
 	ASSERT_EQ(first - 1, st.events_lost);
 	ASSERT_EQ(1 + total + 1 - first, st.events_read);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
-	posix_trace_attr_destroy(&attr);
+	posix_trace_attr_destroy(attr);
+}
+
+/*
+ * A reader behind a LOOP stream fed by one thread's ring: its turn drops,
+ * to the record, what the stream would overwrite, in the ring and in what
+ * the stream holds (the kernel's posixtrace_drain_cut()), and takes the
+ * rest straight from the ring. With records of many sizes what it reads
+ * is still exactly what draining everything would have left
+ * (behind_read()). @held events are drained into the stream first (a
+ * status drains), then @more are made.
+ */
+static void read_behind(struct __test_metadata *_metadata, uint64_t held,
+			uint64_t more)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	uint64_t n, total = held + more;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+
+	behind_stream(_metadata, &attr, &trid, &id);
+	for (n = 1; n <= total; n++) {
+		behind_event(id, n);
+		if (n == held)
+			ASSERT_EQ(0, own_stream_status(&st));
+	}
+	behind_read(_metadata, &attr, trid, id, total);
 }
 
 /* The ring alone fits: only the oldest the stream holds are overwritten. */
@@ -328,6 +361,99 @@ TEST(a_reader_behind_reads_the_newest_of_a_ring_holding_more)
 {
 	SKIP_WITHOUT_DEVICE();
 	read_behind(_metadata, 180, 700);
+}
+
+/*
+ * Two threads take turns, @chunk events at a time, numbering them in the
+ * order they are made; each turn is handed over by a semaphore, so that
+ * every event of one turn is made before every event of the next.
+ */
+struct behind_turns {
+	trace_event_id_t id;
+	uint64_t next, total, chunk;
+	sem_t go[2], written, done;
+};
+
+/* Thread @who's turns, until @total: the other's follow each. */
+static void behind_turns_take(struct behind_turns *bt, int who)
+{
+	uint64_t end;
+
+	for (;;) {
+		sem_wait(&bt->go[who]);
+		end = bt->next + bt->chunk;
+		while (bt->next < end && bt->next <= bt->total)
+			behind_event(bt->id, bt->next++);
+		sem_post(&bt->go[!who]);
+		if (bt->next > bt->total)
+			return;
+	}
+}
+
+/* The second thread: its turns, then it lives on until the read is done. */
+static void *behind_turns_thread(void *arg)
+{
+	struct behind_turns *bt = arg;
+
+	behind_turns_take(bt, 1);
+	sem_post(&bt->written);
+	sem_wait(&bt->done);
+	return NULL;
+}
+
+/*
+ * A reader behind a LOOP stream fed by two threads' rings (1 MiB each, so
+ * that no kick drains them meanwhile): its cut drops what each ring's own
+ * records would overwrite, then the oldest of both rings, record by
+ * record in the order a drain would merge them, until what they keep
+ * fits. @held events are drained into the stream first; then the threads
+ * take turns of @chunk events, to @total. The second thread lives until
+ * the read is done: an exited thread's ring is drained, not cut.
+ */
+static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
+			    uint64_t chunk, uint64_t total)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	struct behind_turns bt = { .chunk = chunk, .total = total };
+	trace_attr_t attr;
+	trace_id_t trid;
+	pthread_t thr;
+	uint64_t n;
+
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	behind_stream(_metadata, &attr, &trid, &bt.id);
+	for (n = 1; n <= held; n++)
+		behind_event(bt.id, n);
+	ASSERT_EQ(0, own_stream_status(&st));
+	bt.next = held + 1;
+	ASSERT_EQ(0, sem_init(&bt.go[0], 0, 1));
+	ASSERT_EQ(0, sem_init(&bt.go[1], 0, 0));
+	ASSERT_EQ(0, sem_init(&bt.written, 0, 0));
+	ASSERT_EQ(0, sem_init(&bt.done, 0, 0));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, behind_turns_thread, &bt));
+	behind_turns_take(&bt, 0);
+	/* Both threads are done writing. */
+	sem_wait(&bt.written);
+	behind_read(_metadata, &attr, trid, bt.id, total);
+	sem_post(&bt.done);
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+}
+
+/* Turns of ten: the two rings' records interleave all along. */
+TEST(a_reader_behind_two_rings_reads_the_newest_of_both)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_behind_two(_metadata, 180, 10, 700);
+}
+
+/*
+ * One turn each: the first thread's records all come before the
+ * second's, and each ring's alone fit; the cut drops the first's oldest.
+ */
+TEST(a_reader_behind_two_rings_drops_the_older_rings_records_first)
+{
+	SKIP_WITHOUT_DEVICE();
+	read_behind_two(_metadata, 100, 250, 600);
 }
 
 #define CUT_EVENTS	3000
