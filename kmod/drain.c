@@ -687,7 +687,8 @@ void posixtrace_drain_cut_held(struct posixtrace_source *src)
 {
 	posixtrace_source_assert_held(src);
 	src->cut = true;
-	WRITE_ONCE(src->domain->cutting, true);
+	src->cut_next = src->domain->cut_list;
+	WRITE_ONCE(src->domain->cut_list, src);
 }
 
 /**
@@ -723,13 +724,13 @@ void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
 
 	lockdep_assert_held(&dom->mutex);
 	spin_lock(&dom->lock);
-	list_for_each_entry(src, &dom->rings, node)
+	for (src = dom->cut_list; src; src = src->cut_next)
 		src->cut = false;
-	WRITE_ONCE(dom->cutting, false);
+	WRITE_ONCE(dom->cut_list, NULL);
 	spin_unlock(&dom->lock);
 	/* Stored before the waiters are looked for. */
 	smp_mb();
-	wake_up_var(&dom->cutting);
+	wake_up_var(&dom->cut_list);
 	mutex_unlock(&dom->mutex);
 }
 
@@ -840,7 +841,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 	__acquires(&dom->lock)
 {
 	spin_lock(&dom->lock);
-	return !dom->open && !dom->cutting;
+	return !dom->open && !dom->cut_list;
 }
 
 /**
@@ -854,7 +855,7 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->open) || READ_ONCE(dom->cutting);
+	return READ_ONCE(dom->open) || READ_ONCE(dom->cut_list);
 }
 
 /**
@@ -866,7 +867,7 @@ bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
 {
-	return READ_ONCE(dom->cutting);
+	return READ_ONCE(dom->cut_list);
 }
 
 /**
@@ -882,8 +883,8 @@ bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom)
  */
 bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom)
 {
-	return wait_var_event_timeout(&dom->cutting, !READ_ONCE(dom->cutting),
-				      1);
+	return wait_var_event_timeout(&dom->cut_list,
+				      !READ_ONCE(dom->cut_list), 1);
 }
 
 /* Let @dom's drains go on after posixtrace_drain_pause(). */

@@ -108,9 +108,11 @@ struct posixtrace_source {
 	u64 next_mono;		/* a kbuf's: its CLOCK_MONOTONIC stamp */
 	/*
 	 * A reader's cut left records in it, and its turn has not ended:
-	 * the only sources its drains visit. Under the drain lock.
+	 * the only sources its drains visit; on its domain's @cut_list. Under
+	 * the drain lock.
 	 */
 	bool cut;
+	struct posixtrace_source *cut_next;
 	/* A hold of the drain took records of it: on the touched list. */
 	bool touched;
 	struct posixtrace_source *touched_next;

@@ -65,12 +65,12 @@ struct posixtrace_drain_domain {
 	 */
 	bool open;
 	/*
-	 * A reader cut, and its turn has not ended (posixtrace_drain_cut(),
-	 * which holds @mutex all along): the sources it cut are marked
-	 * (@cut of each). Kicks do not drop meanwhile. Written under @lock;
-	 * read without it by posixtrace_drain_busy().
+	 * The sources a reader cut, from its cut to the end of its turn
+	 * (posixtrace_drain_cut(), which holds @mutex all along), linked by
+	 * their @cut_next; else NULL. Kicks do not drop meanwhile. Written
+	 * under @lock; read without it by posixtrace_drain_busy().
 	 */
-	bool cutting;
+	struct posixtrace_source *cut_list;
 	/* The sources a hold took records of, to store their positions. */
 	struct posixtrace_source *touched;
 	/*

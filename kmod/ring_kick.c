@@ -82,6 +82,7 @@ static void posixtrace_ring_walk_begin(struct posixtrace_ring_walk *walk,
 	walk->bytes = 0;
 	walk->events = 0;
 	walk->records = 0;
+	walk->last_ns = 0;
 	walk->marks[0] = (struct posixtrace_ring_mark) { };
 	walk->nr_marks = 1;
 }
@@ -113,6 +114,12 @@ static int posixtrace_ring_walk_header(const u8 *data, u64 size, u64 pos,
 	h->ts_sec = READ_ONCE(rec->ts_sec);
 	h->ts_nsec = READ_ONCE(rec->ts_nsec);
 	return posixtrace_ring_record_ok(h, room) ? 1 : -EINVAL;
+}
+
+/* The time a record says it was made, as a drain's merge orders it. */
+static s64 posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
+{
+	return h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
 }
 
 /* Is the record at @pos committed, and does it check out? */
@@ -226,6 +233,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 		walk->marks[n].events = walk->marks[i].events - base.events;
 		walk->marks[n].records = walk->marks[i].records -
 					 base.records;
+		walk->marks[n].last_ns = walk->marks[i].last_ns;
 		n++;
 	}
 	walk->nr_marks = n;
@@ -295,6 +303,7 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 				.bytes = walk->bytes,
 				.events = walk->events,
 				.records = walk->records,
+				.last_ns = walk->last_ns,
 			};
 			walk->next_mark = walk->walked +
 					  posixtrace_ring_mark_step(size);
@@ -302,6 +311,7 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 		if (bytes) {
 			walk->bytes += bytes;
 			walk->events++;
+			walk->last_ns = posixtrace_ring_record_ns(&h);
 		}
 		walk->records++;
 		walk->walked += h.size;
@@ -353,6 +363,7 @@ static void posixtrace_ring_walk_drop_to(const struct posixtrace_ring_walk *walk
 	drop->bytes = walk->marks[i].bytes;
 	drop->events = walk->marks[i].events;
 	drop->records = walk->marks[i].records;
+	drop->last_ns = walk->marks[i].last_ns;
 }
 
 /**
@@ -402,6 +413,7 @@ posixtrace_ring_walk_upto(const struct posixtrace_ring_walk *walk,
 	return (struct posixtrace_ring_mark) {
 		.off = walk->walked - walk->origin, .bytes = walk->bytes,
 		.events = walk->events, .records = walk->records,
+		.last_ns = walk->last_ns,
 	};
 }
 
@@ -465,6 +477,7 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 		if (rec) {
 			drop->bytes += rec;
 			drop->events++;
+			drop->last_ns = posixtrace_ring_record_ns(&h);
 		}
 		drop->records++;
 		pos += h.size;
@@ -476,6 +489,18 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 	drop->to = pos;
 	posixtrace_ring_walk_first(walk, data, size, proc, view, drop);
 	return true;
+}
+
+/* The first mark past @pos; @walk->nr_marks if none. */
+static unsigned int
+posixtrace_ring_walk_mark_after(const struct posixtrace_ring_walk *walk,
+				u64 pos)
+{
+	unsigned int k = 1;
+
+	while (k < walk->nr_marks && walk->origin + walk->marks[k].off <= pos)
+		k++;
+	return k;
 }
 
 /**
@@ -494,8 +519,9 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
  * record at a time, until what they keep fits (thread_ring.c).
  *
  * Return: the stream bytes of the record, 0 if the stream would not
- * record it; -1 if the walk counted no record there (the cut drops all it
- * walked) or the record no longer checks out (a hostile hand rewrote it).
+ * record it; -ENOENT if the walk counted no record there (the cut drops
+ * all it walked); -EINVAL if the record no longer checks out (a hostile
+ * hand rewrote it).
  */
 long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
 				   const u8 *data, u64 size,
@@ -506,15 +532,104 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
 {
 	size_t rec;
 
-	if (drop->to >= walk->walked ||
-	    !posixtrace_ring_walk_read(data, size, drop->to,
+	if (drop->to >= walk->walked)
+		return -ENOENT;
+	if (!posixtrace_ring_walk_read(data, size, drop->to,
 				       walk->walked - drop->to, h))
-		return -1;
+		return -EINVAL;
 	rec = posixtrace_ring_walk_bytes(proc, view, h);
 	/* The walk stopped before such a one: it is not what it walked. */
 	if (rec > view->record_max)
-		return -1;
+		return -EINVAL;
 	return rec;
+}
+
+/*
+ * The time of the first event the stream records in [@from, @to): where a
+ * cut's gap begins, if nothing it drops before was the stream's.
+ */
+static void posixtrace_ring_walk_first_in(const struct posixtrace_ring_walk *walk,
+					  const u8 *data, u64 size,
+					  struct posixtrace_process *proc,
+					  const struct posixtrace_loop_view *view,
+					  u64 from, u64 to,
+					  struct timespec64 *first)
+{
+	struct posixtrace_ring_record h;
+
+	while (from < to &&
+	       posixtrace_ring_walk_read(data, size, from, walk->walked - from,
+					 &h)) {
+		if (posixtrace_ring_walk_records(proc, view, &h)) {
+			*first = (struct timespec64) { h.ts_sec, h.ts_nsec };
+			return;
+		}
+		from += h.size;
+	}
+}
+
+/**
+ * posixtrace_ring_walk_cut_stride - drop up to the ring's next mark at once
+ * @walk: the reader's walk of the ring, after posixtrace_ring_walk_cut()
+ * @data: the ring's data area in the module's mapping (twice in a row)
+ * @size: its size
+ * @proc: the ring's process
+ * @view: the view the walk took
+ * @drop: what the cut drops so far
+ * @before_ns: the time of the other rings' oldest next record
+ * @over: the stream bytes the rings keep beyond what fits, 0 if it fits
+ * @floor_ns: the time of the newest event the cut drops so far
+ *
+ * The record-by-record merge (thread_ring.c) would drop every record of
+ * this ring up to its next mark if the events among them were all made
+ * before @floor_ns (every event older than one dropped goes too), or if
+ * the record at the mark was made before @before_ns (a ring is in time
+ * order: so were all before it, which go before any other ring's) and
+ * they make less than @over (what is kept after them still does not
+ * fit). A step is a 32nd of the ring: a cut of several rings reads a
+ * header a mark, and goes record by record only in the last step of
+ * each ring, not through all its records.
+ *
+ * Return: the stream bytes dropped; 0 if it dropped nothing (or only
+ * records the stream does not record: the merge then goes record by
+ * record, which drops them as well).
+ */
+u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
+				    const u8 *data, u64 size,
+				    struct posixtrace_process *proc,
+				    const struct posixtrace_loop_view *view,
+				    struct posixtrace_ring_drop *drop,
+				    s64 before_ns, u64 over, s64 floor_ns)
+{
+	unsigned int k = posixtrace_ring_walk_mark_after(walk, drop->to);
+	const struct posixtrace_ring_mark *m;
+	struct posixtrace_ring_record h;
+	u64 pos, bytes;
+
+	if (k >= walk->nr_marks)
+		return 0;
+	m = &walk->marks[k];
+	pos = walk->origin + m->off;
+	/* The mark counts at least what the cut dropped before it. */
+	if (m->bytes <= drop->bytes || m->events < drop->events ||
+	    m->records < drop->records)
+		return 0;
+	bytes = m->bytes - drop->bytes;
+	if (m->last_ns >= floor_ns &&
+	    (bytes >= over ||
+	     !posixtrace_ring_walk_read(data, size, pos, walk->walked - pos,
+					&h) ||
+	     posixtrace_ring_record_ns(&h) >= before_ns))
+		return 0;
+	if (!drop->events)
+		posixtrace_ring_walk_first_in(walk, data, size, proc, view,
+					      drop->to, pos, &drop->first);
+	drop->to = pos;
+	drop->bytes = m->bytes;
+	drop->events = m->events;
+	drop->records = m->records;
+	drop->last_ns = m->last_ns;
+	return bytes;
 }
 
 /**
@@ -524,14 +639,20 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
  * @h: the record's header, from posixtrace_ring_walk_cut_peek()
  * @bytes: its stream bytes, from there
  *
- * Return: false if the cut now counts more than the walk did: the records
- * were rewritten since it walked them, and nothing may be dropped.
+ * Return: false if the cut now counts more than the walk did up to its
+ * next mark: the records were rewritten since it walked them, and nothing
+ * may be dropped.
  */
 bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 				   struct posixtrace_ring_drop *drop,
 				   const struct posixtrace_ring_record *h,
 				   size_t bytes)
 {
+	struct posixtrace_ring_mark next;
+
+	next = posixtrace_ring_walk_upto(walk,
+					 posixtrace_ring_walk_mark_after(walk,
+									 drop->to));
 	if (bytes) {
 		/* OVERFLOW's time: the oldest the stream records. */
 		if (!drop->events)
@@ -539,11 +660,13 @@ bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 							    h->ts_nsec };
 		drop->bytes += bytes;
 		drop->events++;
+		drop->last_ns = posixtrace_ring_record_ns(h);
 	}
 	drop->records++;
 	drop->to += h->size;
-	return drop->bytes <= walk->bytes && drop->events <= walk->events &&
-	       drop->records <= walk->records;
+	return drop->to <= walk->origin + next.off &&
+	       drop->bytes <= next.bytes && drop->events <= next.events &&
+	       drop->records <= next.records;
 }
 
 /**
@@ -588,11 +711,19 @@ void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 	for (i = 1; i < walk->nr_marks; i++) {
 		if (walk->marks[i].off <= off)
 			continue;
+		/* Counted more than the marks after it (rewritten): anew. */
+		if (walk->marks[i].bytes < drop->bytes ||
+		    walk->marks[i].events < drop->events ||
+		    walk->marks[i].records < drop->records) {
+			walk->nr_marks = 0;
+			return;
+		}
 		walk->marks[n].off = walk->marks[i].off - off;
 		walk->marks[n].bytes = walk->marks[i].bytes - drop->bytes;
 		walk->marks[n].events = walk->marks[i].events - drop->events;
 		walk->marks[n].records = walk->marks[i].records -
 					 drop->records;
+		walk->marks[n].last_ns = walk->marks[i].last_ns;
 		n++;
 	}
 	walk->marks[0] = (struct posixtrace_ring_mark) { };

@@ -28,6 +28,7 @@ struct posixtrace_ring_mark {
 	u32 bytes;		/* stream bytes of the records it records */
 	u32 events;		/* ... and how many */
 	u32 records;		/* the ring's records, recorded or not */
+	s64 last_ns;		/* the time of the last of the @events */
 };
 
 #define POSIXTRACE_RING_MARKS	34
@@ -46,6 +47,7 @@ struct posixtrace_ring_walk {
 	u64 next_mark;		/* where the next mark goes, at the latest */
 	u32 bytes, events;	/* as a mark's, for everything walked */
 	u32 records;
+	s64 last_ns;
 	u32 changes;		/* the stream's state changes it had seen */
 	unsigned int nr_marks;
 	struct posixtrace_ring_mark marks[POSIXTRACE_RING_MARKS];
@@ -59,6 +61,7 @@ struct posixtrace_ring_drop {
 	u64 to;
 	u32 bytes, events, records;
 	struct timespec64 first;	/* the first of those events */
+	s64 last_ns;			/* the time of the last of them */
 };
 
 bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
@@ -77,6 +80,12 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
 				   const struct posixtrace_loop_view *view,
 				   const struct posixtrace_ring_drop *drop,
 				   struct posixtrace_ring_record *h);
+u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
+				    const u8 *data, u64 size,
+				    struct posixtrace_process *proc,
+				    const struct posixtrace_loop_view *view,
+				    struct posixtrace_ring_drop *drop,
+				    s64 before_ns, u64 over, s64 floor_ns);
 bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 				   struct posixtrace_ring_drop *drop,
 				   const struct posixtrace_ring_record *h,

@@ -626,37 +626,52 @@ posixtrace_thread_ring_cut_ring(struct posixtrace_source **srcs,
 	return posixtrace_src_ring(srcs[i]);
 }
 
-/* Of @n rings' next records to drop, the oldest's ring; NULL: none. */
+static s64 posixtrace_thread_ring_cut_next_ns(const struct posixtrace_thread_ring *ring)
+{
+	return ring->cut->next.ts_sec * NSEC_PER_SEC + ring->cut->next.ts_nsec;
+}
+
+/*
+ * Of @n rings' next records to drop, the oldest's ring, as a drain's
+ * merge orders them (by the time they say; a tie, the first listed); NULL
+ * if none has one. *@before_ns: the time of the other rings' oldest.
+ */
 static struct posixtrace_thread_ring *
 posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
-				  unsigned int n)
+				  unsigned int n, s64 *before_ns)
 {
 	struct posixtrace_thread_ring *ring, *oldest = NULL;
-	s64 ns, oldest_ns = 0;
+	s64 ns, oldest_ns = S64_MAX;
 	unsigned int i;
 
+	*before_ns = S64_MAX;
 	for (i = 0; i < n; i++) {
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		if (ring->cut->next_bytes < 0)
 			continue;
-		/* As a drain's merge orders them: by the time they say. */
-		ns = ring->cut->next.ts_sec * NSEC_PER_SEC +
-		     ring->cut->next.ts_nsec;
+		ns = posixtrace_thread_ring_cut_next_ns(ring);
 		if (!oldest || ns < oldest_ns) {
+			*before_ns = oldest_ns;
 			oldest = ring;
 			oldest_ns = ns;
+		} else if (ns < *before_ns) {
+			*before_ns = ns;
 		}
 	}
 	return oldest;
 }
 
 /*
- * What @n rings keep after each ring's own cut may still overflow the
- * stream: drop more, the oldest record of all of them first, as a drain's
- * merge would store them and LOOP overwrite them, until what they keep
- * fits beside the room the stream keeps. Returns the stream bytes they
- * keep, or U64_MAX if the records are not what the walks counted (a
- * hostile hand rewrote them): nothing may be dropped.
+ * Each of @n rings has dropped what its own records would overwrite
+ * (posixtrace_ring_walk_cut()), but LOOP overwrites in the order a drain
+ * merges the rings: every event older than one dropped goes too, and what
+ * the rings keep together may still overflow the stream. Drop more, the
+ * oldest record of all the rings first, while one is older than the
+ * newest event dropped, or what they keep does not fit beside the room
+ * the stream keeps (a step of a ring at once where all of it goes:
+ * posixtrace_ring_walk_cut_stride()). Returns the stream bytes they keep,
+ * or U64_MAX if the records are not what the walks counted (a hostile
+ * hand rewrote them): nothing may be dropped.
  */
 static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 					    unsigned int n,
@@ -664,30 +679,52 @@ static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 {
 	struct posixtrace_thread_ring_cut *c;
 	struct posixtrace_thread_ring *ring;
+	s64 floor_ns = S64_MIN, before_ns;
 	unsigned int i, steps = 0;
-	u64 kept = 0;
+	u64 kept = 0, bytes;
 
 	for (i = 0; i < n; i++) {
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		c = ring->cut;
 		kept += c->walk.bytes - c->drop.bytes;
+		if (c->drop.events)
+			floor_ns = max(floor_ns, c->drop.last_ns);
 		posixtrace_thread_ring_cut_peek(ring, view);
+		if (c->next_bytes == -EINVAL)
+			return U64_MAX;
 	}
-	while (kept > view->record_max) {
-		ring = posixtrace_thread_ring_cut_oldest(srcs, n);
+	for (;;) {
+		ring = posixtrace_thread_ring_cut_oldest(srcs, n, &before_ns);
 		if (!ring)
-			return U64_MAX;
+			return kept > view->record_max ? U64_MAX : kept;
+		if (kept <= view->record_max &&
+		    posixtrace_thread_ring_cut_next_ns(ring) >= floor_ns)
+			return kept;
 		c = ring->cut;
-		if (!posixtrace_ring_walk_cut_skip(&c->walk, &c->drop, &c->next,
-						   c->next_bytes))
-			return U64_MAX;
-		kept -= c->next_bytes;
+		bytes = posixtrace_ring_walk_cut_stride(&c->walk, ring->data,
+							ring->size, ring->proc,
+							view, &c->drop,
+							before_ns,
+							kept > view->record_max ?
+							kept - view->record_max :
+							0, floor_ns);
+		if (!bytes) {
+			if (!posixtrace_ring_walk_cut_skip(&c->walk, &c->drop,
+							   &c->next,
+							   c->next_bytes))
+				return U64_MAX;
+			bytes = c->next_bytes;
+		}
+		if (c->drop.events)
+			floor_ns = max(floor_ns, c->drop.last_ns);
+		kept -= bytes;
 		posixtrace_thread_ring_cut_peek(ring, view);
-		/* A stream's worth of records at most, walked once more. */
+		if (c->next_bytes == -EINVAL)
+			return U64_MAX;
+		/* Every record the walks counted at most, once each. */
 		if (!(++steps % 1024))
 			cond_resched();
 	}
-	return kept;
 }
 
 /*
@@ -750,8 +787,8 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 	for (i = 0; i < n; i++) {
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		c = ring->cut;
+		cut->records += c->walk.records - c->drop.records;
 		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
-		cut->records += c->walk.records;
 		ring->cut_end = c->walk.walked;
 		posixtrace_drain_cut_held(&ring->src);
 	}

@@ -370,7 +370,7 @@ TEST(a_reader_behind_reads_the_newest_of_a_ring_holding_more)
  */
 struct behind_turns {
 	trace_event_id_t id;
-	uint64_t next, total, chunk;
+	uint64_t next, total, chunk[2];
 	sem_t go[2], written, done;
 };
 
@@ -381,7 +381,7 @@ static void behind_turns_take(struct behind_turns *bt, int who)
 
 	for (;;) {
 		sem_wait(&bt->go[who]);
-		end = bt->next + bt->chunk;
+		end = bt->next + bt->chunk[who];
 		while (bt->next < end && bt->next <= bt->total)
 			behind_event(bt->id, bt->next++);
 		sem_post(&bt->go[!who]);
@@ -404,17 +404,19 @@ static void *behind_turns_thread(void *arg)
 /*
  * A reader behind a LOOP stream fed by two threads' rings (1 MiB each, so
  * that no kick drains them meanwhile): its cut drops what each ring's own
- * records would overwrite, then the oldest of both rings, record by
- * record in the order a drain would merge them, until what they keep
- * fits. @held events are drained into the stream first; then the threads
- * take turns of @chunk events, to @total. The second thread lives until
- * the read is done: an exited thread's ring is drained, not cut.
+ * records would overwrite, then, oldest first across both rings in the
+ * order a drain would merge them, every event older than one dropped, and
+ * more until what they keep fits. @held events are drained into the
+ * stream first; then the threads take turns of @chunk0 and @chunk1
+ * events, to @total. The second thread lives until the read is done: an
+ * exited thread's ring is drained, not cut.
  */
 static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
-			    uint64_t chunk, uint64_t total)
+			    uint64_t chunk0, uint64_t chunk1, uint64_t total)
 {
 	struct posixtrace_status st = { .size = sizeof(st) };
-	struct behind_turns bt = { .chunk = chunk, .total = total };
+	struct behind_turns bt = { .chunk = { chunk0, chunk1 },
+				   .total = total };
 	trace_attr_t attr;
 	trace_id_t trid;
 	pthread_t thr;
@@ -443,7 +445,7 @@ static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
 TEST(a_reader_behind_two_rings_reads_the_newest_of_both)
 {
 	SKIP_WITHOUT_DEVICE();
-	read_behind_two(_metadata, 180, 10, 700);
+	read_behind_two(_metadata, 180, 10, 10, 700);
 }
 
 /*
@@ -453,7 +455,23 @@ TEST(a_reader_behind_two_rings_reads_the_newest_of_both)
 TEST(a_reader_behind_two_rings_drops_the_older_rings_records_first)
 {
 	SKIP_WITHOUT_DEVICE();
-	read_behind_two(_metadata, 100, 250, 600);
+	read_behind_two(_metadata, 100, 250, 250, 600);
+}
+
+/*
+ * A thread makes one small event (event 301: 8 bytes), then another makes
+ * more than the stream holds. The second ring's own cut may leave room
+ * for the first's event, but a drain would have stored it before
+ * everything that ring dropped: it is overwritten too. Eight lengths of
+ * the second thread's turn, so that the room its cut leaves varies.
+ */
+TEST(a_reader_behind_two_rings_drops_an_idle_rings_older_event)
+{
+	uint64_t k;
+
+	SKIP_WITHOUT_DEVICE();
+	for (k = 0; k < 8; k++)
+		read_behind_two(_metadata, 300, 1, 600 + k, 300 + 1 + 600 + k);
 }
 
 #define CUT_EVENTS	3000
