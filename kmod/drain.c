@@ -587,7 +587,8 @@ static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
  * posixtrace_drain_cut - a reader behind its LOOP stream drops what the
  *	stream would only overwrite, without draining it
  * @dom: the stream's domain
- * @stream: the stream, its read lock held
+ * @stream: the stream, its read lock held (or referenced, for a worker's
+ *	    drop: posixtrace_drain_drop())
  * @cut: filled in: what the sources cut still hold
  *
  * A reader that falls behind would otherwise drain everything its
@@ -924,13 +925,69 @@ void posixtrace_source_close(struct posixtrace_source *src)
 	smp_store_release(&src->closed, true);
 }
 
+/*
+ * Is a source of @dom closed? Its records are taken, and it is retired,
+ * by the next drain. Under the drain mutex.
+ */
+static bool posixtrace_drain_any_closed(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_source *src;
+
+	lockdep_assert_held(&dom->mutex);
+	list_for_each_entry(src, &dom->rings, node)
+		if (READ_ONCE(src->closed))
+			return true;
+	return false;
+}
+
+/*
+ * A worker's drain for a kick whose ring is full, when the domain's
+ * records are kept by one LOOP stream without a log: drop what the stream
+ * would only overwrite, across the rings, as a reader behind it cuts
+ * (posixtrace_drain_cut()), and take nothing. A drain would copy every
+ * record the rings hold into the stream, most of them to be overwritten
+ * there before anyone reads them; the rest stay in the rings, where a
+ * reader takes them. Returns true if no drain is needed: the cut dropped
+ * records (else the stream keeps all the rings hold, and they are
+ * drained as before), every ring cut has room, and none is closed (a
+ * drain retires it).
+ */
+static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
+{
+	struct posixtrace_stream *stream = NULL;
+	struct posixtrace_drain_cut cut = { };
+	struct posixtrace_source *src;
+	bool done = false;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(src, &dom->rings, node) {
+		if (src->ops->bytes(src)) {
+			if (src->ops->loop_stream)
+				stream = src->ops->loop_stream(src);
+			break;
+		}
+	}
+	rcu_read_unlock();
+	if (!stream)
+		return false;
+	if (posixtrace_drain_cut(dom, stream, &cut)) {
+		done = cut.dropped && cut.room &&
+		       !posixtrace_drain_any_closed(dom);
+		posixtrace_drain_cut_done(dom);
+	}
+	/* The mutex let go: the last reference may unlist its kbufs. */
+	posixtrace_stream_put(stream);
+	return done;
+}
+
 /* The kicks' and exits' drain of a domain, with the reference queued. */
 static void posixtrace_domain_drain_work(struct work_struct *work)
 {
 	struct posixtrace_drain_domain *dom =
 		container_of(work, struct posixtrace_drain_domain, drain_work);
 
-	posixtrace_drain(dom);
+	if (!posixtrace_drain_drop(dom))
+		posixtrace_drain(dom);
 	posixtrace_drain_domain_put(dom);
 }
 

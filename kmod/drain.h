@@ -14,11 +14,15 @@ struct posixtrace_stream;
 
 /*
  * What a reader's cut left in the sources it cut (posixtrace_drain_cut()):
- * @records, the next they hold, make @bytes of stream records.
+ * @records, the next they hold, make @bytes of stream records; @dropped:
+ * it dropped records; @room: every source it cut has room left for its
+ * writers.
  */
 struct posixtrace_drain_cut {
 	u64 bytes;
 	u64 records;
+	bool dropped;
+	bool room;
 };
 
 /*
@@ -57,6 +61,9 @@ struct posixtrace_drain_cut {
  * @retire:	a closed source is done with (posixtrace_source_close()):
  *		take it off the lists (posixtrace_drain_unlist()) and free it
  *		after a grace period. Under the drain mutex; may sleep.
+ * @loop_stream: the stream that alone keeps the source's records, if it
+ *		is a LOOP stream without a log (whose cut may drop them),
+ *		referenced; else NULL. Under RCU. NULL: never.
  * @cut:	a reader of @stream is behind it, and @srcs, @n of them,
  *		this one first and all of its kind, are the only sources of
  *		its domain with records: drop what the stream would only
@@ -78,6 +85,7 @@ struct posixtrace_source_ops {
 	bool (*lazy)(struct posixtrace_source *src);
 	u64 (*bytes)(struct posixtrace_source *src);
 	void (*retire)(struct posixtrace_source *src);
+	struct posixtrace_stream *(*loop_stream)(struct posixtrace_source *src);
 	bool (*cut)(struct posixtrace_source **srcs, unsigned int n,
 		    struct posixtrace_stream *stream,
 		    struct posixtrace_drain_cut *cut);

@@ -311,7 +311,8 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 		if (bytes) {
 			walk->bytes += bytes;
 			walk->events++;
-			walk->last_ns = posixtrace_ring_record_ns(&h);
+			walk->last_ns = max(walk->last_ns,
+					    posixtrace_ring_record_ns(&h));
 		}
 		walk->records++;
 		walk->walked += h.size;
@@ -477,7 +478,8 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 		if (rec) {
 			drop->bytes += rec;
 			drop->events++;
-			drop->last_ns = posixtrace_ring_record_ns(&h);
+			drop->last_ns = max(drop->last_ns,
+					    posixtrace_ring_record_ns(&h));
 		}
 		drop->records++;
 		pos += h.size;
@@ -516,7 +518,9 @@ posixtrace_ring_walk_mark_after(const struct posixtrace_ring_walk *walk,
  *
  * A reader behind several rings drops, after what each ring's own records
  * make it drop (posixtrace_ring_walk_cut()), the oldest of all of them, a
- * record at a time, until what they keep fits (thread_ring.c).
+ * record (or a step: posixtrace_ring_walk_cut_stride()) at a time, while
+ * one is older than an event dropped or what they keep does not fit
+ * (thread_ring.c).
  *
  * Return: the stream bytes of the record, 0 if the stream would not
  * record it; -ENOENT if the walk counted no record there (the cut drops
@@ -586,13 +590,14 @@ static void posixtrace_ring_walk_first_in(const struct posixtrace_ring_walk *wal
  * the record at the mark was made before @before_ns (a ring is in time
  * order: so were all before it, which go before any other ring's) and
  * they make less than @over (what is kept after them still does not
- * fit). A step is a 32nd of the ring: a cut of several rings reads a
- * header a mark, and goes record by record only in the last step of
- * each ring, not through all its records.
+ * fit). A step is a 32nd of the ring: where one ring's records run ahead
+ * of the others', a cut reads a header a mark rather than a record; where
+ * the rings' records interleave finely, it still goes record by record
+ * (a cut time found from the marks first would not).
  *
- * Return: the stream bytes dropped; 0 if it dropped nothing (or only
- * records the stream does not record: the merge then goes record by
- * record, which drops them as well).
+ * Return: the stream bytes dropped; 0 if it dropped nothing. A step
+ * without an event of the stream is never dropped here (0 could not say
+ * so): the merge goes through it record by record.
  */
 u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 				    const u8 *data, u64 size,
@@ -624,11 +629,12 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 	if (!drop->events)
 		posixtrace_ring_walk_first_in(walk, data, size, proc, view,
 					      drop->to, pos, &drop->first);
+	drop->last_ns = drop->events ? max(drop->last_ns, m->last_ns) :
+				       m->last_ns;
 	drop->to = pos;
 	drop->bytes = m->bytes;
 	drop->events = m->events;
 	drop->records = m->records;
-	drop->last_ns = m->last_ns;
 	return bytes;
 }
 
@@ -658,9 +664,12 @@ bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 		if (!drop->events)
 			drop->first = (struct timespec64) { h->ts_sec,
 							    h->ts_nsec };
+		drop->last_ns = drop->events ?
+				max(drop->last_ns,
+				    posixtrace_ring_record_ns(h)) :
+				posixtrace_ring_record_ns(h);
 		drop->bytes += bytes;
 		drop->events++;
-		drop->last_ns = posixtrace_ring_record_ns(h);
 	}
 	drop->records++;
 	drop->to += h->size;

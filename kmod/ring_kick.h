@@ -28,7 +28,11 @@ struct posixtrace_ring_mark {
 	u32 bytes;		/* stream bytes of the records it records */
 	u32 events;		/* ... and how many */
 	u32 records;		/* the ring's records, recorded or not */
-	s64 last_ns;		/* the time of the last of the @events */
+	/*
+	 * The newest time of the @events (the last, unless the clock was
+	 * set back); meaningless if none.
+	 */
+	s64 last_ns;
 };
 
 #define POSIXTRACE_RING_MARKS	34
@@ -61,7 +65,7 @@ struct posixtrace_ring_drop {
 	u64 to;
 	u32 bytes, events, records;
 	struct timespec64 first;	/* the first of those events */
-	s64 last_ns;			/* the time of the last of them */
+	s64 last_ns;			/* the newest time of them */
 };
 
 bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,

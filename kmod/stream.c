@@ -349,6 +349,15 @@ void posixtrace_stream_put(struct posixtrace_stream *stream)
 }
 
 /*
+ * A reference on a stream found under RCU, unless it is being freed (it
+ * stays readable until a grace period has passed).
+ */
+bool posixtrace_stream_tryget(struct posixtrace_stream *stream)
+{
+	return kref_get_unless_zero(&stream->ref);
+}
+
+/*
  * Take one of the TRACE_SYS_MAX slots, and one of @user's (quota.c), or
  * fail with EAGAIN.
  */

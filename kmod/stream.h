@@ -68,6 +68,7 @@ int posixtrace_stream_create(const struct posixtrace_attr __user *uattr,
 			     const struct file_operations *fops);
 void posixtrace_stream_get(struct posixtrace_stream *stream);
 void posixtrace_stream_put(struct posixtrace_stream *stream);
+bool posixtrace_stream_tryget(struct posixtrace_stream *stream);
 bool posixtrace_stream_usable(struct posixtrace_stream *stream);
 int posixtrace_stream_control(struct posixtrace_stream *stream,
 			      enum posixtrace_stream_cmd cmd);

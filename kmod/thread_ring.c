@@ -57,7 +57,8 @@
 /*
  * A reader's cut of a ring (posixtrace_thread_ring_cut()): its walk, what
  * it drops, and the record after that (@next_bytes its stream bytes, 0 if
- * the stream does not record it; -1: none the walk counted).
+ * the stream does not record it; -ENOENT: none the walk counted; -EINVAL:
+ * it no longer checks out).
  */
 struct posixtrace_thread_ring_cut {
 	struct posixtrace_ring_walk walk;
@@ -784,11 +785,15 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 		return false;
 	cut->bytes = kept;
 	cut->records = 0;
+	cut->dropped = false;
+	cut->room = true;
 	for (i = 0; i < n; i++) {
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		c = ring->cut;
 		cut->records += c->walk.records - c->drop.records;
+		cut->dropped |= c->drop.records > 0;
 		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
+		cut->room &= posixtrace_thread_ring_room(ring, c->walk.walked);
 		ring->cut_end = c->walk.walked;
 		posixtrace_drain_cut_held(&ring->src);
 	}
@@ -864,6 +869,23 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
 	return ok;
 }
 
+/*
+ * The stream that alone keeps @src's records, referenced, if it is a
+ * LOOP stream without a log (posixtrace_drain_drop()). Under RCU.
+ */
+static struct posixtrace_stream *
+posixtrace_thread_ring_loop_stream(struct posixtrace_source *src)
+{
+	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	struct posixtrace_stream *stream;
+
+	stream = posixtrace_links_only_stream(ring->proc);
+	if (!stream || !posixtrace_stream_loop_capacity(stream) ||
+	    !posixtrace_stream_tryget(stream))
+		return NULL;
+	return stream;
+}
+
 static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.visit = posixtrace_thread_ring_visit,
 	.peek = posixtrace_thread_ring_peek,
@@ -872,6 +894,7 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 	.lazy = posixtrace_thread_ring_lazy,
 	.bytes = posixtrace_thread_ring_bytes,
 	.retire = posixtrace_thread_ring_retire,
+	.loop_stream = posixtrace_thread_ring_loop_stream,
 	.cut = posixtrace_thread_ring_cut,
 };
 

@@ -402,16 +402,13 @@ static void *behind_turns_thread(void *arg)
 }
 
 /*
- * A reader behind a LOOP stream fed by two threads' rings (1 MiB each, so
- * that no kick drains them meanwhile): its cut drops what each ring's own
- * records would overwrite, then, oldest first across both rings in the
- * order a drain would merge them, every event older than one dropped, and
- * more until what they keep fits. @held events are drained into the
- * stream first; then the threads take turns of @chunk0 and @chunk1
- * events, to @total. The second thread lives until the read is done: an
+ * Two threads taking turns of @chunk0 and @chunk1 events into a LOOP
+ * stream, to @total, after @held events drained into the stream, then a
+ * reader: it gets exactly what draining everything would have left
+ * (behind_read()). The second thread lives until the read is done: an
  * exited thread's ring is drained, not cut.
  */
-static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
+static void turns_then_read(struct __test_metadata *_metadata, uint64_t held,
 			    uint64_t chunk0, uint64_t chunk1, uint64_t total)
 {
 	struct posixtrace_status st = { .size = sizeof(st) };
@@ -422,7 +419,6 @@ static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
 	pthread_t thr;
 	uint64_t n;
 
-	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
 	behind_stream(_metadata, &attr, &trid, &bt.id);
 	for (n = 1; n <= held; n++)
 		behind_event(bt.id, n);
@@ -439,6 +435,20 @@ static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
 	behind_read(_metadata, &attr, trid, bt.id, total);
 	sem_post(&bt.done);
 	ASSERT_EQ(0, pthread_join(thr, NULL));
+}
+
+/*
+ * A reader behind a LOOP stream fed by two threads' rings (1 MiB each, so
+ * that no kick takes their records meanwhile): its cut drops what each
+ * ring's own records would overwrite, then, oldest first across both
+ * rings in the order a drain would merge them, every event older than one
+ * dropped, and more until what they keep fits.
+ */
+static void read_behind_two(struct __test_metadata *_metadata, uint64_t held,
+			    uint64_t chunk0, uint64_t chunk1, uint64_t total)
+{
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	turns_then_read(_metadata, held, chunk0, chunk1, total);
 }
 
 /* Turns of ten: the two rings' records interleave all along. */
@@ -472,6 +482,20 @@ TEST(a_reader_behind_two_rings_drops_an_idle_rings_older_event)
 	SKIP_WITHOUT_DEVICE();
 	for (k = 0; k < 8; k++)
 		read_behind_two(_metadata, 300, 1, 600 + k, 300 + 1 + 600 + k);
+}
+
+/*
+ * Two threads' rings of the stream's size (64 KiB), each written ten
+ * times over: their kicks drop what each ring's own records would
+ * overwrite, and a worker, queued by a kick that found its ring full,
+ * drops across both rings what the stream would overwrite rather than
+ * drain them into it. The reader then gets exactly what draining
+ * everything would have left.
+ */
+TEST(kicks_and_workers_of_two_rings_drop_what_loop_would_overwrite)
+{
+	SKIP_WITHOUT_DEVICE();
+	turns_then_read(_metadata, 0, 7, 13, 6000);
 }
 
 #define CUT_EVENTS	3000
