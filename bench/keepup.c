@@ -1425,12 +1425,9 @@ static void report(void)
 	goal_share("live reader, two producers flat out", two, 90);
 	goal_share("live reader, one producer at 1 M/s", &live[0][1][0], 100);
 	goal_share("live reader, two producers at 1 M/s", &live[1][1][0], 100);
-	if (!log_row.skipped)
-		printf("goal (issue 28): FLUSH to a log on tmpfs, one producer "
-		       "flat out: %.1f %% kept, 100 %% wanted: %s\n",
-		       median(log_row.share, rounds),
-		       median(log_row.share, rounds) >= 100 ? "met" :
-		       "NOT met");
+	/* The issue's rule holds for the log too: 0.9x the rate without. */
+	goal_share("FLUSH to a log on tmpfs, one producer flat out, kept",
+		   &log_row, 100);
 	report_emit(false, true);
 	if (scaled2) {
 		double base[MAX_ROUNDS];
