@@ -28,6 +28,7 @@
 
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/rculist.h>
 #include <linux/sched/clock.h>
@@ -959,6 +960,12 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 	struct posixtrace_source *src;
 	bool done = false;
 
+	/*
+	 * Whoever holds a stream holds the module (see the news work): its
+	 * last put frees what module exit tears down before our queue.
+	 */
+	if (!try_module_get(THIS_MODULE))
+		return false;
 	rcu_read_lock();
 	list_for_each_entry_rcu(src, &dom->rings, node) {
 		if (src->ops->bytes(src)) {
@@ -968,8 +975,10 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 		}
 	}
 	rcu_read_unlock();
-	if (!stream)
+	if (!stream) {
+		module_put(THIS_MODULE);
 		return false;
+	}
 	if (posixtrace_drain_cut(dom, stream, &cut)) {
 		done = cut.dropped && cut.room &&
 		       !posixtrace_drain_any_closed(dom);
@@ -977,6 +986,8 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 	}
 	/* The mutex let go: the last reference may unlist its kbufs. */
 	posixtrace_stream_put(stream);
+	/* Module exit waits for this work to return (its cancel). */
+	module_put(THIS_MODULE);
 	return done;
 }
 
