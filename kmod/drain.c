@@ -935,9 +935,12 @@ static bool posixtrace_drain_any_closed(struct posixtrace_drain_domain *dom)
 	struct posixtrace_source *src;
 
 	lockdep_assert_held(&dom->mutex);
-	list_for_each_entry(src, &dom->rings, node)
+	list_for_each_entry(src, &dom->rings, node) {
 		if (READ_ONCE(src->closed))
 			return true;
+		/* A domain may hold many rings. */
+		cond_resched();
+	}
 	return false;
 }
 
@@ -968,6 +971,9 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 		return false;
 	rcu_read_lock();
 	list_for_each_entry_rcu(src, &dom->rings, node) {
+		/* A thread's exit queued us: its drain retires the ring. */
+		if (READ_ONCE(src->closed))
+			break;
 		if (src->ops->bytes(src)) {
 			if (src->ops->loop_stream)
 				stream = src->ops->loop_stream(src);
@@ -984,6 +990,12 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 		       !posixtrace_drain_any_closed(dom);
 		posixtrace_drain_cut_done(dom);
 	}
+	/*
+	 * A reader waiting gets the records now, as a drain storing them
+	 * would have woken it: a kick that found its ring full left it be.
+	 */
+	if (done)
+		posixtrace_stream_sources_ready(stream);
 	/* The mutex let go: the last reference may unlist its kbufs. */
 	posixtrace_stream_put(stream);
 	/* Module exit waits for this work to return (its cancel). */
@@ -991,7 +1003,10 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 	return done;
 }
 
-/* The kicks' and exits' drain of a domain, with the reference queued. */
+/*
+ * The kicks' and exits' drain of a domain, with the reference queued: a
+ * drop across the rings for a LOOP stream, where that is enough.
+ */
 static void posixtrace_domain_drain_work(struct work_struct *work)
 {
 	struct posixtrace_drain_domain *dom =

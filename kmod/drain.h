@@ -64,7 +64,8 @@ struct posixtrace_drain_cut {
  * @loop_stream: the stream that alone keeps the source's records, if it
  *		is a LOOP stream without a log (whose cut may drop them),
  *		referenced; else NULL. Under RCU. NULL: never.
- * @cut:	a reader of @stream is behind it, and @srcs, @n of them,
+ * @cut:	a reader of @stream is behind it (or a worker drops for it:
+ *		posixtrace_drain_drop()), and @srcs, @n of them,
  *		this one first and all of its kind, are the only sources of
  *		its domain with records: drop what the stream would only
  *		overwrite of them, and of what it holds, as LOOP would, mark

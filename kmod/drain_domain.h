@@ -65,9 +65,9 @@ struct posixtrace_drain_domain {
 	 */
 	bool open;
 	/*
-	 * The sources a reader cut, from its cut to the end of its turn
-	 * (posixtrace_drain_cut(), which holds @mutex all along), linked by
-	 * their @cut_next; else NULL. Kicks do not drop meanwhile. Written
+	 * The sources a reader (or a worker's drop) cut, from its cut to
+	 * the end of its turn (posixtrace_drain_cut(), which holds @mutex all
+	 * along), linked by their @cut_next; else NULL. Kicks do not drop meanwhile. Written
 	 * under @lock; read without it by posixtrace_drain_busy().
 	 */
 	struct posixtrace_source *cut_list;

@@ -117,7 +117,11 @@ struct posixtrace_thread_ring {
 	bool charged;
 	/* What the thread's kicks walked (ring_kick.c); made at the first. */
 	struct posixtrace_ring_walk *walk;
-	/* What readers' cuts walked; made at the first, under the mutex. */
+	/*
+	 * What cuts walked (a reader's, a worker's): made by the thread's
+	 * first kick under a LOOP stream, or a reader's first cut; used
+	 * under the drain mutex.
+	 */
 	struct posixtrace_thread_ring_cut *cut;
 };
 
@@ -609,6 +613,23 @@ static bool posixtrace_thread_ring_cut_walk(struct posixtrace_thread_ring *ring,
 	return false;
 }
 
+/*
+ * Make @ring's cut state, charged to the caller (the ring's thread in its
+ * kick, or a reader): kicks make it without the drain mutex, readers
+ * under it, and the first to install it wins.
+ */
+static void posixtrace_thread_ring_cut_alloc(struct posixtrace_thread_ring *ring,
+					     gfp_t gfp)
+{
+	struct posixtrace_thread_ring_cut *c;
+
+	if (READ_ONCE(ring->cut))
+		return;
+	c = kzalloc(sizeof(*c), gfp);
+	if (c && cmpxchg(&ring->cut, NULL, c))
+		kfree(c);
+}
+
 /* The record @ring's cut would drop next: its header and stream bytes. */
 static void posixtrace_thread_ring_cut_peek(struct posixtrace_thread_ring *ring,
 					    const struct posixtrace_loop_view *view)
@@ -827,10 +848,14 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
 	lockdep_assert_held(&dom->mutex);
 	for (i = 0; i < n; i++) {
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
-		if (!ring->cut)
-			ring->cut = kzalloc(sizeof(*ring->cut),
-					    GFP_KERNEL_ACCOUNT);
-		if (!ring->cut)
+		/*
+		 * A worker's allocation would be charged to no one: its
+		 * thread's kick made it, else a worker drains.
+		 */
+		if (!(current->flags & PF_WQ_WORKER))
+			posixtrace_thread_ring_cut_alloc(ring,
+							 GFP_KERNEL_ACCOUNT);
+		if (!READ_ONCE(ring->cut))
 			return false;
 	}
 	rcu_read_lock();
@@ -905,9 +930,9 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
  * thread writes before it kicks again when its ring is that full), and
  * either a reader waits for the records (it is woken, and takes them
  * from the ring), or this kick dropped, or the ring will hold the
- * stream's share, so that later kicks will drop. Otherwise
- * the kick is what it always was, a drain soon (which also revokes the
- * ring over a bad record the walk stopped at). @wait: set if the thread
+ * stream's share, so that later kicks will drop. Otherwise a worker
+ * soon drops across the rings, or drains (posixtrace_drain_drop(); a
+ * drain also revokes the ring over a bad record the walk stopped at). @wait: set if the thread
  * should rather wait for a reader's turn to end, and kick again.
  *
  * Nothing is dropped while a drain of the domain is under way: it keeps
@@ -958,6 +983,9 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 			return false;
 		ring->walk = walk;
 	}
+	/* For cuts: a worker's own would be charged to no one. */
+	posixtrace_thread_ring_cut_alloc(ring, GFP_NOWAIT | __GFP_ACCOUNT |
+					       __GFP_NOWARN);
 	/*
 	 * The walk needs no lock: the ring's thread, the only one to kick it
 	 * and the only honest writer, is in this call, and a drain meanwhile
@@ -1018,9 +1046,10 @@ done:
  *
  * What the only stream of its process, a LOOP stream, would overwrite is
  * dropped now, in the thread's own call. Otherwise, or if that leaves the
- * ring short of room, a worker drains the process's domain soon, so that
- * the thread goes on at once (on another CPU, the worker takes the
- * records while the thread writes more); but a thread whose ring a
+ * ring short of room, a worker soon drops across the process's rings what
+ * the stream would overwrite, or drains them, so that the thread goes on
+ * at once (on another CPU, the worker makes room while the thread writes
+ * more); but a thread whose ring a
  * reader's cut holds first waits for the reader's turn, a tick at most,
  * and kicks once more. Sleeps.
  */
