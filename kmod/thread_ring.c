@@ -774,9 +774,9 @@ static int posixtrace_thread_ring_cut_still(struct posixtrace_source **srcs,
 /*
  * Drop what the cuts of @n rings say, counted in @stream as one gap, the
  * records the rings keep, @kept stream bytes, overwriting the oldest it
- * holds; each ring is held for the reader's take, up to where its walk
- * ended. Under the drain lock. Returns false if the stream would not count
- * them: nothing is dropped.
+ * holds; each ring is held for the reader's take (a worker's takes
+ * nothing), up to where its walk ended. Under the drain lock. Returns
+ * false if the stream would not count them: nothing is dropped.
  */
 static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 					    unsigned int n,
@@ -822,11 +822,12 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 }
 
 /*
- * A reader of @stream is behind it, and @srcs, @n rings, are the only
- * sources of their domain with records (posixtrace_drain_cut()): drop, to
- * the record, what the stream would only overwrite of the rings and of
- * what it holds (ring_kick.c), with walks of the readers' own: the kicks'
- * are the threads', which walk them without a lock. Each ring first drops
+ * A reader of @stream is behind it (or a worker drops for it), and @srcs,
+ * @n rings, are the only sources of their domain with records
+ * (posixtrace_drain_cut()): drop, to the record, what the stream would
+ * only overwrite of the rings and of what it holds (ring_kick.c), with
+ * walks of the cuts' own: the kicks' are the threads', which walk them
+ * without a lock. Each ring first drops
  * what its own records would overwrite; then, oldest first across the
  * rings, what they together would. Under the drain mutex, which keeps
  * other drains, and so other cuts, away; the walks may sleep. If another
