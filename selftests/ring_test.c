@@ -484,20 +484,6 @@ TEST(a_reader_behind_two_rings_drops_an_idle_rings_older_event)
 		read_behind_two(_metadata, 300, 1, 600 + k, 300 + 1 + 600 + k);
 }
 
-/*
- * Two threads' rings of the stream's size (64 KiB), each written ten
- * times over: their kicks drop what each ring's own records would
- * overwrite, and a worker, queued by a kick that found its ring full,
- * drops across both rings what the stream would overwrite rather than
- * drain them into it. The reader then gets exactly what draining
- * everything would have left.
- */
-TEST(kicks_and_workers_of_two_rings_drop_what_loop_would_overwrite)
-{
-	SKIP_WITHOUT_DEVICE();
-	turns_then_read(_metadata, 0, 7, 13, 6000);
-}
-
 #define CUT_EVENTS	3000
 
 static size_t cut_len(unsigned int i)
