@@ -952,9 +952,9 @@ static bool posixtrace_drain_any_closed(struct posixtrace_drain_domain *dom)
  * record the rings hold into the stream, most of them to be overwritten
  * there before anyone reads them; the rest stay in the rings, where a
  * reader takes them. Returns true if no drain is needed: the cut dropped
- * records (else the stream keeps all the rings hold, and they are
- * drained as before), every ring cut has room, and none is closed (a
- * drain retires it).
+ * records (else the stream keeps all the rings hold, and a drain stores
+ * them), every ring cut has room, and none is closed (a drain retires
+ * it).
  */
 static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
 {

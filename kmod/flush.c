@@ -9,9 +9,9 @@
  * hold, as its log keeps up: below). Producers go on recording meanwhile,
  * into the space each batch frees; what they record comes after
  * FLUSH_START and waits for the next flush. Records leave the ring before
- * they are written, as a reader's would: if the write fails, they are counted discarded and the
- * error kept for posix_trace_get_status(), and an ERROR event (its data
- * the error number) is recorded.
+ * they are written, as a reader's would: if the write fails, they are
+ * counted discarded and the error kept for posix_trace_get_status(), and
+ * an ERROR event (its data the error number) is recorded.
  *
  * POSIXTRACE_FLUSH: the stream is flushed whenever it is half full, and
  * when it fills (it then stops, as UNTIL_FULL does, until the flush has

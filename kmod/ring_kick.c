@@ -116,12 +116,6 @@ static int posixtrace_ring_walk_header(const u8 *data, u64 size, u64 pos,
 	return posixtrace_ring_record_ok(h, room) ? 1 : -EINVAL;
 }
 
-/* The time a record says it was made, as a drain's merge orders it. */
-static s64 posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
-{
-	return h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
-}
-
 /* Is the record at @pos committed, and does it check out? */
 static bool posixtrace_ring_walk_read(const u8 *data, u64 size, u64 pos,
 				      u64 room,
@@ -319,6 +313,30 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 	}
 }
 
+/*
+ * The time of the first event the stream records in [@from, @to): where a
+ * cut's gap begins, if nothing it drops before was the stream's.
+ */
+static void posixtrace_ring_walk_first_in(const struct posixtrace_ring_walk *walk,
+					  const u8 *data, u64 size,
+					  struct posixtrace_process *proc,
+					  const struct posixtrace_loop_view *view,
+					  u64 from, u64 to,
+					  struct timespec64 *first)
+{
+	struct posixtrace_ring_record h;
+
+	while (from < to &&
+	       posixtrace_ring_walk_read(data, size, from, walk->walked - from,
+					 &h)) {
+		if (posixtrace_ring_walk_records(proc, view, &h)) {
+			*first = (struct timespec64) { h.ts_sec, h.ts_nsec };
+			return;
+		}
+		from += h.size;
+	}
+}
+
 /* @drop's first event's time, OVERFLOW's: the oldest the stream records. */
 static void posixtrace_ring_walk_first(const struct posixtrace_ring_walk *walk,
 				       const u8 *data, u64 size,
@@ -326,20 +344,21 @@ static void posixtrace_ring_walk_first(const struct posixtrace_ring_walk *walk,
 				       const struct posixtrace_loop_view *view,
 				       struct posixtrace_ring_drop *drop)
 {
-	struct posixtrace_ring_record h;
-	u64 off = 0;
-
 	drop->first = (struct timespec64) { };
-	while (drop->events && off < drop->to - walk->origin &&
-	       posixtrace_ring_walk_read(data, size, walk->origin + off,
-					 size - off, &h)) {
-		if (posixtrace_ring_walk_records(proc, view, &h)) {
-			drop->first = (struct timespec64) { h.ts_sec,
-							    h.ts_nsec };
-			break;
-		}
-		off += h.size;
-	}
+	if (drop->events)
+		posixtrace_ring_walk_first_in(walk, data, size, proc, view,
+					      walk->origin, drop->to,
+					      &drop->first);
+}
+
+/*
+ * One more event of the stream's, made at @ns, among what @drop drops:
+ * the newest time of them.
+ */
+static void posixtrace_ring_drop_newest(struct posixtrace_ring_drop *drop,
+					s64 ns)
+{
+	drop->last_ns = drop->events ? max(drop->last_ns, ns) : ns;
 }
 
 /* The newest mark after which more than @over bytes follow; 0: none. */
@@ -476,10 +495,10 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 			return false;
 		rec = posixtrace_ring_walk_bytes(proc, view, &h);
 		if (rec) {
+			posixtrace_ring_drop_newest(drop,
+						    posixtrace_ring_record_ns(&h));
 			drop->bytes += rec;
 			drop->events++;
-			drop->last_ns = max(drop->last_ns,
-					    posixtrace_ring_record_ns(&h));
 		}
 		drop->records++;
 		pos += h.size;
@@ -548,30 +567,6 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
 	return rec;
 }
 
-/*
- * The time of the first event the stream records in [@from, @to): where a
- * cut's gap begins, if nothing it drops before was the stream's.
- */
-static void posixtrace_ring_walk_first_in(const struct posixtrace_ring_walk *walk,
-					  const u8 *data, u64 size,
-					  struct posixtrace_process *proc,
-					  const struct posixtrace_loop_view *view,
-					  u64 from, u64 to,
-					  struct timespec64 *first)
-{
-	struct posixtrace_ring_record h;
-
-	while (from < to &&
-	       posixtrace_ring_walk_read(data, size, from, walk->walked - from,
-					 &h)) {
-		if (posixtrace_ring_walk_records(proc, view, &h)) {
-			*first = (struct timespec64) { h.ts_sec, h.ts_nsec };
-			return;
-		}
-		from += h.size;
-	}
-}
-
 /**
  * posixtrace_ring_walk_cut_stride - drop up to the ring's next mark at once
  * @walk: the reader's walk of the ring, after posixtrace_ring_walk_cut()
@@ -629,8 +624,7 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 	if (!drop->events)
 		posixtrace_ring_walk_first_in(walk, data, size, proc, view,
 					      drop->to, pos, &drop->first);
-	drop->last_ns = drop->events ? max(drop->last_ns, m->last_ns) :
-				       m->last_ns;
+	posixtrace_ring_drop_newest(drop, m->last_ns);
 	drop->to = pos;
 	drop->bytes = m->bytes;
 	drop->events = m->events;
@@ -664,10 +658,7 @@ bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 		if (!drop->events)
 			drop->first = (struct timespec64) { h->ts_sec,
 							    h->ts_nsec };
-		drop->last_ns = drop->events ?
-				max(drop->last_ns,
-				    posixtrace_ring_record_ns(h)) :
-				posixtrace_ring_record_ns(h);
+		posixtrace_ring_drop_newest(drop, posixtrace_ring_record_ns(h));
 		drop->bytes += bytes;
 		drop->events++;
 	}

@@ -19,6 +19,13 @@ posixtrace_ring_record_ok(const struct posixtrace_ring_record *h, u64 room)
 	       h->ts_sec < KTIME_SEC_MAX;
 }
 
+/* The time a record says it was made, as a drain's merge orders it. */
+static inline s64
+posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
+{
+	return h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+}
+
 /*
  * A point of a kick's walk: a record, @off bytes past the walk's origin,
  * and what the stream would hold of the records walked before it.

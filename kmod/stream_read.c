@@ -69,9 +69,9 @@ static u64 posixtrace_stream_direct_max(const struct posixtrace_direct *direct)
  * stream, where LOOP keeps exactly the newest (not for a FLUSH stream's
  * log, @direct->pieces: see posixtrace_stream_direct_begin()). If
  * @counted, the drains take the records a cut counted, all of which fit,
- * from the sources it cut alone (posixtrace_drain_cut_take()). The drains store into @direct
- * under the stream's lock; its figures are only read here to see how
- * full it is.
+ * from the sources it cut alone (posixtrace_drain_cut_take()). The
+ * drains store into @direct under the stream's lock; its figures are
+ * only read here to see how full it is.
  */
 static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
 					   struct posixtrace_direct *direct,

@@ -190,7 +190,7 @@ posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 					  ring->pos))
 		return POSIXTRACE_RING_NEXT_BAD;
 	ring->next = rec;
-	ring->src.next_ns = h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+	ring->src.next_ns = posixtrace_ring_record_ns(h);
 	return POSIXTRACE_RING_NEXT_OK;
 }
 
@@ -648,11 +648,6 @@ posixtrace_thread_ring_cut_ring(struct posixtrace_source **srcs,
 	return posixtrace_src_ring(srcs[i]);
 }
 
-static s64 posixtrace_thread_ring_cut_next_ns(const struct posixtrace_thread_ring *ring)
-{
-	return ring->cut->next.ts_sec * NSEC_PER_SEC + ring->cut->next.ts_nsec;
-}
-
 /*
  * Of @n rings' next records to drop, the oldest's ring, as a drain's
  * merge orders them (by the time they say; a tie, the first listed); NULL
@@ -671,7 +666,7 @@ posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		if (ring->cut->next_bytes < 0)
 			continue;
-		ns = posixtrace_thread_ring_cut_next_ns(ring);
+		ns = posixtrace_ring_record_ns(&ring->cut->next);
 		if (!oldest || ns < oldest_ns) {
 			*before_ns = oldest_ns;
 			oldest = ring;
@@ -720,7 +715,7 @@ static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 		if (!ring)
 			return kept > view->record_max ? U64_MAX : kept;
 		if (kept <= view->record_max &&
-		    posixtrace_thread_ring_cut_next_ns(ring) >= floor_ns)
+		    posixtrace_ring_record_ns(&ring->cut->next) >= floor_ns)
 			return kept;
 		c = ring->cut;
 		bytes = posixtrace_ring_walk_cut_stride(&c->walk, ring->data,
@@ -827,9 +822,9 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
  * (posixtrace_drain_cut()): drop, to the record, what the stream would
  * only overwrite of the rings and of what it holds (ring_kick.c), with
  * walks of the cuts' own: the kicks' are the threads', which walk them
- * without a lock. Each ring first drops
- * what its own records would overwrite; then, oldest first across the
- * rings, what they together would. Under the drain mutex, which keeps
+ * without a lock. Each ring first drops what its own records would
+ * overwrite; then, oldest first across the rings, what they together
+ * would. Under the drain mutex, which keeps
  * other drains, and so other cuts, away; the walks may sleep. If another
  * source got records during the walks, nothing is dropped.
  */
@@ -933,8 +928,9 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
  * from the ring), or this kick dropped, or the ring will hold the
  * stream's share, so that later kicks will drop. Otherwise a worker
  * soon drops across the rings, or drains (posixtrace_drain_drop(); a
- * drain also revokes the ring over a bad record the walk stopped at). @wait: set if the thread
- * should rather wait for a reader's turn to end, and kick again.
+ * drain also revokes the ring over a bad record the walk stopped at).
+ * @wait: set if the thread should rather wait for a reader's turn to
+ * end, and kick again.
  *
  * Nothing is dropped while a drain of the domain is under way: it keeps
  * the ring's next record across its holds of the lock, and its caller may
@@ -1050,9 +1046,8 @@ done:
  * ring short of room, a worker soon drops across the process's rings what
  * the stream would overwrite, or drains them, so that the thread goes on
  * at once (on another CPU, the worker makes room while the thread writes
- * more); but a thread whose ring a
- * reader's cut holds first waits for the reader's turn, a tick at most,
- * and kicks once more. Sleeps.
+ * more); but a thread whose ring a reader's cut holds first waits for the
+ * reader's turn, a tick at most, and kicks once more. Sleeps.
  */
 void posixtrace_thread_ring_kick(void)
 {
