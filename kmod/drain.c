@@ -16,9 +16,12 @@
  *
  * A drain takes at most a lap of each source, as the source was when the
  * drain visited it, so that writers that keep writing cannot keep a drain
- * going. It lets go of its lock after every POSIXTRACE_DRAIN_BUDGET of
- * work, records taken and sources visited, having handed on what it took:
- * to the streams it is as if two drains had run.
+ * going, and only records made before it began (drain.h: struct
+ * posixtrace_drain_began), so that what it takes of one source is never
+ * newer than what it leaves in another. It lets go of its lock after
+ * every POSIXTRACE_DRAIN_BUDGET of work, records taken and sources
+ * visited, having handed on what it took: to the streams it is as if two
+ * drains had run.
  *
  * Records of a ring go to every stream tracing the ring's process
  * (posixtrace_links_emit()), those of a kbuf to its stream
@@ -364,13 +367,12 @@ static void posixtrace_drain_store(struct posixtrace_drain_domain *dom)
 /*
  * Where a drain is in its domain: the next source to visit (the lists
  * change only under the drain mutex, which the drain holds: the kbufs
- * first, then the rings), the heap's entries, and the clock it cuts the
- * kbufs at (kbuf.c).
+ * first, then the rings), the heap's entries, and when it began.
  */
 struct posixtrace_drain_walk {
 	struct list_head *pos, *list;
 	unsigned int n;
-	u64 cut;
+	struct posixtrace_drain_began began;
 	/* Records it may still take (a reader's batch), or U64_MAX. */
 	u64 left;
 	/* It stopped before the end of its laps, for @left. */
@@ -386,7 +388,7 @@ static void posixtrace_drain_visit(struct posixtrace_drain_domain *dom,
 				   struct posixtrace_drain_walk *w,
 				   struct posixtrace_source *src)
 {
-	src->ops->visit(src, w->cut);
+	src->ops->visit(src, &w->began);
 	/* Listed sources never outnumber the heap. */
 	if (w->n < dom->heap_size && src->ops->peek(src))
 		posixtrace_drain_push(dom, &w->n, src);
@@ -396,8 +398,8 @@ static void posixtrace_drain_visit(struct posixtrace_drain_domain *dom,
  * One hold of the drain lock, at most POSIXTRACE_DRAIN_BUDGET of work:
  * first the visits of every kbuf, then of every ring (each one's lap, and
  * its first record into the heap), then the records of the heap merged by
- * timestamp, each within its source's lap and, for kbufs, stamped before
- * the cut. The visits all come before any record is taken: a record is
+ * timestamp, each within its source's lap and made before the drain
+ * began. The visits all come before any record is taken: a record is
  * handed on only once every source's oldest is in the heap. The heap and
  * the places stay valid while the lock is let go: the lists change only
  * under the mutex the drain holds, kicks drop nothing while it is open,
@@ -554,11 +556,13 @@ static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
 
 	lockdep_assert_held(&dom->mutex);
 	/*
-	 * Before the first visit reads any kbuf's head: see kbuf.c. (The
-	 * clock read is not ordered before those loads; a thread would have
-	 * to write twice and change CPU in between within that window.)
+	 * Before the first visit reads any kbuf's head or ring's commit
+	 * word: see kbuf.c. (The clock reads are not ordered before those
+	 * loads; a thread would have to write twice and change CPU, or two
+	 * threads to write in turn, within that window.)
 	 */
-	w->cut = ktime_get_ns();
+	w->began.mono = ktime_get_ns();
+	w->began.real = ktime_get_real_ns();
 	w->list = &dom->staged;
 	w->pos = w->list;
 	do {

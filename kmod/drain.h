@@ -26,6 +26,21 @@ struct posixtrace_drain_cut {
 };
 
 /*
+ * When a drain began, on the clocks its sources' records are stamped on:
+ * it takes none made later, which wait for the next drain. It visits the
+ * sources one after another while their writers go on: without this, it
+ * could take a record written into one source after another source's
+ * visit, and not that source's older record, committed after its visit;
+ * the next drain would store the older after the newer. So what a drain
+ * takes is a cut in time, closed under "made before", across sources as
+ * within each.
+ */
+struct posixtrace_drain_began {
+	u64 mono;	/* CLOCK_MONOTONIC: kbufs' records carry it */
+	s64 real;	/* CLOCK_REALTIME: rings' threads stamp it */
+};
+
+/*
  * What a drain needs of a source of records (drain.c): a thread ring
  * (thread_ring.c) or a stream's buffer for one CPU (kbuf.c). Each source
  * is in time order; a drain merges them. All but @retire are called under
@@ -33,8 +48,8 @@ struct posixtrace_drain_cut {
  *
  * @visit:	a drain begins with the source: it sets the lap it takes at
  *		most (what the writers had written then), and forgets any
- *		record peeked before. @cut: the drain's CLOCK_MONOTONIC
- *		read, before it visited any source.
+ *		record peeked before. @began: the drain's clocks, read
+ *		before it visited any source: it takes no record made later.
  * @peek:	is there a record to take within the lap? If so, its time is
  *		in the source's @next_ns (and @next_mono). A bad record may
  *		be counted here (into the batch: posixtrace_drain_slot()).
@@ -74,7 +89,8 @@ struct posixtrace_drain_cut {
  *		the lock; may sleep. NULL: never.
  */
 struct posixtrace_source_ops {
-	void (*visit)(struct posixtrace_source *src, u64 cut);
+	void (*visit)(struct posixtrace_source *src,
+		      const struct posixtrace_drain_began *began);
 	bool (*peek)(struct posixtrace_source *src);
 	bool (*take)(struct posixtrace_source *src, struct posixtrace_emit *emit,
 		     s64 now);

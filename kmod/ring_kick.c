@@ -245,15 +245,16 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
  * Walk the records committed since the walk last went (all of them if
  * another stream came in between; if a reader or a drain took records
  * meanwhile, those from where they stopped to the next mark too),
- * posixtrace_ring_walk_budget() at most, leaving a mark every step. Returns
- * why it stopped; it went as far as the thread had committed only if at
- * a record not committed.
+ * posixtrace_ring_walk_budget() at most, leaving a mark every step, and
+ * none made at or after @made_before (posixtrace_ring_record_later()), as
+ * if not yet committed. Returns why it stopped; it went as far as the
+ * thread had committed only if at a record not committed.
  */
 static enum posixtrace_ring_walk_end
 posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 			u64 size, u64 consumed,
 			struct posixtrace_process *proc,
-			const struct posixtrace_loop_view *view)
+			const struct posixtrace_loop_view *view, s64 made_before)
 {
 	unsigned int budget = posixtrace_ring_walk_budget(size);
 	struct posixtrace_ring_record h;
@@ -277,7 +278,8 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 		ok = posixtrace_ring_walk_header(data, size, walk->walked,
 						 consumed + size -
 						 walk->walked, &h);
-		if (!ok)
+		if (!ok || (ok > 0 &&
+			    posixtrace_ring_record_later(&h, made_before)))
 			return POSIXTRACE_WALK_UNCOMMITTED;
 		if (ok < 0)
 			return POSIXTRACE_WALK_STOPPED;
@@ -410,7 +412,8 @@ bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 	unsigned int i;
 
 	/* Whatever stopped it, what it walked is what the drop counts on. */
-	posixtrace_ring_walk_on(walk, data, size, consumed, proc, view);
+	posixtrace_ring_walk_on(walk, data, size, consumed, proc, view,
+				S64_MAX);
 	/* What follows fills the stream: a capacity at least. */
 	i = posixtrace_ring_walk_mark_over(walk, view->capacity - 1);
 	if (!i)
@@ -445,10 +448,13 @@ posixtrace_ring_walk_upto(const struct posixtrace_ring_walk *walk,
  * @consumed: where the module has taken the ring's records up to
  * @proc: the ring's process
  * @view: its only stream, a LOOP stream (posixtrace_stream_loop_view())
+ * @made_before: when the cut began, if it cuts other rings too (S64_MAX
+ *		 if not): records made since are left out, as a drain's are
+ *		 (struct posixtrace_drain_began)
  * @drop: filled in with what may be dropped, maybe nothing
  *
- * Walks on (posixtrace_ring_walk_on()) to the first record not committed,
- * a budget at a time, then finds, record by record from the newest mark
+ * Walks on (posixtrace_ring_walk_on()) to the first record not committed
+ * or made at @made_before, a budget at a time, then finds, record by record from the newest mark
  * before it, the oldest record from which on what the stream records of
  * the ring fits in it beside the room it keeps (@view->record_max): LOOP
  * would overwrite everything before it, in the stream too, and nothing
@@ -466,7 +472,7 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 			      const u8 *data, u64 size, u64 consumed,
 			      struct posixtrace_process *proc,
 			      const struct posixtrace_loop_view *view,
-			      struct posixtrace_ring_drop *drop)
+			      s64 made_before, struct posixtrace_ring_drop *drop)
 {
 	enum posixtrace_ring_walk_end end;
 	struct posixtrace_ring_mark next;
@@ -477,7 +483,8 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 
 	/* At most a lap: the walk never reads past @consumed + @size. */
 	while ((end = posixtrace_ring_walk_on(walk, data, size, consumed, proc,
-					      view)) == POSIXTRACE_WALK_BUDGET)
+					      view, made_before)) ==
+	       POSIXTRACE_WALK_BUDGET)
 		cond_resched();
 	if (end != POSIXTRACE_WALK_UNCOMMITTED)
 		return false;

@@ -4,6 +4,7 @@
 
 #include <linux/posixtrace.h>
 #include <linux/time64.h>
+#include <linux/timekeeping.h>
 #include <linux/types.h>
 
 struct posixtrace_loop_view;
@@ -24,6 +25,22 @@ static inline s64
 posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
 {
 	return h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+}
+
+/*
+ * Was @h made at or after @before, when a drain or a cut began, so that it
+ * waits for the next? A time ahead of the clock is no thread's honest
+ * stamp (a lie, or the clock set back since): such a record waits for
+ * nothing, or a thread could hold its records back for as long as it
+ * liked. The clock is read only for a record at or after @before.
+ */
+static inline bool
+posixtrace_ring_record_later(const struct posixtrace_ring_record *h,
+			     s64 before)
+{
+	s64 ns = posixtrace_ring_record_ns(h);
+
+	return ns >= before && ns <= ktime_get_real_ns();
 }
 
 /*
@@ -84,7 +101,7 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 			      const u8 *data, u64 size, u64 consumed,
 			      struct posixtrace_process *proc,
 			      const struct posixtrace_loop_view *view,
-			      struct posixtrace_ring_drop *drop);
+			      s64 made_before, struct posixtrace_ring_drop *drop);
 long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
 				   const u8 *data, u64 size,
 				   struct posixtrace_process *proc,

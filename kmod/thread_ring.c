@@ -98,10 +98,11 @@ struct posixtrace_thread_ring {
 	/*
 	 * A drain's view, set when it visits the ring, kept while it lets
 	 * go of the lock: its next record (@next, @src.next_ns), how far
-	 * the thread said it had committed then, and where the drain stops
-	 * (its lap).
+	 * the thread said it had committed then, where the drain stops (its
+	 * lap), and the time from which on records wait for the next drain.
 	 */
 	u64 pos, published, lap_end;
+	s64 made_before;
 	/* Where a reader's cut walked to (@src.cut): its drains stop there. */
 	u64 cut_end;
 	const struct posixtrace_ring_record *next;
@@ -189,6 +190,11 @@ posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
 					  ring->pos))
 		return POSIXTRACE_RING_NEXT_BAD;
+	if (posixtrace_ring_record_later(h, ring->made_before)) {
+		/* Neither it nor the thread's next is this drain's. */
+		ring->lap_end = ring->pos;
+		return POSIXTRACE_RING_NEXT_NONE;
+	}
 	ring->next = rec;
 	ring->src.next_ns = posixtrace_ring_record_ns(h);
 	return POSIXTRACE_RING_NEXT_OK;
@@ -324,14 +330,23 @@ static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 	return ahead <= ring->size ? ring->consumed + ahead : ring->consumed;
 }
 
-/* A drain begins with the ring: one lap from what was taken. */
+/*
+ * A drain begins with the ring: one lap from what was taken, of records
+ * made before the drain began (@began), all of them if the ring was closed
+ * before: the drain retires it (posixtrace_source_close()).
+ */
 static void posixtrace_thread_ring_visit(struct posixtrace_source *src,
-					 u64 cut)
+					 const struct posixtrace_drain_began *began)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
+	bool retired;
 
 	posixtrace_source_assert_held(src);
 
+	/* Read as the reap reads them, after the drain's generation. */
+	retired = smp_load_acquire(&src->closed) &&
+		  READ_ONCE(src->closed_gen) < READ_ONCE(src->domain->gen);
+	ring->made_before = retired ? S64_MAX : began->real;
 	ring->pos = ring->consumed;
 	ring->lap_end = ring->consumed + ring->size;
 	/* A reader's take of what its cut counted, none made since. */
@@ -585,12 +600,14 @@ posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
 
 /*
  * Walk @ring for a reader's cut (ring_kick.c), to its first record not
- * committed, and find what its own records make the cut drop. Returns
+ * committed or made at @made_before, and find what its own records make
+ * the cut drop. Returns
  * false if the ring must be drained: the walk stopped at a record a drain
  * must judge, or kicks kept dropping under it.
  */
 static bool posixtrace_thread_ring_cut_walk(struct posixtrace_thread_ring *ring,
-					    const struct posixtrace_loop_view *view)
+					    const struct posixtrace_loop_view *view,
+					    s64 made_before)
 {
 	struct posixtrace_thread_ring_cut *c = ring->cut;
 	unsigned int tries;
@@ -604,7 +621,7 @@ static bool posixtrace_thread_ring_cut_walk(struct posixtrace_thread_ring *ring,
 		consumed = READ_ONCE(ring->consumed);
 		if (posixtrace_ring_walk_cut(&c->walk, ring->data, ring->size,
 					     consumed, ring->proc, view,
-					     &c->drop))
+					     made_before, &c->drop))
 			return true;
 		/* A drop let the thread write past the walk's lap. */
 		if (READ_ONCE(ring->consumed) == consumed)
@@ -837,6 +854,7 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
 	struct posixtrace_thread_ring *ring;
 	struct posixtrace_loop_view view;
 	unsigned int i, tries;
+	s64 made_before;
 	int still;
 	bool ok;
 	u64 kept;
@@ -866,9 +884,18 @@ static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
 	for (tries = 0;; tries++) {
 		if (tries == 3)
 			return false;
+		/*
+		 * Across rings, what the walks count is a cut in time, as a
+		 * drain's take is: a record one thread commits after its
+		 * ring's walk is never older than one another ring's walk
+		 * counted (struct posixtrace_drain_began). One ring alone
+		 * needs none: nothing else had records when the cut began.
+		 */
+		made_before = n > 1 ? ktime_get_real_ns() : S64_MAX;
 		for (i = 0; i < n; i++) {
 			ring = posixtrace_thread_ring_cut_ring(srcs, i);
-			if (!posixtrace_thread_ring_cut_walk(ring, &view))
+			if (!posixtrace_thread_ring_cut_walk(ring, &view,
+							     made_before))
 				return false;
 		}
 		kept = posixtrace_thread_ring_cut_merge(srcs, n, &view);

@@ -484,6 +484,22 @@ TEST(a_reader_behind_two_rings_drops_an_idle_rings_older_event)
 		read_behind_two(_metadata, 300, 1, 600 + k, 300 + 1 + 600 + k);
 }
 
+/*
+ * Two threads' rings of the stream's size (64 KiB), each written ten
+ * times over, the threads taking turns: their kicks drop what each ring's
+ * own records would overwrite, and a worker, queued by a kick that found
+ * its ring full, drops across both rings what the stream would overwrite
+ * rather than drain them into it. The reader then gets exactly what
+ * draining everything would have left, in the order the turns were made:
+ * a drain or a cut that visits one ring, then the other, takes nothing
+ * one thread made after another's record it leaves.
+ */
+TEST(kicks_and_workers_of_two_rings_drop_what_loop_would_overwrite)
+{
+	SKIP_WITHOUT_DEVICE();
+	turns_then_read(_metadata, 0, 7, 13, 6000);
+}
+
 #define CUT_EVENTS	3000
 
 static size_t cut_len(unsigned int i)
@@ -1592,6 +1608,44 @@ TEST(raw_times_stay_between_the_last_record_and_now)
 	ASSERT_GT(2000000000LL, first.tv_sec);
 	ASSERT_NEXT(rc.trid, &r, rc.id);
 	ASSERT_EQ(0, ts_cmp(&r.info.posix_timestamp, &first));
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * A record dated an hour ahead, its ring kept open: a drain takes only
+ * what was made before it began, but a stamp ahead of the clock is no
+ * thread's honest one, and waits for nothing (nor does what follows it).
+ */
+static void raw_ahead(struct raw_case *rc)
+{
+	struct timespec ahead;
+	struct raw_ring rr;
+	uint64_t v = 7;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	clock_gettime(CLOCK_REALTIME, &ahead);
+	ahead.tv_sec += 3600;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), &ahead));
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	usleep(100000);
+	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_record_dated_ahead_of_the_clock_is_not_held_back)
+{
+	struct raw_case rc = { .fn = raw_ahead };
+	struct timespec now;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	clock_gettime(CLOCK_REALTIME, &now);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_GE(0, ts_cmp(&r.info.posix_timestamp, &now));
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
