@@ -383,12 +383,33 @@ struct posixtrace_drain_walk {
 	bool cut_only;
 };
 
-/* Visit @src: its lap set, its first record looked at. */
+/*
+ * Visit @src: its lap set, its first record looked at. Two kinds of source
+ * are taken whatever their records' times: one closed before the drain
+ * began, which its writer is done with and the drain retires (decided
+ * here, once: the reap goes by @whole_gen, not by what it reads of
+ * @closed later, lest it retire a source whose newer records the visit
+ * left), and one a reader's cut holds, whose @cut walk already stopped at
+ * its own time.
+ */
 static void posixtrace_drain_visit(struct posixtrace_drain_domain *dom,
 				   struct posixtrace_drain_walk *w,
 				   struct posixtrace_source *src)
 {
-	src->ops->visit(src, &w->began);
+	struct posixtrace_drain_began began = w->began;
+	bool whole = src->cut;
+
+	/* Pairs with the store-release of posixtrace_source_close(). */
+	if (smp_load_acquire(&src->closed) &&
+	    READ_ONCE(src->closed_gen) < dom->gen) {
+		src->whole_gen = dom->gen;
+		whole = true;
+	}
+	if (whole)
+		began = (struct posixtrace_drain_began) {
+			.mono = U64_MAX, .real = S64_MAX,
+		};
+	src->ops->visit(src, &began);
 	/* Listed sources never outnumber the heap. */
 	if (w->n < dom->heap_size && src->ops->peek(src))
 		posixtrace_drain_push(dom, &w->n, src);
@@ -473,8 +494,9 @@ static bool posixtrace_drain_hold(struct posixtrace_drain_domain *dom,
 }
 
 /*
- * Retire the sources of @dom closed before its drain @gen began: it took
- * all they hold (at most a lap each). Under the drain mutex.
+ * Retire the sources of @dom that its drain @gen found closed before it
+ * began (posixtrace_drain_visit()): it took all they hold (at most a lap
+ * each). Under the drain mutex.
  */
 static void posixtrace_drain_reap(struct posixtrace_drain_domain *dom, u64 gen)
 {
@@ -482,9 +504,7 @@ static void posixtrace_drain_reap(struct posixtrace_drain_domain *dom, u64 gen)
 
 	lockdep_assert_held(&dom->mutex);
 	list_for_each_entry_safe(src, tmp, &dom->rings, node) {
-		/* Pairs with the store-release of posixtrace_source_close(). */
-		if (smp_load_acquire(&src->closed) &&
-		    READ_ONCE(src->closed_gen) < gen)
+		if (src->whole_gen == gen)
 			src->ops->retire(src);
 		/* A domain may hold many rings. */
 		cond_resched();

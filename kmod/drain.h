@@ -147,6 +147,11 @@ struct posixtrace_source {
 	 */
 	bool closed;
 	u64 closed_gen;
+	/*
+	 * The drain whose visit found it closed before it began, and so
+	 * took it whole, to retire it. Under the drain mutex.
+	 */
+	u64 whole_gen;
 };
 
 /*

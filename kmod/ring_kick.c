@@ -246,7 +246,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
  * another stream came in between; if a reader or a drain took records
  * meanwhile, those from where they stopped to the next mark too),
  * posixtrace_ring_walk_budget() at most, leaving a mark every step, and
- * none made at or after @made_before (posixtrace_ring_record_later()), as
+ * none made after @made_before (posixtrace_ring_record_later()), as
  * if not yet committed. Returns why it stopped; it went as far as the
  * thread had committed only if at a record not committed.
  */
@@ -258,6 +258,7 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 {
 	unsigned int budget = posixtrace_ring_walk_budget(size);
 	struct posixtrace_ring_record h;
+	s64 clock = 0;
 	int ok;
 
 	/*
@@ -279,7 +280,8 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 						 consumed + size -
 						 walk->walked, &h);
 		if (!ok || (ok > 0 &&
-			    posixtrace_ring_record_later(&h, made_before)))
+			    posixtrace_ring_record_later(&h, made_before,
+							 &clock)))
 			return POSIXTRACE_WALK_UNCOMMITTED;
 		if (ok < 0)
 			return POSIXTRACE_WALK_STOPPED;
@@ -454,14 +456,14 @@ posixtrace_ring_walk_upto(const struct posixtrace_ring_walk *walk,
  * @drop: filled in with what may be dropped, maybe nothing
  *
  * Walks on (posixtrace_ring_walk_on()) to the first record not committed
- * or made at @made_before, a budget at a time, then finds, record by record from the newest mark
- * before it, the oldest record from which on what the stream records of
- * the ring fits in it beside the room it keeps (@view->record_max): LOOP
- * would overwrite everything before it, in the stream too, and nothing
- * after it. Unlike a kick's, to the record, and only from a walk of all
- * the ring holds: the reader then takes what is left straight from the
- * ring (stream_read.c), and a record the walk had not counted could have
- * overwritten it. May sleep.
+ * or made after @made_before, a budget at a time, then finds, record by
+ * record from the newest mark before it, the oldest record from which on
+ * what the stream records of the ring fits in it beside the room it keeps
+ * (@view->record_max): LOOP would overwrite everything before it, in the
+ * stream too, and nothing after it. Unlike a kick's, to the record, and
+ * only from a walk of all the ring holds: the reader then takes what is
+ * left straight from the ring (stream_read.c), and a record the walk had
+ * not counted could have overwritten it. May sleep.
  *
  * Return: false if nothing may be dropped: the walk stopped at a record
  * that does not check out or that the stream could not hold even empty

@@ -28,19 +28,25 @@ posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
 }
 
 /*
- * Was @h made at or after @before, when a drain or a cut began, so that it
- * waits for the next? A time ahead of the clock is no thread's honest
- * stamp (a lie, or the clock set back since): such a record waits for
- * nothing, or a thread could hold its records back for as long as it
- * liked. The clock is read only for a record at or after @before.
+ * Was @h made after @before, when a drain or a cut began, so that it waits
+ * for the next? (A tie is no order: a coarse clock stamps a thread's
+ * record and the drain it asks for alike.) A time ahead of the clock is
+ * no thread's honest stamp (a lie, or the clock set back since): such a
+ * record waits for nothing, or a thread could hold its records back for
+ * as long as it liked. The clock is read into *@clock (0: not yet) once,
+ * at the first record after @before: a thread's lies cost it no more.
  */
 static inline bool
 posixtrace_ring_record_later(const struct posixtrace_ring_record *h,
-			     s64 before)
+			     s64 before, s64 *clock)
 {
 	s64 ns = posixtrace_ring_record_ns(h);
 
-	return ns >= before && ns <= ktime_get_real_ns();
+	if (ns <= before)
+		return false;
+	if (!*clock)
+		*clock = ktime_get_real_ns();
+	return ns <= *clock;
 }
 
 /*

@@ -103,6 +103,7 @@ struct posixtrace_thread_ring {
 	 */
 	u64 pos, published, lap_end;
 	s64 made_before;
+	s64 clock_ns;	/* posixtrace_ring_record_later()'s, for the visit */
 	/* Where a reader's cut walked to (@src.cut): its drains stop there. */
 	u64 cut_end;
 	const struct posixtrace_ring_record *next;
@@ -190,7 +191,8 @@ posixtrace_thread_ring_next(struct posixtrace_thread_ring *ring)
 	if (!posixtrace_ring_record_ok(h, ring->consumed + ring->size -
 					  ring->pos))
 		return POSIXTRACE_RING_NEXT_BAD;
-	if (posixtrace_ring_record_later(h, ring->made_before)) {
+	if (posixtrace_ring_record_later(h, ring->made_before,
+					 &ring->clock_ns)) {
 		/* Neither it nor the thread's next is this drain's. */
 		ring->lap_end = ring->pos;
 		return POSIXTRACE_RING_NEXT_NONE;
@@ -332,21 +334,18 @@ static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 
 /*
  * A drain begins with the ring: one lap from what was taken, of records
- * made before the drain began (@began), all of them if the ring was closed
- * before: the drain retires it (posixtrace_source_close()).
+ * made before the drain began (@began; every one, for a ring the drain
+ * retires or a reader's cut holds: posixtrace_drain_visit()).
  */
 static void posixtrace_thread_ring_visit(struct posixtrace_source *src,
 					 const struct posixtrace_drain_began *began)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
-	bool retired;
 
 	posixtrace_source_assert_held(src);
 
-	/* Read as the reap reads them, after the drain's generation. */
-	retired = smp_load_acquire(&src->closed) &&
-		  READ_ONCE(src->closed_gen) < READ_ONCE(src->domain->gen);
-	ring->made_before = retired ? S64_MAX : began->real;
+	ring->made_before = began->real;
+	ring->clock_ns = 0;
 	ring->pos = ring->consumed;
 	ring->lap_end = ring->consumed + ring->size;
 	/* A reader's take of what its cut counted, none made since. */
@@ -600,10 +599,9 @@ posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
 
 /*
  * Walk @ring for a reader's cut (ring_kick.c), to its first record not
- * committed or made at @made_before, and find what its own records make
- * the cut drop. Returns
- * false if the ring must be drained: the walk stopped at a record a drain
- * must judge, or kicks kept dropping under it.
+ * committed or made after @made_before, and find what its own records make
+ * the cut drop. Returns false if the ring must be drained: the walk
+ * stopped at a record a drain must judge, or kicks kept dropping under it.
  */
 static bool posixtrace_thread_ring_cut_walk(struct posixtrace_thread_ring *ring,
 					    const struct posixtrace_loop_view *view,
@@ -826,7 +824,10 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 		cut->records += c->walk.records - c->drop.records;
 		cut->dropped |= c->drop.records > 0;
 		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
-		cut->room &= posixtrace_thread_ring_room(ring, c->walk.walked);
+		/* What the thread wrote: its walk stopped at the cut's time. */
+		cut->room &= posixtrace_thread_ring_room(ring,
+				ring->consumed +
+				posixtrace_thread_ring_bytes(&ring->src));
 		ring->cut_end = c->walk.walked;
 		posixtrace_drain_cut_held(&ring->src);
 	}
