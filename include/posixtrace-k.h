@@ -102,24 +102,30 @@ int posixtrace_k_eventid_get_format(trace_id_t trid, trace_event_id_t event,
  * They are system event types of this implementation, named posixtrace_*,
  * each with a format (posixtrace_k_eventid_get_format()), in the stream's
  * type list and filtered like any type. The right to trace the process
- * covers them. <linux/posixtrace.h> describes each one's fields.
+ * covers the proc and signal classes; the syscall class (ABI 0.13) also
+ * needs CAP_PERFMON or CAP_SYS_ADMIN unless root allowed every user (the
+ * module's kernel_events_paranoid): posix_trace_create() returns EPERM.
+ * <linux/posixtrace.h> describes each one's fields.
  */
 #define POSIXTRACE_K_KERNEL_PROC	0x1u	/* fork, exec, exit */
 #define POSIXTRACE_K_KERNEL_SIGNAL	0x2u	/* generated, delivered */
-#define POSIXTRACE_K_KERNEL_ALL		0x3u
+#define POSIXTRACE_K_KERNEL_SYSCALL	0x4u	/* entered, left */
+#define POSIXTRACE_K_KERNEL_ALL		0x7u
 
 #define POSIXTRACE_K_EVENT_PROC_FORK		((trace_event_id_t)16)
 #define POSIXTRACE_K_EVENT_PROC_EXEC		((trace_event_id_t)17)
 #define POSIXTRACE_K_EVENT_PROC_EXIT		((trace_event_id_t)18)
 #define POSIXTRACE_K_EVENT_SIGNAL_GENERATE	((trace_event_id_t)19)
 #define POSIXTRACE_K_EVENT_SIGNAL_DELIVER	((trace_event_id_t)20)
+#define POSIXTRACE_K_EVENT_SYSCALL_ENTRY	((trace_event_id_t)21)
+#define POSIXTRACE_K_EVENT_SYSCALL_EXIT		((trace_event_id_t)22)
 
 /*
  * The classes of kernel events a stream created with attr records: 0 (the
  * default), or POSIXTRACE_K_KERNEL_* bits. Returns 0, or EINVAL for an
  * attr not initialised, a NULL classes, or an unknown bit.
  * posix_trace_create() then returns ENOTSUP when the module is older than
- * ABI 0.12. posix_trace_get_attr() reports what the stream records.
+ * ABI 0.12 (0.13 for the syscall class). posix_trace_get_attr() reports what the stream records.
  * Symbol version LIBPOSIXTRACE_K_0.12.
  */
 int posixtrace_k_attr_setkernelevents(trace_attr_t *attr, unsigned int classes);

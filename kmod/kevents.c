@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel events: what the kernel does to the traced processes (forks,
- * execs, exits, signals), recorded from the kernel's own tracepoints into
- * the streams that asked for their class at creation
- * (posixtrace_attr.kernel_events), as system event types with formats.
+ * execs, exits, signals; system calls in kevent_syscall.c), recorded from
+ * the kernel's own tracepoints into the streams that asked for their
+ * class at creation (posixtrace_attr.kernel_events), as system event
+ * types with formats.
  * A class's probes are on while some stream wants the class (kprobes.c).
  *
  * Probes run with preemption disabled; signal_generate's also with
@@ -31,15 +32,17 @@
 #include <linux/workqueue.h>
 #include <trace/events/sched.h>
 #include <trace/events/signal.h>
+#include <trace/events/syscalls.h>
 #include <trace/events/task.h>
 
 #include "access.h"
 #include "format.h"
 #include "kbuf.h"
+#include "kevent_record.h"
+#include "kevent_syscall.h"
 #include "kevent_types.h"
 #include "kevents.h"
 #include "kprobes.h"
-#include "links.h"
 #include "process.h"
 #include "stream.h"
 
@@ -83,69 +86,6 @@ static_assert(sizeof(((struct posixtrace_kev_exec_buf *)0)->data) + 64 <=
 	      POSIXTRACE_KBUF_SIZE / 2);
 
 static struct posixtrace_kev_exec_buf __percpu *posixtrace_exec_bufs;
-
-static void posixtrace_kev_emit_init(struct posixtrace_emit *emit,
-				     struct task_struct *task, u32 id,
-				     const void *data, size_t len)
-{
-	*emit = (struct posixtrace_emit) {
-		.event_id = id,
-		.tgid = task_tgid(task),
-		.tid = task_pid(task),
-		.data = data,
-		.data_len = len,
-		.copied = len,
-	};
-}
-
-/*
- * Numbers the pids in an event's data for one stream's pid namespace,
- * before the event goes to that stream.
- */
-typedef void (*posixtrace_kev_number_t)(void *data, struct pid_namespace *ns,
-					const void *arg);
-
-/*
- * The entry of @task's process, if some stream tracing it records
- * @class; else NULL. Under RCU. Probes look first, so that an event of a
- * process nobody records costs a lookup, nothing more.
- */
-static struct posixtrace_process *posixtrace_kev_traced(struct task_struct *task,
-							u32 class)
-{
-	struct posixtrace_process *proc;
-	struct posixtrace_link *link;
-
-	proc = posixtrace_process_lookup(task_tgid(task));
-	if (!proc)
-		return NULL;
-	list_for_each_entry_rcu(link, &proc->links, proc_node)
-		if (posixtrace_stream_kernel_events(link->stream) & class)
-			return proc;
-	return NULL;
-}
-
-/*
- * @emit into every stream tracing @proc that records @class; @number (if
- * any) fills @emit's data for each stream first. Under RCU.
- */
-static void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
-				  struct posixtrace_emit *emit, void *data,
-				  posixtrace_kev_number_t number,
-				  const void *arg)
-{
-	struct posixtrace_link *link;
-	struct posixtrace_stream *stream;
-
-	list_for_each_entry_rcu(link, &proc->links, proc_node) {
-		stream = link->stream;
-		if (!(posixtrace_stream_kernel_events(stream) & class))
-			continue;
-		if (number)
-			number(data, posixtrace_stream_pid_ns(stream), arg);
-		posixtrace_stream_post_kernel(stream, emit);
-	}
-}
 
 static void posixtrace_kev_fork_number(void *data, struct pid_namespace *ns,
 				       const void *arg)
@@ -459,6 +399,8 @@ static struct posixtrace_kprobe posixtrace_kprobes[] = {
 	{ "sched_process_exit", posixtrace_kev_exit, POSIXTRACE_KERNEL_PROC },
 	{ "signal_generate", posixtrace_kev_generate, POSIXTRACE_KERNEL_SIGNAL },
 	{ "signal_deliver", posixtrace_kev_deliver, POSIXTRACE_KERNEL_SIGNAL },
+	{ "sys_enter", posixtrace_kev_sys_enter, POSIXTRACE_KERNEL_SYSCALL },
+	{ "sys_exit", posixtrace_kev_sys_exit, POSIXTRACE_KERNEL_SYSCALL },
 };
 
 int posixtrace_kevents_init(void)
@@ -472,6 +414,8 @@ int posixtrace_kevents_init(void)
 	check_trace_callback_type_sched_process_exit(posixtrace_kev_exit);
 	check_trace_callback_type_signal_generate(posixtrace_kev_generate);
 	check_trace_callback_type_signal_deliver(posixtrace_kev_deliver);
+	check_trace_callback_type_sys_enter(posixtrace_kev_sys_enter);
+	check_trace_callback_type_sys_exit(posixtrace_kev_sys_exit);
 
 	/* Our own formats pass our own check, or tools could not read them. */
 	for (i = POSIXTRACE_EVENT_KERNEL_FIRST; i < POSIXTRACE_EVENT_KERNEL_END;

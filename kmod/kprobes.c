@@ -9,6 +9,7 @@
  * into the hooks.
  */
 
+#include <linux/capability.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -59,7 +60,33 @@ static unsigned int posixtrace_nr_kprobes;
  */
 #define POSIXTRACE_KPROBE_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
 
-#define POSIXTRACE_KCLASSES	2	/* bits of POSIXTRACE_KERNEL_ALL */
+#define POSIXTRACE_KCLASSES	3	/* bits of POSIXTRACE_KERNEL_ALL */
+static_assert(BIT(POSIXTRACE_KCLASSES) - 1 == POSIXTRACE_KERNEL_ALL);
+
+/*
+ * Whether the classes of POSIXTRACE_KERNEL_PRIVILEGED need CAP_PERFMON (or
+ * CAP_SYS_ADMIN), as perf_event_paranoid decides for perf: their probes
+ * run on every system call of every task while they are on, so turning
+ * them on costs every user of the machine something, whoever is traced.
+ * Root may let every user who may trace a process turn them on.
+ */
+static unsigned int kernel_events_paranoid = 1;
+
+static int posixtrace_paranoid_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	return param_set_uint_minmax(val, kp, 0, 1);
+}
+
+static const struct kernel_param_ops posixtrace_paranoid_ops = {
+	.set = posixtrace_paranoid_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(kernel_events_paranoid, &posixtrace_paranoid_ops,
+		&kernel_events_paranoid, 0644);
+MODULE_PARM_DESC(kernel_events_paranoid,
+		 "1: the syscall class of kernel events needs CAP_PERFMON (default); 0: any user who may trace the process");
 
 /*
  * Streams wanting each class, and whether its probes are registered
@@ -204,15 +231,21 @@ void posixtrace_kevents_put(u32 classes)
  * posixtrace_kevents_get - a stream will record @classes
  * @classes: POSIXTRACE_KERNEL_* bits, checked by the caller
  *
- * Registers their probes if no stream had them on. Sleeps.
+ * Registers their probes if no stream had them on. The caller is the
+ * stream's creator, whose capabilities kernel_events_paranoid judges.
+ * Sleeps.
  *
- * Return: 0, or the error of a registration (nothing taken then).
+ * Return: 0, -EPERM if the caller may not turn a class on, or the error
+ * of a registration (nothing taken then).
  */
 int posixtrace_kevents_get(u32 classes)
 {
 	unsigned int c;
 	int ret = 0;
 
+	if ((classes & POSIXTRACE_KERNEL_PRIVILEGED) &&
+	    READ_ONCE(kernel_events_paranoid) && !perfmon_capable())
+		return -EPERM;
 	mutex_lock(&posixtrace_kevents_mutex);
 	for (c = 0; c < POSIXTRACE_KCLASSES; c++) {
 		if (!(classes & BIT(c)))

@@ -14,8 +14,10 @@
 #ifndef KEVENT_COMMON_H
 #define KEVENT_COMMON_H
 
+#include <grp.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <posixtrace-k.h>
@@ -31,6 +33,15 @@
 #define KEV_EXIT	POSIXTRACE_K_EVENT_PROC_EXIT
 #define KEV_GEN		POSIXTRACE_K_EVENT_SIGNAL_GENERATE
 #define KEV_DLV		POSIXTRACE_K_EVENT_SIGNAL_DELIVER
+#define KEV_SYS_ENTRY	POSIXTRACE_K_EVENT_SYSCALL_ENTRY
+#define KEV_SYS_EXIT	POSIXTRACE_K_EVENT_SYSCALL_EXIT
+
+/*
+ * The classes the proc and signal tests record: not the syscall class,
+ * whose events every system call of the test would add
+ * (kevent_syscall_test.c has its own).
+ */
+#define KEV_PROC_SIGNAL	(POSIXTRACE_K_KERNEL_PROC | POSIXTRACE_K_KERNEL_SIGNAL)
 
 /* Is id one of the kernel event types? */
 static inline bool kev_kernel(trace_event_id_t id)
@@ -58,6 +69,10 @@ static inline const char *kev_format(trace_event_id_t id)
 			POSIXTRACE_SIGNAL_GENERATE_FORMAT,
 		[POSIXTRACE_EVENT_SIGNAL_DELIVER] =
 			POSIXTRACE_SIGNAL_DELIVER_FORMAT,
+		[POSIXTRACE_EVENT_SYSCALL_ENTRY] =
+			POSIXTRACE_SYSCALL_ENTRY_FORMAT,
+		[POSIXTRACE_EVENT_SYSCALL_EXIT] =
+			POSIXTRACE_SYSCALL_EXIT_FORMAT,
 	};
 
 	return kev_kernel(id) ? formats[id] : NULL;
@@ -67,7 +82,8 @@ static inline const char *kev_format(trace_event_id_t id)
 static inline unsigned int kev_class(trace_event_id_t id)
 {
 	return id < KEV_GEN ? POSIXTRACE_K_KERNEL_PROC :
-			      POSIXTRACE_K_KERNEL_SIGNAL;
+	       id <= KEV_DLV ? POSIXTRACE_K_KERNEL_SIGNAL :
+			       POSIXTRACE_K_KERNEL_SYSCALL;
 }
 
 /* Skip where the module cannot record kernel events at all. */
@@ -493,6 +509,48 @@ static inline int kevs_match(const struct kevs *l,
 	ASSERT_EQ((wstatus), k.status);					\
 	ASSERT_MARKED(k.trid, k.pid, &l, __VA_ARGS__);			\
 } while (0)
+
+/* ---- the module's parameters and users ---------------------------------- */
+
+#define PROBES_PARAM	PARAM_DIR "kernel_probes"
+#define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
+#define PARANOID_PARAM	PARAM_DIR "kernel_events_paranoid"
+
+/* Wait up to 5 s for kernel_probes to read @want; its last value. */
+static inline int probes_settle(int want)
+{
+	int on = -1, i;
+
+	for (i = 0; i < 500; i++) {
+		if (!param_read(PROBES_PARAM, &on) || on == want)
+			break;
+		usleep(10000);
+	}
+	return on;
+}
+
+/* A stream with @classes, created (not started) on the caller. */
+static inline int create_with(unsigned int classes, trace_id_t *trid)
+{
+	trace_attr_t attr;
+	int ret = posix_trace_attr_init(&attr);
+
+	if (!ret)
+		ret = posixtrace_k_attr_setkernelevents(&attr, classes);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, trid);
+	return ret;
+}
+
+/*
+ * Become uid, groups and all, dumpable again as a user's own process is;
+ * false on failure.
+ */
+static inline bool become_user(uid_t uid)
+{
+	return !setgroups(0, NULL) && !setresgid(uid, uid, uid) &&
+	       !setresuid(uid, uid, uid) && !prctl(PR_SET_DUMPABLE, 1);
+}
 
 /* ---- processes ---------------------------------------------------------- */
 

@@ -33,7 +33,7 @@ TEST(fork_is_recorded_with_the_childs_ids)
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_DFL));
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_CLOSE_FOR_CHILD, &trid));
 	kev_mark("kev.before", 1);
 	c = fork();
@@ -130,7 +130,7 @@ static int exit_42(void *arg)
 TEST(exit_with_a_status_is_recorded_as_the_processs)
 {
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_ALL, exit_42, NULL,
+	ASSERT_CHILD_MARKED(KEV_PROC_SIGNAL, exit_42, NULL,
 			    W_EXITCODE(42, 0),
 		WANT_EXIT(k.pid, k.pid, 42, 0, 0, 1));
 }

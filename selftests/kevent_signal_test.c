@@ -167,7 +167,7 @@ TEST(signal_from_an_untraced_process_shows_its_sender)
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(w.ready));
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
 				     POSIX_TRACE_CLOSE_FOR_CHILD,
 				     wait_for_signal, &w));
 	ASSERT_TRUE(kev_child_go(&k));
@@ -235,7 +235,7 @@ TEST(sigkill_from_another_process_ends_the_traced_one)
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(w.ready));
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
 				     POSIX_TRACE_CLOSE_FOR_CHILD,
 				     wait_forever, &w));
 	ASSERT_TRUE(kev_child_go(&k));
@@ -305,7 +305,7 @@ static bool quit_case(struct __test_metadata *_metadata, rlim_t core)
 
 	strcpy(q.dir, "/tmp/kevent-coreXXXXXX");
 	ASSERT_NE(NULL, mkdtemp(q.dir));
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_ALL, die_of_sigquit,
+	ASSERT_EQ(0, kev_child_run(&k, KEV_PROC_SIGNAL, die_of_sigquit,
 				   &q, &l));
 	remove_dir(q.dir);
 	ASSERT_TRUE(WIFSIGNALED(k.status));

@@ -11,8 +11,6 @@
  * it does not count.
  */
 #define _GNU_SOURCE
-#include <grp.h>
-#include <sys/prctl.h>
 
 #include "kevent_common.h"
 
@@ -111,7 +109,7 @@ TEST(unknown_classes_are_einval_in_the_library)
 	ASSERT_EQ(0, got);
 	ASSERT_EQ(0, posixtrace_k_attr_setkernelevents(&attr,
 						       POSIXTRACE_K_KERNEL_ALL));
-	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr, 0x4));
+	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr, 0x8));
 	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr,
 			POSIXTRACE_K_KERNEL_PROC | 0x80000000u));
 	ASSERT_EQ(EINVAL, posixtrace_k_attr_getkernelevents(&attr, NULL));
@@ -146,7 +144,7 @@ TEST(unknown_classes_are_einval_in_the_module)
 	SKIP_WITHOUT_KEVENTS();
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
-	ASSERT_EQ(-1, raw_create(dev, 0x4));
+	ASSERT_EQ(-1, raw_create(dev, 0x8));
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(-1, raw_create(dev, POSIXTRACE_KERNEL_ALL | 0x80000000u));
 	ASSERT_EQ(EINVAL, errno);
@@ -187,7 +185,7 @@ TEST(inherited_stream_records_a_burst_exactly)
 	pid_t child;
 
 	SKIP_WITHOUT_KEVENTS();
-	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_INHERITED, &trid));
 	ASSERT_EQ(0, marked_burst(trid, &child, &l));
 	ASSERT_EQ(0, marked_burst_match(&l, getpid(), child));
@@ -254,7 +252,7 @@ TEST(filters_switch_each_kernel_type_off_and_on_while_running)
 
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, posix_trace_eventid_open("kev.round", &id));
-	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_INHERITED, &trid));
 	for (t = KEV_FORK; t <= KEV_DLV; t++) {
 		for (round = 0; round < 2; round++) {
@@ -338,7 +336,7 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 	SKIP_WITHOUT_KEVENTS();
 	ASSERT_EQ(0, pipe(u.ready));
 	ASSERT_EQ(0, pipe(u.go));
-	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
 				     POSIX_TRACE_CLOSE_FOR_CHILD,
 				     burst_then_usr2, &u));
 	ASSERT_TRUE(kev_child_go(&k));
@@ -380,16 +378,6 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 #define USER_B	1001
 
 /*
- * Become uid, groups and all, dumpable again as a user's own process is;
- * false on failure.
- */
-static bool become_user(uid_t uid)
-{
-	return !setgroups(0, NULL) && !setresgid(uid, uid, uid) &&
-	       !setresuid(uid, uid, uid) && !prctl(PR_SET_DUMPABLE, 1);
-}
-
-/*
  * One user's side: its own stream on itself (with inheritance), ready,
  * then at the go a burst at the same time as the other user's; the stream
  * must hold its own burst and nothing else. Returns 0 or the step.
@@ -403,7 +391,7 @@ static int user_side(uid_t uid, int ready, int go)
 
 	if (!become_user(uid))
 		return 1;
-	if (kev_create(0, POSIXTRACE_K_KERNEL_ALL, POSIX_TRACE_INHERITED,
+	if (kev_create(0, KEV_PROC_SIGNAL, POSIX_TRACE_INHERITED,
 		       &trid))
 		return 2;
 	if (!put_byte(ready, 'r'))
@@ -494,7 +482,7 @@ static int log_check(int fd)
 	/* The types, their names and formats, as posix_trace_open() has them. */
 	if (posix_trace_open(fd, &trid))
 		return 5;
-	ret = types_match(trid, POSIXTRACE_K_KERNEL_ALL);
+	ret = types_match(trid, KEV_PROC_SIGNAL);
 	posix_trace_close(trid);
 	return ret ? 10 + ret : 0;
 }
@@ -509,7 +497,7 @@ TEST(log_with_kernel_events_reads_back_and_is_exported)
 	SKIP_WITHOUT_KEVENTS();
 	fd = tmp_log();
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_attr(&attr, KEV_PROC_SIGNAL,
 			      POSIX_TRACE_INHERITED));
 	ASSERT_EQ(0, posix_trace_attr_setname(&attr, KEV_LOG_NAME));
 	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
@@ -620,7 +608,7 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_DFL));
 	ASSERT_NE(SIG_ERR, signal(SIGTERM, SIG_DFL));
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_ALL,
+	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_INHERITED, &trid));
 	for (i = 0; i < STORM_WORKERS; i++) {
 		workers[i] = fork();
@@ -716,35 +704,6 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
-#define PROBES_PARAM	PARAM_DIR "kernel_probes"
-#define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
-
-/* Wait up to 5 s for kernel_probes to read @want; its last value. */
-static int probes_settle(int want)
-{
-	int on = -1, i;
-
-	for (i = 0; i < 500; i++) {
-		if (!param_read(PROBES_PARAM, &on) || on == want)
-			break;
-		usleep(10000);
-	}
-	return on;
-}
-
-/* A stream with @classes, created and started on the caller. */
-static int create_with(unsigned int classes, trace_id_t *trid)
-{
-	trace_attr_t attr;
-	int ret = posix_trace_attr_init(&attr);
-
-	if (!ret)
-		ret = posixtrace_k_attr_setkernelevents(&attr, classes);
-	if (!ret)
-		ret = posix_trace_create(0, &attr, trid);
-	return ret;
-}
-
 /*
  * The goal "no stream wants a class: its tracepoint has no probe of
  * ours", read from the module's own count: on with the first stream that
@@ -766,7 +725,7 @@ TEST(probes_are_on_only_while_a_stream_wants_their_class)
 	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_PROC, &proc));
 	EXPECT_EQ(POSIXTRACE_K_KERNEL_PROC, probes_settle(POSIXTRACE_K_KERNEL_PROC));
 	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SIGNAL, &sig));
-	EXPECT_EQ(POSIXTRACE_K_KERNEL_ALL, probes_settle(POSIXTRACE_K_KERNEL_ALL));
+	EXPECT_EQ(KEV_PROC_SIGNAL, probes_settle(KEV_PROC_SIGNAL));
 	ASSERT_EQ(0, posix_trace_shutdown(proc));
 	EXPECT_EQ(POSIXTRACE_K_KERNEL_SIGNAL,
 		  probes_settle(POSIXTRACE_K_KERNEL_SIGNAL));

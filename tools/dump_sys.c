@@ -31,7 +31,7 @@ static const struct {
 
 #define NSYS	(sizeof(sys_events) / sizeof(sys_events[0]))
 
-/* The kernel's (ABI 0.12), named without their posixtrace_ prefix. */
+/* The kernel's (ABI 0.12, 0.13), named without their posixtrace_ prefix. */
 static const struct {
 	const char *name;
 	const char *meaning;
@@ -41,6 +41,8 @@ static const struct {
 	{ "PROC_EXIT", "a traced thread exited" },
 	{ "SIGNAL_GENERATE", "a signal was sent to a traced process" },
 	{ "SIGNAL_DELIVER", "a traced thread took a signal" },
+	{ "SYSCALL_ENTRY", "a traced thread entered a system call" },
+	{ "SYSCALL_EXIT", "a traced thread left a system call" },
 };
 
 /* Identifiers below this are the system's; the unnamed user event next. */

@@ -26,6 +26,7 @@ static long class_bits(const char *p, size_t len)
 	} names[] = {
 		{ "proc", POSIXTRACE_K_KERNEL_PROC },
 		{ "signal", POSIXTRACE_K_KERNEL_SIGNAL },
+		{ "syscall", POSIXTRACE_K_KERNEL_SYSCALL },
 		{ "all", POSIXTRACE_K_KERNEL_ALL },
 		{ "none", 0 },
 	};
@@ -94,9 +95,15 @@ bool kernel_classes_fallback(struct kernel_classes *kc, int err,
 
 const char *kernel_classes_why(const struct kernel_classes *kc, int err)
 {
+	if (err == ENOTSUP && (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
+		return " (the loaded module is older than ABI 0.13 and records "
+		       "no system calls)";
 	if (err == ENOTSUP && kc->classes)
 		return " (the loaded module is older than ABI 0.12 and records "
 		       "no kernel events: --kernel=none records user events "
 		       "only)";
+	if (err == EPERM && (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
+		return " (the syscall class needs CAP_PERFMON, unless root "
+		       "sets the module's kernel_events_paranoid to 0)";
 	return "";
 }

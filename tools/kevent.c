@@ -77,6 +77,23 @@ static void decode_exec(struct kfields *f, struct kevent *k)
 		k->u.exec.argv[i] = str(f, argv_names[i], 1 + i, cut);
 }
 
+static void decode_syscall(struct kfields *f, struct kevent *k)
+{
+	static const char *const arg_names[KEVENT_SYSCALL_ARGS] = {
+		"a0", "a1", "a2", "a3", "a4", "a5",
+	};
+	unsigned int i;
+
+	k->u.sys.nr = (int)num(f, "nr");
+	k->u.sys.compat = num(f, "compat") != 0;
+	if (k->kind == KEVENT_SYSCALL_EXIT) {
+		k->u.sys.ret = num(f, "ret");
+		return;
+	}
+	for (i = 0; i < KEVENT_SYSCALL_ARGS; i++)
+		k->u.sys.args[i] = (uint64_t)num(f, arg_names[i]);
+}
+
 static void decode_fields(struct kfields *f, struct kevent *k)
 {
 	if (k->kind == KEVENT_SIGNAL_GENERATE ||
@@ -107,6 +124,10 @@ static void decode_fields(struct kfields *f, struct kevent *k)
 		break;
 	case KEVENT_SIGNAL_DELIVER:
 		k->u.sig.action = (int)num(f, "action");
+		break;
+	case KEVENT_SYSCALL_ENTRY:
+	case KEVENT_SYSCALL_EXIT:
+		decode_syscall(f, k);
 		break;
 	}
 }

@@ -26,7 +26,11 @@ enum kevent_kind {
 	KEVENT_EXIT = POSIXTRACE_EVENT_PROC_EXIT,
 	KEVENT_SIGNAL_GENERATE = POSIXTRACE_EVENT_SIGNAL_GENERATE,
 	KEVENT_SIGNAL_DELIVER = POSIXTRACE_EVENT_SIGNAL_DELIVER,
+	KEVENT_SYSCALL_ENTRY = POSIXTRACE_EVENT_SYSCALL_ENTRY,
+	KEVENT_SYSCALL_EXIT = POSIXTRACE_EVENT_SYSCALL_EXIT,
 };
+
+#define KEVENT_SYSCALL_ARGS	6
 
 #define KEVENT_ARGV_SHOWN	4	/* argv0 to argv3 */
 
@@ -62,6 +66,12 @@ struct kevent {
 			bool group;	/* generate */
 			int action;	/* deliver: POSIXTRACE_SIGACT_* */
 		} sig;
+		struct {
+			int nr;
+			bool compat;	/* the 32-bit table's number */
+			uint64_t args[KEVENT_SYSCALL_ARGS];	/* entry */
+			int64_t ret;	/* exit */
+		} sys;
 	} u;
 };
 

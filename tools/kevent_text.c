@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Kernel events as text (see kevent_text.h). */
 
+#include <string.h>
+
 #include <linux/sched.h>
 
 #include "json.h"
 #include "kevent_text.h"
+#include "syscall_names.h"
 
 /* A string field quoted, "..." after it when the kernel cut it. */
 static void print_str(FILE *out, const struct kevent_str *s)
@@ -125,6 +128,37 @@ static void line_signal(FILE *out, const struct kevent *k)
 	fputs("} ---", out);
 }
 
+/* "lseek(0x3, 0x3039, 0, ...)": the six registers, whatever it uses. */
+static void print_syscall_entry(FILE *out, const struct kevent *k)
+{
+	char name[SYSCALL_NAME_SIZE];
+	unsigned int i;
+
+	fprintf(out, "%s(", syscall_name(k->u.sys.nr, k->u.sys.compat, name));
+	for (i = 0; i < KEVENT_SYSCALL_ARGS; i++)
+		fprintf(out, i ? ", %#llx" : "%#llx",
+			(unsigned long long)k->u.sys.args[i]);
+	putc(')', out);
+}
+
+/* "lseek = 12345", "close = -1 EBADF (Bad file descriptor)". */
+static void print_syscall_exit(FILE *out, const struct kevent *k)
+{
+	char name[SYSCALL_NAME_SIZE];
+	int64_t ret = k->u.sys.ret;
+	const char *err;
+
+	fprintf(out, "%s = ", syscall_name(k->u.sys.nr, k->u.sys.compat, name));
+	/* As the kernel returns an error: -4095 to -1. */
+	if (ret < 0 && ret >= -4095) {
+		err = syscall_errno_name((int)-ret);
+		fprintf(out, "-1 %s (%s)", err ? err : "E?",
+			strerror((int)-ret));
+		return;
+	}
+	fprintf(out, "%lld", (long long)ret);
+}
+
 void kevent_print_line(FILE *out, const struct kevent *k)
 {
 	switch (k->kind) {
@@ -146,6 +180,12 @@ void kevent_print_line(FILE *out, const struct kevent *k)
 	case KEVENT_SIGNAL_GENERATE:
 	case KEVENT_SIGNAL_DELIVER:
 		line_signal(out, k);
+		return;
+	case KEVENT_SYSCALL_ENTRY:
+		print_syscall_entry(out, k);
+		return;
+	case KEVENT_SYSCALL_EXIT:
+		print_syscall_exit(out, k);
 		return;
 	}
 }
@@ -170,7 +210,7 @@ static void decoded_signal(FILE *out, const struct kevent *k)
 
 void kevent_print_decoded(FILE *out, const struct kevent *k)
 {
-	char text[CLONE_FLAGS_TEXT_SIZE];
+	char text[CLONE_FLAGS_TEXT_SIZE], name[SYSCALL_NAME_SIZE];
 
 	fputs(" (", out);
 	switch (k->kind) {
@@ -196,6 +236,12 @@ void kevent_print_decoded(FILE *out, const struct kevent *k)
 	case KEVENT_SIGNAL_GENERATE:
 	case KEVENT_SIGNAL_DELIVER:
 		decoded_signal(out, k);
+		break;
+	case KEVENT_SYSCALL_ENTRY:
+		fputs(syscall_name(k->u.sys.nr, k->u.sys.compat, name), out);
+		break;
+	case KEVENT_SYSCALL_EXIT:
+		print_syscall_exit(out, k);
 		break;
 	}
 	putc(')', out);
@@ -226,6 +272,7 @@ static void json_argv(FILE *out, const struct kevent *k)
 void kevent_print_json(FILE *out, const struct kevent *k)
 {
 	char text[CLONE_FLAGS_TEXT_SIZE], sig[SIGNAL_NAME_SIZE];
+	char name[SYSCALL_NAME_SIZE];
 
 	switch (k->kind) {
 	case KEVENT_FORK:
@@ -254,6 +301,16 @@ void kevent_print_json(FILE *out, const struct kevent *k)
 		else
 			json_member(out, "result_name",
 				    kevent_result_name(k->u.sig.result));
+		return;
+	case KEVENT_SYSCALL_ENTRY:
+	case KEVENT_SYSCALL_EXIT:
+		json_member(out, "syscall_name", syscall_name(k->u.sys.nr,
+				k->u.sys.compat, name));
+		if (k->kind == KEVENT_SYSCALL_EXIT)
+			json_member(out, "errno_name",
+				    k->u.sys.ret < 0 && k->u.sys.ret >= -4095 ?
+				    syscall_errno_name((int)-k->u.sys.ret) :
+				    NULL);
 		return;
 	}
 }

@@ -12,6 +12,9 @@
  *	+++ thread exited with 0 +++	(a thread that is not the last)
  *	--- SIGCHLD {code=CLD_EXITED, sender=1235} ---	(generated)
  *	--- SIGUSR1 delivered {code=SI_USER, action=handler} ---
+ *	lseek(0x3, 0x3039, 0, 0x7ffc..., 0, 0)	(a system call entered:
+ *						the six registers)
+ *	lseek = 12345			close = -1 EBADF (Bad file descriptor)
  *    A string the kernel cut is followed by "...", an argv of more than
  *    four arguments by ", ...".
  *  - dump's text, after the fields, in parentheses as for POSIX's system
@@ -19,7 +22,8 @@
  *    "(SIGUSR1, SI_USER, from pid 1234, to the process, queued)"...
  *  - dump's JSON: members beside "fields", which keep the raw numbers:
  *    "sig_name", "code_name", "result_name", "action_name", "flags_names",
- *    "signal_name", "exit", "argv" (what the event has of them).
+ *    "signal_name", "exit", "argv", "syscall_name", "errno_name" (what
+ *    the event has of them).
  */
 #ifndef POSIXTRACE_TOOL_KEVENT_TEXT_H
 #define POSIXTRACE_TOOL_KEVENT_TEXT_H

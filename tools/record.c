@@ -102,7 +102,8 @@ static const char record_usage[] =
 "                           every type; POSIX's system events are always\n"
 "                           recorded)\n"
 "  -k, --kernel CLASSES     the kernel's events to record too: proc (fork,\n"
-"                           exec, exit), signal (generated, delivered), a\n"
+"                           exec, exit), signal (generated, delivered),\n"
+"                           syscall (entered, left; needs CAP_PERFMON), a\n"
 "                           comma list of them, all, or none (default\n"
 "                           proc,signal; none on a module older than ABI\n"
 "                           0.12, with a warning)\n"
@@ -228,7 +229,7 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case 'k':
 		return kernel_classes_parse(&o->kernel, arg) ?
-			misuse("bad --kernel '%s' (proc, signal, a comma "
+			misuse("bad --kernel '%s' (proc, signal, syscall, a comma "
 			       "list of them, all or none)", arg) : 0;
 	}
 	/* getopt_long() said what was wrong. */

@@ -247,9 +247,11 @@ static int ptk_create(pid_t pid, const trace_attr_t *attr, int log_fd,
 	err = ptk_device_fd(&dev);
 	if (err)
 		return err;
-	/* An older module would say EINVAL: its member was reserved. */
+	/* An older module would say EINVAL: its member, or bit, was unknown. */
 	if (ua.kernel_events) {
-		err = ptk_abi_at_least(dev, 0, 12);
+		err = ptk_abi_at_least(dev, 0,
+				       ua.kernel_events & POSIXTRACE_KERNEL_SYSCALL ?
+				       13 : 12);
 		if (err)
 			return err;
 	}

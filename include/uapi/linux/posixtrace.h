@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	12
+#define POSIXTRACE_ABI_MINOR	13
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -124,12 +124,24 @@ struct posixtrace_version {
  * A record's pid and tid are those of the traced thread the event is
  * about: the forking thread, the exec'ing one, the exiting one, the
  * signal's target (POSIXTRACE_EVENT_SIGNAL_GENERATE, even when another
- * process sent it) or the thread it is delivered to.
+ * process sent it), the thread it is delivered to, or the thread making
+ * a system call.
+ *
+ * The right to trace the process covers the proc and signal classes. The
+ * syscall class (ABI 0.13) also needs CAP_PERFMON or CAP_SYS_ADMIN, unless
+ * root set the module's kernel_events_paranoid parameter to 0: EPERM
+ * otherwise. Its probes run on every system call of every task of the
+ * machine while any stream records it, so turning it on is a cost to
+ * every user, as perf_event_paranoid judges a system-wide perf event.
  */
 #define POSIXTRACE_KERNEL_PROC		(1U << 0)	/* fork, exec, exit */
 #define POSIXTRACE_KERNEL_SIGNAL	(1U << 1)	/* generate, deliver */
+#define POSIXTRACE_KERNEL_SYSCALL	(1U << 2)	/* entry, exit */
 #define POSIXTRACE_KERNEL_ALL \
-	(POSIXTRACE_KERNEL_PROC | POSIXTRACE_KERNEL_SIGNAL)
+	(POSIXTRACE_KERNEL_PROC | POSIXTRACE_KERNEL_SIGNAL | \
+	 POSIXTRACE_KERNEL_SYSCALL)
+/* The classes that need CAP_PERFMON (see above). */
+#define POSIXTRACE_KERNEL_PRIVILEGED	POSIXTRACE_KERNEL_SYSCALL
 
 /*
  * A new thread or process (clone(), fork(), vfork(), pthread_create()).
@@ -183,9 +195,26 @@ struct posixtrace_version {
 #define POSIXTRACE_SIGACT_DEFAULT	0	/* the default action */
 #define POSIXTRACE_SIGACT_IGNORE	1	/* SIG_IGN */
 #define POSIXTRACE_SIGACT_HANDLER	2	/* a handler runs */
+/*
+ * A traced thread enters a system call (ABI 0.13). @nr: its number, in
+ * the table of the thread's ABI (@compat: 0 for the native one, x86-64's
+ * on x86-64; 1 for the 32-bit compat one), -1 if a ptracer cancelled
+ * it; @a0 to @a5: the six argument registers, as the call found them,
+ * whatever the call uses.
+ */
+#define POSIXTRACE_EVENT_SYSCALL_ENTRY	21
+#define POSIXTRACE_SYSCALL_ENTRY_FORMAT \
+	"nr:s32,compat:u8,a0:u64,a1:u64,a2:u64,a3:u64,a4:u64,a5:u64"
+/*
+ * A traced thread leaves a system call. @nr, @compat: as at entry; @ret:
+ * what it returns, -errno on failure. A call that does not return (exit,
+ * a successful execve's old image) has no exit event.
+ */
+#define POSIXTRACE_EVENT_SYSCALL_EXIT	22
+#define POSIXTRACE_SYSCALL_EXIT_FORMAT	"nr:s32,compat:u8,ret:s64"
 
 #define POSIXTRACE_EVENT_KERNEL_FIRST	POSIXTRACE_EVENT_PROC_FORK
-#define POSIXTRACE_EVENT_KERNEL_END	(POSIXTRACE_EVENT_SIGNAL_DELIVER + 1)
+#define POSIXTRACE_EVENT_KERNEL_END	(POSIXTRACE_EVENT_SYSCALL_EXIT + 1)
 
 /* Their names: an initializer as POSIXTRACE_SYSTEM_EVENT_NAMES. */
 #define POSIXTRACE_KERNEL_EVENT_NAMES {					\
@@ -194,6 +223,8 @@ struct posixtrace_version {
 	[POSIXTRACE_EVENT_PROC_EXIT]	= "posixtrace_proc_exit",	\
 	[POSIXTRACE_EVENT_SIGNAL_GENERATE] = "posixtrace_signal_generate", \
 	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = "posixtrace_signal_deliver", \
+	[POSIXTRACE_EVENT_SYSCALL_ENTRY] = "posixtrace_syscall_entry",	\
+	[POSIXTRACE_EVENT_SYSCALL_EXIT]	= "posixtrace_syscall_exit",	\
 }
 
 /* How many identifiers there are: every id is below this. */
@@ -258,7 +289,8 @@ struct posixtrace_eventset {
  *		POSIXTRACE_KERNEL_* classes of kernel events to record for
  *		every process the stream traces; EINVAL for an unknown bit.
  *		Their types are then in the stream's type list. The right
- *		to trace the process covers them.
+ *		to trace the process covers them, but for
+ *		POSIXTRACE_KERNEL_PRIVILEGED (EPERM: see the classes).
  * @create_time_sec: Output (GET_ATTR): CLOCK_REALTIME at creation.
  * @create_time_nsec: Output (GET_ATTR).
  * @__reserved2: Input: must be 0.

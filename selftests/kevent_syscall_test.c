@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel events of the syscall class (ABI 0.13): a traced thread's
+ * system calls, entry (number and argument registers) and exit (return
+ * value), in order with its own user events; only a traced process's;
+ * refused to a user without CAP_PERFMON unless root allows every user;
+ * the probes on only while a stream wants the class.
+ */
+#define _GNU_SOURCE
+#include <poll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+
+#include "kevent_common.h"
+
+/* Skip where the module predates the syscall class. */
+#define SKIP_WITHOUT_SYSCALLS() do {					\
+	unsigned int _maj = 0, _min = 0;				\
+	SKIP_WITHOUT_DEVICE();						\
+	if (posixtrace_k_abi_version(&_maj, &_min) ||			\
+	    (_maj == 0 && _min < 13))					\
+		SKIP(return, "module older than ABI 0.13");		\
+} while (0)
+
+#define LSEEK_TO	12345
+#define UNTRACED_TO	54321
+
+/*
+ * One expected system-call event: entry with the first @nargs arguments
+ * (the others are whatever the registers held), or exit with @ret.
+ */
+struct sys_want {
+	trace_event_id_t id;
+	long nr;
+	int nargs;
+	int64_t args[6];
+	int64_t ret;
+};
+
+#define WANT_ENTRY(_nr, _n, ...) \
+	{ .id = KEV_SYS_ENTRY, .nr = (_nr), .nargs = (_n), .args = { __VA_ARGS__ } }
+#define WANT_RET(_nr, _ret) \
+	{ .id = KEV_SYS_EXIT, .nr = (_nr), .ret = (_ret) }
+
+/* Does e, an event of thread tid of process pid, match w? */
+static bool sys_is(const struct kev *e, pid_t pid, pid_t tid,
+		   const struct sys_want *w)
+{
+	struct kev_val v;
+	int i;
+
+	if (e->info.posix_event_id != w->id || e->info.posix_pid != pid ||
+	    e->tid != tid || !kev_values(e, &v))
+		return false;
+	/* nr, compat, then the arguments or the return value. */
+	if (v.v[0] != w->nr || v.v[1] != 0)
+		return false;
+	if (w->id == KEV_SYS_EXIT)
+		return v.v[2] == w->ret;
+	for (i = 0; i < w->nargs; i++)
+		if (v.v[2 + i] != w->args[i])
+			return false;
+	return true;
+}
+
+/* The index in l of the user event named name, or -1. */
+static int find_mark(const struct kevs *l, const char *name)
+{
+	int i;
+
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->ev[i].name, name))
+			return i;
+	return -1;
+}
+
+/*
+ * The events of l strictly between the marks "kev.before" and
+ * "kev.after" must be exactly want, n of them, all of thread pid.
+ */
+static int sys_between(const struct kevs *l, pid_t pid,
+		       const struct sys_want *want, int n)
+{
+	int from = find_mark(l, "kev.before"), to = find_mark(l, "kev.after");
+	char got[512];
+	int i, bad = 0;
+
+	if (from < 0 || to < from) {
+		fprintf(stderr, "# marks at %d and %d\n", from, to);
+		return 1;
+	}
+	if (to - from - 1 != n) {
+		fprintf(stderr, "# %d events between the marks, %d expected\n",
+			to - from - 1, n);
+		bad++;
+	}
+	for (i = 0; i < n && from + 1 + i < to; i++) {
+		if (sys_is(&l->ev[from + 1 + i], pid, pid, &want[i]))
+			continue;
+		kev_describe(&l->ev[from + 1 + i], got, sizeof(got));
+		fprintf(stderr, "# [%d] expected %s nr %ld, got %s\n", i,
+			want[i].id == KEV_SYS_ENTRY ? "entry" : "exit",
+			want[i].nr, got);
+		bad++;
+	}
+	return bad;
+}
+
+/*
+ * The child's calls between its marks. Its event types are opened and a
+ * first event made beforehand, so that nothing between the marks needs a
+ * system call but the two it makes (the marks go to its ring).
+ */
+static int calls_between_marks(void *arg)
+{
+	trace_event_id_t warm, before, after;
+	int fd = *(int *)arg, v = 0;
+
+	if (posix_trace_eventid_open("kev.warm", &warm) ||
+	    posix_trace_eventid_open("kev.before", &before) ||
+	    posix_trace_eventid_open("kev.after", &after))
+		return 1;
+	posix_trace_event(warm, &v, sizeof(v));
+	posix_trace_event(before, &v, sizeof(v));
+	if (lseek(fd, LSEEK_TO, SEEK_SET) != LSEEK_TO)
+		return 2;
+	if (close(-1) != -1 || errno != EBADF)
+		return 3;
+	posix_trace_event(after, &v, sizeof(v));
+	return 0;
+}
+
+/*
+ * A call that succeeds and one that fails: each entry with its number and
+ * arguments, each exit with its return value (-EBADF), between the
+ * thread's own events made before and after, and nothing else there.
+ */
+TEST(calls_are_recorded_with_arguments_and_returns_in_order)
+{
+	const struct sys_want want[] = {
+		WANT_ENTRY(SYS_lseek, 3, 0, LSEEK_TO, SEEK_SET),
+		WANT_RET(SYS_lseek, LSEEK_TO),
+		/* An int's -1, as the 64-bit register holds it. */
+		WANT_ENTRY(SYS_close, 1, UINT32_MAX),
+		WANT_RET(SYS_close, -EBADF),
+	};
+	struct sys_want w[ARRAY_LEN(want)];
+	struct kev_child k;
+	struct kevs l;
+	int fd;
+
+	SKIP_WITHOUT_SYSCALLS();
+	fd = memfd_create("kev.sys", MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	memcpy(w, want, sizeof(w));
+	w[0].args[0] = fd;
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
+				   calls_between_marks, &fd, &l));
+	ASSERT_EQ(0, k.status);
+	EXPECT_EQ(0, sys_between(&l, k.pid, w, ARRAY_LEN(w)));
+	kevs_free(&l);
+	close(fd);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/*
+ * A process the stream does not trace makes calls while the traced one
+ * does: none of its calls appears, and every system-call event is the
+ * traced child's.
+ */
+TEST(an_untraced_process_calls_never_appear)
+{
+	struct kev_child k;
+	struct kevs l;
+	pid_t other;
+	int fd, p[2], i;
+	bool seen = false;
+
+	SKIP_WITHOUT_SYSCALLS();
+	fd = memfd_create("kev.sys", MFD_CLOEXEC);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, pipe(p));
+	other = fork();
+	ASSERT_LE(0, other);
+	if (!other) {
+		close(p[1]);
+		/* Until the test closes the pipe, as fast as it can. */
+		while (lseek(fd, UNTRACED_TO, SEEK_SET) == UNTRACED_TO) {
+			struct pollfd pfd = { .fd = p[0], .events = POLLIN };
+
+			if (poll(&pfd, 1, 0))
+				_exit(0);
+		}
+		_exit(1);
+	}
+	close(p[0]);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
+				   calls_between_marks, &fd, &l));
+	close(p[1]);
+	ASSERT_EQ(other, waitpid(other, &i, 0));
+	ASSERT_EQ(0, i);
+	ASSERT_EQ(0, k.status);
+	for (i = 0; i < l.n; i++) {
+		struct kev_val v;
+
+		if (l.ev[i].info.posix_event_id != KEV_SYS_ENTRY &&
+		    l.ev[i].info.posix_event_id != KEV_SYS_EXIT)
+			continue;
+		seen = true;
+		EXPECT_EQ(k.pid, l.ev[i].info.posix_pid);
+		ASSERT_TRUE(kev_values(&l.ev[i], &v));
+		if (l.ev[i].info.posix_event_id == KEV_SYS_ENTRY)
+			EXPECT_NE(UNTRACED_TO, v.v[3]);
+	}
+	EXPECT_TRUE(seen);
+	kevs_free(&l);
+	close(fd);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/*
+ * As a user without CAP_PERFMON: the syscall class is refused (EPERM),
+ * the others are not; once root sets kernel_events_paranoid to 0, it is
+ * allowed. Returns 0, or the step that failed.
+ */
+static int user_asks(uid_t uid, int paranoid)
+{
+	trace_id_t trid;
+	int ret;
+
+	if (!become_user(uid))
+		return 1;
+	ret = create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid);
+	if (paranoid) {
+		if (ret != EPERM)
+			return 2;
+	} else {
+		if (ret)
+			return 3;
+		posix_trace_shutdown(trid);
+	}
+	ret = create_with(KEV_PROC_SIGNAL, &trid);
+	if (ret)
+		return 4;
+	posix_trace_shutdown(trid);
+	return 0;
+}
+
+static int user_asks_status(uid_t uid, int paranoid)
+{
+	int status;
+	pid_t c = fork();
+
+	if (c < 0)
+		return -1;
+	if (!c)
+		_exit(user_asks(uid, paranoid));
+	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(the_class_needs_perfmon_unless_root_allows_every_user)
+{
+	int paranoid;
+
+	SKIP_WITHOUT_SYSCALLS();
+	if (geteuid())
+		SKIP(return, "needs root for the module's parameters");
+	ASSERT_TRUE(param_read(PARANOID_PARAM, &paranoid));
+	ASSERT_EQ(1, paranoid);
+	EXPECT_EQ(0, user_asks_status(1000, 1));
+	/* Only 0 and 1 are values. */
+	EXPECT_FALSE(param_write(PARANOID_PARAM, 2));
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 0));
+	EXPECT_EQ(0, user_asks_status(1000, 0));
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 1));
+	EXPECT_EQ(0, user_asks_status(1000, 1));
+}
+
+/*
+ * The goal "no stream wants a class: no probe of ours registered", for
+ * the syscall class: on with its first stream, off once the stream is
+ * gone and the linger has passed.
+ */
+TEST(syscall_probes_are_on_only_while_a_stream_wants_them)
+{
+	trace_id_t trid;
+	int linger;
+
+	SKIP_WITHOUT_SYSCALLS();
+	if (geteuid())
+		SKIP(return, "needs root for the module's parameters");
+	ASSERT_TRUE(param_read(LINGER_PARAM, &linger));
+	ASSERT_TRUE(param_write(LINGER_PARAM, 50));
+	ASSERT_EQ(0, probes_settle(0));
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_SYSCALL,
+		  probes_settle(POSIXTRACE_K_KERNEL_SYSCALL));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	EXPECT_EQ(0, probes_settle(0));
+	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
+}
+
+TEST_HARNESS_MAIN
