@@ -8,7 +8,8 @@
  * call of every task through its slow entry and exit work: the class
  * needs CAP_PERFMON (kprobes.c), and its probes are on only while a
  * stream records it. A probe's own work for a task of a process nobody
- * records the class for is the process table's lookup, nothing more.
+ * records the class for is a compare with the last such process its CPU
+ * saw, or the process table's lookup (posixtrace_kev_traced_current()).
  * The probes run with preemption off (up to 6.12 at least): they post to
  * the streams' kbufs as every kernel event does (kevent_record.c).
  */
@@ -36,10 +37,20 @@ struct posixtrace_kev_sys_exit {
 	s64 ret;
 } __packed;
 
-/* In the 32-bit compat ABI's table, not the native one? */
+/*
+ * In the 32-bit compat ABI's table, not the native one? On x86-64 the
+ * thread's own flag says so, not the call's number as
+ * in_compat_syscall() reads it: that takes x32's calls (the native
+ * table's, their number with __X32_SYSCALL_BIT), and a call a ptracer
+ * cancelled (-1, all bits set), for compat ones.
+ */
 static u8 posixtrace_kev_sys_compat(void)
 {
+#ifdef CONFIG_X86_64
+	return in_ia32_syscall();
+#else
 	return in_compat_syscall();
+#endif
 }
 
 void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
@@ -51,7 +62,7 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 	unsigned int i;
 
 	rcu_read_lock();
-	proc = posixtrace_kev_traced(current, POSIXTRACE_KERNEL_SYSCALL);
+	proc = posixtrace_kev_traced_current(POSIXTRACE_KERNEL_SYSCALL);
 	if (proc) {
 		syscall_get_arguments(current, regs, args);
 		e.nr = id;
@@ -74,7 +85,7 @@ void posixtrace_kev_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct posixtrace_emit emit;
 
 	rcu_read_lock();
-	proc = posixtrace_kev_traced(current, POSIXTRACE_KERNEL_SYSCALL);
+	proc = posixtrace_kev_traced_current(POSIXTRACE_KERNEL_SYSCALL);
 	if (proc) {
 		e.nr = syscall_get_nr(current, regs);
 		e.compat = posixtrace_kev_sys_compat();

@@ -71,6 +71,12 @@ static DEFINE_SPINLOCK(posixtrace_links_lock);
  * copies those its parent had at the fork, and none made after (inherit.c).
  */
 static atomic64_t posixtrace_links_made = ATOMIC64_INIT(0);
+/*
+ * Bumped after each link is made, once it is on its process's list:
+ * whoever read it, then found a process traced by no stream, knows that
+ * answer holds until it changes (posixtrace_links_generation()).
+ */
+static atomic_long_t posixtrace_links_gen = ATOMIC_LONG_INIT(0);
 
 /*
  * Recompute what @proc's producers read without the streams' locks: the
@@ -130,6 +136,8 @@ static void posixtrace_link_insert(struct posixtrace_link *link,
 	list_add_tail_rcu(&link->proc_node, &proc->links);
 	posixtrace_links_publish(proc);
 	spin_unlock(&proc->lock);
+	/* After the link: pairs with posixtrace_links_generation(). */
+	atomic_long_inc_return_release(&posixtrace_links_gen);
 }
 
 /* Under the links lock: undo posixtrace_link_insert(), free @link. */
@@ -377,6 +385,26 @@ unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 u64 posixtrace_links_seq(void)
 {
 	return atomic64_read(&posixtrace_links_made);
+}
+
+/**
+ * posixtrace_links_generation - changes whenever a link is made
+ *
+ * Read before looking a process's links up: if it still reads the same
+ * afterwards, no link was made since, and a process found traced by no
+ * stream then is traced by none now (links only go away meanwhile).
+ * Never sleeps, takes no lock.
+ *
+ * Return: the generation.
+ */
+unsigned long posixtrace_links_generation(void)
+{
+	/*
+	 * Before the lookup that follows: pairs with the link's insert.
+	 * A long: a fork-heavy inheriting workload makes a link a fork,
+	 * and a 32-bit count could come round to an old value in hours.
+	 */
+	return atomic_long_read_acquire(&posixtrace_links_gen);
 }
 
 /* Does @link's stream trace the children of its process too? */

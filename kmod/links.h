@@ -55,6 +55,7 @@ unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);
 u64 posixtrace_links_seq(void);
+unsigned long posixtrace_links_generation(void);
 bool posixtrace_links_inherited(struct posixtrace_process *proc);
 void posixtrace_links_escaped(struct posixtrace_process *proc,
 			      unsigned int nr, u64 seq, int err);

@@ -198,9 +198,10 @@ struct posixtrace_version {
 /*
  * A traced thread enters a system call (ABI 0.13). @nr: its number, in
  * the table of the thread's ABI (@compat: 0 for the native one, x86-64's
- * on x86-64; 1 for the 32-bit compat one), -1 if a ptracer cancelled
- * it; @a0 to @a5: the six argument registers, as the call found them,
- * whatever the call uses.
+ * on x86-64, where an x32 call's number carries __X32_SYSCALL_BIT; 1 for
+ * the 32-bit compat one), -1 if a ptracer cancelled it; @a0 to @a5: the
+ * six argument registers, as the call found them, whatever the call
+ * uses.
  */
 #define POSIXTRACE_EVENT_SYSCALL_ENTRY	21
 #define POSIXTRACE_SYSCALL_ENTRY_FORMAT \
@@ -208,7 +209,10 @@ struct posixtrace_version {
 /*
  * A traced thread leaves a system call. @nr, @compat: as at entry; @ret:
  * what it returns, -errno on failure. A call that does not return (exit,
- * a successful execve's old image) has no exit event.
+ * a successful execve's old image) has no exit event; one that seccomp
+ * or a ptracer (PTRACE_SYSEMU) stopped before it ran has an exit event
+ * and no entry. A child's first return, from the fork that made it, is
+ * not recorded: it happens before the child is traced.
  */
 #define POSIXTRACE_EVENT_SYSCALL_EXIT	22
 #define POSIXTRACE_SYSCALL_EXIT_FORMAT	"nr:s32,compat:u8,ret:s64"
