@@ -15,20 +15,26 @@
  */
 
 #include <linux/compat.h>
+#include <linux/percpu.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <linux/posixtrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <asm/syscall.h>
+#include <asm/unistd.h>
 
+#include "kbuf.h"
 #include "kevent_record.h"
 #include "kevent_syscall.h"
 #include "stream.h"
 
-/* The data of each type: the fields of its format, packed. */
+/* The fixed fields of each type, packed as their formats say. */
 struct posixtrace_kev_sys_entry {
 	s32 nr;
 	u8 compat;
 	u64 args[6];
+	u8 cut;
 } __packed;
 
 struct posixtrace_kev_sys_exit {
@@ -36,6 +42,164 @@ struct posixtrace_kev_sys_exit {
 	u8 compat;
 	s64 ret;
 } __packed;
+
+/*
+ * An entry's data: the fixed fields, then two paths and an address. Per
+ * CPU: a system call's probe runs with preemption off and never in an
+ * interrupt, so nothing else on the CPU uses it meanwhile.
+ */
+struct posixtrace_kev_sys_buf {
+	u8 data[sizeof(struct posixtrace_kev_sys_entry) +
+		2 * POSIXTRACE_SYSCALL_PATH_MAX + POSIXTRACE_SYSCALL_ADDR_MAX];
+};
+
+/* A kbuf takes the largest: it drains past half, and holds two. */
+static_assert(sizeof(struct posixtrace_kev_sys_buf) + 64 <=
+	      POSIXTRACE_KBUF_SIZE / 2);
+
+static struct posixtrace_kev_sys_buf __percpu *posixtrace_kev_sys_bufs;
+
+/* Which registers of a call are its paths and address; -1: none. */
+struct posixtrace_kev_sys_mem {
+	s8 path, path2, addr, addrlen;
+};
+
+/*
+ * The open, exec, stat, unlink and rename families, connect() and bind(),
+ * in the native table (the compat one numbers them otherwise). The calls
+ * an architecture does not have (open, stat... on arm64) are left out.
+ */
+static void posixtrace_kev_sys_mem(long nr, struct posixtrace_kev_sys_mem *m)
+{
+	*m = (struct posixtrace_kev_sys_mem) { -1, -1, -1, -1 };
+	switch (nr) {
+#ifdef __NR_open
+	case __NR_open:
+#endif
+#ifdef __NR_creat
+	case __NR_creat:
+#endif
+#ifdef __NR_stat
+	case __NR_stat:
+#endif
+#ifdef __NR_lstat
+	case __NR_lstat:
+#endif
+#ifdef __NR_unlink
+	case __NR_unlink:
+#endif
+	case __NR_execve:
+		m->path = 0;
+		break;
+	case __NR_openat:
+	case __NR_openat2:
+	case __NR_execveat:
+	case __NR_newfstatat:
+	case __NR_statx:
+	case __NR_unlinkat:
+		m->path = 1;
+		break;
+#ifdef __NR_rename
+	case __NR_rename:
+		m->path = 0;
+		m->path2 = 1;
+		break;
+#endif
+#ifdef __NR_renameat
+	case __NR_renameat:
+#endif
+	case __NR_renameat2:
+		m->path = 1;
+		m->path2 = 3;
+		break;
+	case __NR_connect:
+	case __NR_bind:
+		m->addr = 1;
+		m->addrlen = 2;
+		break;
+	}
+}
+
+/*
+ * The string at @uaddr into @dst, POSIXTRACE_SYSCALL_PATH_MAX bytes at
+ * most with its NUL, without sleeping or faulting a page in (as the
+ * unexported strncpy_from_user_nofault() does); "" if it cannot be read
+ * so. Sets @bit in *@cut unless @dst is the whole string. Returns the
+ * bytes it wrote, the NUL included.
+ */
+static size_t posixtrace_kev_sys_path(char *dst, unsigned long uaddr, u8 *cut,
+				      u8 bit)
+{
+	long n;
+
+	pagefault_disable();
+	n = strncpy_from_user(dst, (const char __user *)uaddr,
+			      POSIXTRACE_SYSCALL_PATH_MAX);
+	pagefault_enable();
+	if (n < 0 || n >= POSIXTRACE_SYSCALL_PATH_MAX) {
+		*cut |= bit;
+		n = n < 0 ? 0 : POSIXTRACE_SYSCALL_PATH_MAX - 1;
+	}
+	dst[n] = '\0';
+	return n + 1;
+}
+
+/*
+ * The address of @len bytes at @uaddr into @dst, as much of it as
+ * POSIXTRACE_SYSCALL_ADDR_MAX holds, without sleeping or faulting; none
+ * if it cannot be read so. Sets @bit in *@cut unless @dst is all of it.
+ * Returns the bytes it wrote.
+ */
+static size_t posixtrace_kev_sys_addr(u8 *dst, unsigned long uaddr, int len,
+				      u8 *cut, u8 bit)
+{
+	size_t n = len < 0 ? 0 : min_t(size_t, len,
+				       POSIXTRACE_SYSCALL_ADDR_MAX);
+
+	if (n < (size_t)max(len, 0))
+		*cut |= bit;
+	if (n && copy_from_user_nofault(dst, (const void __user *)uaddr, n)) {
+		*cut |= bit;
+		return 0;
+	}
+	return n;
+}
+
+/*
+ * An entry's data into @buf: the fixed fields of @e, then what @args
+ * point at, for a native call that has paths or an address. Returns its
+ * length.
+ */
+static size_t posixtrace_kev_sys_fill(u8 *buf,
+				      struct posixtrace_kev_sys_entry *e,
+				      const unsigned long *args)
+{
+	struct posixtrace_kev_sys_mem m;
+	size_t len = sizeof(*e);
+
+	if (e->compat)
+		posixtrace_kev_sys_mem(-1, &m);
+	else
+		posixtrace_kev_sys_mem(e->nr, &m);
+	e->cut = 0;
+	if (m.path >= 0)
+		len += posixtrace_kev_sys_path(buf + len, args[m.path], &e->cut,
+					       POSIXTRACE_SYSCALL_CUT_PATH);
+	else
+		buf[len++] = '\0';
+	if (m.path2 >= 0)
+		len += posixtrace_kev_sys_path(buf + len, args[m.path2],
+					       &e->cut,
+					       POSIXTRACE_SYSCALL_CUT_PATH2);
+	else
+		buf[len++] = '\0';
+	if (m.addr >= 0)
+		len += posixtrace_kev_sys_addr(buf + len, args[m.addr],
+					       (int)args[m.addrlen], &e->cut,
+					       POSIXTRACE_SYSCALL_CUT_ADDR);
+	memcpy(buf, e, sizeof(*e));
+	return len;
+}
 
 /*
  * In the 32-bit compat ABI's table, not the native one? On x86-64 the
@@ -60,6 +224,8 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 	struct posixtrace_process *proc;
 	struct posixtrace_emit emit;
 	unsigned int i;
+	size_t len;
+	u8 *buf;
 
 	rcu_read_lock();
 	proc = posixtrace_kev_traced_current(POSIXTRACE_KERNEL_SYSCALL);
@@ -69,9 +235,11 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 		e.compat = posixtrace_kev_sys_compat();
 		for (i = 0; i < ARRAY_SIZE(args); i++)
 			e.args[i] = args[i];
+		buf = this_cpu_ptr(posixtrace_kev_sys_bufs)->data;
+		len = posixtrace_kev_sys_fill(buf, &e, args);
 		posixtrace_kev_emit_init(&emit, current,
-					 POSIXTRACE_EVENT_SYSCALL_ENTRY, &e,
-					 sizeof(e));
+					 POSIXTRACE_EVENT_SYSCALL_ENTRY, buf,
+					 len);
 		posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SYSCALL, &emit,
 				      NULL, NULL, NULL);
 	}
@@ -97,4 +265,17 @@ void posixtrace_kev_sys_exit(void *data, struct pt_regs *regs, long ret)
 				      NULL, NULL, NULL);
 	}
 	rcu_read_unlock();
+}
+
+/* The per-CPU buffers of the entries' data. */
+int posixtrace_kev_sys_bufs_init(void)
+{
+	posixtrace_kev_sys_bufs = alloc_percpu(struct posixtrace_kev_sys_buf);
+	return posixtrace_kev_sys_bufs ? 0 : -ENOMEM;
+}
+
+/* After the probes are gone (posixtrace_kprobes_exit()). */
+void posixtrace_kev_sys_bufs_free(void)
+{
+	free_percpu(posixtrace_kev_sys_bufs);
 }

@@ -425,10 +425,19 @@ int posixtrace_kevents_init(void)
 	posixtrace_exec_bufs = alloc_percpu(struct posixtrace_kev_exec_buf);
 	if (!posixtrace_exec_bufs)
 		return -ENOMEM;
+	ret = posixtrace_kev_sys_bufs_init();
+	if (ret)
+		goto err_exec;
 	ret = posixtrace_kprobes_init(posixtrace_kprobes,
 				      ARRAY_SIZE(posixtrace_kprobes));
 	if (ret)
-		free_percpu(posixtrace_exec_bufs);
+		goto err_sys;
+	return 0;
+
+err_sys:
+	posixtrace_kev_sys_bufs_free();
+err_exec:
+	free_percpu(posixtrace_exec_bufs);
 	return ret;
 }
 
@@ -437,5 +446,6 @@ void posixtrace_kevents_exit(void)
 {
 	/* No probe of ours runs any more, nor uses the buffers, after it. */
 	posixtrace_kprobes_exit();
+	posixtrace_kev_sys_bufs_free();
 	free_percpu(posixtrace_exec_bufs);
 }

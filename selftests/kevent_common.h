@@ -86,14 +86,17 @@ static inline unsigned int kev_class(trace_event_id_t id)
 			       POSIXTRACE_K_KERNEL_SYSCALL;
 }
 
-/* Skip where the module cannot record kernel events at all. */
-#define SKIP_WITHOUT_KEVENTS() do {					\
+/* Skip where the module is older than ABI 0.minor. */
+#define SKIP_BEFORE_ABI(minor) do {					\
 	unsigned int _maj = 0, _min = 0;				\
 	SKIP_WITHOUT_DEVICE();						\
 	if (posixtrace_k_abi_version(&_maj, &_min) ||			\
-	    (_maj == 0 && _min < 12))					\
-		SKIP(return, "module older than ABI 0.12");		\
+	    (_maj == 0 && _min < (minor)))				\
+		SKIP(return, "module older than ABI 0." #minor);	\
 } while (0)
+
+/* Skip where the module cannot record kernel events at all. */
+#define SKIP_WITHOUT_KEVENTS()	SKIP_BEFORE_ABI(12)
 
 /*
  * Attributes for a stream of the given kernel event classes and
@@ -224,12 +227,13 @@ static inline int kevs_from_log(const struct logbuf *lb, struct kevs *l)
 
 /* ---- payloads ----------------------------------------------------------- */
 
-/* The most fields a kernel event has (exec's). */
-#define KEV_FIELDS	8
+/* The most fields a kernel event has (a system call's entry). */
+#define KEV_FIELDS	12
 
 /*
  * A kernel event's fields, as its format (the uapi's) says: integers in
- * v[], strings in s[] (v[] 0 then), in the format's order.
+ * v[], strings in s[] (v[] 0 then), in the format's order; the bytes of
+ * a "bytes" field in s[] too, their count in v[].
  */
 struct kev_val {
 	int n;
@@ -253,7 +257,13 @@ static inline bool kev_values(const struct kev *e, struct kev_val *out)
 		type = strchr(fmt, ':') + 1;
 		fmt = strchr(type, ',');
 		fmt = fmt ? fmt + 1 : type + strlen(type);
-		if (!strncmp(type, "str", 3)) {
+		if (!strncmp(type, "bytes", 5)) {
+			if (left >= KEV_STR_MAX)
+				return false;
+			size = left;
+			memcpy(out->s[out->n], p, size);
+			out->v[out->n] = size;
+		} else if (!strncmp(type, "str", 3)) {
 			nul = memchr(p, 0, left);
 			if (!nul || nul - p >= KEV_STR_MAX)
 				return false;

@@ -9,25 +9,22 @@
 #define _GNU_SOURCE
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/syscall.h>
 
 #include "kevent_common.h"
 
 /* Skip where the module predates the syscall class. */
-#define SKIP_WITHOUT_SYSCALLS() do {					\
-	unsigned int _maj = 0, _min = 0;				\
-	SKIP_WITHOUT_DEVICE();						\
-	if (posixtrace_k_abi_version(&_maj, &_min) ||			\
-	    (_maj == 0 && _min < 13))					\
-		SKIP(return, "module older than ABI 0.13");		\
-} while (0)
+#define SKIP_WITHOUT_SYSCALLS()	SKIP_BEFORE_ABI(13)
 
 #define LSEEK_TO	12345
 #define UNTRACED_TO	54321
 
 /*
  * One expected system-call event: entry with the first @nargs arguments
- * (the others are whatever the registers held), or exit with @ret.
+ * (the others are whatever the registers held), its cut bits, paths and
+ * address; or exit with @ret.
  */
 struct sys_want {
 	trace_event_id_t id;
@@ -35,6 +32,11 @@ struct sys_want {
 	int nargs;
 	int64_t args[6];
 	int64_t ret;
+	bool any_ret;		/* any value but an error */
+	int cut;
+	const char *path, *path2;
+	const void *addr;
+	size_t addr_len;
 };
 
 #define WANT_ENTRY(_nr, _n, ...) \
@@ -56,11 +58,15 @@ static bool sys_is(const struct kev *e, pid_t pid, pid_t tid,
 	if (v.v[0] != w->nr || v.v[1] != 0)
 		return false;
 	if (w->id == KEV_SYS_EXIT)
-		return v.v[2] == w->ret;
+		return w->any_ret ? v.v[2] >= 0 : v.v[2] == w->ret;
 	for (i = 0; i < w->nargs; i++)
 		if (v.v[2 + i] != w->args[i])
 			return false;
-	return true;
+	/* cut, path, path2, then the address's bytes (their count in v). */
+	return v.v[8] == w->cut && !strcmp(v.s[9], w->path ? w->path : "") &&
+	       !strcmp(v.s[10], w->path2 ? w->path2 : "") &&
+	       v.v[11] == (int64_t)w->addr_len &&
+	       !memcmp(v.s[11], w->addr, w->addr_len);
 }
 
 /* The index in l of the user event named name, or -1. */
@@ -106,15 +112,25 @@ static int sys_between(const struct kevs *l, pid_t pid,
 	return bad;
 }
 
+/* What a traced child does between its marks; 0, or the step that failed. */
+struct sys_case {
+	int (*calls)(struct sys_case *c);
+	int fd;
+	char path[512], path2[64];
+	struct sockaddr_un sun;
+	void *gone;		/* an address nothing maps */
+};
+
 /*
- * The child's calls between its marks. Its event types are opened and a
- * first event made beforehand, so that nothing between the marks needs a
- * system call but the two it makes (the marks go to its ring).
+ * The child: its event types are opened and a first event made
+ * beforehand, so that nothing between the marks makes a system call but
+ * the case's calls (the marks go to its ring).
  */
 static int calls_between_marks(void *arg)
 {
 	trace_event_id_t warm, before, after;
-	int fd = *(int *)arg, v = 0;
+	struct sys_case *c = arg;
+	int v = 0, ret;
 
 	if (posix_trace_eventid_open("kev.warm", &warm) ||
 	    posix_trace_eventid_open("kev.before", &before) ||
@@ -122,12 +138,40 @@ static int calls_between_marks(void *arg)
 		return 1;
 	posix_trace_event(warm, &v, sizeof(v));
 	posix_trace_event(before, &v, sizeof(v));
-	if (lseek(fd, LSEEK_TO, SEEK_SET) != LSEEK_TO)
-		return 2;
-	if (close(-1) != -1 || errno != EBADF)
-		return 3;
+	ret = c->calls(c);
 	posix_trace_event(after, &v, sizeof(v));
+	return ret ? 10 + ret : 0;
+}
+
+static int seek_and_close(struct sys_case *c)
+{
+	if (lseek(c->fd, LSEEK_TO, SEEK_SET) != LSEEK_TO)
+		return 1;
+	if (close(-1) != -1 || errno != EBADF)
+		return 2;
 	return 0;
+}
+
+/* Run case c in a traced child; its events between its marks must be want. */
+static int run_case(struct sys_case *c, const struct sys_want *want, int n)
+{
+	struct kev_child k;
+	struct kevs l;
+	int ret;
+
+	ret = kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
+			    calls_between_marks, c, &l);
+	if (ret)
+		return -ret;
+	if (k.status) {
+		fprintf(stderr, "# the child's status %#x\n", k.status);
+		ret = 1;
+	} else {
+		ret = sys_between(&l, k.pid, want, n);
+	}
+	kevs_free(&l);
+	posix_trace_shutdown(k.trid);
+	return ret;
 }
 
 /*
@@ -145,22 +189,157 @@ TEST(calls_are_recorded_with_arguments_and_returns_in_order)
 		WANT_RET(SYS_close, -EBADF),
 	};
 	struct sys_want w[ARRAY_LEN(want)];
-	struct kev_child k;
-	struct kevs l;
-	int fd;
+	struct sys_case c = { .calls = seek_and_close };
 
 	SKIP_WITHOUT_SYSCALLS();
-	fd = memfd_create("kev.sys", MFD_CLOEXEC);
-	ASSERT_LE(0, fd);
+	c.fd = memfd_create("kev.sys", MFD_CLOEXEC);
+	ASSERT_LE(0, c.fd);
 	memcpy(w, want, sizeof(w));
-	w[0].args[0] = fd;
-	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
-				   calls_between_marks, &fd, &l));
-	ASSERT_EQ(0, k.status);
-	EXPECT_EQ(0, sys_between(&l, k.pid, w, ARRAY_LEN(w)));
-	kevs_free(&l);
-	close(fd);
-	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+	w[0].args[0] = c.fd;
+	EXPECT_EQ(0, run_case(&c, w, ARRAY_LEN(w)));
+	close(c.fd);
+}
+
+static int open_rename_unlink(struct sys_case *c)
+{
+	int fd = openat(AT_FDCWD, c->path, O_CREAT | O_WRONLY | O_CLOEXEC,
+			0600);
+
+	if (fd < 0)
+		return 1;
+	if (close(fd))
+		return 2;
+	if (renameat(AT_FDCWD, c->path, AT_FDCWD, c->path2))
+		return 3;
+	if (syscall(SYS_unlink, c->path2))
+		return 4;
+	return 0;
+}
+
+/* What the case's calls must record between the marks. */
+static int paths_want(struct sys_case *c)
+{
+	const struct sys_want want[] = {
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_openat, .nargs = 1,
+		  .args = { (uint32_t)AT_FDCWD }, .path = c->path },
+		{ .id = KEV_SYS_EXIT, .nr = SYS_openat, .any_ret = true },
+		WANT_ENTRY(SYS_close, 0),
+		WANT_RET(SYS_close, 0),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_renameat, .path = c->path,
+		  .path2 = c->path2 },
+		WANT_RET(SYS_renameat, 0),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_unlink, .path = c->path2 },
+		WANT_RET(SYS_unlink, 0),
+	};
+
+	return run_case(c, want, ARRAY_LEN(want));
+}
+
+/*
+ * The open, rename and unlink families carry their paths, as the call
+ * found them; close, which has none, carries none.
+ */
+TEST(paths_are_recorded_with_their_calls)
+{
+	struct sys_case c = { .calls = open_rename_unlink };
+
+	SKIP_WITHOUT_SYSCALLS();
+	snprintf(c.path, sizeof(c.path), "/tmp/kev.path.%d", getpid());
+	snprintf(c.path2, sizeof(c.path2), "/tmp/kev.path2.%d", getpid());
+	EXPECT_EQ(0, paths_want(&c));
+}
+
+static int open_bad_paths(struct sys_case *c)
+{
+	/* Too long (ENOENT: no such directory), unmapped, the kernel's. */
+	if (openat(AT_FDCWD, c->path, O_RDONLY) != -1 || errno != ENOENT)
+		return 1;
+	if (openat(AT_FDCWD, c->gone, O_RDONLY) != -1 || errno != EFAULT)
+		return 2;
+	if (openat(AT_FDCWD, (char *)0xffffffff81000000ul, O_RDONLY) != -1 ||
+	    errno != EFAULT)
+		return 3;
+	return 0;
+}
+
+/* What the case's calls must record between the marks. */
+static int bad_paths_want(struct sys_case *c)
+{
+	char cut[POSIXTRACE_SYSCALL_PATH_MAX];
+	const struct sys_want want[] = {
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_openat, .path = cut,
+		  .cut = POSIXTRACE_SYSCALL_CUT_PATH },
+		WANT_RET(SYS_openat, -ENOENT),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_openat, .path = "",
+		  .cut = POSIXTRACE_SYSCALL_CUT_PATH },
+		WANT_RET(SYS_openat, -EFAULT),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_openat, .path = "",
+		  .cut = POSIXTRACE_SYSCALL_CUT_PATH },
+		WANT_RET(SYS_openat, -EFAULT),
+	};
+
+	memcpy(cut, c->path, sizeof(cut) - 1);
+	cut[sizeof(cut) - 1] = '\0';
+	return run_case(c, want, ARRAY_LEN(want));
+}
+
+/*
+ * A path longer than the event holds is cut at 255 bytes and marked; one
+ * at an unmapped address, or the kernel's, is empty and marked, and the
+ * call fails as it would untraced.
+ */
+TEST(long_unmapped_and_kernel_paths_are_cut_or_empty)
+{
+	struct sys_case c = { .calls = open_bad_paths };
+	int i;
+
+	SKIP_WITHOUT_SYSCALLS();
+	/* 400 bytes under a directory that is not there: a/aaaaaaaaa/... */
+	strcpy(c.path, "/tmp/kev.none");
+	for (i = strlen(c.path); i < 400; i++)
+		c.path[i] = i % 10 ? 'a' : '/';
+	c.path[400] = '\0';
+	/* Below vm.mmap_min_addr: never mapped. */
+	c.gone = (void *)4096;
+	EXPECT_EQ(0, bad_paths_want(&c));
+}
+
+static int connect_nowhere(struct sys_case *c)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 1;
+	if (connect(fd, (struct sockaddr *)&c->sun, sizeof(c->sun)) != -1 ||
+	    errno != ENOENT)
+		return 2;
+	return 0;
+}
+
+/* What the case's calls must record between the marks. */
+static int connect_want(struct sys_case *c)
+{
+	const struct sys_want want[] = {
+		WANT_ENTRY(SYS_socket, 1, AF_UNIX),
+		{ .id = KEV_SYS_EXIT, .nr = SYS_socket, .any_ret = true },
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_connect,
+		  .addr = &c->sun, .addr_len = sizeof(c->sun) },
+		WANT_RET(SYS_connect, -ENOENT),
+	};
+
+	return run_case(c, want, ARRAY_LEN(want));
+}
+
+/* connect() carries its address, as many bytes as the call was given. */
+TEST(connect_carries_its_address)
+{
+	struct sys_case c = { .calls = connect_nowhere };
+
+	SKIP_WITHOUT_SYSCALLS();
+	c.sun.sun_family = AF_UNIX;
+	snprintf(c.sun.sun_path, sizeof(c.sun.sun_path), "/tmp/kev.nowhere.%d",
+		 getpid());
+	EXPECT_EQ(0, connect_want(&c));
 }
 
 /*
@@ -170,6 +349,7 @@ TEST(calls_are_recorded_with_arguments_and_returns_in_order)
  */
 TEST(an_untraced_process_calls_never_appear)
 {
+	struct sys_case c = { .calls = seek_and_close };
 	struct kev_child k;
 	struct kevs l;
 	pid_t other;
@@ -194,8 +374,9 @@ TEST(an_untraced_process_calls_never_appear)
 		_exit(1);
 	}
 	close(p[0]);
+	c.fd = fd;
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
-				   calls_between_marks, &fd, &l));
+				   calls_between_marks, &c, &l));
 	close(p[1]);
 	ASSERT_EQ(other, waitpid(other, &i, 0));
 	ASSERT_EQ(0, i);

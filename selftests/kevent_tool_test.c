@@ -243,6 +243,31 @@ TEST(record_kernel_none_records_no_kernel_event)
 	unlink(SCRIPT_PATH);
 }
 
+/*
+ * trace --kernel=syscall shows the script's system calls as strace
+ * would: the exec of the shell, with its path (the first event, into
+ * empty buffers), and the shell's exit with the script's status. (What
+ * comes between, a shell starting, may overflow the kernel's per-CPU
+ * buffers under emulation; those losses are counted and shown.)
+ */
+TEST(trace_kernel_syscall_shows_calls_with_their_paths)
+{
+	const char *args[] = { "trace", "--color=never", "--kernel=syscall",
+			       "--", "/bin/sh", SCRIPT_PATH, NULL };
+	static char lines[1 << 20];
+	char want[128];
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, write_script());
+	ASSERT_EQ(7, tool_output(args, NULL, 0, lines, sizeof(lines)));
+	snprintf(want, sizeof(want), " path \"%s\"", "/bin/sh");
+	EXPECT_NE(NULL, strstr(lines, want)) {
+		TH_LOG("no line with%s in:\n%.4000s", want, lines);
+	}
+	EXPECT_NE(NULL, strstr(lines, "exit_group(0x7"));
+	unlink(SCRIPT_PATH);
+}
+
 /* Whether "posixtrace list" shows a stream that traces @pid. */
 static bool listed(pid_t pid)
 {

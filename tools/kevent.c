@@ -77,12 +77,25 @@ static void decode_exec(struct kfields *f, struct kevent *k)
 		k->u.exec.argv[i] = str(f, argv_names[i], 1 + i, cut);
 }
 
+/* A "bytes" field, or NULL (not an error: older modules have none). */
+static const struct field_value *bytes(struct kfields *f, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n; i++)
+		if (!strcmp(f->vals[i].field->name, name) &&
+		    f->vals[i].field->type == PTK_FIELD_BYTES)
+			return &f->vals[i];
+	return NULL;
+}
+
 static void decode_syscall(struct kfields *f, struct kevent *k)
 {
 	static const char *const arg_names[KEVENT_SYSCALL_ARGS] = {
 		"a0", "a1", "a2", "a3", "a4", "a5",
 	};
-	unsigned int i;
+	const struct field_value *addr;
+	unsigned int i, cut;
 
 	k->u.sys.nr = (int)num(f, "nr");
 	k->u.sys.compat = num(f, "compat") != 0;
@@ -92,6 +105,12 @@ static void decode_syscall(struct kfields *f, struct kevent *k)
 	}
 	for (i = 0; i < KEVENT_SYSCALL_ARGS; i++)
 		k->u.sys.args[i] = (uint64_t)num(f, arg_names[i]);
+	cut = (unsigned int)num(f, "cut");
+	k->u.sys.path = str(f, "path", 0, cut);
+	k->u.sys.path2 = str(f, "path2", 1, cut);
+	addr = bytes(f, "addr");
+	k->u.sys.addr_len = addr ? addr->len : 0;
+	k->u.sys.addr_cut = cut & POSIXTRACE_SYSCALL_CUT_ADDR;
 }
 
 static void decode_fields(struct kfields *f, struct kevent *k)

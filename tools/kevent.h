@@ -70,6 +70,10 @@ struct kevent {
 			int nr;
 			bool compat;	/* the 32-bit table's number */
 			uint64_t args[KEVENT_SYSCALL_ARGS];	/* entry */
+			/* entry: what the call's path and address were */
+			struct kevent_str path, path2;
+			size_t addr_len;
+			bool addr_cut;
 			int64_t ret;	/* exit */
 		} sys;
 	} u;

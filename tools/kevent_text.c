@@ -128,7 +128,26 @@ static void line_signal(FILE *out, const struct kevent *k)
 	fputs("} ---", out);
 }
 
-/* "lseek(0x3, 0x3039, 0, ...)": the six registers, whatever it uses. */
+/* A call's paths and address, after its registers: path "/etc/x"... */
+static void print_syscall_mem(FILE *out, const struct kevent *k)
+{
+	if (k->u.sys.path.len || k->u.sys.path.cut) {
+		fputs(" path ", out);
+		print_str(out, &k->u.sys.path);
+	}
+	if (k->u.sys.path2.len || k->u.sys.path2.cut) {
+		fputs(" path2 ", out);
+		print_str(out, &k->u.sys.path2);
+	}
+	if (k->u.sys.addr_len || k->u.sys.addr_cut)
+		fprintf(out, " addr %zu bytes%s", k->u.sys.addr_len,
+			k->u.sys.addr_cut ? "..." : "");
+}
+
+/*
+ * "lseek(0x3, 0x3039, 0, ...)": the six registers, whatever it uses,
+ * then its paths and address.
+ */
 static void print_syscall_entry(FILE *out, const struct kevent *k)
 {
 	char name[SYSCALL_NAME_SIZE];
@@ -139,6 +158,7 @@ static void print_syscall_entry(FILE *out, const struct kevent *k)
 		fprintf(out, i ? ", %#llx" : "%#llx",
 			(unsigned long long)k->u.sys.args[i]);
 	putc(')', out);
+	print_syscall_mem(out, k);
 }
 
 /* "lseek = 12345", "close = -1 EBADF (Bad file descriptor)". */

@@ -201,11 +201,24 @@ struct posixtrace_version {
  * on x86-64, where an x32 call's number carries __X32_SYSCALL_BIT; 1 for
  * the 32-bit compat one), -1 if a ptracer cancelled it; @a0 to @a5: the
  * six argument registers, as the call found them, whatever the call
- * uses.
+ * uses. For a native call of the open, exec, stat, unlink and rename
+ * families, @path (and @path2, rename's new name) is the path argument
+ * as the call found it in memory, cut at 255 bytes; for connect() and
+ * bind(), @addr is the address, at most 128 bytes of it. They are read
+ * without sleeping or faulting a page in: what cannot be read so is
+ * empty. @cut: POSIXTRACE_SYSCALL_CUT_* bits, set when that field is not
+ * the whole argument (cut, or not read). Other calls carry "", "" and no
+ * address.
  */
 #define POSIXTRACE_EVENT_SYSCALL_ENTRY	21
 #define POSIXTRACE_SYSCALL_ENTRY_FORMAT \
-	"nr:s32,compat:u8,a0:u64,a1:u64,a2:u64,a3:u64,a4:u64,a5:u64"
+	"nr:s32,compat:u8,a0:u64,a1:u64,a2:u64,a3:u64,a4:u64,a5:u64," \
+	"cut:u8,path:str,path2:str,addr:bytes"
+#define POSIXTRACE_SYSCALL_PATH_MAX	256	/* each path, its NUL included */
+#define POSIXTRACE_SYSCALL_ADDR_MAX	128	/* a sockaddr_storage */
+#define POSIXTRACE_SYSCALL_CUT_PATH	(1U << 0)
+#define POSIXTRACE_SYSCALL_CUT_PATH2	(1U << 1)
+#define POSIXTRACE_SYSCALL_CUT_ADDR	(1U << 2)
 /*
  * A traced thread leaves a system call. @nr, @compat: as at entry; @ret:
  * what it returns, -errno on failure. A call that does not return (exit,
