@@ -124,14 +124,17 @@ static void posixtrace_kev_sys_mem(long nr, struct posixtrace_kev_sys_mem *m)
  * The string at @uaddr into @dst, POSIXTRACE_SYSCALL_PATH_MAX bytes at
  * most with its NUL, without sleeping or faulting a page in (as the
  * unexported strncpy_from_user_nofault() does); "" if it cannot be read
- * so. Sets @bit in *@cut unless @dst is the whole string. Returns the
- * bytes it wrote, the NUL included.
+ * so. Sets @bit in *@cut unless @dst is the whole string: a NULL path
+ * (statx()'s with AT_EMPTY_PATH) is whole. Returns the bytes it wrote,
+ * the NUL included.
  */
 static size_t posixtrace_kev_sys_path(char *dst, unsigned long uaddr, u8 *cut,
 				      u8 bit)
 {
-	long n;
+	long n = 0;
 
+	if (!uaddr)
+		goto out;
 	pagefault_disable();
 	n = strncpy_from_user(dst, (const char __user *)uaddr,
 			      POSIXTRACE_SYSCALL_PATH_MAX);
@@ -140,6 +143,7 @@ static size_t posixtrace_kev_sys_path(char *dst, unsigned long uaddr, u8 *cut,
 		*cut |= bit;
 		n = n < 0 ? 0 : POSIXTRACE_SYSCALL_PATH_MAX - 1;
 	}
+out:
 	dst[n] = '\0';
 	return n + 1;
 }

@@ -207,7 +207,8 @@ struct posixtrace_version {
  * bind(), @addr is the address, at most 128 bytes of it. They are read
  * without sleeping or faulting a page in: what cannot be read so is
  * empty. @cut: POSIXTRACE_SYSCALL_CUT_* bits, set when that field is not
- * the whole argument (cut, or not read). Other calls carry "", "" and no
+ * the whole argument (cut, or not read; a NULL path is whole, and an
+ * address of a negative length is none). Other calls carry "", "" and no
  * address.
  */
 #define POSIXTRACE_EVENT_SYSCALL_ENTRY	21
