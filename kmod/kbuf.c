@@ -249,11 +249,11 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 /*
  * A drain visits @kb: it takes from what was taken to what the writers
  * had written then, as a ring's lap: writers that keep writing cannot
- * keep a drain going. Records stamped at or after @began, the drain's clock
- * read before it read any head, are left to a later drain (see the top
- * of the file). The drain may let go of its lock before it is done with
- * @kb: what it keeps here stays valid, since nothing but a drain of its
- * domain (under the domain's mutex) moves @tail.
+ * keep a drain going. Records stamped at or after @began->mono, the
+ * drain's clock read before it read any head, are left to a later drain
+ * (see the top of the file). The drain may let go of its lock before it
+ * is done with @kb: what it keeps here stays valid, since nothing but a
+ * drain of its domain (under the domain's mutex) moves @tail.
  */
 static void posixtrace_kbuf_visit(struct posixtrace_source *src,
 				  const struct posixtrace_drain_began *began)

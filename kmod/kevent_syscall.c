@@ -16,11 +16,11 @@
 
 #include <linux/compat.h>
 #include <linux/percpu.h>
-#include <linux/string.h>
-#include <linux/uaccess.h>
 #include <linux/posixtrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
 
@@ -169,10 +169,17 @@ static size_t posixtrace_kev_sys_addr(u8 *dst, unsigned long uaddr, int len,
 	return n;
 }
 
+/* Argument register @i of @args; 0 (no path, no address) for -1. */
+static unsigned long posixtrace_kev_sys_arg(const unsigned long *args, int i)
+{
+	return i >= 0 ? args[i] : 0;
+}
+
 /*
  * An entry's data into @buf: the fixed fields of @e, then what @args
- * point at, for a native call that has paths or an address. Returns its
- * length.
+ * point at, for a native call that has paths or an address (a call that
+ * has none gets a NULL path's "" twice and an address of no bytes).
+ * Returns its length.
  */
 static size_t posixtrace_kev_sys_fill(u8 *buf,
 				      struct posixtrace_kev_sys_entry *e,
@@ -181,26 +188,19 @@ static size_t posixtrace_kev_sys_fill(u8 *buf,
 	struct posixtrace_kev_sys_mem m;
 	size_t len = sizeof(*e);
 
-	if (e->compat)
-		posixtrace_kev_sys_mem(-1, &m);
-	else
-		posixtrace_kev_sys_mem(e->nr, &m);
+	posixtrace_kev_sys_mem(e->compat ? -1 : e->nr, &m);
 	e->cut = 0;
-	if (m.path >= 0)
-		len += posixtrace_kev_sys_path(buf + len, args[m.path], &e->cut,
-					       POSIXTRACE_SYSCALL_CUT_PATH);
-	else
-		buf[len++] = '\0';
-	if (m.path2 >= 0)
-		len += posixtrace_kev_sys_path(buf + len, args[m.path2],
-					       &e->cut,
-					       POSIXTRACE_SYSCALL_CUT_PATH2);
-	else
-		buf[len++] = '\0';
-	if (m.addr >= 0)
-		len += posixtrace_kev_sys_addr(buf + len, args[m.addr],
-					       (int)args[m.addrlen], &e->cut,
-					       POSIXTRACE_SYSCALL_CUT_ADDR);
+	len += posixtrace_kev_sys_path(buf + len,
+				       posixtrace_kev_sys_arg(args, m.path),
+				       &e->cut, POSIXTRACE_SYSCALL_CUT_PATH);
+	len += posixtrace_kev_sys_path(buf + len,
+				       posixtrace_kev_sys_arg(args, m.path2),
+				       &e->cut, POSIXTRACE_SYSCALL_CUT_PATH2);
+	len += posixtrace_kev_sys_addr(buf + len,
+				       posixtrace_kev_sys_arg(args, m.addr),
+				       (int)posixtrace_kev_sys_arg(args,
+								   m.addrlen),
+				       &e->cut, POSIXTRACE_SYSCALL_CUT_ADDR);
 	memcpy(buf, e, sizeof(*e));
 	return len;
 }

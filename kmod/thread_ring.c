@@ -397,6 +397,15 @@ posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
 	return READ_ONCE(ring->consumed) + ring->size - end >= ring->size / 8;
 }
 
+/* An eighth of @ring free, as far as the thread says it wrote: @held. */
+static bool
+posixtrace_thread_ring_room_held(const struct posixtrace_thread_ring *ring,
+				 u64 held)
+{
+	return posixtrace_thread_ring_room(ring,
+					   READ_ONCE(ring->consumed) + held);
+}
+
 /*
  * @stream, the only stream of @ring's process, is a FLUSH stream whose
  * log's thread takes the ring's records from the ring itself
@@ -409,10 +418,8 @@ static bool posixtrace_thread_ring_to_log(struct posixtrace_thread_ring *ring,
 					  struct posixtrace_stream *stream,
 					  bool ask)
 {
-	u64 held = posixtrace_thread_ring_bytes(&ring->src);
-
-	return posixtrace_thread_ring_room(ring,
-					   READ_ONCE(ring->consumed) + held) &&
+	return posixtrace_thread_ring_room_held(ring,
+				posixtrace_thread_ring_bytes(&ring->src)) &&
 	       posixtrace_flush_takes(stream, ask);
 }
 
@@ -825,8 +832,7 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 		cut->dropped |= c->drop.records > 0;
 		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
 		/* What the thread wrote: its walk stopped at the cut's time. */
-		cut->room &= posixtrace_thread_ring_room(ring,
-				ring->consumed +
+		cut->room &= posixtrace_thread_ring_room_held(ring,
 				posixtrace_thread_ring_bytes(&ring->src));
 		ring->cut_end = c->walk.walked;
 		posixtrace_drain_cut_held(&ring->src);
@@ -842,9 +848,9 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
  * walks of the cuts' own: the kicks' are the threads', which walk them
  * without a lock. Each ring first drops what its own records would
  * overwrite; then, oldest first across the rings, what they together
- * would. Under the drain mutex, which keeps
- * other drains, and so other cuts, away; the walks may sleep. If another
- * source got records during the walks, nothing is dropped.
+ * would. Under the drain mutex, which keeps other drains, and so other
+ * cuts, away; the walks may sleep. If another source got records during
+ * the walks, nothing is dropped.
  */
 static bool posixtrace_thread_ring_cut(struct posixtrace_source **srcs,
 				       unsigned int n,
@@ -992,7 +998,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	 */
 	held = posixtrace_thread_ring_bytes(&ring->src);
 	if (view.readers_waiting &&
-	    posixtrace_thread_ring_room(ring, READ_ONCE(ring->consumed) + held) &&
+	    posixtrace_thread_ring_room_held(ring, held) &&
 	    posixtrace_stream_bytes_bound(held) < view.capacity) {
 		posixtrace_stream_sources_ready(stream);
 		return true;

@@ -22,19 +22,35 @@ struct kfields {
 	bool missing;		/* a field asked for is not there */
 };
 
+/* What a kernel event's field holds, as the decoders ask for it. */
+enum kfield_kind {
+	KFIELD_NUM,		/* an integer */
+	KFIELD_STR,
+	KFIELD_BYTES,
+	KFIELD_OTHER,		/* a float: no kernel event has one */
+};
+
+static enum kfield_kind kfield_kind(enum ptk_field_type type)
+{
+	if (type == PTK_FIELD_STR)
+		return KFIELD_STR;
+	if (type == PTK_FIELD_BYTES)
+		return KFIELD_BYTES;
+	return field_type_float(type) ? KFIELD_OTHER : KFIELD_NUM;
+}
+
+/* The field @name, of @kind; NULL, and @f->missing, if there is none. */
 static const struct field_value *field(struct kfields *f, const char *name,
-				       bool want_str)
+				       enum kfield_kind kind)
 {
 	unsigned int i;
 
 	for (i = 0; i < f->n; i++) {
 		const struct field_value *fv = &f->vals[i];
-		bool is_str = fv->field->type == PTK_FIELD_STR;
 
 		if (strcmp(fv->field->name, name))
 			continue;
-		if (is_str == want_str && !field_type_float(fv->field->type) &&
-		    fv->field->type != PTK_FIELD_BYTES)
+		if (kfield_kind(fv->field->type) == kind)
 			return fv;
 		break;
 	}
@@ -44,7 +60,7 @@ static const struct field_value *field(struct kfields *f, const char *name,
 
 static int64_t num(struct kfields *f, const char *name)
 {
-	const struct field_value *fv = field(f, name, false);
+	const struct field_value *fv = field(f, name, KFIELD_NUM);
 
 	return fv ? fv->v.s : 0;
 }
@@ -52,7 +68,7 @@ static int64_t num(struct kfields *f, const char *name)
 static struct kevent_str str(struct kfields *f, const char *name,
 			     unsigned int cut_bit, unsigned int cut)
 {
-	const struct field_value *fv = field(f, name, true);
+	const struct field_value *fv = field(f, name, KFIELD_STR);
 	struct kevent_str s = { (const unsigned char *)"", 0, false };
 
 	if (fv) {
@@ -77,18 +93,6 @@ static void decode_exec(struct kfields *f, struct kevent *k)
 		k->u.exec.argv[i] = str(f, argv_names[i], 1 + i, cut);
 }
 
-/* A "bytes" field, or NULL (not an error: older modules have none). */
-static const struct field_value *bytes(struct kfields *f, const char *name)
-{
-	unsigned int i;
-
-	for (i = 0; i < f->n; i++)
-		if (!strcmp(f->vals[i].field->name, name) &&
-		    f->vals[i].field->type == PTK_FIELD_BYTES)
-			return &f->vals[i];
-	return NULL;
-}
-
 static void decode_syscall(struct kfields *f, struct kevent *k)
 {
 	static const char *const arg_names[KEVENT_SYSCALL_ARGS] = {
@@ -108,7 +112,7 @@ static void decode_syscall(struct kfields *f, struct kevent *k)
 	cut = (unsigned int)num(f, "cut");
 	k->u.sys.path = str(f, "path", 0, cut);
 	k->u.sys.path2 = str(f, "path2", 1, cut);
-	addr = bytes(f, "addr");
+	addr = field(f, "addr", KFIELD_BYTES);
 	k->u.sys.addr_len = addr ? addr->len : 0;
 	k->u.sys.addr_cut = cut & POSIXTRACE_SYSCALL_CUT_ADDR;
 }
@@ -149,6 +153,13 @@ static void decode_fields(struct kfields *f, struct kevent *k)
 		decode_syscall(f, k);
 		break;
 	}
+}
+
+int kevent_syscall_error(const struct kevent *k)
+{
+	/* As the kernel returns an error: -4095 to -1. */
+	return k->kind == KEVENT_SYSCALL_EXIT && k->u.sys.ret < 0 &&
+	       k->u.sys.ret >= -4095 ? (int)-k->u.sys.ret : 0;
 }
 
 bool kevent_decode(const struct log_event *ev, struct kevent *k)

@@ -89,6 +89,9 @@ bool kevent_is_kernel(trace_event_id_t id);
  */
 bool kevent_decode(const struct log_event *ev, struct kevent *k);
 
+/* The errno a system call's exit failed with; 0 if it did not fail. */
+int kevent_syscall_error(const struct kevent *k);
+
 /* "SIGUSR1", "SIGRTMIN+3"; "SIG42" for a number with no name. */
 #define SIGNAL_NAME_SIZE	16
 const char *kevent_signal_name(int sig, char buf[SIGNAL_NAME_SIZE]);

@@ -165,18 +165,17 @@ static void print_syscall_entry(FILE *out, const struct kevent *k)
 static void print_syscall_exit(FILE *out, const struct kevent *k)
 {
 	char name[SYSCALL_NAME_SIZE];
-	int64_t ret = k->u.sys.ret;
-	const char *err;
+	int err = kevent_syscall_error(k);
+	const char *err_name;
 
 	fprintf(out, "%s = ", syscall_name(k->u.sys.nr, k->u.sys.compat, name));
-	/* As the kernel returns an error: -4095 to -1. */
-	if (ret < 0 && ret >= -4095) {
-		err = syscall_errno_name((int)-ret);
-		fprintf(out, "-1 %s (%s)", err ? err : "E?",
-			strerror((int)-ret));
+	if (err) {
+		err_name = syscall_errno_name(err);
+		fprintf(out, "-1 %s (%s)", err_name ? err_name : "E?",
+			strerror(err));
 		return;
 	}
-	fprintf(out, "%lld", (long long)ret);
+	fprintf(out, "%lld", (long long)k->u.sys.ret);
 }
 
 void kevent_print_line(FILE *out, const struct kevent *k)
@@ -327,10 +326,8 @@ void kevent_print_json(FILE *out, const struct kevent *k)
 		json_member(out, "syscall_name", syscall_name(k->u.sys.nr,
 				k->u.sys.compat, name));
 		if (k->kind == KEVENT_SYSCALL_EXIT)
-			json_member(out, "errno_name",
-				    k->u.sys.ret < 0 && k->u.sys.ret >= -4095 ?
-				    syscall_errno_name((int)-k->u.sys.ret) :
-				    NULL);
+			json_member(out, "errno_name", syscall_errno_name(
+					    kevent_syscall_error(k)));
 		return;
 	}
 }
