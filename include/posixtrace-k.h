@@ -102,15 +102,17 @@ int posixtrace_k_eventid_get_format(trace_id_t trid, trace_event_id_t event,
  * They are system event types of this implementation, named posixtrace_*,
  * each with a format (posixtrace_k_eventid_get_format()), in the stream's
  * type list and filtered like any type. The right to trace the process
- * covers the proc and signal classes; the syscall class (ABI 0.13) also
- * needs CAP_PERFMON or CAP_SYS_ADMIN unless root allowed every user (the
- * module's kernel_events_paranoid): posix_trace_create() returns EPERM.
+ * covers the proc and signal classes; the syscall class (ABI 0.13) and
+ * the sched class (ABI 0.14) also need CAP_PERFMON or CAP_SYS_ADMIN
+ * unless root allowed every user (the module's kernel_events_paranoid):
+ * posix_trace_create() returns EPERM.
  * <linux/posixtrace.h> describes each one's fields.
  */
 #define POSIXTRACE_K_KERNEL_PROC	0x1u	/* fork, exec, exit */
 #define POSIXTRACE_K_KERNEL_SIGNAL	0x2u	/* generated, delivered */
 #define POSIXTRACE_K_KERNEL_SYSCALL	0x4u	/* entered, left */
-#define POSIXTRACE_K_KERNEL_ALL		0x7u
+#define POSIXTRACE_K_KERNEL_SCHED	0x8u	/* out, in, woken, moved */
+#define POSIXTRACE_K_KERNEL_ALL		0xfu
 
 #define POSIXTRACE_K_EVENT_PROC_FORK		((trace_event_id_t)16)
 #define POSIXTRACE_K_EVENT_PROC_EXEC		((trace_event_id_t)17)
@@ -119,13 +121,17 @@ int posixtrace_k_eventid_get_format(trace_id_t trid, trace_event_id_t event,
 #define POSIXTRACE_K_EVENT_SIGNAL_DELIVER	((trace_event_id_t)20)
 #define POSIXTRACE_K_EVENT_SYSCALL_ENTRY	((trace_event_id_t)21)
 #define POSIXTRACE_K_EVENT_SYSCALL_EXIT		((trace_event_id_t)22)
+#define POSIXTRACE_K_EVENT_SCHED_OUT		((trace_event_id_t)23)
+#define POSIXTRACE_K_EVENT_SCHED_IN		((trace_event_id_t)24)
+#define POSIXTRACE_K_EVENT_SCHED_WAKEUP		((trace_event_id_t)25)
+#define POSIXTRACE_K_EVENT_SCHED_MIGRATE	((trace_event_id_t)26)
 
 /*
  * The classes of kernel events a stream created with attr records: 0 (the
  * default), or POSIXTRACE_K_KERNEL_* bits. Returns 0, or EINVAL for an
  * attr not initialised, a NULL classes, or an unknown bit.
  * posix_trace_create() then returns ENOTSUP when the module is older than
- * ABI 0.12 (0.13 for the syscall class). posix_trace_get_attr() reports what the stream records.
+ * ABI 0.12 (0.13 for the syscall class, 0.14 for the sched class). posix_trace_get_attr() reports what the stream records.
  * Symbol version LIBPOSIXTRACE_K_0.12.
  */
 int posixtrace_k_attr_setkernelevents(trace_attr_t *attr, unsigned int classes);

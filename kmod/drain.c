@@ -29,6 +29,7 @@
  * lock is taken once a run, not once a record.
  */
 
+#include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -126,6 +127,7 @@ static struct workqueue_struct *posixtrace_drain_wq;
 
 static void posixtrace_domain_drain_work(struct work_struct *work);
 static void posixtrace_domain_tick(struct work_struct *work);
+static void posixtrace_domain_drain_irq(struct irq_work *work);
 
 /**
  * posixtrace_drain_domain_new - a new, empty drain domain
@@ -149,6 +151,7 @@ static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	INIT_LIST_HEAD(&dom->staged);
 	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
 	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
+	init_irq_work(&dom->drain_irq_work, posixtrace_domain_drain_irq);
 	posixtrace_drain_domain_add(dom);
 	return dom;
 }
@@ -1055,6 +1058,42 @@ void posixtrace_drain_soon(struct posixtrace_drain_domain *dom)
 		posixtrace_drain_domain_put(dom);
 }
 
+/* posixtrace_drain_deferred()'s, with the reference it queued. */
+static void posixtrace_domain_drain_irq(struct irq_work *work)
+{
+	struct posixtrace_drain_domain *dom =
+		container_of(work, struct posixtrace_drain_domain,
+			     drain_irq_work);
+
+	posixtrace_drain_soon(dom);
+	posixtrace_drain_domain_put(dom);
+}
+
+/**
+ * posixtrace_drain_deferred - posixtrace_drain_soon(), from a probe
+ * @dom: as for posixtrace_drain_soon()
+ *
+ * A probe may hold the scheduler's locks (sched_switch, a wakeup), where
+ * queue_work() could wake a worker on a runqueue held: an irq_work on
+ * this CPU queues the drain once they are let go, as the scheduler's own
+ * callers of work do. With preemption off (in a tracepoint's probe).
+ */
+void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom)
+{
+	unsigned long flags;
+
+	/*
+	 * The reference is taken only for a work queued, and before it can
+	 * run: on this CPU, after interrupts are on again (or, on
+	 * PREEMPT_RT, in this CPU's irq_work thread, after preemption is).
+	 * No put here, whose last could not be dropped under a raw lock.
+	 */
+	local_irq_save(flags);
+	if (irq_work_queue(&dom->drain_irq_work))
+		posixtrace_drain_domain_get(dom);
+	local_irq_restore(flags);
+}
+
 /*
  * Ticks the timer may skip in a row while every ring of a domain is lazy
  * (below): a drain would only store records their stream may overwrite
@@ -1262,6 +1301,8 @@ void posixtrace_drains_exit(void)
 	struct posixtrace_source *src, *tmp;
 
 	while ((dom = posixtrace_drain_domain_next_exiting())) {
+		/* The probes are gone: an irq_work queued runs its last. */
+		irq_work_sync(&dom->drain_irq_work);
 		/* First: their drains retire sources too (reaps). */
 		if (cancel_delayed_work_sync(&dom->tick_work))
 			posixtrace_drain_domain_put(dom);

@@ -176,6 +176,7 @@ bool posixtrace_drain_busy(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_cutting(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_cut_wait(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_soon(struct posixtrace_drain_domain *dom);
+void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom);
 void posixtrace_drain_later(struct posixtrace_drain_domain *dom);
 bool posixtrace_drain_staged_busy(struct posixtrace_drain_domain *dom);
 u64 posixtrace_drain_bytes(struct posixtrace_drain_domain *dom);

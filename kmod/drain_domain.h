@@ -2,6 +2,7 @@
 #ifndef _POSIXTRACE_DRAIN_DOMAIN_H
 #define _POSIXTRACE_DRAIN_DOMAIN_H
 
+#include <linux/irq_work.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/rcupdate.h>
@@ -86,6 +87,8 @@ struct posixtrace_drain_domain {
 	/* The kicks' and the exits' drain, and the timer's; a reference each. */
 	struct work_struct drain_work;
 	struct delayed_work tick_work;
+	/* The probes' way to drain_work (posixtrace_drain_deferred()). */
+	struct irq_work drain_irq_work;
 	unsigned int ticks_skipped;	/* the tick's alone */
 };
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * What every probe of a kernel event class does (kevents.c,
- * kevent_syscall.c): find whether a stream tracing the task's process
+ * kevent_syscall.c, kevent_sched.c): find whether a stream tracing the task's process
  * records the class, and post the event to each such stream's kbuf for
  * this CPU. Probes run with preemption off, maybe under the scheduler's
  * or a signal's locks: raw locks only, no allocation, no wakeup.
@@ -52,9 +52,9 @@ struct posixtrace_process *posixtrace_kev_traced(struct task_struct *task,
 }
 
 /*
- * The last process a CPU found no stream recording a class of kernel
- * rates for (@tgid, whose pointer is compared, never followed), and the
- * links' generation read before that lookup.
+ * A process a CPU found no stream recording a class of kernel rates for
+ * (@tgid, whose pointer is compared, never followed), and the links'
+ * generation read before that lookup.
  */
 struct posixtrace_kev_miss {
 	const struct pid *tgid;
@@ -62,42 +62,77 @@ struct posixtrace_kev_miss {
 	u32 class;
 };
 
-static DEFINE_PER_CPU(struct posixtrace_kev_miss, posixtrace_kev_miss);
+/*
+ * The last few such processes of a CPU: a context switch asks about two,
+ * and a machine switches among a few busy ones.
+ */
+#define POSIXTRACE_KEV_MISSES	4
+
+struct posixtrace_kev_misses {
+	struct posixtrace_kev_miss e[POSIXTRACE_KEV_MISSES];
+	unsigned int next;
+};
+
+/*
+ * One set for the system calls' probes, which run in process context
+ * with preemption off, and one for the scheduler's, which run with
+ * interrupts off: neither runs inside a probe using the same set on its
+ * CPU, so each CPU's is its probes' alone.
+ */
+static DEFINE_PER_CPU(struct posixtrace_kev_misses, posixtrace_kev_sys_misses);
+static DEFINE_PER_CPU(struct posixtrace_kev_misses,
+		      posixtrace_kev_sched_misses);
 
 /**
- * posixtrace_kev_traced_current - posixtrace_kev_traced() for current, at
- *	kernel rates
- * @class: the class of the event
+ * posixtrace_kev_traced_cached - posixtrace_kev_traced(), at kernel rates
+ * @task: the task the event is about
+ * @class: the class of the event: POSIXTRACE_KERNEL_SYSCALL, from a
+ *	system call's probe on current; POSIXTRACE_KERNEL_SCHED, from a
+ *	scheduler's probe
  *
- * For the probes of system calls, which run on every task's: each CPU
- * remembers the last process it found untraced for @class, and until a
- * link is made anywhere (posixtrace_links_generation()), that process's
- * calls cost a compare, not a lookup. Only a miss is remembered: a
- * process traced now may not be later, which the lookup tells. A
- * remembered process whose pid (and its struct pid) went away and came
- * back for another process is told apart too: the new one is traced
- * only by a link made after it was made, which changes the generation.
- * Under RCU, in a system call's probe: process context, preemption off,
- * so the CPU's entry is ours alone. Not for a probe that may run in an
- * interrupt (signal_generate's): one could tear the entry of the task it
- * interrupted.
+ * For the probes that run on every task's system calls, or every context
+ * switch: each CPU remembers the last processes it found untraced for
+ * @class, and until a link is made anywhere
+ * (posixtrace_links_generation()), such a process's events cost a few
+ * compares, not a lookup. Only a miss is remembered: a process traced now
+ * may not be later, which the lookup tells. A remembered process whose
+ * pid (and its struct pid) went away and came back for another process
+ * is told apart too: the new one is traced only by a link made after it
+ * was made, which changes the generation. Under RCU. A scheduler's probe
+ * that runs with interrupts on (a task waking itself) looks up without
+ * the CPU's set, which an interrupt's wakeup could tear.
  *
  * Return: as posixtrace_kev_traced().
  */
-struct posixtrace_process *posixtrace_kev_traced_current(u32 class)
+struct posixtrace_process *posixtrace_kev_traced_cached(struct task_struct *task,
+							u32 class)
 {
-	struct posixtrace_kev_miss *miss = this_cpu_ptr(&posixtrace_kev_miss);
 	unsigned long gen = posixtrace_links_generation();
-	struct pid *tgid = task_tgid(current);
+	struct pid *tgid = task_tgid(task);
 	struct posixtrace_process *proc;
+	struct posixtrace_kev_misses *misses;
+	struct posixtrace_kev_miss *miss;
+	unsigned int i;
 
-	if (miss->tgid == tgid && miss->gen == gen && miss->class == class)
-		return NULL;
-	proc = posixtrace_kev_traced(current, class);
-	if (!proc)
-		*miss = (struct posixtrace_kev_miss) {
+	if (class == POSIXTRACE_KERNEL_SYSCALL)
+		misses = this_cpu_ptr(&posixtrace_kev_sys_misses);
+	else if (irqs_disabled())
+		misses = this_cpu_ptr(&posixtrace_kev_sched_misses);
+	else
+		return posixtrace_kev_traced(task, class);
+	for (i = 0; i < POSIXTRACE_KEV_MISSES; i++) {
+		miss = &misses->e[i];
+		if (miss->tgid == tgid && miss->gen == gen &&
+		    miss->class == class)
+			return NULL;
+	}
+	proc = posixtrace_kev_traced(task, class);
+	if (!proc) {
+		misses->e[misses->next] = (struct posixtrace_kev_miss) {
 			.tgid = tgid, .gen = gen, .class = class,
 		};
+		misses->next = (misses->next + 1) % POSIXTRACE_KEV_MISSES;
+	}
 	return proc;
 }
 

@@ -21,7 +21,8 @@ void posixtrace_kev_emit_init(struct posixtrace_emit *emit,
 			      const void *data, size_t len);
 struct posixtrace_process *posixtrace_kev_traced(struct task_struct *task,
 						 u32 class);
-struct posixtrace_process *posixtrace_kev_traced_current(u32 class);
+struct posixtrace_process *posixtrace_kev_traced_cached(struct task_struct *task,
+							u32 class);
 void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
 			   struct posixtrace_emit *emit, void *data,
 			   posixtrace_kev_number_t number, const void *arg);

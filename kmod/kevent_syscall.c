@@ -8,8 +8,9 @@
  * call of every task through its slow entry and exit work: the class
  * needs CAP_PERFMON (kprobes.c), and its probes are on only while a
  * stream records it. A probe's own work for a task of a process nobody
- * records the class for is a compare with the last such process its CPU
- * saw, or the process table's lookup (posixtrace_kev_traced_current()).
+ * records the class for is a few compares with the last such processes
+ * its CPU saw, or the process table's lookup
+ * (posixtrace_kev_traced_cached()).
  * The probes run with preemption off (up to 6.12 at least): they post to
  * the streams' kbufs as every kernel event does (kevent_record.c).
  */
@@ -232,7 +233,8 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 	u8 *buf;
 
 	rcu_read_lock();
-	proc = posixtrace_kev_traced_current(POSIXTRACE_KERNEL_SYSCALL);
+	proc = posixtrace_kev_traced_cached(current,
+					    POSIXTRACE_KERNEL_SYSCALL);
 	if (proc) {
 		syscall_get_arguments(current, regs, args);
 		e.nr = id;
@@ -257,7 +259,8 @@ void posixtrace_kev_sys_exit(void *data, struct pt_regs *regs, long ret)
 	struct posixtrace_emit emit;
 
 	rcu_read_lock();
-	proc = posixtrace_kev_traced_current(POSIXTRACE_KERNEL_SYSCALL);
+	proc = posixtrace_kev_traced_cached(current,
+					    POSIXTRACE_KERNEL_SYSCALL);
 	if (proc) {
 		e.nr = syscall_get_nr(current, regs);
 		e.compat = posixtrace_kev_sys_compat();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Kernel events: what the kernel does to the traced processes (forks,
- * execs, exits, signals; system calls in kevent_syscall.c), recorded from
+ * execs, exits, signals; system calls in kevent_syscall.c, scheduling in
+ * kevent_sched.c), recorded from
  * the kernel's own tracepoints into the streams that asked for their
  * class at creation (posixtrace_attr.kernel_events), as system event
  * types with formats.
@@ -39,6 +40,7 @@
 #include "format.h"
 #include "kbuf.h"
 #include "kevent_record.h"
+#include "kevent_sched.h"
 #include "kevent_syscall.h"
 #include "kevent_types.h"
 #include "kevents.h"
@@ -401,6 +403,12 @@ static struct posixtrace_kprobe posixtrace_kprobes[] = {
 	{ "signal_deliver", posixtrace_kev_deliver, POSIXTRACE_KERNEL_SIGNAL },
 	{ "sys_enter", posixtrace_kev_sys_enter, POSIXTRACE_KERNEL_SYSCALL },
 	{ "sys_exit", posixtrace_kev_sys_exit, POSIXTRACE_KERNEL_SYSCALL },
+	{ "sched_switch", posixtrace_kev_sched_switch, POSIXTRACE_KERNEL_SCHED },
+	{ "sched_waking", posixtrace_kev_sched_waking, POSIXTRACE_KERNEL_SCHED },
+	{ "sched_wakeup_new", posixtrace_kev_sched_wakeup_new,
+	  POSIXTRACE_KERNEL_SCHED },
+	{ "sched_migrate_task", posixtrace_kev_sched_migrate,
+	  POSIXTRACE_KERNEL_SCHED },
 };
 
 int posixtrace_kevents_init(void)
@@ -416,6 +424,10 @@ int posixtrace_kevents_init(void)
 	check_trace_callback_type_signal_deliver(posixtrace_kev_deliver);
 	check_trace_callback_type_sys_enter(posixtrace_kev_sys_enter);
 	check_trace_callback_type_sys_exit(posixtrace_kev_sys_exit);
+	check_trace_callback_type_sched_switch(posixtrace_kev_sched_switch);
+	check_trace_callback_type_sched_waking(posixtrace_kev_sched_waking);
+	check_trace_callback_type_sched_wakeup_new(posixtrace_kev_sched_wakeup_new);
+	check_trace_callback_type_sched_migrate_task(posixtrace_kev_sched_migrate);
 
 	/* Our own formats pass our own check, or tools could not read them. */
 	for (i = POSIXTRACE_EVENT_KERNEL_FIRST; i < POSIXTRACE_EVENT_KERNEL_END;

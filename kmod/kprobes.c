@@ -60,14 +60,15 @@ static unsigned int posixtrace_nr_kprobes;
  */
 #define POSIXTRACE_KPROBE_PRIO	(TRACEPOINT_DEFAULT_PRIO + 1)
 
-#define POSIXTRACE_KCLASSES	3	/* bits of POSIXTRACE_KERNEL_ALL */
+#define POSIXTRACE_KCLASSES	4	/* bits of POSIXTRACE_KERNEL_ALL */
 static_assert(BIT(POSIXTRACE_KCLASSES) - 1 == POSIXTRACE_KERNEL_ALL);
 
 /*
  * Whether the classes of POSIXTRACE_KERNEL_PRIVILEGED need CAP_PERFMON (or
  * CAP_SYS_ADMIN), as perf_event_paranoid decides for perf: their probes
  * run on every system call of every task while they are on, so turning
- * them on costs every user of the machine something, whoever is traced.
+ * them on costs every user of the machine something, whoever is traced
+ * (the sched class's, on every context switch and wakeup).
  * Root may let every user who may trace a process turn them on.
  */
 static unsigned int kernel_events_paranoid = 1;
@@ -86,7 +87,7 @@ static const struct kernel_param_ops posixtrace_paranoid_ops = {
 module_param_cb(kernel_events_paranoid, &posixtrace_paranoid_ops,
 		&kernel_events_paranoid, 0644);
 MODULE_PARM_DESC(kernel_events_paranoid,
-		 "1: the syscall class of kernel events needs CAP_PERFMON (default); 0: any user who may trace the process");
+		 "1: the syscall and sched classes of kernel events need CAP_PERFMON (default); 0: any user who may trace the process");
 
 /*
  * Streams wanting each class, and whether its probes are registered

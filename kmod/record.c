@@ -796,8 +796,9 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
  * Into the stream's kbuf for this CPU, as posixtrace_stream_post(); the
  * drain judges it. A probe may run in an interrupt, with preemption off,
  * under the scheduler's or a signal's locks: this takes raw locks only,
- * and leaves waking readers to the worker it asks to drain. A full kbuf
- * loses the event, counted. Under RCU.
+ * and leaves waking readers to the worker it asks to drain, through an
+ * irq_work (posixtrace_drain_deferred()). A full kbuf loses the event,
+ * counted. Under RCU.
  */
 void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 				   const struct posixtrace_emit *emit)
@@ -812,7 +813,7 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 		atomic64_inc(&stream->kernel_lost);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)
-		posixtrace_drain_soon(stream->domain);
+		posixtrace_drain_deferred(stream->domain);
 }
 
 /* Tries of a full kbuf, a drain before each, before storing at once. */

@@ -35,11 +35,15 @@
 #define KEV_DLV		POSIXTRACE_K_EVENT_SIGNAL_DELIVER
 #define KEV_SYS_ENTRY	POSIXTRACE_K_EVENT_SYSCALL_ENTRY
 #define KEV_SYS_EXIT	POSIXTRACE_K_EVENT_SYSCALL_EXIT
+#define KEV_SCHED_OUT	POSIXTRACE_K_EVENT_SCHED_OUT
+#define KEV_SCHED_IN	POSIXTRACE_K_EVENT_SCHED_IN
+#define KEV_WAKEUP	POSIXTRACE_K_EVENT_SCHED_WAKEUP
+#define KEV_MIGRATE	POSIXTRACE_K_EVENT_SCHED_MIGRATE
 
 /*
- * The classes the proc and signal tests record: not the syscall class,
- * whose events every system call of the test would add
- * (kevent_syscall_test.c has its own).
+ * The classes the proc and signal tests record: not the syscall and sched
+ * classes, whose events every system call or context switch of the test
+ * would add (kevent_syscall_test.c and kevent_sched_test.c have theirs).
  */
 #define KEV_PROC_SIGNAL	(POSIXTRACE_K_KERNEL_PROC | POSIXTRACE_K_KERNEL_SIGNAL)
 
@@ -73,6 +77,12 @@ static inline const char *kev_format(trace_event_id_t id)
 			POSIXTRACE_SYSCALL_ENTRY_FORMAT,
 		[POSIXTRACE_EVENT_SYSCALL_EXIT] =
 			POSIXTRACE_SYSCALL_EXIT_FORMAT,
+		[POSIXTRACE_EVENT_SCHED_OUT] = POSIXTRACE_SCHED_OUT_FORMAT,
+		[POSIXTRACE_EVENT_SCHED_IN] = POSIXTRACE_SCHED_IN_FORMAT,
+		[POSIXTRACE_EVENT_SCHED_WAKEUP] =
+			POSIXTRACE_SCHED_WAKEUP_FORMAT,
+		[POSIXTRACE_EVENT_SCHED_MIGRATE] =
+			POSIXTRACE_SCHED_MIGRATE_FORMAT,
 	};
 
 	return kev_kernel(id) ? formats[id] : NULL;
@@ -83,7 +93,8 @@ static inline unsigned int kev_class(trace_event_id_t id)
 {
 	return id < KEV_GEN ? POSIXTRACE_K_KERNEL_PROC :
 	       id <= KEV_DLV ? POSIXTRACE_K_KERNEL_SIGNAL :
-			       POSIXTRACE_K_KERNEL_SYSCALL;
+	       id <= KEV_SYS_EXIT ? POSIXTRACE_K_KERNEL_SYSCALL :
+				    POSIXTRACE_K_KERNEL_SCHED;
 }
 
 /* Skip where the module is older than ABI 0.minor. */

@@ -109,7 +109,7 @@ TEST(unknown_classes_are_einval_in_the_library)
 	ASSERT_EQ(0, got);
 	ASSERT_EQ(0, posixtrace_k_attr_setkernelevents(&attr,
 						       POSIXTRACE_K_KERNEL_ALL));
-	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr, 0x8));
+	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr, 0x10));
 	ASSERT_EQ(EINVAL, posixtrace_k_attr_setkernelevents(&attr,
 			POSIXTRACE_K_KERNEL_PROC | 0x80000000u));
 	ASSERT_EQ(EINVAL, posixtrace_k_attr_getkernelevents(&attr, NULL));
@@ -144,7 +144,7 @@ TEST(unknown_classes_are_einval_in_the_module)
 	SKIP_WITHOUT_KEVENTS();
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
-	ASSERT_EQ(-1, raw_create(dev, 0x8));
+	ASSERT_EQ(-1, raw_create(dev, 0x10));
 	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(-1, raw_create(dev, POSIXTRACE_KERNEL_ALL | 0x80000000u));
 	ASSERT_EQ(EINVAL, errno);

@@ -31,7 +31,7 @@ static const struct {
 
 #define NSYS	(sizeof(sys_events) / sizeof(sys_events[0]))
 
-/* The kernel's (ABI 0.12, 0.13), named without their posixtrace_ prefix. */
+/* The kernel's (ABI 0.12 to 0.14), named without their posixtrace_ prefix. */
 static const struct {
 	const char *name;
 	const char *meaning;
@@ -43,6 +43,10 @@ static const struct {
 	{ "SIGNAL_DELIVER", "a traced thread took a signal" },
 	{ "SYSCALL_ENTRY", "a traced thread entered a system call" },
 	{ "SYSCALL_EXIT", "a traced thread left a system call" },
+	{ "SCHED_OUT", "a traced thread left its CPU" },
+	{ "SCHED_IN", "a traced thread ran on a CPU" },
+	{ "SCHED_WAKEUP", "a traced thread was woken" },
+	{ "SCHED_MIGRATE", "a traced thread was moved to another CPU" },
 };
 
 /* Identifiers below this are the system's; the unnamed user event next. */

@@ -27,6 +27,7 @@ static long class_bits(const char *p, size_t len)
 		{ "proc", POSIXTRACE_K_KERNEL_PROC },
 		{ "signal", POSIXTRACE_K_KERNEL_SIGNAL },
 		{ "syscall", POSIXTRACE_K_KERNEL_SYSCALL },
+		{ "sched", POSIXTRACE_K_KERNEL_SCHED },
 		{ "all", POSIXTRACE_K_KERNEL_ALL },
 		{ "none", 0 },
 	};
@@ -95,6 +96,9 @@ bool kernel_classes_fallback(struct kernel_classes *kc, int err,
 
 const char *kernel_classes_why(const struct kernel_classes *kc, int err)
 {
+	if (err == ENOTSUP && (kc->classes & POSIXTRACE_K_KERNEL_SCHED))
+		return " (the loaded module is older than ABI 0.14 and records "
+		       "no scheduling)";
 	if (err == ENOTSUP && (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
 		return " (the loaded module is older than ABI 0.13 and records "
 		       "no system calls)";
@@ -102,8 +106,10 @@ const char *kernel_classes_why(const struct kernel_classes *kc, int err)
 		return " (the loaded module is older than ABI 0.12 and records "
 		       "no kernel events: --kernel=none records user events "
 		       "only)";
-	if (err == EPERM && (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
-		return " (the syscall class needs CAP_PERFMON, unless root "
-		       "sets the module's kernel_events_paranoid to 0)";
+	if (err == EPERM && (kc->classes & (POSIXTRACE_K_KERNEL_SYSCALL |
+					    POSIXTRACE_K_KERNEL_SCHED)))
+		return " (the syscall and sched classes need CAP_PERFMON, "
+		       "unless root sets the module's kernel_events_paranoid "
+		       "to 0)";
 	return "";
 }

@@ -117,6 +117,25 @@ static void decode_syscall(struct kfields *f, struct kevent *k)
 	k->u.sys.addr_cut = cut & POSIXTRACE_SYSCALL_CUT_ADDR;
 }
 
+static void decode_sched(struct kfields *f, struct kevent *k)
+{
+	if (k->kind == KEVENT_SCHED_MIGRATE) {
+		k->u.sched.from = (uint32_t)num(f, "from");
+		k->u.sched.cpu = (uint32_t)num(f, "to");
+		return;
+	}
+	k->u.sched.prio = (int)num(f, "prio");
+	k->u.sched.cpu = (uint32_t)num(f, "cpu");
+	if (k->kind == KEVENT_SCHED_OUT) {
+		k->u.sched.state = (uint32_t)num(f, "state");
+		k->u.sched.policy = (uint32_t)num(f, "policy");
+	} else if (k->kind == KEVENT_SCHED_WAKEUP) {
+		k->u.sched.waker_pid = (pid_t)num(f, "waker_pid");
+		k->u.sched.waker_tid = (pid_t)num(f, "waker_tid");
+		k->u.sched.new = num(f, "new") != 0;
+	}
+}
+
 static void decode_fields(struct kfields *f, struct kevent *k)
 {
 	if (k->kind == KEVENT_SIGNAL_GENERATE ||
@@ -151,6 +170,12 @@ static void decode_fields(struct kfields *f, struct kevent *k)
 	case KEVENT_SYSCALL_ENTRY:
 	case KEVENT_SYSCALL_EXIT:
 		decode_syscall(f, k);
+		break;
+	case KEVENT_SCHED_OUT:
+	case KEVENT_SCHED_IN:
+	case KEVENT_SCHED_WAKEUP:
+	case KEVENT_SCHED_MIGRATE:
+		decode_sched(f, k);
 		break;
 	}
 }
@@ -371,4 +396,31 @@ const char *kevent_action_name(int action)
 
 	return action >= 0 && (size_t)action < NELEMS(names) ?
 	       names[action] : NULL;
+}
+
+const char *kevent_sched_state_name(uint32_t state)
+{
+	static const char *const names[] = {
+		"S", "D", "T", "t", "X", "Z", "P", "I",
+	};
+	unsigned int i;
+
+	if (state == POSIXTRACE_SCHED_PREEMPTED)
+		return "R+";
+	if (!state)
+		return "R";
+	for (i = 0; i < NELEMS(names); i++)
+		if (state == 1U << i)
+			return names[i];
+	return "?";
+}
+
+const char *kevent_policy_name(uint32_t policy)
+{
+	static const char *const names[] = {
+		NAMED(SCHED_OTHER), NAMED(SCHED_FIFO), NAMED(SCHED_RR),
+		NAMED(SCHED_BATCH), NAMED(SCHED_IDLE), NAMED(SCHED_DEADLINE),
+	};
+
+	return policy < NELEMS(names) ? names[policy] : NULL;
 }

@@ -28,6 +28,10 @@ enum kevent_kind {
 	KEVENT_SIGNAL_DELIVER = POSIXTRACE_EVENT_SIGNAL_DELIVER,
 	KEVENT_SYSCALL_ENTRY = POSIXTRACE_EVENT_SYSCALL_ENTRY,
 	KEVENT_SYSCALL_EXIT = POSIXTRACE_EVENT_SYSCALL_EXIT,
+	KEVENT_SCHED_OUT = POSIXTRACE_EVENT_SCHED_OUT,
+	KEVENT_SCHED_IN = POSIXTRACE_EVENT_SCHED_IN,
+	KEVENT_SCHED_WAKEUP = POSIXTRACE_EVENT_SCHED_WAKEUP,
+	KEVENT_SCHED_MIGRATE = POSIXTRACE_EVENT_SCHED_MIGRATE,
 };
 
 #define KEVENT_SYSCALL_ARGS	6
@@ -76,6 +80,15 @@ struct kevent {
 			bool addr_cut;
 			int64_t ret;	/* exit */
 		} sys;
+		struct {
+			uint32_t state;	/* out: POSIXTRACE_SCHED_PREEMPTED... */
+			int prio;	/* out, in, wakeup */
+			uint32_t policy;	/* out */
+			uint32_t cpu;	/* out, in, wakeup; migrate: to */
+			uint32_t from;	/* migrate */
+			pid_t waker_pid, waker_tid;	/* wakeup */
+			bool new;	/* wakeup: a new thread's first */
+		} sched;
 	} u;
 };
 
@@ -117,5 +130,13 @@ const char *kevent_exit_text(int status, int signal, bool core,
 const char *kevent_result_name(int result);
 /* POSIXTRACE_SIGACT_*: "default", "ignore", "handler"; NULL if unknown. */
 const char *kevent_action_name(int action);
+
+/*
+ * A switched-out thread's state as ps writes it: "R" runnable, "R+"
+ * preempted, "S", "D", "T", "t", "X", "Z", "P", "I"; "?" if unknown.
+ */
+const char *kevent_sched_state_name(uint32_t state);
+/* SCHED_*: "SCHED_OTHER", "SCHED_FIFO"...; NULL if unknown. */
+const char *kevent_policy_name(uint32_t policy);
 
 #endif /* POSIXTRACE_TOOL_KEVENT_H */

@@ -178,6 +178,52 @@ static void print_syscall_exit(FILE *out, const struct kevent *k)
 	fprintf(out, "%lld", (long long)k->u.sys.ret);
 }
 
+/* The policy by name, else its number. */
+static void print_policy(FILE *out, uint32_t policy)
+{
+	const char *name = kevent_policy_name(policy);
+
+	if (name)
+		fputs(name, out);
+	else
+		fprintf(out, "policy %u", policy);
+}
+
+/*
+ * "off cpu 1: S, prio 20, SCHED_OTHER", "on cpu 0, prio 20",
+ * "woken by 42/43 (last on cpu 1, prio 20)", "moved from cpu 0 to cpu 1".
+ */
+static void print_sched(FILE *out, const struct kevent *k)
+{
+	switch (k->kind) {
+	case KEVENT_SCHED_OUT:
+		fprintf(out, "off cpu %u: %s, prio %d, ", k->u.sched.cpu,
+			kevent_sched_state_name(k->u.sched.state),
+			k->u.sched.prio);
+		print_policy(out, k->u.sched.policy);
+		return;
+	case KEVENT_SCHED_IN:
+		fprintf(out, "on cpu %u, prio %d", k->u.sched.cpu,
+			k->u.sched.prio);
+		return;
+	case KEVENT_SCHED_WAKEUP:
+		fputs(k->u.sched.new ? "woken new" : "woken", out);
+		if (k->u.sched.waker_tid)
+			fprintf(out, " by %d/%d", (int)k->u.sched.waker_pid,
+				(int)k->u.sched.waker_tid);
+		fprintf(out, " (%s cpu %u, prio %d)",
+			k->u.sched.new ? "to" : "last on", k->u.sched.cpu,
+			k->u.sched.prio);
+		return;
+	case KEVENT_SCHED_MIGRATE:
+		fprintf(out, "moved from cpu %u to cpu %u", k->u.sched.from,
+			k->u.sched.cpu);
+		return;
+	default:
+		return;
+	}
+}
+
 void kevent_print_line(FILE *out, const struct kevent *k)
 {
 	switch (k->kind) {
@@ -205,6 +251,12 @@ void kevent_print_line(FILE *out, const struct kevent *k)
 		return;
 	case KEVENT_SYSCALL_EXIT:
 		print_syscall_exit(out, k);
+		return;
+	case KEVENT_SCHED_OUT:
+	case KEVENT_SCHED_IN:
+	case KEVENT_SCHED_WAKEUP:
+	case KEVENT_SCHED_MIGRATE:
+		print_sched(out, k);
 		return;
 	}
 }
@@ -261,6 +313,12 @@ void kevent_print_decoded(FILE *out, const struct kevent *k)
 		break;
 	case KEVENT_SYSCALL_EXIT:
 		print_syscall_exit(out, k);
+		break;
+	case KEVENT_SCHED_OUT:
+	case KEVENT_SCHED_IN:
+	case KEVENT_SCHED_WAKEUP:
+	case KEVENT_SCHED_MIGRATE:
+		print_sched(out, k);
 		break;
 	}
 	putc(')', out);
@@ -328,6 +386,16 @@ void kevent_print_json(FILE *out, const struct kevent *k)
 		if (k->kind == KEVENT_SYSCALL_EXIT)
 			json_member(out, "errno_name", syscall_errno_name(
 					    kevent_syscall_error(k)));
+		return;
+	case KEVENT_SCHED_OUT:
+		json_member(out, "state_name",
+			    kevent_sched_state_name(k->u.sched.state));
+		json_member(out, "policy_name",
+			    kevent_policy_name(k->u.sched.policy));
+		return;
+	case KEVENT_SCHED_IN:
+	case KEVENT_SCHED_WAKEUP:
+	case KEVENT_SCHED_MIGRATE:
 		return;
 	}
 }

@@ -103,8 +103,10 @@ static const char record_usage[] =
 "                           recorded)\n"
 "  -k, --kernel CLASSES     the kernel's events to record too: proc (fork,\n"
 "                           exec, exit), signal (generated, delivered),\n"
-"                           syscall (entered, left; needs CAP_PERFMON), a\n"
-"                           comma list of them, all, or none (default\n"
+"                           syscall (entered, left), sched (off and on a\n"
+"                           CPU, woken, moved; these two need\n"
+"                           CAP_PERFMON), a comma list of them, all, or\n"
+"                           none (default\n"
 "                           proc,signal; none on a module older than ABI\n"
 "                           0.12, with a warning)\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
@@ -229,8 +231,9 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 		return 0;
 	case 'k':
 		return kernel_classes_parse(&o->kernel, arg) ?
-			misuse("bad --kernel '%s' (proc, signal, syscall, a comma "
-			       "list of them, all or none)", arg) : 0;
+			misuse("bad --kernel '%s' (proc, signal, syscall, "
+			       "sched, a comma list of them, all or none)",
+			       arg) : 0;
 	}
 	/* getopt_long() said what was wrong. */
 	return misuse(NULL);

@@ -58,7 +58,8 @@ static const char trace_usage[] =
 "\n"
 "  -k, --kernel CLASSES     the kernel's events: proc (fork, exec, exit),\n"
 "                           signal (generated, delivered), syscall (entered,\n"
-"                           left; needs CAP_PERFMON), a comma list of\n"
+"                           left), sched (off and on a CPU, woken, moved;\n"
+"                           these two need CAP_PERFMON), a comma list of\n"
 "                           them, all, or none (default proc,signal; none\n"
 "                           on a module older than ABI 0.12, with a warning)\n"
 "  -e, --event NAME         show only the events of this type (user or\n"
@@ -114,8 +115,9 @@ static int set_option(struct trace_opts *o, int c, const char *arg)
 	switch (c) {
 	case 'k':
 		return kernel_classes_parse(&o->kernel, arg) ?
-			misuse("bad --kernel '%s' (proc, signal, syscall, a comma "
-			       "list of them, all or none)", arg) : 0;
+			misuse("bad --kernel '%s' (proc, signal, syscall, "
+			       "sched, a comma list of them, all or none)",
+			       arg) : 0;
 	case 'e':
 		err = record_select_add(&o->select, arg, &why);
 		if (err == EINVAL)

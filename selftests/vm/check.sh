@@ -201,7 +201,7 @@ bash_completion_completes() {
 	expect "--output=sub" export --output=s
 	expect "a.ptlog b.ptl sub" export -o out ''
 	expect "append loop until-full" record --log-policy ''
-	expect "all none proc signal syscall" record --kernel ''
+	expect "all none proc sched signal syscall" record --kernel ''
 	expect "proc" trace -k pr
 	expect "a.ptlog b.ptl sub" trace --replay ''
 	expect "echo" trace -o x.txt ech

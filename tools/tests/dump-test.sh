@@ -686,10 +686,10 @@ usage_case tree_json '--tree prints no events: --json, --relative, --delta, --he
 	--tree --json kernel.ptlog
 
 # trace's and record's usage errors, found before the module is asked.
-printf '%s\n' "posixtrace trace: bad --kernel 'proc,sched' (proc, signal, syscall, a comma list of them, all or none)" \
+printf '%s\n' "posixtrace trace: bad --kernel 'proc,sched2' (proc, signal, syscall, sched, a comma list of them, all or none)" \
 	"Try 'posixtrace trace --help'." | expect_err
-check trace.bad_kernel 2 trace --kernel=proc,sched -- true
-printf '%s\n' "posixtrace record: bad --kernel '' (proc, signal, syscall, a comma list of them, all or none)" \
+check trace.bad_kernel 2 trace --kernel=proc,sched2 -- true
+printf '%s\n' "posixtrace record: bad --kernel '' (proc, signal, syscall, sched, a comma list of them, all or none)" \
 	"Try 'posixtrace record --help'." | expect_err
 check record.bad_kernel 2 record -o x.ptlog --kernel= -- true
 printf '%s\n' "posixtrace trace: give one of COMMAND, -p PID and --replay LOG" \

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	13
+#define POSIXTRACE_ABI_MINOR	14
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -128,20 +128,24 @@ struct posixtrace_version {
  * a system call.
  *
  * The right to trace the process covers the proc and signal classes. The
- * syscall class (ABI 0.13) also needs CAP_PERFMON or CAP_SYS_ADMIN, unless
- * root set the module's kernel_events_paranoid parameter to 0: EPERM
- * otherwise. Its probes run on every system call of every task of the
- * machine while any stream records it, so turning it on is a cost to
- * every user, as perf_event_paranoid judges a system-wide perf event.
+ * syscall class (ABI 0.13) and the sched class (ABI 0.14) also need
+ * CAP_PERFMON or CAP_SYS_ADMIN, unless root set the module's
+ * kernel_events_paranoid parameter to 0: EPERM otherwise. Their probes
+ * run on every system call, or every context switch and wakeup, of every
+ * task of the machine while any stream records them, so turning them on
+ * is a cost to every user, as perf_event_paranoid judges a system-wide
+ * perf event.
  */
 #define POSIXTRACE_KERNEL_PROC		(1U << 0)	/* fork, exec, exit */
 #define POSIXTRACE_KERNEL_SIGNAL	(1U << 1)	/* generate, deliver */
 #define POSIXTRACE_KERNEL_SYSCALL	(1U << 2)	/* entry, exit */
+#define POSIXTRACE_KERNEL_SCHED		(1U << 3)	/* out, in, woken, moved */
 #define POSIXTRACE_KERNEL_ALL \
 	(POSIXTRACE_KERNEL_PROC | POSIXTRACE_KERNEL_SIGNAL | \
-	 POSIXTRACE_KERNEL_SYSCALL)
+	 POSIXTRACE_KERNEL_SYSCALL | POSIXTRACE_KERNEL_SCHED)
 /* The classes that need CAP_PERFMON (see above). */
-#define POSIXTRACE_KERNEL_PRIVILEGED	POSIXTRACE_KERNEL_SYSCALL
+#define POSIXTRACE_KERNEL_PRIVILEGED \
+	(POSIXTRACE_KERNEL_SYSCALL | POSIXTRACE_KERNEL_SCHED)
 
 /*
  * A new thread or process (clone(), fork(), vfork(), pthread_create()).
@@ -230,9 +234,41 @@ struct posixtrace_version {
  */
 #define POSIXTRACE_EVENT_SYSCALL_EXIT	22
 #define POSIXTRACE_SYSCALL_EXIT_FORMAT	"nr:s32,compat:u8,ret:s64"
+/*
+ * A traced thread leaves its CPU (ABI 0.14). @state: what it waits for,
+ * as the kernel's sched_switch event and LTTng report it: 0 runnable,
+ * else one bit of "SDTtXZPI" (1 S sleeping, 2 D uninterruptible, 4 T
+ * stopped, 8 t traced, 16 X dead, 32 Z zombie, 64 P parked, 128 I idle);
+ * POSIXTRACE_SCHED_PREEMPTED (256) when it was preempted, runnable;
+ * @prio: its priority as LTTng's prev_prio counts it, the kernel's less
+ * 100 (MAX_RT_PRIO): -1 - rt_priority for a realtime thread, 20 + nice
+ * for the others (a boost by a priority-inheritance mutex included);
+ * @policy: SCHED_*; @cpu: the CPU it leaves.
+ */
+#define POSIXTRACE_EVENT_SCHED_OUT	23
+#define POSIXTRACE_SCHED_OUT_FORMAT \
+	"state:u32,prio:s32,policy:u32,cpu:u32"
+#define POSIXTRACE_SCHED_PREEMPTED	256
+/* A traced thread runs on @cpu (ABI 0.14); @prio as above. */
+#define POSIXTRACE_EVENT_SCHED_IN	24
+#define POSIXTRACE_SCHED_IN_FORMAT	"prio:s32,cpu:u32"
+/*
+ * A traced thread is woken (ABI 0.14), in the waker's context, before it
+ * runs: @waker_pid, @waker_tid: the thread that woke it, 0 from an
+ * interrupt, from a kernel thread, or from a process the stream's pid
+ * namespace does not see; @cpu: the CPU it last ran on (where it runs
+ * next is chosen after); @prio as above; @new: 1 for a new thread's
+ * first wakeup, by the thread that forked it, @cpu the one it starts on.
+ */
+#define POSIXTRACE_EVENT_SCHED_WAKEUP	25
+#define POSIXTRACE_SCHED_WAKEUP_FORMAT \
+	"waker_pid:s32,waker_tid:s32,cpu:u32,prio:s32,new:u8"
+/* A traced thread is moved from CPU @from to CPU @to (ABI 0.14). */
+#define POSIXTRACE_EVENT_SCHED_MIGRATE	26
+#define POSIXTRACE_SCHED_MIGRATE_FORMAT	"from:u32,to:u32"
 
 #define POSIXTRACE_EVENT_KERNEL_FIRST	POSIXTRACE_EVENT_PROC_FORK
-#define POSIXTRACE_EVENT_KERNEL_END	(POSIXTRACE_EVENT_SYSCALL_EXIT + 1)
+#define POSIXTRACE_EVENT_KERNEL_END	(POSIXTRACE_EVENT_SCHED_MIGRATE + 1)
 
 /* Their names: an initializer as POSIXTRACE_SYSTEM_EVENT_NAMES. */
 #define POSIXTRACE_KERNEL_EVENT_NAMES {					\
@@ -243,6 +279,10 @@ struct posixtrace_version {
 	[POSIXTRACE_EVENT_SIGNAL_DELIVER] = "posixtrace_signal_deliver", \
 	[POSIXTRACE_EVENT_SYSCALL_ENTRY] = "posixtrace_syscall_entry",	\
 	[POSIXTRACE_EVENT_SYSCALL_EXIT]	= "posixtrace_syscall_exit",	\
+	[POSIXTRACE_EVENT_SCHED_OUT]	= "posixtrace_sched_out",	\
+	[POSIXTRACE_EVENT_SCHED_IN]	= "posixtrace_sched_in",	\
+	[POSIXTRACE_EVENT_SCHED_WAKEUP]	= "posixtrace_sched_wakeup",	\
+	[POSIXTRACE_EVENT_SCHED_MIGRATE] = "posixtrace_sched_migrate",	\
 }
 
 /* How many identifiers there are: every id is below this. */

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel events of the sched class (ABI 0.14): a traced thread leaving
+ * its CPU (state, priority, policy) and running again, woken (by whom),
+ * moved to another CPU; only a traced process's threads, a wakeup of
+ * another process included; refused to a user without CAP_PERFMON unless
+ * root allows every user; the probes on only while a stream wants them.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+
+#include "kevent_common.h"
+
+/* Skip where the module predates the sched class. */
+#define SKIP_WITHOUT_SCHED()	SKIP_BEFORE_ABI(14)
+
+/* Fields of each type, by their index in its format. */
+enum { OUT_STATE, OUT_PRIO, OUT_POLICY, OUT_CPU };
+enum { IN_PRIO, IN_CPU };
+enum { WAKE_PID, WAKE_TID, WAKE_CPU, WAKE_PRIO, WAKE_NEW };
+enum { MIG_FROM, MIG_TO };
+
+#define STATE_SLEEPING	1	/* "S": TASK_INTERRUPTIBLE's report bit */
+
+/* The index in l of the first user event named name at or after from. */
+static int find_mark(const struct kevs *l, const char *name, int from)
+{
+	int i;
+
+	for (i = from; i < l->n; i++)
+		if (!strcmp(l->ev[i].name, name))
+			return i;
+	return -1;
+}
+
+/* The first event of type id of thread tid at or after from, or -1. */
+static int find_sched(const struct kevs *l, trace_event_id_t id, pid_t tid,
+		      int from, struct kev_val *v)
+{
+	int i;
+
+	for (i = from; i >= 0 && i < l->n; i++)
+		if (l->ev[i].info.posix_event_id == id && l->ev[i].tid == tid &&
+		    kev_values(&l->ev[i], v))
+			return i;
+	return -1;
+}
+
+/*
+ * The first switch-out of thread tid at or after from that slept (a
+ * preemption may come first), or -1.
+ */
+static int find_sleep(const struct kevs *l, pid_t tid, int from,
+		      struct kev_val *v)
+{
+	int i = find_sched(l, KEV_SCHED_OUT, tid, from, v);
+
+	while (i >= 0 && v->v[OUT_STATE] != STATE_SLEEPING)
+		i = find_sched(l, KEV_SCHED_OUT, tid, i + 1, v);
+	return i;
+}
+
+/* Every sched event of l must be one of process pid's threads. */
+static int only_of(const struct kevs *l, pid_t pid)
+{
+	int i, bad = 0, seen = 0;
+
+	for (i = 0; i < l->n; i++) {
+		if (kev_class(l->ev[i].info.posix_event_id) !=
+		    POSIXTRACE_K_KERNEL_SCHED ||
+		    !kev_kernel(l->ev[i].info.posix_event_id))
+			continue;
+		seen++;
+		if (l->ev[i].info.posix_pid != pid) {
+			fprintf(stderr, "# event %d of pid %d\n", i,
+				(int)l->ev[i].info.posix_pid);
+			bad++;
+		}
+	}
+	return seen ? bad : -1;
+}
+
+/* ---- a blocking read woken by another traced thread --------------------- */
+
+struct pipe_pair {
+	int fd[2];
+	pid_t reader_tid, writer_tid;
+	int untraced[2];	/* a pipe an untraced process reads */
+};
+
+static void *reader(void *arg)
+{
+	struct pipe_pair *pp = arg;
+	char c;
+
+	__atomic_store_n(&pp->reader_tid, gettid(), __ATOMIC_RELEASE);
+	kev_mark("kev.reader", 0);
+	if (read(pp->fd[0], &c, 1) != 1)
+		return (void *)1;
+	kev_mark("kev.read", 0);
+	return NULL;
+}
+
+/*
+ * The child: a thread blocks in read() on a pipe; the main thread waits
+ * until it sleeps there, marks, writes one byte, and also writes to a
+ * pipe an untraced process reads (waking it).
+ */
+static int read_woken_by_write(void *arg)
+{
+	struct pipe_pair *pp = arg;
+	char state[64], path[64];
+	pthread_t t;
+	void *ret;
+	int i, fd;
+	ssize_t n;
+
+	pp->writer_tid = gettid();
+	if (pipe(pp->fd) || pthread_create(&t, NULL, reader, pp))
+		return 1;
+	/* Until the reader sleeps: its /proc state says S. */
+	for (i = 0; i < 5000; i++) {
+		usleep(1000);
+		if (!__atomic_load_n(&pp->reader_tid, __ATOMIC_ACQUIRE))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
+			 pp->reader_tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return 2;
+		n = read(fd, state, sizeof(state) - 1);
+		close(fd);
+		state[n > 0 ? n : 0] = '\0';
+		if (strstr(state, ") S "))
+			break;
+	}
+	kev_mark("kev.before", pp->reader_tid);
+	if (write(pp->fd[1], "x", 1) != 1 ||
+	    write(pp->untraced[1], "y", 1) != 1)
+		return 3;
+	if (pthread_join(t, &ret) || ret)
+		return 4;
+	kev_mark("kev.after", 0);
+	return 0;
+}
+
+/*
+ * A thread blocked in read() leaves its CPU sleeping (S); the write of
+ * another thread of the process wakes it, naming that thread; it then
+ * runs again, and reads. The untraced process that the child's write
+ * woke too appears nowhere: every sched event is the child's.
+ */
+TEST(a_blocked_read_is_woken_by_the_writing_thread)
+{
+	struct pipe_pair pp = { 0 };
+	struct kev_child k;
+	struct kev_val v;
+	struct kevs l;
+	int before, out, wake, in, read_mark;
+	pid_t other;
+	char c;
+
+	SKIP_WITHOUT_SCHED();
+	ASSERT_EQ(0, pipe(pp.untraced));
+	other = fork();
+	ASSERT_LE(0, other);
+	if (!other) {
+		close(pp.untraced[1]);
+		_exit(read(pp.untraced[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(pp.untraced[0]);
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
+				   read_woken_by_write, &pp, &l));
+	close(pp.untraced[1]);
+	ASSERT_EQ(0, k.status);
+	ASSERT_EQ(other, waitpid(other, &before, 0));
+	/* The tids were the child's: read them back from its marks. */
+	before = find_mark(&l, "kev.before", 0);
+	ASSERT_LE(0, before);
+	memcpy(&pp.reader_tid, l.ev[before].data, sizeof(pp.reader_tid));
+	pp.writer_tid = l.ev[before].tid;
+	EXPECT_EQ(k.pid, pp.writer_tid);
+	/* The reader slept before the mark: its last switch-out before it. */
+	out = -1;
+	for (in = find_sched(&l, KEV_SCHED_OUT, pp.reader_tid, 0, &v);
+	     in >= 0 && in < before;
+	     in = find_sched(&l, KEV_SCHED_OUT, pp.reader_tid, in + 1, &v))
+		out = in;
+	ASSERT_LE(0, out);
+	ASSERT_TRUE(kev_values(&l.ev[out], &v));
+	EXPECT_EQ(STATE_SLEEPING, v.v[OUT_STATE]);
+	EXPECT_EQ(20, v.v[OUT_PRIO]);
+	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
+	/* Woken after the mark, by the writer, then on a CPU, then read. */
+	wake = find_sched(&l, KEV_WAKEUP, pp.reader_tid, before, &v);
+	ASSERT_LT(before, wake);
+	EXPECT_EQ(k.pid, l.ev[wake].info.posix_pid);
+	EXPECT_EQ(k.pid, v.v[WAKE_PID]);
+	EXPECT_EQ(pp.writer_tid, v.v[WAKE_TID]);
+	EXPECT_EQ(20, v.v[WAKE_PRIO]);
+	EXPECT_EQ(0, v.v[WAKE_NEW]);
+	in = find_sched(&l, KEV_SCHED_IN, pp.reader_tid, wake, &v);
+	ASSERT_LT(wake, in);
+	EXPECT_EQ(20, v.v[IN_PRIO]);
+	read_mark = find_mark(&l, "kev.read", 0);
+	EXPECT_LT(in, read_mark);
+	EXPECT_EQ(0, only_of(&l, k.pid));
+	kevs_free(&l);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/* ---- priority and policy ------------------------------------------------ */
+
+/* Sleep, renice by 5, sleep again: two switch-outs, prio 20 then 25. */
+static int sleep_renice_sleep(void *arg)
+{
+	(void)arg;
+	kev_mark("kev.before", 0);
+	usleep(1000);
+	if (setpriority(PRIO_PROCESS, 0, 5))
+		return 1;
+	kev_mark("kev.reniced", 0);
+	usleep(1000);
+	kev_mark("kev.after", 0);
+	return 0;
+}
+
+/*
+ * A priority change shows in the next switch-out and switch-in: nice 0
+ * is prio 20 before, nice 5 is 25 after, the policy SCHED_OTHER.
+ */
+TEST(a_priority_change_shows_in_the_next_switches)
+{
+	struct kev_child k;
+	struct kev_val v;
+	struct kevs l;
+	int before, reniced, i;
+
+	SKIP_WITHOUT_SCHED();
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
+				   sleep_renice_sleep, NULL, &l));
+	ASSERT_EQ(0, k.status);
+	before = find_mark(&l, "kev.before", 0);
+	reniced = find_mark(&l, "kev.reniced", 0);
+	ASSERT_LT(before, reniced);
+	i = find_sleep(&l, k.pid, before, &v);
+	ASSERT_LT(before, i);
+	ASSERT_LT(i, reniced);
+	EXPECT_EQ(20, v.v[OUT_PRIO]);
+	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
+	i = find_sleep(&l, k.pid, reniced, &v);
+	ASSERT_LT(reniced, i);
+	EXPECT_EQ(25, v.v[OUT_PRIO]);
+	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
+	i = find_sched(&l, KEV_SCHED_IN, k.pid, i, &v);
+	ASSERT_LT(0, i);
+	EXPECT_EQ(25, v.v[IN_PRIO]);
+	EXPECT_EQ(0, only_of(&l, k.pid));
+	kevs_free(&l);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/* ---- migration ----------------------------------------------------------- */
+
+/* Run on CPU 0, then only on CPU 1: the kernel moves the thread. */
+static int move_to_cpu1(void *arg)
+{
+	cpu_set_t set;
+	int cpu = -1;
+
+	(void)arg;
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) || sched_getcpu() != 0)
+		return 1;
+	kev_mark("kev.before", 0);
+	CPU_ZERO(&set);
+	CPU_SET(1, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return 2;
+	cpu = sched_getcpu();
+	kev_mark("kev.after", cpu);
+	return cpu == 1 ? 0 : 3;
+}
+
+/* sched_setaffinity() to another CPU moves the thread: from 0 to 1. */
+TEST(an_affinity_change_moves_the_thread)
+{
+	struct kev_child k;
+	struct kev_val v;
+	struct kevs l;
+	int before, after, i;
+
+	SKIP_WITHOUT_SCHED();
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "one CPU");
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
+				   move_to_cpu1, NULL, &l));
+	ASSERT_EQ(0, k.status);
+	before = find_mark(&l, "kev.before", 0);
+	after = find_mark(&l, "kev.after", 0);
+	ASSERT_LT(before, after);
+	i = find_sched(&l, KEV_MIGRATE, k.pid, before, &v);
+	ASSERT_LT(before, i);
+	ASSERT_LT(i, after);
+	EXPECT_EQ(0, v.v[MIG_FROM]);
+	EXPECT_EQ(1, v.v[MIG_TO]);
+	/* It then runs on CPU 1. */
+	i = find_sched(&l, KEV_SCHED_IN, k.pid, i, &v);
+	ASSERT_LT(0, i);
+	EXPECT_EQ(1, v.v[IN_CPU]);
+	EXPECT_EQ(0, only_of(&l, k.pid));
+	kevs_free(&l);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/* ---- a new thread -------------------------------------------------------- */
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static int start_a_thread(void *arg)
+{
+	pthread_t t;
+
+	(void)arg;
+	kev_mark("kev.before", 0);
+	if (pthread_create(&t, NULL, nothing, NULL) || pthread_join(t, NULL))
+		return 1;
+	kev_mark("kev.after", 0);
+	return 0;
+}
+
+/* A new thread's first wakeup is marked new, its waker the creator. */
+TEST(a_new_thread_is_woken_by_its_creator)
+{
+	struct kev_child k;
+	struct kev_val v;
+	struct kevs l;
+	int before, i;
+
+	SKIP_WITHOUT_SCHED();
+	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
+				   start_a_thread, NULL, &l));
+	ASSERT_EQ(0, k.status);
+	before = find_mark(&l, "kev.before", 0);
+	ASSERT_LE(0, before);
+	for (i = before; i < l.n; i++)
+		if (l.ev[i].info.posix_event_id == KEV_WAKEUP &&
+		    l.ev[i].tid != k.pid)
+			break;
+	ASSERT_LT(i, l.n);
+	ASSERT_TRUE(kev_values(&l.ev[i], &v));
+	EXPECT_EQ(1, v.v[WAKE_NEW]);
+	EXPECT_EQ(k.pid, v.v[WAKE_PID]);
+	EXPECT_EQ(k.pid, v.v[WAKE_TID]);
+	EXPECT_EQ(k.pid, l.ev[i].info.posix_pid);
+	EXPECT_EQ(0, only_of(&l, k.pid));
+	kevs_free(&l);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
+}
+
+/* ---- who may, and when the probes are on --------------------------------- */
+
+/* As uid: the sched class refused while paranoid, else allowed. */
+static int user_asks(uid_t uid, int paranoid)
+{
+	trace_id_t trid;
+	int ret;
+
+	if (!become_user(uid))
+		return 1;
+	ret = create_with(POSIXTRACE_K_KERNEL_SCHED, &trid);
+	if (paranoid)
+		return ret == EPERM ? 0 : 2;
+	if (ret)
+		return 3;
+	posix_trace_shutdown(trid);
+	return 0;
+}
+
+static int user_asks_status(uid_t uid, int paranoid)
+{
+	int status;
+	pid_t c = fork();
+
+	if (c < 0)
+		return -1;
+	if (!c)
+		_exit(user_asks(uid, paranoid));
+	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+TEST(the_class_needs_perfmon_unless_root_allows_every_user)
+{
+	int paranoid;
+
+	SKIP_WITHOUT_SCHED();
+	if (geteuid())
+		SKIP(return, "needs root for the module's parameters");
+	ASSERT_TRUE(param_read(PARANOID_PARAM, &paranoid));
+	ASSERT_EQ(1, paranoid);
+	EXPECT_EQ(0, user_asks_status(1000, 1));
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 0));
+	EXPECT_EQ(0, user_asks_status(1000, 0));
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 1));
+	EXPECT_EQ(0, user_asks_status(1000, 1));
+}
+
+/* "No stream wants a class: no probe of ours registered", for sched. */
+TEST(sched_probes_are_on_only_while_a_stream_wants_them)
+{
+	trace_id_t trid;
+	int linger;
+
+	SKIP_WITHOUT_SCHED();
+	if (geteuid())
+		SKIP(return, "needs root for the module's parameters");
+	ASSERT_TRUE(param_read(LINGER_PARAM, &linger));
+	ASSERT_TRUE(param_write(LINGER_PARAM, 50));
+	ASSERT_EQ(0, probes_settle(0));
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SCHED, &trid));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_SCHED,
+		  probes_settle(POSIXTRACE_K_KERNEL_SCHED));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	EXPECT_EQ(0, probes_settle(0));
+	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
+}
+
+TEST_HARNESS_MAIN
