@@ -138,6 +138,31 @@ int posixtrace_k_attr_setkernelevents(trace_attr_t *attr, unsigned int classes);
 int posixtrace_k_attr_getkernelevents(const trace_attr_t *attr,
 				      unsigned int *classes);
 
+/*
+ * Which system calls a stream of the syscall class records (ABI 0.14):
+ * those of bits, bit n % 64 of word n / 64 for call n of the table
+ * (POSIXTRACE_K_SYSCALLS_NATIVE, the native one, or
+ * POSIXTRACE_K_SYSCALLS_COMPAT, the 32-bit compat one; <sys/syscall.h>
+ * numbers the native calls), or every call of the table when bits is
+ * NULL, the default. The module applies it before writing anything: the
+ * calls left out cost no room and no loss. Calls numbered from
+ * POSIXTRACE_K_SYSCALL_NR_MAX up are recorded only when the table takes
+ * every call. Returns 0, EINVAL (an unknown table, a stream not
+ * recording the syscall class, a trid of a log), or ENOTSUP for a module
+ * older than ABI 0.14. posixtrace_k_get_syscalls() gives back what the
+ * stream selects: *all is 1 for every call (bits then all 0).
+ * Symbol version LIBPOSIXTRACE_K_0.14.
+ */
+#define POSIXTRACE_K_SYSCALLS_NATIVE	0u
+#define POSIXTRACE_K_SYSCALLS_COMPAT	1u
+#define POSIXTRACE_K_SYSCALL_NR_MAX	1024
+#define POSIXTRACE_K_SYSCALL_WORDS	(POSIXTRACE_K_SYSCALL_NR_MAX / 64)
+
+int posixtrace_k_set_syscalls(trace_id_t trid, unsigned int table,
+			      const uint64_t *bits);
+int posixtrace_k_get_syscalls(trace_id_t trid, unsigned int table,
+			      uint64_t *bits, int *all);
+
 /* The limits of an event format, as above. */
 #define POSIXTRACE_K_FORMAT_MAX		255
 #define POSIXTRACE_K_FORMAT_FIELDS_MAX	16

@@ -15,6 +15,7 @@
 #include "links.h"
 #include "process.h"
 #include "stream.h"
+#include "syscall_select.h"
 
 /* @emit for event type @id of @task, @len bytes of @data. */
 void posixtrace_kev_emit_init(struct posixtrace_emit *emit,
@@ -155,4 +156,44 @@ void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
 			number(data, posixtrace_stream_pid_ns(stream), arg);
 		posixtrace_stream_post_kernel(stream, emit);
 	}
+}
+
+/* Does @stream record the syscall class's call @nr of table @compat? */
+static bool posixtrace_kev_stream_calls(struct posixtrace_stream *stream,
+					long nr, u8 compat)
+{
+	return (posixtrace_stream_kernel_events(stream) &
+		POSIXTRACE_KERNEL_SYSCALL) &&
+	       posixtrace_syscall_selected(posixtrace_stream_syscalls(stream),
+					   nr, compat);
+}
+
+/*
+ * Does some stream tracing @proc record call @nr of table @compat? The
+ * probe asks before it copies anything. Under RCU.
+ */
+bool posixtrace_kev_call_wanted(struct posixtrace_process *proc, long nr,
+				u8 compat)
+{
+	struct posixtrace_link *link;
+
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		if (posixtrace_kev_stream_calls(link->stream, nr, compat))
+			return true;
+	return false;
+}
+
+/*
+ * posixtrace_kev_record() for an event of system call @nr of table
+ * @compat: to the streams that select it (syscall_select.c). Under RCU.
+ */
+void posixtrace_kev_record_call(struct posixtrace_process *proc,
+				struct posixtrace_emit *emit, long nr,
+				u8 compat)
+{
+	struct posixtrace_link *link;
+
+	list_for_each_entry_rcu(link, &proc->links, proc_node)
+		if (posixtrace_kev_stream_calls(link->stream, nr, compat))
+			posixtrace_stream_post_kernel(link->stream, emit);
 }

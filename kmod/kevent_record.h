@@ -26,5 +26,10 @@ struct posixtrace_process *posixtrace_kev_traced_cached(struct task_struct *task
 void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
 			   struct posixtrace_emit *emit, void *data,
 			   posixtrace_kev_number_t number, const void *arg);
+bool posixtrace_kev_call_wanted(struct posixtrace_process *proc, long nr,
+				u8 compat);
+void posixtrace_kev_record_call(struct posixtrace_process *proc,
+				struct posixtrace_emit *emit, long nr,
+				u8 compat);
 
 #endif /* _POSIXTRACE_KEVENT_RECORD_H */

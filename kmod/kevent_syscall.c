@@ -12,7 +12,9 @@
  * its CPU saw, or the process table's lookup
  * (posixtrace_kev_traced_cached()).
  * The probes run with preemption off (up to 6.12 at least): they post to
- * the streams' kbufs as every kernel event does (kevent_record.c).
+ * the streams' kbufs as every kernel event does (kevent_record.c), each
+ * stream the calls it selects (syscall_select.c), and copy nothing for a
+ * call no stream selects.
  */
 
 #include <linux/compat.h>
@@ -236,9 +238,11 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 	proc = posixtrace_kev_traced_cached(current,
 					    POSIXTRACE_KERNEL_SYSCALL);
 	if (proc) {
-		syscall_get_arguments(current, regs, args);
 		e.nr = id;
 		e.compat = posixtrace_kev_sys_compat();
+		if (!posixtrace_kev_call_wanted(proc, id, e.compat))
+			goto out;
+		syscall_get_arguments(current, regs, args);
 		for (i = 0; i < ARRAY_SIZE(args); i++)
 			e.args[i] = args[i];
 		buf = this_cpu_ptr(posixtrace_kev_sys_bufs)->data;
@@ -246,9 +250,9 @@ void posixtrace_kev_sys_enter(void *data, struct pt_regs *regs, long id)
 		posixtrace_kev_emit_init(&emit, current,
 					 POSIXTRACE_EVENT_SYSCALL_ENTRY, buf,
 					 len);
-		posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SYSCALL, &emit,
-				      NULL, NULL, NULL);
+		posixtrace_kev_record_call(proc, &emit, id, e.compat);
 	}
+out:
 	rcu_read_unlock();
 }
 
@@ -268,8 +272,7 @@ void posixtrace_kev_sys_exit(void *data, struct pt_regs *regs, long ret)
 		posixtrace_kev_emit_init(&emit, current,
 					 POSIXTRACE_EVENT_SYSCALL_EXIT, &e,
 					 sizeof(e));
-		posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SYSCALL, &emit,
-				      NULL, NULL, NULL);
+		posixtrace_kev_record_call(proc, &emit, e.nr, e.compat);
 	}
 	rcu_read_unlock();
 }

@@ -1004,6 +1004,43 @@ u32 posixtrace_stream_kernel_events(const struct posixtrace_stream *stream)
 	return stream->attr.kernel_events;
 }
 
+/* The system calls it records: read by the probes under RCU. */
+const struct posixtrace_syscall_sel *
+posixtrace_stream_syscalls(const struct posixtrace_stream *stream)
+{
+	return &stream->syscalls;
+}
+
+/**
+ * posixtrace_stream_select_syscalls - SET_SYSCALLS, GET_SYSCALLS
+ * @stream: the stream
+ * @req: what the caller gave, its size checked; filled for a get
+ * @set: set the selection, else get it
+ *
+ * Return: 0, -EINVAL (the stream does not record the syscall class, a
+ * field unknown), or -ERESTARTSYS if a signal came first.
+ */
+int posixtrace_stream_select_syscalls(struct posixtrace_stream *stream,
+				      struct posixtrace_syscalls *req,
+				      bool set)
+{
+	int ret = 0;
+
+	if (!(stream->attr.kernel_events & POSIXTRACE_KERNEL_SYSCALL))
+		return -EINVAL;
+	if (!set) {
+		if (req->flags || req->compat > 1 || req->__reserved)
+			return -EINVAL;
+		posixtrace_syscall_sel_get(&stream->syscalls, req);
+		return 0;
+	}
+	if (mutex_lock_interruptible(&stream->ctl_lock))
+		return -ERESTARTSYS;
+	ret = posixtrace_syscall_sel_set(&stream->syscalls, req);
+	mutex_unlock(&stream->ctl_lock);
+	return ret;
+}
+
 /* Where the pids it reports are numbered: fixed at creation. */
 struct pid_namespace *
 posixtrace_stream_pid_ns(const struct posixtrace_stream *stream)

@@ -15,6 +15,8 @@
  * functions. Its definition is the stream core's (stream_core.h).
  */
 struct posixtrace_stream;
+struct posixtrace_syscall_sel;
+struct posixtrace_syscalls;
 struct posixtrace_names;
 struct task_struct;
 
@@ -85,6 +87,11 @@ posixtrace_stream_names(struct posixtrace_stream *stream);
 int posixtrace_stream_names_allowed(struct posixtrace_stream *stream);
 u64 posixtrace_stream_id(struct posixtrace_stream *stream);
 u32 posixtrace_stream_kernel_events(const struct posixtrace_stream *stream);
+const struct posixtrace_syscall_sel *
+posixtrace_stream_syscalls(const struct posixtrace_stream *stream);
+int posixtrace_stream_select_syscalls(struct posixtrace_stream *stream,
+				      struct posixtrace_syscalls *req,
+				      bool set);
 struct pid_namespace *
 posixtrace_stream_pid_ns(const struct posixtrace_stream *stream);
 struct pid *posixtrace_stream_creator(struct posixtrace_stream *stream);

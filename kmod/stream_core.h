@@ -20,6 +20,7 @@
 
 #include "ring.h"
 #include "stream.h"
+#include "syscall_select.h"
 
 /*
  * The stream core: stream.c (lifetime and control), record.c (recording,
@@ -172,6 +173,8 @@ struct posixtrace_stream {
 	u32 gap_ts_nsec;
 	/* Event types not recorded (TEF); empty at creation. */
 	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
+	/* syscall_select.c: the system calls recorded; set under @ctl_lock. */
+	struct posixtrace_syscall_sel syscalls;
 	u32 full_status;
 	u32 overrun_status;
 	u64 seq;			/* sequence number of the next event */

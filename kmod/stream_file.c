@@ -191,6 +191,24 @@ static long posixtrace_stream_filter(struct posixtrace_stream *stream,
 	return posixtrace_stream_set_filter(stream, set, filter.how);
 }
 
+static long posixtrace_stream_syscalls_ioctl(struct posixtrace_stream *stream,
+					     unsigned int cmd,
+					     struct posixtrace_syscalls __user *ureq)
+{
+	bool set = cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_SET_SYSCALLS);
+	struct posixtrace_syscalls req;
+	long ret;
+
+	ret = posixtrace_struct_from_user(&req, sizeof(req), ureq,
+					  POSIXTRACE_SYSCALLS_SIZE_VER0);
+	if (ret)
+		return ret;
+	ret = posixtrace_stream_select_syscalls(stream, &req, set);
+	if (ret || set)
+		return ret;
+	return posixtrace_struct_to_user(ureq, req.size, &req, sizeof(req));
+}
+
 /* The commands without an argument. */
 static long posixtrace_stream_command(struct posixtrace_stream *stream,
 				      unsigned int cmd)
@@ -253,6 +271,11 @@ static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,
 	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_FILTER):
 		return posixtrace_stream_filter(stream, POSIXTRACE_IOC_ID(cmd),
 						uarg);
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_SET_SYSCALLS):
+	case POSIXTRACE_IOC_ID(POSIXTRACE_IOC_GET_SYSCALLS):
+		return posixtrace_stream_syscalls_ioctl(stream,
+							POSIXTRACE_IOC_ID(cmd),
+							uarg);
 	}
 	return -ENOTTY;
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -365,6 +366,152 @@ TEST(connect_carries_its_address)
 	snprintf(c.sun.sun_path, sizeof(c.sun.sun_path), "/tmp/kev.nowhere.%d",
 		 getpid());
 	EXPECT_EQ(0, connect_want(&c));
+}
+
+/* Call nr into a selection's bits. */
+static void select_call(uint64_t *bits, long nr)
+{
+	bits[nr / 64] |= UINT64_C(1) << (nr % 64);
+}
+
+/*
+ * Run case c in a traced child whose stream records only the native
+ * calls of bits; its events between the marks must be want.
+ */
+static int run_selected(struct sys_case *c, const uint64_t *bits,
+			const struct sys_want *want, int n)
+{
+	struct kev_child k;
+	struct kevs l;
+	int ret;
+
+	ret = kev_child_start(&k, POSIXTRACE_K_KERNEL_SYSCALL,
+			      POSIX_TRACE_CLOSE_FOR_CHILD, calls_between_marks,
+			      c);
+	if (ret)
+		return -ret;
+	ret = posixtrace_k_set_syscalls(k.trid, POSIXTRACE_K_SYSCALLS_NATIVE,
+					bits);
+	if (!kev_child_go(&k) && !ret)
+		ret = EPIPE;
+	if (!ret)
+		ret = kev_child_end(&k, &l);
+	else
+		waitpid(k.pid, NULL, 0);
+	if (ret) {
+		posix_trace_shutdown(k.trid);
+		return -ret;
+	}
+	ret = k.status ? 1 : sys_between(&l, k.pid, want, n);
+	kevs_free(&l);
+	posix_trace_shutdown(k.trid);
+	return ret;
+}
+
+/*
+ * A stream that selects lseek records its entry and exit, and nothing of
+ * the close the child makes between the same marks.
+ */
+TEST(only_the_selected_calls_are_recorded)
+{
+	const struct sys_want want[] = {
+		WANT_ENTRY(SYS_lseek, 2, 0, LSEEK_TO),
+		WANT_RET(SYS_lseek, LSEEK_TO),
+	};
+	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS] = { 0 };
+	struct sys_want w[ARRAY_LEN(want)];
+	struct sys_case c = { .calls = seek_and_close };
+
+	SKIP_BEFORE_ABI(14);
+	c.fd = memfd_create("kev.sys", MFD_CLOEXEC);
+	ASSERT_LE(0, c.fd);
+	memcpy(w, want, sizeof(w));
+	w[0].args[0] = c.fd;
+	select_call(bits, SYS_lseek);
+	EXPECT_EQ(0, run_selected(&c, bits, w, ARRAY_LEN(w)));
+	close(c.fd);
+}
+
+/* A selection reads back as set; NULL bits take every call again. */
+TEST(a_selection_reads_back_and_is_undone)
+{
+	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS] = { 0 };
+	uint64_t got[POSIXTRACE_K_SYSCALL_WORDS];
+	trace_id_t trid;
+	int all = -1;
+
+	SKIP_BEFORE_ABI(14);
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid));
+	ASSERT_EQ(0, posixtrace_k_get_syscalls(trid, 0, got, &all));
+	EXPECT_EQ(1, all);
+	select_call(bits, SYS_read);
+	select_call(bits, POSIXTRACE_K_SYSCALL_NR_MAX - 1);
+	ASSERT_EQ(0, posixtrace_k_set_syscalls(trid, 0, bits));
+	ASSERT_EQ(0, posixtrace_k_get_syscalls(trid, 0, got, &all));
+	EXPECT_EQ(0, all);
+	EXPECT_EQ(0, memcmp(bits, got, sizeof(bits)));
+	/* The compat table is its own: still every call. */
+	ASSERT_EQ(0, posixtrace_k_get_syscalls(trid, 1, got, &all));
+	EXPECT_EQ(1, all);
+	ASSERT_EQ(0, posixtrace_k_set_syscalls(trid, 0, NULL));
+	ASSERT_EQ(0, posixtrace_k_get_syscalls(trid, 0, got, &all));
+	EXPECT_EQ(1, all);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/* SET_SYSCALLS and GET_SYSCALLS straight to the module: errno. */
+static int raw_syscalls(int fd, unsigned long cmd,
+			struct posixtrace_syscalls *req)
+{
+	return ioctl(fd, cmd, req) ? errno : 0;
+}
+
+/*
+ * Every rule of the command, one case each: EINVAL for a stream without
+ * the syscall class, an unknown flag, a table past compat, a reserved
+ * field, bits with ALL, a size below the first version; the library
+ * refuses an unknown table and NULL outputs.
+ */
+TEST(bad_selections_are_einval)
+{
+	struct posixtrace_syscalls req;
+	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS];
+	trace_id_t trid, plain;
+	int fd, all;
+
+	SKIP_BEFORE_ABI(14);
+	ASSERT_EQ(0, create_with(KEV_PROC_SIGNAL, &plain));
+	EXPECT_EQ(EINVAL, posixtrace_k_set_syscalls(plain, 0, NULL));
+	EXPECT_EQ(EINVAL, posixtrace_k_get_syscalls(plain, 0, bits, &all));
+	ASSERT_EQ(0, posix_trace_shutdown(plain));
+	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid));
+	EXPECT_EQ(EINVAL, posixtrace_k_set_syscalls(trid, 2, NULL));
+	EXPECT_EQ(EINVAL, posixtrace_k_get_syscalls(trid, 0, NULL, &all));
+	EXPECT_EQ(EINVAL, posixtrace_k_get_syscalls(trid, 0, bits, NULL));
+	/* The only stream this process holds now. */
+	fd = stream_fd();
+	ASSERT_LE(0, fd);
+	memset(&req, 0, sizeof(req));
+	req.size = sizeof(req);
+	req.flags = 2;
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	req.flags = 0;
+	req.compat = 2;
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_GET_SYSCALLS, &req));
+	req.compat = 0;
+	req.__reserved = 1;
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	req.__reserved = 0;
+	req.flags = POSIXTRACE_SYSCALLS_ALL;
+	req.bits[3] = 1;
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	req.bits[3] = 0;
+	req.size = POSIXTRACE_SYSCALLS_SIZE_VER0 - 8;
+	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	req.size = sizeof(req);
+	EXPECT_EQ(0, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
 /*

@@ -268,6 +268,33 @@ TEST(trace_kernel_syscall_shows_calls_with_their_paths)
 	unlink(SCRIPT_PATH);
 }
 
+/*
+ * trace --syscalls=%process records the process class's calls only: the
+ * shell's exec, kill and exit_group, none of its opens and maps (left
+ * out in the kernel, before anything was written).
+ */
+TEST(trace_syscalls_records_only_the_calls_chosen)
+{
+	const char *args[] = { "trace", "--color=never",
+			       "--syscalls=%process", "--", "/bin/sh",
+			       SCRIPT_PATH, NULL };
+	static char lines[1 << 20];
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(0, write_script());
+	ASSERT_EQ(7, tool_output(args, NULL, 0, lines, sizeof(lines)));
+	EXPECT_NE(NULL, strstr(lines, "exit_group(0x7")) {
+		TH_LOG("%.4000s", lines);
+	}
+	EXPECT_NE(NULL, strstr(lines, "execve("));
+	EXPECT_EQ(NULL, strstr(lines, "openat("));
+	EXPECT_EQ(NULL, strstr(lines, "mmap("));
+	EXPECT_NE(NULL, strstr(lines, "kill(")) {
+		TH_LOG("%.4000s", lines);
+	}
+	unlink(SCRIPT_PATH);
+}
+
 /* Whether "posixtrace list" shows a stream that traces @pid. */
 static bool listed(pid_t pid)
 {

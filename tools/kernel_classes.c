@@ -13,8 +13,24 @@
 
 void kernel_classes_init(struct kernel_classes *kc)
 {
+	memset(kc, 0, sizeof(*kc));
 	kc->classes = POSIXTRACE_K_KERNEL_PROC | POSIXTRACE_K_KERNEL_SIGNAL;
-	kc->explicit = false;
+}
+
+const char *kernel_classes_check(struct kernel_classes *kc)
+{
+	if (!kc->calls.given || (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
+		return NULL;
+	if (kc->explicit)
+		return "--syscalls chooses among the syscall class's events: "
+		       "add syscall to --kernel";
+	kc->classes |= POSIXTRACE_K_KERNEL_SYSCALL;
+	return NULL;
+}
+
+int kernel_classes_select(const struct kernel_classes *kc, trace_id_t trid)
+{
+	return syscall_select_apply(&kc->calls, trid);
 }
 
 /* One name of the list, len bytes at p: its bits, or -1. */

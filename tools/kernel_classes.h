@@ -15,17 +15,28 @@
 
 #include <trace.h>
 
+#include "syscall_select.h"
+
 #define KERNEL_CLASSES_DEFAULT	"proc,signal"
 
 struct kernel_classes {
 	unsigned int classes;		/* POSIXTRACE_K_KERNEL_* */
 	bool explicit;			/* --kernel was given */
+	struct syscall_select calls;	/* --syscalls */
 };
 
 /* Sets the default, not explicit. */
 void kernel_classes_init(struct kernel_classes *kc);
 /* --kernel's argument: 0, or -1 if it is not a list of classes. */
 int kernel_classes_parse(struct kernel_classes *kc, const char *text);
+/*
+ * After the options: --syscalls adds the syscall class to the default
+ * classes, and is a usage error (its text returned) with an explicit
+ * --kernel that leaves the class out; else NULL.
+ */
+const char *kernel_classes_check(struct kernel_classes *kc);
+/* Once the stream is created: its selection of calls, if any. */
+int kernel_classes_select(const struct kernel_classes *kc, trace_id_t trid);
 /*
  * Puts them in attr, and with proc a max data size that keeps a whole
  * exec event unless the user chose one: 0 or the library's error.

@@ -109,6 +109,11 @@ static const char record_usage[] =
 "                           none (default\n"
 "                           proc,signal; none on a module older than ABI\n"
 "                           0.12, with a warning)\n"
+"      --syscalls LIST      the system calls the syscall class records\n"
+"                           (chosen in the kernel): a comma list of names\n"
+"                           (openat, read) and strace's classes (%file,\n"
+"                           %process, %network, %signal, %memory); adds\n"
+"                           syscall to the default classes\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
 "  -m, --max-data-size SIZE the largest event payload kept (default 1024,\n"
 "                           or 1301 with proc: a whole exec event)\n"
@@ -178,6 +183,7 @@ enum {
 	OPT_LOG_SIZE,
 	OPT_NAME,
 	OPT_NO_INHERIT,
+	OPT_SYSCALLS,
 };
 
 static int add_event(struct record_opts *o, const char *arg)
@@ -198,6 +204,8 @@ static int add_event(struct record_opts *o, const char *arg)
 /* Sets the option c; returns 0, or the exit status of a usage error. */
 static int set_option(struct record_opts *o, int c, const char *arg)
 {
+	const char *why;
+
 	switch (c) {
 	case 'o':
 		o->output = arg;
@@ -229,6 +237,10 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 	case OPT_NO_INHERIT:
 		o->inherit = false;
 		return 0;
+	case OPT_SYSCALLS:
+		return syscall_select_parse(&o->kernel.calls, arg, &why) ?
+			misuse("bad --syscalls '%s': no system call or class "
+			       "'%.*s'", arg, (int)strcspn(why, ","), why) : 0;
 	case 'k':
 		return kernel_classes_parse(&o->kernel, arg) ?
 			misuse("bad --kernel '%s' (proc, signal, syscall, "
@@ -274,9 +286,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *why;
 	int c, status;
 
 	memset(o, 0, sizeof(*o));
@@ -295,6 +309,9 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			return status;
 	}
 	o->argv = argv + optind;
+	why = kernel_classes_check(&o->kernel);
+	if (why)
+		return misuse("%s", why);
 	return check_options(o);
 }
 
@@ -447,6 +464,11 @@ static int start_trace(struct record_run *run, pid_t pid)
 	if (!err && record_select_apply(run->select, run->trid)) {
 		posix_trace_shutdown(run->trid);
 		return 1;
+	}
+	if (!err) {
+		err = kernel_classes_select(&run->opts->kernel, run->trid);
+		if (err)
+			posix_trace_shutdown(run->trid);
 	}
 	if (!err) {
 		err = posix_trace_start(run->trid);

@@ -8,13 +8,17 @@
 #define POSIXTRACE_TOOL_SYSCALL_NAMES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /*
- * "openat"; "syscall_N" for a number with no name here, or of the 32-bit
- * compat table (compat), whose numbers this version does not name.
+ * "openat"; "syscall_N" for a number with no name here (compat: in the
+ * 32-bit compat table, named where this architecture has one).
  */
 #define SYSCALL_NAME_SIZE	32
 const char *syscall_name(int nr, bool compat, char buf[SYSCALL_NAME_SIZE]);
+
+/* The number of the call named name (len bytes) in a table; -1 if none. */
+int syscall_number(const char *name, size_t len, bool compat);
 
 /* "ENOENT"; NULL for a number with no name. */
 const char *syscall_errno_name(int err);

@@ -62,6 +62,8 @@ static const char trace_usage[] =
 "                           these two need CAP_PERFMON), a comma list of\n"
 "                           them, all, or none (default proc,signal; none\n"
 "                           on a module older than ABI 0.12, with a warning)\n"
+"      --syscalls LIST      the system calls the syscall class records, as\n"
+"                           record's (openat,read, %file...)\n"
 "  -e, --event NAME         show only the events of this type (user or\n"
 "                           kernel); a shell pattern selects every type it\n"
 "                           matches; repeatable, as record's\n"
@@ -103,7 +105,7 @@ static int misuse(const char *fmt, ...)
 	return ret;
 }
 
-enum { OPT_REPLAY = 256, OPT_COLOUR };
+enum { OPT_REPLAY = 256, OPT_COLOUR, OPT_SYSCALLS };
 
 static int set_option(struct trace_opts *o, int c, const char *arg)
 {
@@ -113,6 +115,10 @@ static int set_option(struct trace_opts *o, int c, const char *arg)
 	int err;
 
 	switch (c) {
+	case OPT_SYSCALLS:
+		return syscall_select_parse(&o->kernel.calls, arg, &why) ?
+			misuse("bad --syscalls '%s': no system call or class "
+			       "'%.*s'", arg, (int)strcspn(why, ","), why) : 0;
 	case 'k':
 		return kernel_classes_parse(&o->kernel, arg) ?
 			misuse("bad --kernel '%s' (proc, signal, syscall, "
@@ -155,6 +161,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 {
 	static const struct option options[] = {
 		{ "kernel", required_argument, NULL, 'k' },
+		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "event", required_argument, NULL, 'e' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "pid", required_argument, NULL, 'p' },
@@ -165,6 +172,7 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *why;
 	int c, status, sources;
 
 	kernel_classes_init(&o->kernel);
@@ -186,11 +194,12 @@ static int parse_args(int argc, char **argv, struct trace_opts *o)
 	if (!sources)
 		return misuse("nothing to trace: give a COMMAND or -p PID");
 	if (o->replay && (o->select.n || o->kernel.explicit ||
-			  o->has_stream_size))
-		return misuse("--replay prints the log as it is: -e, --kernel "
-			      "and -s are for a live trace (posixtrace dump -e "
-			      "chooses events of a log)");
-	return 0;
+			  o->kernel.calls.given || o->has_stream_size))
+		return misuse("--replay prints the log as it is: -e, --kernel, "
+			      "--syscalls and -s are for a live trace "
+			      "(posixtrace dump -e chooses events of a log)");
+	why = kernel_classes_check(&o->kernel);
+	return why ? misuse("%s", why) : 0;
 }
 
 /* The log's events as trace prints them. */
@@ -250,6 +259,7 @@ static int start_stream(struct trace_opts *o, pid_t pid, trace_id_t *trid)
 	}
 	/* Set while suspended, as record does. */
 	if (record_select_apply(&o->select, *trid) ||
+	    (err = kernel_classes_select(&o->kernel, *trid)) ||
 	    (err = posix_trace_start(*trid))) {
 		if (err)
 			fprintf(stderr, PROG ": starting: %s\n", strerror(err));

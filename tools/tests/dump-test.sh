@@ -695,7 +695,7 @@ check record.bad_kernel 2 record -o x.ptlog --kernel= -- true
 printf '%s\n' "posixtrace trace: give one of COMMAND, -p PID and --replay LOG" \
 	"Try 'posixtrace trace --help'." | expect_err
 check trace.two_sources 2 trace -p 1 -- true
-printf '%s\n' "posixtrace trace: --replay prints the log as it is: -e, --kernel and -s are for a live trace (posixtrace dump -e chooses events of a log)" \
+printf '%s\n' "posixtrace trace: --replay prints the log as it is: -e, --kernel, --syscalls and -s are for a live trace (posixtrace dump -e chooses events of a log)" \
 	"Try 'posixtrace trace --help'." | expect_err
 check trace.replay_select 2 trace --replay kernel.ptlog -e 'app.*'
 

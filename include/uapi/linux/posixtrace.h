@@ -709,6 +709,46 @@ struct posixtrace_eventtype {
 #define POSIXTRACE_EVENTTYPE_SIZE_VER0	24
 #define POSIXTRACE_EVENTTYPE_SIZE_VER1	40
 
+/* The system calls a selection may name: numbers 0 to this less one. */
+#define POSIXTRACE_SYSCALL_NR_MAX	1024
+#define POSIXTRACE_SYSCALL_WORDS	(POSIXTRACE_SYSCALL_NR_MAX / 64)
+
+/* struct posixtrace_syscalls flags. */
+#define POSIXTRACE_SYSCALLS_ALL		(1U << 0)	/* every call */
+
+/**
+ * struct posixtrace_syscalls - which system calls a stream records
+ *	(SET_SYSCALLS, GET_SYSCALLS; ABI 0.14)
+ * @size:	Input: see the conventions above.
+ * @flags:	Input (SET): POSIXTRACE_SYSCALLS_ALL, every call of the table
+ *		(@bits must then be 0), or 0, the calls of @bits only.
+ *		Output (GET): the same.
+ * @compat:	Input: which table: 0 the native one, 1 the 32-bit compat
+ *		one (see POSIXTRACE_EVENT_SYSCALL_ENTRY); EINVAL otherwise.
+ * @__reserved:	Input: must be 0.
+ * @bits:	Input (SET), Output (GET): bit n % 64 of word n / 64 selects
+ *		call n of the table.
+ *
+ * A stream that records the syscall class records every call of both
+ * tables until a SET says otherwise (EINVAL for a stream that does not
+ * record the class). The selection is applied in the probe, before
+ * anything is copied or written: the calls it leaves out cost no room,
+ * no loss and no copy. Calls numbered outside 0 to
+ * POSIXTRACE_SYSCALL_NR_MAX - 1 (and one a ptracer cancelled, -1) are
+ * recorded only with POSIXTRACE_SYSCALLS_ALL. A change applies to the
+ * calls a thread enters after it returns; one that a thread is in then
+ * may have its entry recorded and not its exit, or the reverse.
+ */
+struct posixtrace_syscalls {
+	__u32 size;
+	__u32 flags;
+	__u32 compat;
+	__u32 __reserved;
+	__u64 bits[POSIXTRACE_SYSCALL_WORDS];
+};
+
+#define POSIXTRACE_SYSCALLS_SIZE_VER0	144
+
 /**
  * struct posixtrace_filter - a stream's filter (SET_FILTER, GET_FILTER)
  * @size:	Input: see the conventions above.
@@ -963,5 +1003,10 @@ struct posixtrace_ring_record {
  * STATUS tells when it is done. EINVAL for a stream without a log.
  */
 #define POSIXTRACE_IOC_FLUSH		_IO(POSIXTRACE_IOC_MAGIC, 0x1c)
+/* Which system calls the stream records (ABI 0.14). */
+#define POSIXTRACE_IOC_SET_SYSCALLS \
+	_IOW(POSIXTRACE_IOC_MAGIC, 0x1d, struct posixtrace_syscalls)
+#define POSIXTRACE_IOC_GET_SYSCALLS \
+	_IOWR(POSIXTRACE_IOC_MAGIC, 0x1e, struct posixtrace_syscalls)
 
 #endif /* _UAPI_LINUX_POSIXTRACE_H */
