@@ -151,7 +151,14 @@ static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	INIT_LIST_HEAD(&dom->staged);
 	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
 	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
-	init_irq_work(&dom->drain_irq_work, posixtrace_domain_drain_irq);
+	/*
+	 * Hard: run in hardirq context on PREEMPT_RT too, where a lazy one
+	 * waits for its CPU's irq_work thread, which CPU hotplug parks
+	 * before the scheduler's last moves off a dying CPU (whose
+	 * migrations are kernel events): a hard one is flushed by the CPU's
+	 * death. Its work (queue_work(), the domain's put) takes raw locks.
+	 */
+	dom->drain_irq_work = IRQ_WORK_INIT_HARD(posixtrace_domain_drain_irq);
 	posixtrace_drain_domain_add(dom);
 	return dom;
 }
@@ -1076,7 +1083,9 @@ static void posixtrace_domain_drain_irq(struct irq_work *work)
  * A probe may hold the scheduler's locks (sched_switch, a wakeup), where
  * queue_work() could wake a worker on a runqueue held: an irq_work on
  * this CPU queues the drain once they are let go, as the scheduler's own
- * callers of work do. With preemption off (in a tracepoint's probe).
+ * callers of work do. With preemption off (in a tracepoint's probe), and
+ * @dom reached through a stream's kbufs under RCU, which hold a reference
+ * until a grace period after their stream lets them go.
  */
 void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom)
 {
@@ -1084,9 +1093,7 @@ void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom)
 
 	/*
 	 * The reference is taken only for a work queued, and before it can
-	 * run: on this CPU, after interrupts are on again (or, on
-	 * PREEMPT_RT, in this CPU's irq_work thread, after preemption is).
-	 * No put here, whose last could not be dropped under a raw lock.
+	 * run: on this CPU, once interrupts are on again.
 	 */
 	local_irq_save(flags);
 	if (irq_work_queue(&dom->drain_irq_work))

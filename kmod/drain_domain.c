@@ -12,15 +12,19 @@
 #include "drain_domain.h"
 
 static LIST_HEAD(posixtrace_domains);
-/* Taken with interrupts off: the last put may come in an RCU callback. */
-static DEFINE_SPINLOCK(posixtrace_domains_lock);
+/*
+ * Taken with interrupts off, and raw: the last put may come in an RCU
+ * callback, or from a hard irq_work (drain.c), which runs in hardirq
+ * context on PREEMPT_RT too. Held for a list operation only.
+ */
+static DEFINE_RAW_SPINLOCK(posixtrace_domains_lock);
 
 /* A new domain (posixtrace_drain_domain_new()) joins the list. */
 void posixtrace_drain_domain_add(struct posixtrace_drain_domain *dom)
 {
-	spin_lock_irq(&posixtrace_domains_lock);
+	raw_spin_lock_irq(&posixtrace_domains_lock);
 	list_add(&dom->node, &posixtrace_domains);
-	spin_unlock_irq(&posixtrace_domains_lock);
+	raw_spin_unlock_irq(&posixtrace_domains_lock);
 }
 
 /* A reference on @dom, which the caller holds one of. Never sleeps. */
@@ -43,8 +47,9 @@ static void posixtrace_drain_domain_free(struct rcu_head *rcu)
 
 /*
  * Drop a reference. The last goes after a grace period (lookups reach a
- * domain through a process entry or a stream under RCU). Never sleeps: a
- * process entry's RCU callback, or a hook, may put the last.
+ * domain through a process entry or a stream under RCU). Never sleeps, and
+ * takes a raw lock only: a process entry's RCU callback, a hook, or a hard
+ * irq_work may put the last.
  */
 void posixtrace_drain_domain_put(struct posixtrace_drain_domain *dom)
 {
@@ -52,9 +57,9 @@ void posixtrace_drain_domain_put(struct posixtrace_drain_domain *dom)
 
 	if (!dom || !refcount_dec_and_test(&dom->ref))
 		return;
-	spin_lock_irqsave(&posixtrace_domains_lock, flags);
+	raw_spin_lock_irqsave(&posixtrace_domains_lock, flags);
 	list_del(&dom->node);
-	spin_unlock_irqrestore(&posixtrace_domains_lock, flags);
+	raw_spin_unlock_irqrestore(&posixtrace_domains_lock, flags);
 	call_rcu(&dom->rcu, posixtrace_drain_domain_free);
 }
 
@@ -66,7 +71,7 @@ struct posixtrace_drain_domain *posixtrace_drain_domain_next_exiting(void)
 {
 	struct posixtrace_drain_domain *dom, *found = NULL;
 
-	spin_lock_irq(&posixtrace_domains_lock);
+	raw_spin_lock_irq(&posixtrace_domains_lock);
 	list_for_each_entry(dom, &posixtrace_domains, node) {
 		if (!dom->exiting && refcount_inc_not_zero(&dom->ref)) {
 			dom->exiting = true;
@@ -74,7 +79,7 @@ struct posixtrace_drain_domain *posixtrace_drain_domain_next_exiting(void)
 			break;
 		}
 	}
-	spin_unlock_irq(&posixtrace_domains_lock);
+	raw_spin_unlock_irq(&posixtrace_domains_lock);
 	return found;
 }
 

@@ -89,6 +89,9 @@ static void posixtrace_kev_sched_record(struct posixtrace_process *proc,
 {
 	struct posixtrace_emit emit;
 
+	/* An exited thread's last switches: its tid is gone (uapi header). */
+	if (!task_pid(task))
+		return;
 	posixtrace_kev_emit_init(&emit, task, id, data, len);
 	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SCHED, &emit, data,
 			      number, arg);

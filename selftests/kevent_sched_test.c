@@ -24,6 +24,36 @@ enum { MIG_FROM, MIG_TO };
 
 #define STATE_SLEEPING	1	/* "S": TASK_INTERRUPTIBLE's report bit */
 
+/* The prio a SCHED_OTHER thread of this nice value reports. */
+static int nice_prio(int nice)
+{
+	return 20 + nice;
+}
+
+/* This process's nice value (the suite may run under nice). */
+static int own_nice(void)
+{
+	errno = 0;
+	return getpriority(PRIO_PROCESS, 0);
+}
+
+/* Whether thread tid of process pid sleeps ("S" in its stat). */
+static bool sleeping(pid_t pid, pid_t tid)
+{
+	char state[256], path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", pid, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, state, sizeof(state) - 1);
+	close(fd);
+	state[n > 0 ? n : 0] = '\0';
+	return strstr(state, ") S ");
+}
+
 /* The index in l of the first user event named name at or after from. */
 static int find_mark(const struct kevs *l, const char *name, int from)
 {
@@ -88,6 +118,7 @@ struct pipe_pair {
 	int fd[2];
 	pid_t reader_tid, writer_tid;
 	int untraced[2];	/* a pipe an untraced process reads */
+	pid_t other;		/* that process */
 };
 
 static void *reader(void *arg)
@@ -111,31 +142,24 @@ static void *reader(void *arg)
 static int read_woken_by_write(void *arg)
 {
 	struct pipe_pair *pp = arg;
-	char state[64], path[64];
 	pthread_t t;
+	pid_t tid;
 	void *ret;
-	int i, fd;
-	ssize_t n;
+	int i;
 
 	pp->writer_tid = gettid();
 	if (pipe(pp->fd) || pthread_create(&t, NULL, reader, pp))
 		return 1;
-	/* Until the reader sleeps: its /proc state says S. */
+	/* Until the reader and the untraced process both sleep in read(). */
 	for (i = 0; i < 5000; i++) {
 		usleep(1000);
-		if (!__atomic_load_n(&pp->reader_tid, __ATOMIC_ACQUIRE))
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
-			 pp->reader_tid);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return 2;
-		n = read(fd, state, sizeof(state) - 1);
-		close(fd);
-		state[n > 0 ? n : 0] = '\0';
-		if (strstr(state, ") S "))
+		tid = __atomic_load_n(&pp->reader_tid, __ATOMIC_ACQUIRE);
+		if (tid && sleeping(getpid(), tid) &&
+		    sleeping(pp->other, pp->other))
 			break;
 	}
+	if (i == 5000)
+		return 2;
 	kev_mark("kev.before", pp->reader_tid);
 	if (write(pp->fd[1], "x", 1) != 1 ||
 	    write(pp->untraced[1], "y", 1) != 1)
@@ -171,6 +195,7 @@ TEST(a_blocked_read_is_woken_by_the_writing_thread)
 		_exit(read(pp.untraced[0], &c, 1) == 1 ? 0 : 1);
 	}
 	close(pp.untraced[0]);
+	pp.other = other;
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
 				   read_woken_by_write, &pp, &l));
 	close(pp.untraced[1]);
@@ -191,7 +216,7 @@ TEST(a_blocked_read_is_woken_by_the_writing_thread)
 	ASSERT_LE(0, out);
 	ASSERT_TRUE(kev_values(&l.ev[out], &v));
 	EXPECT_EQ(STATE_SLEEPING, v.v[OUT_STATE]);
-	EXPECT_EQ(20, v.v[OUT_PRIO]);
+	EXPECT_EQ(nice_prio(own_nice()), v.v[OUT_PRIO]);
 	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
 	/* Woken after the mark, by the writer, then on a CPU, then read. */
 	wake = find_sched(&l, KEV_WAKEUP, pp.reader_tid, before, &v);
@@ -199,11 +224,11 @@ TEST(a_blocked_read_is_woken_by_the_writing_thread)
 	EXPECT_EQ(k.pid, l.ev[wake].info.posix_pid);
 	EXPECT_EQ(k.pid, v.v[WAKE_PID]);
 	EXPECT_EQ(pp.writer_tid, v.v[WAKE_TID]);
-	EXPECT_EQ(20, v.v[WAKE_PRIO]);
+	EXPECT_EQ(nice_prio(own_nice()), v.v[WAKE_PRIO]);
 	EXPECT_EQ(0, v.v[WAKE_NEW]);
 	in = find_sched(&l, KEV_SCHED_IN, pp.reader_tid, wake, &v);
 	ASSERT_LT(wake, in);
-	EXPECT_EQ(20, v.v[IN_PRIO]);
+	EXPECT_EQ(nice_prio(own_nice()), v.v[IN_PRIO]);
 	read_mark = find_mark(&l, "kev.read", 0);
 	EXPECT_LT(in, read_mark);
 	EXPECT_EQ(0, only_of(&l, k.pid));
@@ -213,13 +238,13 @@ TEST(a_blocked_read_is_woken_by_the_writing_thread)
 
 /* ---- priority and policy ------------------------------------------------ */
 
-/* Sleep, renice by 5, sleep again: two switch-outs, prio 20 then 25. */
+/* Sleep, renice by 5, sleep again: two switch-outs, 5 apart. */
 static int sleep_renice_sleep(void *arg)
 {
 	(void)arg;
 	kev_mark("kev.before", 0);
 	usleep(1000);
-	if (setpriority(PRIO_PROCESS, 0, 5))
+	if (setpriority(PRIO_PROCESS, 0, own_nice() + 5))
 		return 1;
 	kev_mark("kev.reniced", 0);
 	usleep(1000);
@@ -228,17 +253,19 @@ static int sleep_renice_sleep(void *arg)
 }
 
 /*
- * A priority change shows in the next switch-out and switch-in: nice 0
- * is prio 20 before, nice 5 is 25 after, the policy SCHED_OTHER.
+ * A priority change shows in the next switch-out and switch-in: nice n
+ * is prio 20 + n before, n + 5 is 25 + n after, the policy SCHED_OTHER.
  */
 TEST(a_priority_change_shows_in_the_next_switches)
 {
 	struct kev_child k;
 	struct kev_val v;
 	struct kevs l;
-	int before, reniced, i;
+	int before, reniced, i, nice = own_nice();
 
 	SKIP_WITHOUT_SCHED();
+	if (nice > 14)
+		SKIP(return, "nice %d: no room to renice by 5", nice);
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
 				   sleep_renice_sleep, NULL, &l));
 	ASSERT_EQ(0, k.status);
@@ -248,15 +275,15 @@ TEST(a_priority_change_shows_in_the_next_switches)
 	i = find_sleep(&l, k.pid, before, &v);
 	ASSERT_LT(before, i);
 	ASSERT_LT(i, reniced);
-	EXPECT_EQ(20, v.v[OUT_PRIO]);
+	EXPECT_EQ(nice_prio(nice), v.v[OUT_PRIO]);
 	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
 	i = find_sleep(&l, k.pid, reniced, &v);
 	ASSERT_LT(reniced, i);
-	EXPECT_EQ(25, v.v[OUT_PRIO]);
+	EXPECT_EQ(nice_prio(nice + 5), v.v[OUT_PRIO]);
 	EXPECT_EQ(SCHED_OTHER, v.v[OUT_POLICY]);
 	i = find_sched(&l, KEV_SCHED_IN, k.pid, i, &v);
 	ASSERT_LT(0, i);
-	EXPECT_EQ(25, v.v[IN_PRIO]);
+	EXPECT_EQ(nice_prio(nice + 5), v.v[IN_PRIO]);
 	EXPECT_EQ(0, only_of(&l, k.pid));
 	kevs_free(&l);
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
@@ -288,14 +315,16 @@ static int move_to_cpu1(void *arg)
 /* sched_setaffinity() to another CPU moves the thread: from 0 to 1. */
 TEST(an_affinity_change_moves_the_thread)
 {
+	cpu_set_t allowed;
 	struct kev_child k;
 	struct kev_val v;
 	struct kevs l;
 	int before, after, i;
 
 	SKIP_WITHOUT_SCHED();
-	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
-		SKIP(return, "one CPU");
+	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
+	if (!CPU_ISSET(0, &allowed) || !CPU_ISSET(1, &allowed))
+		SKIP(return, "CPUs 0 and 1 are not both ours");
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
 				   move_to_cpu1, NULL, &l));
 	ASSERT_EQ(0, k.status);

@@ -241,15 +241,20 @@ struct posixtrace_version {
  * stopped, 8 t traced, 16 X dead, 32 Z zombie, 64 P parked, 128 I idle);
  * POSIXTRACE_SCHED_PREEMPTED (256) when it was preempted, runnable;
  * @prio: its priority as LTTng's prev_prio counts it, the kernel's less
- * 100 (MAX_RT_PRIO): -1 - rt_priority for a realtime thread, 20 + nice
- * for the others (a boost by a priority-inheritance mutex included);
+ * 100 (MAX_RT_PRIO): -1 - rt_priority for a realtime thread, -101 for
+ * SCHED_DEADLINE, 20 + nice for the others (a boost by a
+ * priority-inheritance mutex included);
  * @policy: SCHED_*; @cpu: the CPU it leaves.
  */
 #define POSIXTRACE_EVENT_SCHED_OUT	23
 #define POSIXTRACE_SCHED_OUT_FORMAT \
 	"state:u32,prio:s32,policy:u32,cpu:u32"
 #define POSIXTRACE_SCHED_PREEMPTED	256
-/* A traced thread runs on @cpu (ABI 0.14); @prio as above. */
+/*
+ * A traced thread runs on @cpu (ABI 0.14); @prio as above. A thread's
+ * last switch-out, once it has exited, is not recorded: the kernel has
+ * let go of its thread id by then.
+ */
 #define POSIXTRACE_EVENT_SCHED_IN	24
 #define POSIXTRACE_SCHED_IN_FORMAT	"prio:s32,cpu:u32"
 /*
