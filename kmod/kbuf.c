@@ -46,6 +46,7 @@
 
 #include <linux/gfp.h>
 #include <linux/ktime.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/rculist.h>
 #include <linux/slab.h>
@@ -93,8 +94,7 @@ static void posixtrace_kbufs_free(struct posixtrace_kbufs *kbufs)
 		if (!kbufs->srcs[cpu])
 			continue;
 		kb = posixtrace_src_kbuf(kbufs->srcs[cpu]);
-		if (kb->data)
-			free_page((unsigned long)kb->data);
+		kvfree(kb->data);
 		kfree(kb);
 	}
 	posixtrace_drain_domain_put(kbufs->domain);
@@ -109,19 +109,24 @@ static void posixtrace_kbufs_free_rcu(struct rcu_head *rcu)
 /**
  * posixtrace_kbufs_new - the buffers of a new stream, one per possible CPU
  * @stream: the stream, not yet published
+ * @size: the bytes of each: a power of two, POSIXTRACE_KBUF_SIZE to
+ *	POSIXTRACE_KBUF_SIZE_MAX
  *
- * A page each, charged to the caller (the creator); listed for the drains
+ * Charged to the caller (the creator); listed for the drains
  * (posixtrace_drain_list() of @srcs) once the stream's domain is known.
  *
  * Return: the buffers, or NULL.
  */
-struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
+struct posixtrace_kbufs *
+posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 {
 	struct posixtrace_kbufs *kbufs;
 	struct posixtrace_kbuf *kb;
-	struct page *page;
 	int cpu;
 
+	if (WARN_ON_ONCE(!is_power_of_2(size) || size < POSIXTRACE_KBUF_SIZE ||
+			 size > POSIXTRACE_KBUF_SIZE_MAX))
+		return NULL;
 	kbufs = kzalloc(struct_size(kbufs, srcs, nr_cpu_ids),
 			GFP_KERNEL_ACCOUNT);
 	if (!kbufs)
@@ -132,11 +137,12 @@ struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream)
 		if (!kb)
 			goto err;
 		kbufs->srcs[cpu] = &kb->src;
-		page = alloc_pages_node(cpu_to_node(cpu), GFP_KERNEL_ACCOUNT,
-					get_order(POSIXTRACE_KBUF_SIZE));
-		if (!page)
+		/* The kernel's alone, never mapped: pages need not be adjacent. */
+		kb->data = kvmalloc_node(size, GFP_KERNEL_ACCOUNT,
+					 cpu_to_node(cpu));
+		if (!kb->data)
 			goto err;
-		kb->data = page_address(page);
+		kb->size = size;
 		raw_spin_lock_init(&kb->lock);
 		kb->src.ops = &posixtrace_kbuf_ops;
 		kb->src.staged = true;
@@ -199,9 +205,9 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	start = head;
 	/* Pairs with the drain's store-release: it is done with that room. */
 	tail = smp_load_acquire(&kb->tail);
-	off = head & (POSIXTRACE_KBUF_SIZE - 1);
-	pad = off + size > POSIXTRACE_KBUF_SIZE ? POSIXTRACE_KBUF_SIZE - off : 0;
-	if (head + pad + size - tail > POSIXTRACE_KBUF_SIZE) {
+	off = head & (kb->size - 1);
+	pad = off + size > kb->size ? kb->size - off : 0;
+	if (head + pad + size - tail > kb->size) {
 		raw_spin_unlock_irqrestore(&kb->lock, flags);
 		return -ENOSPC;
 	}
@@ -278,7 +284,7 @@ static bool posixtrace_kbuf_peek(struct posixtrace_source *src)
 
 	while (kb->pos < kb->lap_end) {
 		rec = (const void *)(kb->data +
-				     (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
+				     (kb->pos & (kb->size - 1)));
 		if (rec->event_id != POSIXTRACE_KBUF_PAD) {
 			/* Stamps only grow in a buffer: the rest waits too. */
 			if (rec->mono >= kb->cut) {
@@ -304,7 +310,7 @@ static bool posixtrace_kbuf_take(struct posixtrace_source *src,
 {
 	struct posixtrace_kbuf *kb = posixtrace_src_kbuf(src);
 	const struct posixtrace_kbuf_record *rec =
-		(const void *)(kb->data + (kb->pos & (POSIXTRACE_KBUF_SIZE - 1)));
+		(const void *)(kb->data + (kb->pos & (kb->size - 1)));
 
 	posixtrace_source_assert_held(src);
 	*emit = (struct posixtrace_emit) {

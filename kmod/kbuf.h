@@ -27,10 +27,16 @@ struct posixtrace_kbuf {
 	/* The drain's view, under its lock: as a thread ring's. */
 	u64 pos, lap_end;
 	u64 cut;			/* ... and takes nothing stamped after */
-	u8 *data;			/* POSIXTRACE_KBUF_SIZE bytes */
+	u32 size;			/* of @data: a power of two */
+	u8 *data;
 };
 
-#define POSIXTRACE_KBUF_SIZE	PAGE_SIZE
+/*
+ * A kbuf's size: a page, or for a stream of the kernel-rate classes
+ * (syscall, sched) up to POSIXTRACE_KBUF_SIZE_MAX (stream.c chooses).
+ */
+#define POSIXTRACE_KBUF_SIZE		PAGE_SIZE
+#define POSIXTRACE_KBUF_SIZE_MAX	(1024 * 1024)
 
 /*
  * A stream's kbufs, indexed by CPU, as the drain lists them (each one's
@@ -54,7 +60,8 @@ struct posixtrace_kbufs {
 /* ... it holds more than the threshold given: drain. */
 #define POSIXTRACE_KBUF_DRAIN	2
 
-struct posixtrace_kbufs *posixtrace_kbufs_new(struct posixtrace_stream *stream);
+struct posixtrace_kbufs *
+posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size);
 void posixtrace_kbufs_free_later(struct posixtrace_kbufs *kbufs);
 int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,

@@ -13,6 +13,8 @@
 #include <linux/cred.h>
 #include <linux/file.h>
 #include <linux/fs.h>
+#include <linux/log2.h>
+#include <linux/math64.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pid_namespace.h>
@@ -258,6 +260,28 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
 }
 
 /*
+ * Each kbuf's size. A page, but for the kernel-rate classes (system calls
+ * and scheduling, at up to millions a second), which would fill a page
+ * between two wakeups of the drain's worker: then as much as a quarter of
+ * the stream's size over the CPUs gives each, from a page to
+ * POSIXTRACE_KBUF_SIZE_MAX, so that the kbufs of a stream never hold more
+ * than a fraction of what the stream itself does (charged, as it is, to
+ * the creator).
+ */
+static u32 posixtrace_stream_kbuf_size(const struct posixtrace_stream *stream)
+{
+	u64 share;
+
+	if (!(stream->attr.kernel_events &
+	      (POSIXTRACE_KERNEL_SYSCALL | POSIXTRACE_KERNEL_SCHED)))
+		return POSIXTRACE_KBUF_SIZE;
+	share = div_u64(stream->ring.size, 4 * num_possible_cpus());
+	share = clamp_t(u64, share, POSIXTRACE_KBUF_SIZE,
+			POSIXTRACE_KBUF_SIZE_MAX);
+	return rounddown_pow_of_two((unsigned long)share);
+}
+
+/*
  * The ring, and the bounce buffer records taken out go through: a batch,
  * at least the largest record with a gap's two before it. A reader may map
  * the buffer (stream_read.c): whole pages then, and zeroed, so that it
@@ -270,15 +294,17 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 			   2 * sizeof(struct posixtrace_record));
 	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	struct posixtrace_kbufs *kbufs;
+	u32 kbuf_size;
 
 	if (posixtrace_ring_alloc(&stream->ring,
 				  posixtrace_stream_ring_size(stream)))
 		return -ENOMEM;
-	kbufs = posixtrace_kbufs_new(stream);
+	kbuf_size = posixtrace_stream_kbuf_size(stream);
+	kbufs = posixtrace_kbufs_new(stream, kbuf_size);
 	if (!kbufs)
 		return -ENOMEM;
 	rcu_assign_pointer(stream->kbufs, kbufs);
-	stream->kbuf_threshold = min_t(size_t, POSIXTRACE_KBUF_SIZE / 2,
+	stream->kbuf_threshold = min_t(size_t, kbuf_size / 2,
 				       stream->ring.size / 4);
 	if (!stream->log) {
 		batch = PAGE_ALIGN(batch);

@@ -38,11 +38,12 @@ const char *kernel_classes_check(struct kernel_classes *kc);
 /* Once the stream is created: its selection of calls, if any. */
 int kernel_classes_select(const struct kernel_classes *kc, trace_id_t trid);
 /*
- * Puts them in attr, and with proc a max data size that keeps a whole
- * exec event unless the user chose one: 0 or the library's error.
+ * Puts them in attr; with proc a max data size that keeps a whole exec
+ * event, and with syscall or sched a stream of 4 MiB, unless the user
+ * chose them: 0 or the library's error.
  */
 int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr,
-			 bool max_data_given);
+			 bool max_data_given, bool stream_size_given);
 
 /*
  * After posix_trace_create*() failed with err: whether to try again

@@ -114,7 +114,8 @@ static const char record_usage[] =
 "                           (openat, read) and strace's classes (%file,\n"
 "                           %process, %network, %signal, %memory); adds\n"
 "                           syscall to the default classes\n"
-"  -s, --stream-size SIZE   the stream's size in memory (default 1M)\n"
+"  -s, --stream-size SIZE   the stream's size in memory (default 1M, 4M\n"
+"                           with syscall or sched)\n"
 "  -m, --max-data-size SIZE the largest event payload kept (default 1024,\n"
 "                           or 1301 with proc: a whole exec event)\n"
 "      --log-policy POLICY  append (default, no size limit), until-full\n"
@@ -365,7 +366,8 @@ static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
 		return "--max-data-size";
 	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
 		return "--log-size";
-	if (kernel_classes_apply(&o->kernel, attr, o->has_max_data_size))
+	if (kernel_classes_apply(&o->kernel, attr, o->has_max_data_size,
+				 o->has_stream_size))
 		return "--kernel";
 	return NULL;
 }

@@ -70,7 +70,8 @@ static const char trace_usage[] =
 "  -o, --output FILE        write the lines to FILE\n"
 "  -p, --pid PID            trace PID rather than run a command\n"
 "  -s, --stream-size SIZE   the stream's size in memory (default: the\n"
-"                           module's); events that do not fit are lost\n"
+"                           module's, 4M with syscall or sched); events\n"
+"                           that do not fit are lost\n"
 "      --replay LOG         print the events of the trace log LOG as trace\n"
 "                           prints them (on standard output unless -o)\n"
 "      --color WHEN         auto (the default: on a terminal, unless\n"
@@ -232,7 +233,7 @@ static const char *make_attr(const struct trace_opts *o, trace_attr_t *attr)
 	if (o->has_stream_size &&
 	    posix_trace_attr_setstreamsize(attr, o->stream_size))
 		return "--stream-size";
-	if (kernel_classes_apply(&o->kernel, attr, false))
+	if (kernel_classes_apply(&o->kernel, attr, false, o->has_stream_size))
 		return "--kernel";
 	return NULL;
 }
