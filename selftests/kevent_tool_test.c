@@ -295,6 +295,47 @@ TEST(trace_syscalls_records_only_the_calls_chosen)
 	unlink(SCRIPT_PATH);
 }
 
+/*
+ * record's summary with the syscall and sched classes: a table of system
+ * calls as strace -c prints it, cat's failed open among them with its
+ * errno's name, and each thread's wakeup-to-run latency.
+ */
+TEST(record_summarizes_calls_and_wakeup_latency)
+{
+	const char *rec[] = { "record", "--kernel=proc,syscall,sched", "-o",
+			      LOG_PATH, "--", "/bin/sh", "-c",
+			      "cat /nonexistent/kev 2>/dev/null; sleep 0.05; "
+			      "exit 7", NULL };
+	static char err[1 << 16];
+	const char *row;
+	int rows;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(7, tool_output(rec, NULL, 0, err, sizeof(err))) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_NE(NULL, strstr(err, "% time     seconds  usecs/call     calls    errors syscall")) {
+		TH_LOG("%s", err);
+	}
+	row = strstr(err, " openat ENOENT ");
+	EXPECT_NE(NULL, row) {
+		TH_LOG("%s", err);
+	}
+	EXPECT_NE(NULL, strstr(err, " exit_group"));
+	EXPECT_NE(NULL, strstr(err, " total\n"));
+	row = strstr(err, "wakeup to running, as perf sched latency");
+	ASSERT_NE(NULL, row);
+	/* The shell woke from its wait4, the sleep from its nanosleep. */
+	row = strchr(strchr(row, '\n') + 1, '\n');
+	for (rows = 0; row && row[1] == ' ' && row[2] == ' ' &&
+	     row[3] >= '1' && row[3] <= '9'; rows++)
+		row = strchr(row + 1, '\n');
+	EXPECT_LE(2, rows) {
+		TH_LOG("%s", err);
+	}
+	unlink(LOG_PATH);
+}
+
 /* Whether "posixtrace list" shows a stream that traces @pid. */
 static bool listed(pid_t pid)
 {

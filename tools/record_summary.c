@@ -85,6 +85,7 @@ static bool stored_by_stream(const struct log_event *ev)
 static int tally_event(const struct log_event *ev, uint64_t seq_end,
 		       struct record_summary *s)
 {
+	struct kevent k;
 	int err;
 
 	s->events++;
@@ -103,6 +104,11 @@ static int tally_event(const struct log_event *ev, uint64_t seq_end,
 		err = tally_add(&s->processes, ev->info.posix_pid, NULL);
 	if (!err)
 		err = proctree_add(&s->tree, ev);
+	if (!err && s->kstats && kevent_decode(ev, &k))
+		err = kstats_add(s->kstats, &k,
+				 (uint64_t)ev->info.posix_timestamp.tv_sec *
+				 1000000000ULL +
+				 (uint64_t)ev->info.posix_timestamp.tv_nsec);
 	return err;
 }
 
@@ -200,6 +206,8 @@ int record_summarize(const struct record_summary_in *in,
 	s->log_policy = in->log_policy;
 	s->log_size = in->log_size;
 	s->status = *in->status;
+	/* Without memory, the summary goes without these tables. */
+	s->kstats = kstats_new();
 	if (in->read_path) {
 		if (stat(in->read_path, &sb) == 0)
 			s->bytes = sb.st_size;
@@ -212,6 +220,8 @@ int record_summarize(const struct record_summary_in *in,
 
 void record_summary_free(struct record_summary *s)
 {
+	kstats_free(s->kstats);
+	s->kstats = NULL;
 	tally_free(&s->processes);
 	tally_free(&s->types);
 	proctree_free(&s->tree);
@@ -430,6 +440,8 @@ void record_summary_print(const struct record_summary_in *in,
 		fprintf(stderr, "  process tree\n");
 		proctree_print(stderr, &s->tree, "  ");
 	}
+	if (s->log_read && s->kstats)
+		kstats_print(stderr, s->kstats, &s->tree, "  ");
 	print_unused_patterns(in, s);
 	print_losses(in, s);
 	print_advice(s);

@@ -3,8 +3,9 @@
  * posixtrace record: what was recorded, said at the end on standard error:
  * one line (events, processes, lost, size, time), the events lost and
  * why, with the advice that would have kept them, the counts per process
- * (named by their command) and per event type, and the process tree
- * with exit statuses when the log has kernel events.
+ * (named by their command) and per event type, the process tree with
+ * exit statuses when the log has kernel events, and with system calls or
+ * scheduling their statistics (kstats.h).
  *
  * The losses come from the stream's own status, read before shutdown
  * (record_status.h): every event the stream stored should be in the log,
@@ -19,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kstats.h"
 #include "proctree.h"
 #include "record_select.h"
 #include "record_status.h"
@@ -43,6 +45,7 @@ struct record_summary {
 	uint64_t gap_lost;		/* missing in the log's gaps */
 	struct tally processes, types;
 	struct proctree tree;		/* from the kernel events */
+	struct kstats *kstats;		/* system calls, scheduling */
 	long long bytes;		/* the log's size, -1 unknown */
 	int log_policy;
 	size_t log_size;
