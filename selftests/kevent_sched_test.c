@@ -393,6 +393,59 @@ TEST(a_new_thread_is_woken_by_its_creator)
 	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }
 
+/* ---- a log of every class ----------------------------------------------- */
+
+/*
+ * A log of every class (a burst: fork, exec, exit, signal; the system
+ * calls and switches they make) reads back whole, and goes to the host,
+ * which exports it as LTTng's kernel trace and reads it back with
+ * babeltrace2 (tools/tests/lttng-export.sh; check.sh says why not
+ * bt2-compare.sh too).
+ */
+TEST(a_log_of_every_class_reads_back_and_is_exported)
+{
+	struct posix_trace_event_info info;
+	unsigned char data[KEV_DATA_MAX];
+	unsigned int classes = 0;
+	int fd, unavailable;
+	trace_attr_t attr;
+	trace_id_t trid;
+	pid_t child;
+	size_t len;
+
+	SKIP_WITHOUT_SCHED();
+	fd = tmp_log();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_ALL,
+			      POSIX_TRACE_INHERITED));
+	ASSERT_EQ(0, posix_trace_attr_setname(&attr, "kevent-all"));
+	ASSERT_EQ(0, posix_trace_attr_setlogfullpolicy(&attr,
+						       POSIX_TRACE_APPEND));
+	ASSERT_EQ(0, posix_trace_create_withlog(0, &attr, fd, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	kev_mark("kev.before", 0);
+	ASSERT_EQ(0, kev_burst(&child));
+	usleep(2000);
+	kev_mark("kev.after", 0);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	/* Read back: each class is there. */
+	ASSERT_EQ(0, posix_trace_open(fd, &trid));
+	for (;;) {
+		ASSERT_EQ(0, posix_trace_getnext_event(trid, &info, data,
+						       sizeof(data), &len,
+						       &unavailable));
+		if (unavailable)
+			break;
+		if (kev_kernel(info.posix_event_id))
+			classes |= kev_class(info.posix_event_id);
+	}
+	ASSERT_EQ(0, posix_trace_close(trid));
+	EXPECT_EQ(POSIXTRACE_K_KERNEL_ALL, classes);
+	ASSERT_TRUE(export_log(fd, getenv("POSIXTRACE_LOG_EXPORT"),
+			       "kevent-all.lttng.ptlog"));
+	close(fd);
+}
+
 /* ---- who may, and when the probes are on --------------------------------- */
 
 /* As uid: the sched class refused while paranoid, else allowed. */

@@ -16,10 +16,11 @@
 
 #include "command.h"
 #include "ctf.h"
+#include "export_lttng.h"
 #include "logcheck.h"
 
 static const char export_usage[] =
-"usage: posixtrace export [--force] -o DIR LOG\n"
+"usage: posixtrace export [--force] [--format=ctf|lttng] -o DIR LOG\n"
 "Convert the trace log LOG to a CTF 1.8 trace in the directory DIR (made if\n"
 "missing; it must be empty): DIR/metadata and DIR/stream. Event classes are\n"
 "the log's event types, named as 'posixtrace dump' names them; timestamps\n"
@@ -31,6 +32,11 @@ static const char export_usage[] =
 "babeltrace2 names the trace after. Read it with: babeltrace2 DIR\n"
 "\n"
 "  -o, --output DIR  the trace directory to write\n"
+"      --format FORMAT  ctf (the default, above) or lttng: the kernel\n"
+"                    events as LTTng's kernel tracer names them\n"
+"                    (sched_switch, syscall_entry_openat...), one stream\n"
+"                    per CPU (DIR/channel0_N), for Trace Compass's\n"
+"                    Control Flow and Resources views\n"
 "  -f, --force       overwrite DIR if it holds a previous export only\n"
 "  -h, --help        print this help\n"
 "\n"
@@ -43,6 +49,11 @@ static const char export_usage[] =
 /* What an export writes; --force overwrites these and nothing else. */
 static bool ours(const char *name)
 {
+	const char *p = name + strlen(LTTNG_STREAM_PREFIX);
+
+	if (!strncmp(name, LTTNG_STREAM_PREFIX, strlen(LTTNG_STREAM_PREFIX)) &&
+	    *p && strspn(p, "0123456789") == strlen(p))
+		return true;
 	return !strcmp(name, CTF_METADATA_FILE) ||
 	       !strcmp(name, CTF_STREAM_FILE);
 }
@@ -85,11 +96,24 @@ static int open_dir(const char *dir, bool force, bool *made)
 	return fd;
 }
 
+/* Removes what an export writes: its files, nothing else. */
+static void remove_ours(int dirfd)
+{
+	struct dirent *de;
+	DIR *d = fdopendir(dup(dirfd));
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (ours(de->d_name))
+			unlinkat(dirfd, de->d_name, 0);
+	closedir(d);
+}
+
 /* Leaves nothing half-written behind. */
 static void undo(int dirfd, const char *dir, bool made)
 {
-	unlinkat(dirfd, CTF_METADATA_FILE, 0);
-	unlinkat(dirfd, CTF_STREAM_FILE, 0);
+	remove_ours(dirfd);
 	if (made)
 		rmdir(dir);
 }
@@ -153,6 +177,7 @@ int cmd_export(int argc, char **argv)
 	static const struct option options[] = {
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "format", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,7 +185,7 @@ int cmd_export(int argc, char **argv)
 	struct log_damage damage;
 	struct log_reader lr;
 	uint8_t uuid[16];
-	bool force = false, made, read_error = false;
+	bool force = false, made, read_error = false, lttng = false;
 	uint64_t nread = 0;
 	int c, dirfd, err;
 
@@ -171,6 +196,12 @@ int cmd_export(int argc, char **argv)
 			break;
 		case 'f':
 			force = true;
+			break;
+		case 'F':
+			if (strcmp(optarg, "ctf") && strcmp(optarg, "lttng"))
+				return usage_error(export_usage,
+						   "bad --format: ctf or lttng");
+			lttng = !strcmp(optarg, "lttng");
 			break;
 		case 'h':
 			return usage_help(export_usage);
@@ -202,10 +233,16 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	ctf_uuid(uuid, &lr.attr);
+	/* A previous export's files go: another format leaves others. */
+	if (force)
+		remove_ours(dirfd);
 	/* The metadata comes last: it names the types the events used. */
-	what = CTF_STREAM_FILE;
-	err = write_stream(&lr, dirfd, uuid, prog, &nread, &read_error);
-	if (!err) {
+	what = lttng ? LTTNG_STREAM_PREFIX "N" : CTF_STREAM_FILE;
+	if (lttng)
+		err = export_lttng(&lr, dirfd, uuid, &nread, &read_error);
+	else
+		err = write_stream(&lr, dirfd, uuid, prog, &nread, &read_error);
+	if (!err && !lttng) {
 		what = CTF_METADATA_FILE;
 		err = ctf_metadata_write(dirfd, &lr, uuid);
 	}

@@ -361,6 +361,14 @@ run_vm() {
 	host_case "logs_exported.$label" compgen -G "$out/export/*.ptlog"
 	for log in "$out"/export/*.ptlog; do
 		[ -f "$log" ] || continue
+		host_case "lttng_export.$label.$(basename "$log" .ptlog)" \
+			"$TOP_DIR/tools/tests/lttng-export.sh" "$log"
+		# Debian's babeltrace2 (2.0.4) shows an empty string field
+		# with the value the same field had in the event of its class
+		# before (the CTF holds the empty string): a log of system
+		# calls, whose paths are mostly empty, is checked against
+		# the LTTng export's counts only.
+		[[ $log == *.lttng.ptlog ]] && continue
 		host_case "bt2_compare.$label.$(basename "$log" .ptlog)" \
 			"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
 	done
