@@ -70,53 +70,7 @@ static char *out_path(const struct fcase *c)
 /* Runs the case once: its time in seconds, or -1 (note says why). */
 static double run(struct fcase *c)
 {
-	char *out = out_path(c);
-	double t0, t1;
-	int status;
-	pid_t pid;
-
-	t0 = now();
-	pid = fork();
-	if (pid < 0) {
-		snprintf(c->note, sizeof(c->note), "fork: %s", strerror(errno));
-		return -1;
-	}
-	if (!pid) {
-		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fd < 0)
-			_exit(126);
-		dup2(fd, 1);
-		dup2(fd, 2);
-		close(fd);
-		execvp(c->argv[0], c->argv);
-		fprintf(stderr, "%s: %s\n", c->argv[0], strerror(errno));
-		_exit(127);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(c->note, sizeof(c->note), "waitpid: %s",
-				 strerror(errno));
-			return -1;
-		}
-	t1 = now();
-	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		char line[120] = "";
-		FILE *f = fopen(out, "r");
-
-		if (f) {
-			if (!fgets(line, sizeof(line), f))
-				line[0] = 0;
-			fclose(f);
-			line[strcspn(line, "\n")] = 0;
-		}
-		snprintf(c->note, sizeof(c->note), "not measured: %s %d%s%s",
-			 WIFEXITED(status) ? "exit status" : "killed by signal",
-			 WIFEXITED(status) ? WEXITSTATUS(status) :
-			 WTERMSIG(status), line[0] ? ": " : "", line);
-		return -1;
-	}
-	return t1 - t0;
+	return bench_run(c->argv, out_path(c), c->note, sizeof(c->note));
 }
 
 static void usage(const char *prog)

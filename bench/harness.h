@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,6 +61,63 @@ static inline double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
+}
+
+/* ---- running a command -------------------------------------------------- */
+
+/*
+ * Runs argv with its standard output and error in the file out, from fork
+ * to waitpid: its wall time in seconds; -1 (note says why, with its
+ * output's first line) if it could not run or did not exit 0.
+ */
+static inline double bench_run(char *const *argv, const char *out, char *note,
+			       size_t note_size)
+{
+	char line[120] = "";
+	double t0, t1;
+	int status;
+	FILE *f;
+	pid_t pid;
+
+	t0 = now();
+	pid = fork();
+	if (pid < 0) {
+		snprintf(note, note_size, "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (!pid) {
+		int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd < 0)
+			_exit(126);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		close(fd);
+		execvp(argv[0], argv);
+		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(note, note_size, "waitpid: %s",
+				 strerror(errno));
+			return -1;
+		}
+	t1 = now();
+	if (WIFEXITED(status) && !WEXITSTATUS(status))
+		return t1 - t0;
+	f = fopen(out, "r");
+	if (f) {
+		if (!fgets(line, sizeof(line), f))
+			line[0] = 0;
+		fclose(f);
+		line[strcspn(line, "\n")] = 0;
+	}
+	snprintf(note, note_size, "not measured: %s %d%s%s",
+		 WIFEXITED(status) ? "exit status" : "killed by signal",
+		 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		 line[0] ? ": " : "", line);
+	return -1;
 }
 
 /* ---- the references ----------------------------------------------------- */

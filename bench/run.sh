@@ -16,6 +16,7 @@
 #   bench/run.sh [-r ROUNDS] [-t SECONDS]          e.g. -r 7 -t 0.5
 #   bench/run.sh --fork [-r ROUNDS]                the fork-heavy rows alone
 #   bench/run.sh --keepup [-r ROUNDS] [-t SECONDS] the keep-up rows alone
+#   bench/run.sh --syscalls [-r ROUNDS]            the system-call rows alone
 #   bench/run.sh --profile K [-r ROUNDS]           where a live reader's
 #                                                  time goes (below)
 #   bench/run.sh --host [-r ROUNDS] [-t SECONDS]   (make bench-host)
@@ -72,8 +73,19 @@
 # measures as, and prints perf report's functions and threads: where the
 # guest's CPUs went, the module's functions among them.
 #
+# The system-call rows (issue 29; bench/syscall_cost.c, run by
+# bench/syscall_guest.sh in a guest of each test kernel, 6.1 then 6.12):
+# dd bs=1 (two system calls a byte) and a fork-heavy shell loop, untraced,
+# under posixtrace record --kernel=proc,signal,syscall and --kernel=all,
+# strace -f -o FILE and perf trace -o FILE (this machine's strace and
+# perf), wall time, the guest's CPU time from /proc/stat, events kept and
+# lost; then an untraced process's getppid loop and pipe ping-pong while a
+# stream records syscall and sched of another process, against the same
+# without. LTTng's kernel tracer is not among them: lttng-modules-dkms
+# is not built here (see the design page). --syscalls runs these alone.
+#
 # -r and -t go to event_cost, ust_cost and keepup alike, -r to fork_cost
-# too.
+# and syscall_cost too.
 # POSIXTRACE_BUILD (default build/) is where it builds and boots.
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=../selftests/vm/lib.sh
@@ -95,6 +107,9 @@ elif [ "${1:-}" = --keepup ]; then
 	shift
 elif [ "${1:-}" = --profile ]; then
 	ROWS=profile
+	shift
+elif [ "${1:-}" = --syscalls ]; then
+	ROWS=syscalls
 	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
@@ -230,6 +245,37 @@ if [ -n "$RT" ]; then
 	exit 0
 fi
 
+# The system-call rows, in a guest of each test kernel (see the top).
+syscall_rows() {
+	local k out args tools=() t
+	args=$(printf '%s ' "$@")
+	for t in strace perf; do
+		command -v $t >/dev/null &&
+			tools+=(--bin "$(readlink -f "$(command -v $t)")")
+	done
+	for k in $(test_kernels); do
+		log "building for $k; the system-call rows (some minutes)"
+		build_module "$k" "/usr/src/linux-headers-$k" -s >/dev/null
+		out=$BUILD_DIR/vm-bench-syscalls-$k
+		{
+			echo "#!/bin/sh"
+			echo "BENCH_ARGS='${args% }'"
+			tail -n +2 "$BENCH_DIR/syscall_guest.sh"
+		} >"$out.sh"
+		chmod +x "$out.sh"
+		set +e
+		"$VM_DIR/run-vm.sh" --label "syscalls-$k" --kernel "/boot/vmlinuz-$k" \
+			--module "$BUILD_DIR/kmod-$k/kmod/posixtrace.ko" \
+			--out "$out" --timeout 1800 --demo "$out.sh" \
+			--bin "$BUILD_DIR/bench/syscall_cost" --bin "$TOOL" \
+			"${tools[@]}" >"$out.log" 2>&1
+		local rc=$?
+		set -e
+		sed -n 's/^\[syscalls-[^]]*\] # bench: \{0,1\}//p' "$out.log"
+		[ $rc = 0 ] || log "the $k guest failed (run-vm.sh exit $rc): see $out.log"
+	done
+}
+
 rel=$(test_kernels | tail -n 1)
 # The tool the fork-heavy rows record with.
 TOOL=${POSIXTRACE_TOOL:-$TOP_DIR/tools/posixtrace}
@@ -238,6 +284,10 @@ log "building for $rel"
 dst=$BUILD_DIR/kmod-$rel
 build_module "$rel" "/usr/src/linux-headers-$rel" -s >/dev/null
 make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
+if [ $ROWS = syscalls ]; then
+	syscall_rows "$@"
+	exit 0
+fi
 
 # The guest script, with the options baked in (init.sh passes none).
 mkdir -p "$BUILD_DIR/bench"
@@ -276,3 +326,4 @@ if [ $rc != 0 ]; then
 	exit 1
 fi
 log "$(tail -n 1 "$out.log")"
+[ $ROWS != all ] || syscall_rows "$@"

@@ -573,6 +573,76 @@ static inline bool become_user(uid_t uid)
 	       !setresuid(uid, uid, uid) && !prctl(PR_SET_DUMPABLE, 1);
 }
 
+/*
+ * In a child as uid: a stream of @privileged (a class that needs
+ * CAP_PERFMON) must be refused (EPERM) while @paranoid, else allowed;
+ * one of the proc and signal classes is allowed either way. Returns 0,
+ * the step that failed, or -1 if the child could not be run.
+ */
+static inline int kev_user_asks(uid_t uid, int paranoid,
+				unsigned int privileged)
+{
+	trace_id_t trid;
+	int status, ret = 0;
+	pid_t c = fork();
+
+	if (c < 0)
+		return -1;
+	if (!c) {
+		if (!become_user(uid))
+			_exit(1);
+		ret = create_with(privileged, &trid);
+		if (paranoid ? ret != EPERM : ret != 0)
+			_exit(2);
+		if (!ret)
+			posix_trace_shutdown(trid);
+		if (create_with(KEV_PROC_SIGNAL, &trid))
+			_exit(4);
+		posix_trace_shutdown(trid);
+		_exit(0);
+	}
+	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * In a TEST: @class needs CAP_PERFMON unless root sets
+ * kernel_events_paranoid to 0 (only 0 and 1 are values).
+ */
+#define ASSERT_PARANOID_GUARDS(class) do {				\
+	int _paranoid;							\
+	if (geteuid())							\
+		SKIP(return, "needs root for the module's parameters");	\
+	ASSERT_TRUE(param_read(PARANOID_PARAM, &_paranoid));		\
+	ASSERT_EQ(1, _paranoid);					\
+	EXPECT_EQ(0, kev_user_asks(1000, 1, (class)));			\
+	EXPECT_FALSE(param_write(PARANOID_PARAM, 2));			\
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 0));			\
+	EXPECT_EQ(0, kev_user_asks(1000, 0, (class)));			\
+	ASSERT_TRUE(param_write(PARANOID_PARAM, 1));			\
+	EXPECT_EQ(0, kev_user_asks(1000, 1, (class)));			\
+} while (0)
+
+/*
+ * In a TEST: @class's probes are on with its first stream and off once
+ * the stream is gone and the linger (50 ms here) has passed.
+ */
+#define ASSERT_PROBES_FOLLOW_A_STREAM(class) do {			\
+	trace_id_t _trid;						\
+	int _linger;							\
+	if (geteuid())							\
+		SKIP(return, "needs root for the module's parameters");	\
+	ASSERT_TRUE(param_read(LINGER_PARAM, &_linger));		\
+	ASSERT_TRUE(param_write(LINGER_PARAM, 50));			\
+	ASSERT_EQ(0, probes_settle(0));					\
+	ASSERT_EQ(0, create_with((class), &_trid));			\
+	EXPECT_EQ((int)(class), probes_settle((class)));		\
+	ASSERT_EQ(0, posix_trace_shutdown(_trid));			\
+	EXPECT_EQ(0, probes_settle(0));					\
+	ASSERT_TRUE(param_write(LINGER_PARAM, _linger));		\
+} while (0)
+
 /* ---- processes ---------------------------------------------------------- */
 
 /* A user event of the given name carrying v (opened on each call). */

@@ -448,71 +448,17 @@ TEST(a_log_of_every_class_reads_back_and_is_exported)
 
 /* ---- who may, and when the probes are on --------------------------------- */
 
-/* As uid: the sched class refused while paranoid, else allowed. */
-static int user_asks(uid_t uid, int paranoid)
-{
-	trace_id_t trid;
-	int ret;
-
-	if (!become_user(uid))
-		return 1;
-	ret = create_with(POSIXTRACE_K_KERNEL_SCHED, &trid);
-	if (paranoid)
-		return ret == EPERM ? 0 : 2;
-	if (ret)
-		return 3;
-	posix_trace_shutdown(trid);
-	return 0;
-}
-
-static int user_asks_status(uid_t uid, int paranoid)
-{
-	int status;
-	pid_t c = fork();
-
-	if (c < 0)
-		return -1;
-	if (!c)
-		_exit(user_asks(uid, paranoid));
-	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 TEST(the_class_needs_perfmon_unless_root_allows_every_user)
 {
-	int paranoid;
-
 	SKIP_WITHOUT_SCHED();
-	if (geteuid())
-		SKIP(return, "needs root for the module's parameters");
-	ASSERT_TRUE(param_read(PARANOID_PARAM, &paranoid));
-	ASSERT_EQ(1, paranoid);
-	EXPECT_EQ(0, user_asks_status(1000, 1));
-	ASSERT_TRUE(param_write(PARANOID_PARAM, 0));
-	EXPECT_EQ(0, user_asks_status(1000, 0));
-	ASSERT_TRUE(param_write(PARANOID_PARAM, 1));
-	EXPECT_EQ(0, user_asks_status(1000, 1));
+	ASSERT_PARANOID_GUARDS(POSIXTRACE_K_KERNEL_SCHED);
 }
 
 /* "No stream wants a class: no probe of ours registered", for sched. */
 TEST(sched_probes_are_on_only_while_a_stream_wants_them)
 {
-	trace_id_t trid;
-	int linger;
-
 	SKIP_WITHOUT_SCHED();
-	if (geteuid())
-		SKIP(return, "needs root for the module's parameters");
-	ASSERT_TRUE(param_read(LINGER_PARAM, &linger));
-	ASSERT_TRUE(param_write(LINGER_PARAM, 50));
-	ASSERT_EQ(0, probes_settle(0));
-	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SCHED, &trid));
-	EXPECT_EQ(POSIXTRACE_K_KERNEL_SCHED,
-		  probes_settle(POSIXTRACE_K_KERNEL_SCHED));
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
-	EXPECT_EQ(0, probes_settle(0));
-	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
+	ASSERT_PROBES_FOLLOW_A_STREAM(POSIXTRACE_K_KERNEL_SCHED);
 }
 
 TEST_HARNESS_MAIN

@@ -574,85 +574,22 @@ TEST(an_untraced_process_calls_never_appear)
 /*
  * As a user without CAP_PERFMON: the syscall class is refused (EPERM),
  * the others are not; once root sets kernel_events_paranoid to 0, it is
- * allowed. Returns 0, or the step that failed.
+ * allowed.
  */
-static int user_asks(uid_t uid, int paranoid)
-{
-	trace_id_t trid;
-	int ret;
-
-	if (!become_user(uid))
-		return 1;
-	ret = create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid);
-	if (paranoid) {
-		if (ret != EPERM)
-			return 2;
-	} else {
-		if (ret)
-			return 3;
-		posix_trace_shutdown(trid);
-	}
-	ret = create_with(KEV_PROC_SIGNAL, &trid);
-	if (ret)
-		return 4;
-	posix_trace_shutdown(trid);
-	return 0;
-}
-
-static int user_asks_status(uid_t uid, int paranoid)
-{
-	int status;
-	pid_t c = fork();
-
-	if (c < 0)
-		return -1;
-	if (!c)
-		_exit(user_asks(uid, paranoid));
-	if (waitpid(c, &status, 0) != c || !WIFEXITED(status))
-		return -1;
-	return WEXITSTATUS(status);
-}
-
 TEST(the_class_needs_perfmon_unless_root_allows_every_user)
 {
-	int paranoid;
-
 	SKIP_WITHOUT_SYSCALLS();
-	if (geteuid())
-		SKIP(return, "needs root for the module's parameters");
-	ASSERT_TRUE(param_read(PARANOID_PARAM, &paranoid));
-	ASSERT_EQ(1, paranoid);
-	EXPECT_EQ(0, user_asks_status(1000, 1));
-	/* Only 0 and 1 are values. */
-	EXPECT_FALSE(param_write(PARANOID_PARAM, 2));
-	ASSERT_TRUE(param_write(PARANOID_PARAM, 0));
-	EXPECT_EQ(0, user_asks_status(1000, 0));
-	ASSERT_TRUE(param_write(PARANOID_PARAM, 1));
-	EXPECT_EQ(0, user_asks_status(1000, 1));
+	ASSERT_PARANOID_GUARDS(POSIXTRACE_K_KERNEL_SYSCALL);
 }
 
 /*
  * The goal "no stream wants a class: no probe of ours registered", for
- * the syscall class: on with its first stream, off once the stream is
- * gone and the linger has passed.
+ * the syscall class.
  */
 TEST(syscall_probes_are_on_only_while_a_stream_wants_them)
 {
-	trace_id_t trid;
-	int linger;
-
 	SKIP_WITHOUT_SYSCALLS();
-	if (geteuid())
-		SKIP(return, "needs root for the module's parameters");
-	ASSERT_TRUE(param_read(LINGER_PARAM, &linger));
-	ASSERT_TRUE(param_write(LINGER_PARAM, 50));
-	ASSERT_EQ(0, probes_settle(0));
-	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid));
-	EXPECT_EQ(POSIXTRACE_K_KERNEL_SYSCALL,
-		  probes_settle(POSIXTRACE_K_KERNEL_SYSCALL));
-	ASSERT_EQ(0, posix_trace_shutdown(trid));
-	EXPECT_EQ(0, probes_settle(0));
-	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
+	ASSERT_PROBES_FOLLOW_A_STREAM(POSIXTRACE_K_KERNEL_SYSCALL);
 }
 
 TEST_HARNESS_MAIN
