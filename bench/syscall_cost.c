@@ -72,7 +72,7 @@ struct result {
 static struct result results[NWORK][NSETUPS];
 static const char *dir, *tool = "posixtrace", *strace_prog = "strace",
 		  *perf_prog = "perf";
-static long calls = 200000, procs = 300;
+static long calls = 50000, procs = 100;
 
 /* The guest's busy CPU time, in seconds, from /proc/stat's first line. */
 static double cpu_busy(void)

@@ -5,7 +5,7 @@
 # as "# bench: " lines. BENCH_ARGS (the kernel command line's
 # posixtrace.bench_args, if any) go to both.
 say() { echo "# bench: $*"; }
-show() { sed 's/^/# bench: /'; }
+show() { sed -u 's/^/# bench: /'; }
 say "kernel $(uname -r), $(grep -c ^processor /proc/cpuinfo) CPUs"
 d=/tmp/syscall_cost
 rm -rf $d && mkdir -p $d

@@ -154,9 +154,9 @@ static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	/*
 	 * Hard: run in hardirq context on PREEMPT_RT too, where a lazy one
 	 * waits for its CPU's irq_work thread, which CPU hotplug parks
-	 * before the scheduler's last moves off a dying CPU (whose
-	 * migrations are kernel events): a hard one is flushed by the CPU's
-	 * death. Its work (queue_work(), the domain's put) takes raw locks.
+	 * while the CPU still runs (and records) its last wakeups and
+	 * moves. posixtrace_drain_deferred() queues none on a CPU going
+	 * away. Its work (queue_work(), the domain's put) takes raw locks.
 	 */
 	dom->drain_irq_work = IRQ_WORK_INIT_HARD(posixtrace_domain_drain_irq);
 	posixtrace_drain_domain_add(dom);
@@ -1093,10 +1093,15 @@ void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom)
 
 	/*
 	 * The reference is taken only for a work queued, and before it can
-	 * run: on this CPU, once interrupts are on again.
+	 * run: on this CPU, once interrupts are on again. Not on a CPU
+	 * going offline: its interrupts may be off for good (x86 stops its
+	 * local APIC first), and a work left pending there would stop every
+	 * later one of the domain, and the module's exit, which waits for
+	 * it. The timer, or a drain from another CPU, takes the records.
 	 */
 	local_irq_save(flags);
-	if (irq_work_queue(&dom->drain_irq_work))
+	if (cpu_online(smp_processor_id()) &&
+	    irq_work_queue(&dom->drain_irq_work))
 		posixtrace_drain_domain_get(dom);
 	local_irq_restore(flags);
 }

@@ -138,7 +138,7 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 			goto err;
 		kbufs->srcs[cpu] = &kb->src;
 		/* The kernel's alone, never mapped: pages need not be adjacent. */
-		kb->data = kvmalloc_node(size, GFP_KERNEL_ACCOUNT,
+		kb->data = kvmalloc_node(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN,
 					 cpu_to_node(cpu));
 		if (!kb->data)
 			goto err;

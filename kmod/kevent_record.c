@@ -24,8 +24,9 @@ void posixtrace_kev_emit_init(struct posixtrace_emit *emit,
 {
 	*emit = (struct posixtrace_emit) {
 		.event_id = id,
-		.tgid = task_tgid(task),
-		.tid = task_pid(task),
+		/* Once each: a reaper may clear them meanwhile (RCU-freed). */
+		.tgid = READ_ONCE(task->signal->pids[PIDTYPE_TGID]),
+		.tid = READ_ONCE(task->thread_pid),
 		.data = data,
 		.data_len = len,
 		.copied = len,

@@ -89,10 +89,13 @@ static void posixtrace_kev_sched_record(struct posixtrace_process *proc,
 {
 	struct posixtrace_emit emit;
 
-	/* An exited thread's last switches: its tid is gone (uapi header). */
-	if (!task_pid(task))
-		return;
 	posixtrace_kev_emit_init(&emit, task, id, data, len);
+	/*
+	 * An exited thread's last switches: its pids are gone (uapi header),
+	 * or going while we look (its parent reaping it): read once, above.
+	 */
+	if (!emit.tgid || !emit.tid)
+		return;
 	posixtrace_kev_record(proc, POSIXTRACE_KERNEL_SCHED, &emit, data,
 			      number, arg);
 }

@@ -264,9 +264,9 @@ static struct posixtrace_stream *posixtrace_stream_alloc(void)
  * and scheduling, at up to millions a second), which would fill a page
  * between two wakeups of the drain's worker: then as much as a quarter of
  * the stream's size over the CPUs gives each, from a page to
- * POSIXTRACE_KBUF_SIZE_MAX, so that the kbufs of a stream never hold more
- * than a fraction of what the stream itself does (charged, as it is, to
- * the creator).
+ * POSIXTRACE_KBUF_SIZE_MAX, so that the kbufs of a stream hold at most
+ * a quarter of what the stream itself does, but for the floor of a page
+ * each (charged, as the stream is, to the creator).
  */
 static u32 posixtrace_stream_kbuf_size(const struct posixtrace_stream *stream)
 {
@@ -1055,7 +1055,8 @@ int posixtrace_stream_select_syscalls(struct posixtrace_stream *stream,
 	if (!(stream->attr.kernel_events & POSIXTRACE_KERNEL_SYSCALL))
 		return -EINVAL;
 	if (!set) {
-		if (req->flags || req->compat > 1 || req->__reserved)
+		/* @flags is GET's output: a struct a GET filled may come back. */
+		if (req->compat > 1 || req->__reserved)
 			return -EINVAL;
 		posixtrace_syscall_sel_get(&stream->syscalls, req);
 		return 0;

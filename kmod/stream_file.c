@@ -197,6 +197,7 @@ static long posixtrace_stream_syscalls_ioctl(struct posixtrace_stream *stream,
 {
 	bool set = cmd == POSIXTRACE_IOC_ID(POSIXTRACE_IOC_SET_SYSCALLS);
 	struct posixtrace_syscalls req;
+	u32 usize;
 	long ret;
 
 	ret = posixtrace_struct_from_user(&req, sizeof(req), ureq,
@@ -206,7 +207,10 @@ static long posixtrace_stream_syscalls_ioctl(struct posixtrace_stream *stream,
 	ret = posixtrace_stream_select_syscalls(stream, &req, set);
 	if (ret || set)
 		return ret;
-	return posixtrace_struct_to_user(ureq, req.size, &req, sizeof(req));
+	usize = req.size;
+	/* The conventions: the size the module knows, on output. */
+	req.size = sizeof(req);
+	return posixtrace_struct_to_user(ureq, usize, &req, sizeof(req));
 }
 
 /* The commands without an argument. */

@@ -60,7 +60,8 @@ void posixtrace_syscall_sel_get(const struct posixtrace_syscall_sel *sel,
 	unsigned int i;
 
 	memset(req->bits, 0, sizeof(req->bits));
-	if (!(READ_ONCE(sel->some) & BIT(req->compat))) {
+	/* Pairs with the set's store-release: its bits, whole, or none. */
+	if (!(smp_load_acquire(&sel->some) & BIT(req->compat))) {
 		req->flags = POSIXTRACE_SYSCALLS_ALL;
 		return;
 	}

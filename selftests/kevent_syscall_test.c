@@ -511,6 +511,12 @@ TEST(bad_selections_are_einval)
 	EXPECT_EQ(EINVAL, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
 	req.size = sizeof(req);
 	EXPECT_EQ(0, raw_syscalls(fd, POSIXTRACE_IOC_SET_SYSCALLS, &req));
+	/* GET takes a struct a GET filled (flags is its output) ... */
+	EXPECT_EQ(0, raw_syscalls(fd, POSIXTRACE_IOC_GET_SYSCALLS, &req));
+	EXPECT_EQ(POSIXTRACE_SYSCALLS_ALL, req.flags);
+	EXPECT_EQ(0, raw_syscalls(fd, POSIXTRACE_IOC_GET_SYSCALLS, &req));
+	/* ... and says the size the module knows. */
+	EXPECT_EQ(POSIXTRACE_SYSCALLS_SIZE_VER0, req.size);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 

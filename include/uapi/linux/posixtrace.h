@@ -724,10 +724,10 @@ struct posixtrace_eventtype {
 /**
  * struct posixtrace_syscalls - which system calls a stream records
  *	(SET_SYSCALLS, GET_SYSCALLS; ABI 0.14)
- * @size:	Input: see the conventions above.
+ * @size:	Input/Output (GET): see the conventions above.
  * @flags:	Input (SET): POSIXTRACE_SYSCALLS_ALL, every call of the table
  *		(@bits must then be 0), or 0, the calls of @bits only.
- *		Output (GET): the same.
+ *		Output (GET): the same; GET ignores it on input.
  * @compat:	Input: which table: 0 the native one, 1 the 32-bit compat
  *		one (see POSIXTRACE_EVENT_SYSCALL_ENTRY); EINVAL otherwise.
  * @__reserved:	Input: must be 0.
