@@ -186,7 +186,7 @@ bash_completion_completes() {
 	expect "--help --version -V -h" -
 	expect "dump" help d
 	expect "--full-data" dump --fu
-	expect "--force --help --output -f -h -o" export -
+	expect "--force --format --help --output -f -h -o" export -
 	expect "--color --help --id --json -h -i -j" list -
 	expect "always" list --color al
 	expect "always auto never" dump --color ''
