@@ -1038,10 +1038,10 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream)
 }
 
 /*
- * UNTIL_FULL: once readers emptied a stream that stopped because it was
- * full, restart it. Called under the stream's lock after a read.
+ * UNTIL_FULL and FLUSH: once readers, the log or a clear emptied a stream
+ * that stopped because it was full, restart it. Under the stream's lock.
  */
-static void posixtrace_stream_drained(struct posixtrace_stream *stream)
+void posixtrace_stream_drained(struct posixtrace_stream *stream)
 {
 	struct timespec64 ts;
 

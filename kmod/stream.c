@@ -603,9 +603,13 @@ err_put_slot:
  * @stream: the stream; its ctl_lock is held
  *
  * Drops every event, and those already in the log; running or suspended
- * stays so. The log's thread forgets what the log holds before it writes
- * anything recorded after this (posixtrace_flush_clear()): the caller
- * never waits for the log's file.
+ * stays so. A stream the kernel stopped because it was full (UNTIL_FULL,
+ * or FLUSH while its log took the records) was running for its caller:
+ * the clear makes room as a read or the log would, and it runs again,
+ * with a START, unless the caller stopped it meanwhile. The log's thread
+ * forgets what the log holds before it writes anything recorded after
+ * this (posixtrace_flush_clear()): the caller never waits for the log's
+ * file.
  */
 static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
@@ -615,8 +619,6 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		stream->overrun_status = POSIXTRACE_NO_OVERRUN;
 		stream->gap_pending = false;
-		stream->auto_stopped = false;
-		stream->restart_pending = false;
 		stream->clears++;
 		/*
 		 * A batch a drain fills for a reader or the log holds what
@@ -629,6 +631,8 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 		}
 		if (stream->log)
 			posixtrace_flush_clear(stream);
+		/* After the log's clear, so that the START stays in it. */
+		posixtrace_stream_drained(stream);
 	}
 	spin_unlock(&stream->lock);
 }

@@ -242,6 +242,7 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const struct timespec64 *ts,
 				    const void *data, size_t len);
 bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
+void posixtrace_stream_drained(struct posixtrace_stream *stream);
 void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
 				  struct task_struct *task,
 				  const struct timespec64 *ts, u32 automatic);

@@ -228,6 +228,42 @@ TEST_F(policy, until_full_start_while_full_does_nothing)
 }
 
 /*
+ * A clear empties a stream the kernel stopped because it was full: it was
+ * running for its caller, so it runs again, as after the read that would
+ * have emptied it (a START first), and records what comes next. It stayed
+ * suspended for good before, its events neither recorded nor lost.
+ */
+TEST_F(policy, until_full_clear_while_full_restarts)
+{
+	size_t fit = variant->fit;
+	struct rec r;
+
+	start_and_emit(_metadata, self, POSIX_TRACE_UNTIL_FULL, fit + 1);
+	ASSERT_EQ(0, posix_trace_clear(self->trid));
+	ASSERT_STATUS(self->trid, POSIX_TRACE_RUNNING, POSIX_TRACE_NOT_FULL,
+		      POSIX_TRACE_NO_OVERRUN);
+	emit(self, 500);
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT_NUMBERED(self->trid, &r, self->id, 500);
+	ASSERT_EMPTY(self->trid, &r);
+}
+
+/* Stopped by its caller while full, a cleared stream stays stopped. */
+TEST_F(policy, until_full_stop_then_clear_stays_suspended)
+{
+	size_t fit = variant->fit;
+	struct rec r;
+
+	start_and_emit(_metadata, self, POSIX_TRACE_UNTIL_FULL, fit + 1);
+	ASSERT_EQ(0, posix_trace_stop(self->trid));
+	ASSERT_EQ(0, posix_trace_clear(self->trid));
+	ASSERT_STATUS(self->trid, POSIX_TRACE_SUSPENDED, POSIX_TRACE_NOT_FULL,
+		      POSIX_TRACE_NO_OVERRUN);
+	emit(self, 501);
+	ASSERT_EMPTY(self->trid, &r);
+}
+
+/*
  * stop on a full stream records no STOP and changes nothing now; but it
  * keeps the stream from restarting once it is read.
  */
