@@ -88,12 +88,18 @@ static void put(struct lttng_export *x, const void *p, size_t n)
 	x->evlen += n;
 }
 
+/* v as n bytes, little-endian, at p. */
+static void put_le(unsigned char *p, uint64_t v, int n)
+{
+	for (int i = 0; i < n; i++)
+		p[i] = (unsigned char)(v >> (8 * i));
+}
+
 static void put32(struct lttng_export *x, uint32_t v)
 {
 	unsigned char b[4];
 
-	for (int i = 0; i < 4; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
+	put_le(b, v, 4);
 	put(x, b, 4);
 }
 
@@ -101,8 +107,7 @@ static void put64(struct lttng_export *x, uint64_t v)
 {
 	unsigned char b[8];
 
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(v >> (8 * i));
+	put_le(b, v, 8);
 	put(x, b, 8);
 }
 
@@ -162,12 +167,6 @@ static const char *comm_of(const struct lttng_export *x, pid_t pid)
 	const struct proc *p = proctree_find(&x->tree, pid);
 
 	return p && p->comm[0] ? p->comm : "";
-}
-
-static void put_le(unsigned char *p, uint64_t v, int n)
-{
-	for (int i = 0; i < n; i++)
-		p[i] = (unsigned char)(v >> (8 * i));
 }
 
 /* Writes cpu's packet of events, if any: 0 or errno. */

@@ -86,9 +86,8 @@ int kernel_classes_parse(struct kernel_classes *kc, const char *text)
 /*
  * The stream size for the kernel-rate classes when none is given: the
  * module gives each CPU's kbuf a share of the stream's size, and a
- * system-call-heavy program (dd bs=1) overruns a 1 MiB stream's shares
- * between two of the drain's turns in a 6.12 guest (4 % of its events
- * lost), a 4 MiB one's not.
+ * system-call-heavy program overruns a 1 MiB stream's shares between two
+ * of the drain's turns (the design page has the measurements).
  */
 #define RATE_STREAM_SIZE	((size_t)4 << 20)
 
