@@ -370,8 +370,6 @@ static void *fake_ring_map(size_t len, unsigned int times)
 		r->ctl->state = POSIXTRACE_RING_LIVE;
 		r->ctl->data_size = size;
 		r->ctl->data_offset = page;
-		r->ctl->slot_shift = __builtin_ctzll(size /
-						     POSIXTRACE_RING_SLOTS);
 	}
 	pthread_mutex_unlock(&rings_lock);
 	if (!r) {
@@ -519,8 +517,6 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd,
 				       off);
 	if (off == POSIXTRACE_RING_OFFSET)
-		return fake_ring_map(len, 2);
-	if (off == POSIXTRACE_RING_ONCE_OFFSET)
 		return fake_ring_map(len, 1);
 	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
 	if (!off && len == READ_BOUNCE_SIZE && !read_map) {

@@ -232,9 +232,7 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	if (vma->vm_pgoff == POSIXTRACE_RING_OFFSET >> PAGE_SHIFT)
-		return posixtrace_thread_ring_mmap(vma, 2);
-	if (vma->vm_pgoff == POSIXTRACE_RING_ONCE_OFFSET >> PAGE_SHIFT)
-		return posixtrace_thread_ring_mmap(vma, 1);
+		return posixtrace_thread_ring_mmap(vma);
 	if (vma->vm_pgoff != POSIXTRACE_ENABLE_PAGE_OFFSET ||
 	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;

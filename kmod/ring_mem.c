@@ -341,8 +341,7 @@ static const struct vm_operations_struct posixtrace_ring_mem_vm_ops = {
 /**
  * posixtrace_ring_mem_map - put the pages into the thread's mapping
  * @mem: the ring's memory
- * @vma: a shared mapping of a page plus @times the data size
- * @times: how many times the data is mapped in a row: 2 or 1
+ * @vma: a shared mapping of the control page and the data, once
  *
  * The mapping holds a reference and a use from now until its close (and
  * so does every piece of it a split or a move makes). Not for a child
@@ -353,10 +352,9 @@ static const struct vm_operations_struct posixtrace_ring_mem_vm_ops = {
  * mapping holds nothing (the mm core unmaps what went in).
  */
 int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,
-			    struct vm_area_struct *vma, unsigned int times)
+			    struct vm_area_struct *vma)
 {
-	unsigned int data_pages = mem->nr_pages - 1, i;
-	unsigned long num = 1 + times * data_pages;
+	unsigned long num = mem->nr_pages, i;
 	struct page **map;
 	int ret;
 

@@ -23,7 +23,7 @@ void posixtrace_ring_mem_exit(void);
 struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size);
 void *posixtrace_ring_mem_vaddr(const struct posixtrace_ring_mem *mem);
 int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,
-			    struct vm_area_struct *vma, unsigned int times);
+			    struct vm_area_struct *vma);
 void posixtrace_ring_mem_unmap(struct posixtrace_ring_mem *mem,
 			       struct vm_area_struct *vma);
 void posixtrace_ring_mem_uncharge(struct posixtrace_ring_mem *mem);

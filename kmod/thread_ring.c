@@ -11,15 +11,16 @@
  * vmap of its own: a record is read from pages no one can take away,
  * without a fault or the mm, even after the thread exited or unmapped
  * them. The data pages are mapped twice in a row in the module's view, so
- * that it reads every record whole; in the thread's, once (about half the
- * page tables: the thread writes a record that runs past the end in two
- * pieces) or, as older libraries ask, twice.
+ * that it reads every record whole; in the thread's, once (half the page
+ * tables: the thread writes a record that runs past the end in two
+ * pieces).
  *
  * The module trusts nothing the thread wrote. It reads the commit word
  * with acquire, copies the header once and checks the copy, takes the
- * data length from the copy, and never reads a word of the control page:
- * the position it has taken up to is its own (@consumed), mirrored to the
- * thread. A record that does not check out revokes the ring; one event is
+ * data length from the copy, and of the control page reads only how far
+ * the thread says it wrote (@produced), a hint bounded by a lap from the
+ * position it has taken up to, which is its own (@consumed), mirrored to
+ * the thread. A record that does not check out revokes the ring; one event is
  * counted lost.
  *
  * A ring is a source of the drain (drain.c), which merges the records of
@@ -325,9 +326,7 @@ static u64 posixtrace_thread_ring_published(struct posixtrace_thread_ring *ring)
 	 * Before the commit words: pairs with the thread's store-release of
 	 * @produced, made after its commits.
 	 */
-	u64 word = smp_load_acquire(&ring->ctl->produced);
-	u64 ahead = (POSIXTRACE_RING_PACKED_POS(word) - ring->consumed) &
-		    POSIXTRACE_RING_POS_MASK;
+	u64 ahead = smp_load_acquire(&ring->ctl->produced) - ring->consumed;
 
 	return ahead <= ring->size ? ring->consumed + ahead : ring->consumed;
 }
@@ -376,15 +375,13 @@ static void posixtrace_thread_ring_store(struct posixtrace_source *src)
 static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
-	u64 consumed = READ_ONCE(ring->consumed), word, ahead;
+	u64 consumed = READ_ONCE(ring->consumed), ahead;
 
 	if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
 		return 0;
 	/* Pairs with the thread's store-release, after its commits. */
-	word = smp_load_acquire(&ring->ctl->produced);
-	ahead = (POSIXTRACE_RING_PACKED_POS(word) - consumed) &
-		POSIXTRACE_RING_POS_MASK;
-	return min(ahead, ring->size);
+	ahead = smp_load_acquire(&ring->ctl->produced) - consumed;
+	return ahead <= ring->size ? ahead : 0;
 }
 
 /*
@@ -1186,7 +1183,6 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
 	ring->ctl->state = POSIXTRACE_RING_LIVE;
 	ring->ctl->data_size = size;
 	ring->ctl->data_offset = PAGE_SIZE;
-	ring->ctl->slot_shift = ilog2(size / POSIXTRACE_RING_SLOTS);
 	ring->src.ops = &posixtrace_thread_ring_ops;
 	ring->src.to_proc = proc;
 	INIT_RCU_WORK(&ring->free_work, posixtrace_thread_ring_free);
@@ -1200,11 +1196,10 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
 
 /**
  * posixtrace_thread_ring_mmap - map a new ring for the calling thread
- * @vma: a shared mapping of a page plus @times the data size, at
- *	 POSIXTRACE_RING_OFFSET (twice) or POSIXTRACE_RING_ONCE_OFFSET (once)
- * @times: how many times the data is mapped in a row: 2 or 1. The
- *	 module's own mapping has it twice either way: it reads a record
- *	 whole wherever the thread's mapping cut it.
+ * @vma: a shared mapping of a page plus the data size, at
+ *	 POSIXTRACE_RING_OFFSET. The module's own mapping has the data
+ *	 twice in a row: it reads a record whole wherever the thread's
+ *	 mapping cut it.
  *
  * The thread's previous ring, if any, is drained and retired.
  *
@@ -1213,8 +1208,7 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
  * memory, or past the user's RLIMIT_MEMLOCK, or past half of it for a ring
  * over 64 KiB), or an error of vm_insert_pages().
  */
-int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
-				unsigned int times)
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned int max = posixtrace_ring_size_max();
@@ -1228,9 +1222,9 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 
 	if (!max)
 		return -ENODEV;
-	size = len > PAGE_SIZE ? (len - PAGE_SIZE) / times : 0;
+	size = len > PAGE_SIZE ? len - PAGE_SIZE : 0;
 	if (!(vma->vm_flags & VM_SHARED) || size < PAGE_SIZE ||
-	    !is_power_of_2(size) || len != PAGE_SIZE + times * size)
+	    !is_power_of_2(size))
 		return -EINVAL;
 	if (size > max)
 		return -EINVAL;
@@ -1285,7 +1279,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma,
 	 * Mapped before the ring is listed: the mapping's use of the pages
 	 * is counted before anything can retire the ring and drop its own.
 	 */
-	ret = posixtrace_ring_mem_map(mem, vma, times);
+	ret = posixtrace_ring_mem_map(mem, vma);
 	if (ret)
 		goto out_put_mem;
 	ring = posixtrace_thread_ring_new(proc, mem, size);

@@ -71,7 +71,7 @@ static void *ring_map(int dev, size_t data_pages)
 {
 	void *p = mmap(NULL, (1 + data_pages) * page_size(),
 		       PROT_READ | PROT_WRITE, MAP_SHARED, dev,
-		       POSIXTRACE_RING_ONCE_OFFSET);
+		       POSIXTRACE_RING_OFFSET);
 
 	return p == MAP_FAILED ? NULL : p;
 }

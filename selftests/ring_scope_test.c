@@ -131,7 +131,7 @@ static void *idle_ring_thread(void *arg)
 {
 	size_t page = page_size();
 	void *p = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE, MAP_SHARED,
-		       attacker_dev, POSIXTRACE_RING_ONCE_OFFSET);
+		       attacker_dev, POSIXTRACE_RING_OFFSET);
 
 	if (p == MAP_FAILED)
 		atomic_fetch_add(&rings_failed, 1);
@@ -243,7 +243,7 @@ static int victim_ring_bursts(void)
 	void *p;
 
 	p = mmap(NULL, page + VICTIM_RING, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 victim_dev, POSIXTRACE_RING_ONCE_OFFSET);
+		 victim_dev, POSIXTRACE_RING_OFFSET);
 	if (p == MAP_FAILED)
 		return 10;
 	ctl = p;
@@ -264,9 +264,7 @@ static int victim_ring_bursts(void)
 			__atomic_store_n(&rec->commit, ~head, __ATOMIC_RELEASE);
 			head += VICTIM_REC;
 		}
-		__atomic_store_n(&ctl->produced,
-				 POSIXTRACE_RING_PACK(head, 0),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&ctl->produced, head, __ATOMIC_RELEASE);
 		memset(&s, 0, sizeof(s));
 		s.size = sizeof(s);
 		if (ioctl(victim_stream, POSIXTRACE_IOC_STATUS, &s))

@@ -553,17 +553,16 @@ TEST(records_cut_at_the_end_of_a_ring_mapped_once_arrive_whole)
 }
 
 /*
- * The library says how far it has written (@produced) and where the first
- * record of each slot starts (@boundary), with the count of records before
- * it: 500 events of 8 bytes are 56-byte records from position 0.
+ * The library says how far it has written (@produced): 500 events of 8
+ * bytes are 56-byte records from position 0.
  */
-TEST(the_library_publishes_what_it_committed_and_each_slots_first_record)
+TEST(the_library_publishes_what_it_committed)
 {
 	const uint64_t rec = sizeof(struct posixtrace_ring_record) + 8, n = 500;
 	const struct posixtrace_ring_ctl *ctl;
-	uint64_t i, slot, first, word;
 	trace_event_id_t id;
 	trace_id_t trid;
+	uint64_t i;
 
 	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.published", &id));
@@ -572,21 +571,7 @@ TEST(the_library_publishes_what_it_committed_and_each_slots_first_record)
 		posix_trace_event(id, &i, sizeof(i));
 	ctl = ring_address();
 	ASSERT_NE(NULL, ctl);
-	ASSERT_EQ(ctl->data_size / POSIXTRACE_RING_SLOTS,
-		  1ULL << ctl->slot_shift);
-	word = __atomic_load_n(&ctl->produced, __ATOMIC_ACQUIRE);
-	ASSERT_EQ(n * rec, POSIXTRACE_RING_PACKED_POS(word));
-	ASSERT_EQ(n, POSIXTRACE_RING_PACKED_COUNT(word));
-	for (slot = 0; slot << ctl->slot_shift < n * rec; slot++) {
-		first = ((slot << ctl->slot_shift) + rec - 1) / rec;
-		word = ctl->boundary[slot];
-		TH_LOG("slot %llu", (unsigned long long)slot);
-		ASSERT_EQ(first * rec, POSIXTRACE_RING_PACKED_POS(word));
-		ASSERT_EQ(first, POSIXTRACE_RING_PACKED_COUNT(word));
-	}
-	/* Slots the records have not reached yet say nothing. */
-	for (; slot < POSIXTRACE_RING_SLOTS; slot++)
-		ASSERT_EQ(0, ctl->boundary[slot]);
+	ASSERT_EQ(n * rec, __atomic_load_n(&ctl->produced, __ATOMIC_ACQUIRE));
 	ASSERT_EQ(0, posix_trace_stop(trid));
 	ASSERT_EQ(n, read_numbers(trid, id, NULL, NULL, 0, NULL));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
@@ -1285,7 +1270,7 @@ static int raw_ring_map(struct raw_ring *rr, size_t size)
 	rr->dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	if (rr->dev < 0)
 		return -errno;
-	rr->len = page + 2 * size;
+	rr->len = page + size;
 	rr->map = mmap(NULL, rr->len, PROT_READ | PROT_WRITE, MAP_SHARED,
 		       rr->dev, POSIXTRACE_RING_OFFSET);
 	if (rr->map == MAP_FAILED)
@@ -1303,21 +1288,30 @@ static void raw_ring_unmap(struct raw_ring *rr)
 		close(rr->dev);
 }
 
-/* A record at rr->head: size is the header's (0: computed), not committed. */
+/*
+ * A record at rr->head, not committed: written as the library writes one,
+ * its header and data going on at the data area's start past its end
+ * (the commit word, first, is never cut). The header is the caller's to
+ * change in place before the commit only while it does not wrap.
+ */
 static struct posixtrace_ring_record *
 raw_put(struct raw_ring *rr, uint32_t id, const void *data, uint32_t len,
 	const struct timespec *ts)
 {
 	struct posixtrace_ring_record *rec;
+	uint64_t mask = rr->ctl->data_size - 1, off = rr->head & mask, i;
+	uint8_t buf[sizeof(*rec) + 4096];
 	struct timespec now;
-	uint64_t size = (sizeof(*rec) + len + 7) & ~7ULL;
 
-	rec = (void *)(rr->data + (rr->head & (rr->ctl->data_size - 1)));
+	if (len > sizeof(buf) - sizeof(*rec))
+		len = sizeof(buf) - sizeof(*rec);
+	rec = (void *)buf;
 	if (!ts) {
 		clock_gettime(CLOCK_REALTIME, &now);
 		ts = &now;
 	}
-	rec->size = size;
+	memset(buf, 0, sizeof(buf));
+	rec->size = (sizeof(*rec) + len + 7) & ~7ULL;
 	rec->event_id = id;
 	rec->ts_sec = ts->tv_sec;
 	rec->ts_nsec = ts->tv_nsec;
@@ -1325,7 +1319,9 @@ raw_put(struct raw_ring *rr, uint32_t id, const void *data, uint32_t len,
 	rec->prog_address = 0x1234;
 	rec->thread = 0x5678;
 	memcpy(rec + 1, data, len);
-	return rec;
+	for (i = sizeof(rec->commit); i < rec->size; i++)
+		rr->data[(off + i) & mask] = buf[i];
+	return (void *)(rr->data + off);
 }
 
 static void raw_commit(struct raw_ring *rr, struct posixtrace_ring_record *rec)
@@ -1335,10 +1331,9 @@ static void raw_commit(struct raw_ring *rr, struct posixtrace_ring_record *rec)
 }
 
 /* Say in @produced what the library would say, or not. */
-static void raw_publish(struct raw_ring *rr, uint64_t pos, uint64_t count)
+static void raw_publish(struct raw_ring *rr, uint64_t pos)
 {
-	__atomic_store_n(&rr->ctl->produced, POSIXTRACE_RING_PACK(pos, count),
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&rr->ctl->produced, pos, __ATOMIC_RELEASE);
 }
 
 /* What a raw test does, in a thread of its own (its ring is its own). */
@@ -1385,8 +1380,7 @@ static void raw_valid(struct raw_case *rc)
 	STEP(rc, 2, rr.ctl->magic == POSIXTRACE_RING_MAGIC &&
 		    rr.ctl->data_size == RING_SIZE &&
 		    rr.ctl->state == POSIXTRACE_RING_LIVE &&
-		    rr.ctl->slot_shift < 64 &&
-		    RING_SIZE >> rr.ctl->slot_shift == POSIXTRACE_RING_SLOTS);
+		    rr.ctl->data_offset == (uint64_t)sysconf(_SC_PAGESIZE));
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	/* Written whole, not committed: not taken. */
 	v = 43;
@@ -1730,7 +1724,7 @@ static void raw_lying_produced(struct raw_case *rc)
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	taken = rr.head;
 	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
-	raw_publish(&rr, rr.head + rec->size, 2);
+	raw_publish(&rr, rr.head + rec->size);
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
 	usleep(100000);
 	STEP(rc, 3, rr.ctl->state == POSIXTRACE_RING_REVOKED);
@@ -1757,25 +1751,24 @@ TEST(raw_produced_past_an_uncommitted_record_revokes_the_ring)
 }
 
 /*
- * What @produced and @boundary may say that claims nothing: past a lap,
- * behind what the module took, all ones, a count that cannot be. The
- * module takes the committed records as ever: none lost, the ring live.
+ * What @produced may say that claims nothing: past a lap, behind what the
+ * module took, all ones. The module takes the committed records as ever:
+ * none lost, the ring live.
  */
 static const char *const bogus_produced[] = {
-	"past a lap", "behind what was taken", "all ones", "an impossible count",
+	"past a lap", "behind what was taken", "all ones",
 };
 
 static void raw_bogus_produced(struct raw_case *rc)
 {
 	struct raw_ring rr;
 	uint64_t v = 1, word;
-	int i;
 
 	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
 	if (rc->err)
 		return;
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
-	raw_publish(&rr, rr.head, 1);
+	raw_publish(&rr, rr.head);
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
 	usleep(100000);
 	STEP(rc, 3, rr.ctl->consumed == rr.head);
@@ -1783,21 +1776,16 @@ static void raw_bogus_produced(struct raw_case *rc)
 		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	switch (rc->extra) {
 	case 0:
-		word = POSIXTRACE_RING_PACK(rr.head + 2 * RING_SIZE, 3);
+		word = rr.head + 2 * RING_SIZE;
 		break;
 	case 1:
-		word = POSIXTRACE_RING_PACK(rr.ctl->consumed - 8, 3);
-		break;
-	case 2:
-		word = ~0ULL;
+		word = rr.ctl->consumed - 8;
 		break;
 	default:
-		word = POSIXTRACE_RING_PACK(rr.head, 0xffffff);
+		word = ~0ULL;
 		break;
 	}
-	__atomic_store_n(&rr.ctl->produced, word, __ATOMIC_RELEASE);
-	for (i = 0; i < POSIXTRACE_RING_SLOTS; i++)
-		rr.ctl->boundary[i] = ~0ULL / (i + 1);
+	raw_publish(&rr, word);
 	STEP(rc, 4, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
 	usleep(100000);
 	STEP(rc, 5, rr.ctl->state == POSIXTRACE_RING_LIVE);
@@ -1805,7 +1793,7 @@ static void raw_bogus_produced(struct raw_case *rc)
 	raw_ring_unmap(&rr);
 }
 
-TEST(raw_produced_or_boundaries_that_claim_nothing_are_ignored)
+TEST(raw_produced_that_claims_nothing_is_ignored)
 {
 	struct posixtrace_status st;
 	uint64_t nums[4];
@@ -2101,67 +2089,16 @@ static void raw_try_bad_maps(struct raw_case *rc, int dev, off_t offset,
 	}
 }
 
-/* One negative case per rule of the mapping. */
+/*
+ * One negative case per rule of the mapping: a page plus a power of two
+ * within max_ring_size, shared, never executable (at the mapping or
+ * after), at the ring's offset (the retired twice-mapped one is refused),
+ * and none while rings are off.
+ */
 static void raw_bad_maps(struct raw_case *rc)
 {
 	size_t page = sysconf(_SC_PAGESIZE);
 	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), old = 0;
-	const struct bad_map bad[] = {
-		{ page + 2 * RING_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
-		  EINVAL },
-		{ page + 2 * 3 * page, PROT_READ | PROT_WRITE, MAP_SHARED,
-		  EINVAL },
-		{ page + 2 * RING_SIZE + page, PROT_READ | PROT_WRITE,
-		  MAP_SHARED, EINVAL },
-		{ page, PROT_READ | PROT_WRITE, MAP_SHARED, EINVAL },
-		{ page + 2 * (64 << 20), PROT_READ | PROT_WRITE, MAP_SHARED,
-		  EINVAL },
-	};
-	void *p;
-
-	STEP(rc, 1, dev >= 0);
-	raw_try_bad_maps(rc, dev, POSIXTRACE_RING_OFFSET, bad,
-			 sizeof(bad) / sizeof(bad[0]));
-	/* Executable: never, at the mapping or after. */
-	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE | PROT_EXEC,
-		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
-	STEP(rc, 19, p == MAP_FAILED && errno == EPERM);
-	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
-	STEP(rc, 20, p != MAP_FAILED);
-	if (p != MAP_FAILED) {
-		STEP(rc, 21, mprotect(p, page, PROT_READ | PROT_EXEC) &&
-			     errno == EACCES);
-		munmap(p, page + 2 * RING_SIZE);
-	}
-	/* Rings off: ENODEV. */
-	if (param_read(RING_PARAM, &old) && param_write(RING_PARAM, 0)) {
-		p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
-		STEP(rc, 30, p == MAP_FAILED && errno == ENODEV);
-		STEP(rc, 31, param_write(RING_PARAM, old));
-		STEP(rc, 32, !param_write(RING_PARAM, 3 * 4096));
-	}
-	close(dev);
-}
-
-TEST(raw_each_rule_of_the_mapping_has_its_error)
-{
-	struct raw_case rc = { .fn = raw_bad_maps };
-
-	SKIP_WITHOUT_DEVICE();
-	run_raw(_metadata, &rc);
-	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
-}
-
-/*
- * The same rules for a ring whose data is mapped once: a page plus a
- * power of two within max_ring_size, shared, never executable.
- */
-static void raw_bad_once_maps(struct raw_case *rc)
-{
-	size_t page = sysconf(_SC_PAGESIZE);
-	int dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	const struct bad_map bad[] = {
 		{ page + RING_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE,
 		  EINVAL },
@@ -2176,10 +2113,13 @@ static void raw_bad_once_maps(struct raw_case *rc)
 	void *p;
 
 	STEP(rc, 1, dev >= 0);
-	raw_try_bad_maps(rc, dev, POSIXTRACE_RING_ONCE_OFFSET, bad,
+	raw_try_bad_maps(rc, dev, POSIXTRACE_RING_OFFSET, bad,
 			 sizeof(bad) / sizeof(bad[0]));
+	p = mmap(NULL, page + 2 * RING_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, dev, 0x100000);
+	STEP(rc, 19, p == MAP_FAILED && errno == EINVAL);
 	p = mmap(NULL, page + RING_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dev, POSIXTRACE_RING_ONCE_OFFSET);
+		 dev, POSIXTRACE_RING_OFFSET);
 	STEP(rc, 20, p != MAP_FAILED);
 	if (p != MAP_FAILED) {
 		ctl = p;
@@ -2190,12 +2130,20 @@ static void raw_bad_once_maps(struct raw_case *rc)
 			     errno == EACCES);
 		munmap(p, page + RING_SIZE);
 	}
+	/* Rings off: ENODEV. */
+	if (param_read(RING_PARAM, &old) && param_write(RING_PARAM, 0)) {
+		p = mmap(NULL, page + RING_SIZE, PROT_READ | PROT_WRITE,
+			 MAP_SHARED, dev, POSIXTRACE_RING_OFFSET);
+		STEP(rc, 30, p == MAP_FAILED && errno == ENODEV);
+		STEP(rc, 31, param_write(RING_PARAM, old));
+		STEP(rc, 32, !param_write(RING_PARAM, 3 * 4096));
+	}
 	close(dev);
 }
 
-TEST(raw_each_rule_of_the_once_mapping_has_its_error)
+TEST(raw_each_rule_of_the_mapping_has_its_error)
 {
-	struct raw_case rc = { .fn = raw_bad_once_maps };
+	struct raw_case rc = { .fn = raw_bad_maps };
 
 	SKIP_WITHOUT_DEVICE();
 	run_raw(_metadata, &rc);

@@ -186,12 +186,11 @@ _Static_assert(offsetof(struct posixtrace_ring_record, commit) == 0,
 	       "the commit word comes first: a record's start is never cut");
 
 /*
- * A record that runs past the end of the data area: a ring mapped once
- * (POSIXTRACE_RING_ONCE_OFFSET) goes on at its start, so the header after
- * the commit word and the data are written in pieces. Every header field
- * is naturally aligned and the area's end is a page's, so no field is cut;
- * the commit word, first, is the caller's to store, last. Rare: at most
- * once a lap.
+ * A record that runs past the end of the data area goes on at its start,
+ * so the header after the commit word and the data are written in pieces.
+ * Every header field is naturally aligned and the area's end is a page's,
+ * so no field is cut; the commit word, first, is the caller's to store,
+ * last. Rare: at most once a lap.
  */
 static __attribute__((noinline, cold)) void
 ptk_ring_write_split(const struct ptk_ring *r, uint64_t off,
@@ -283,20 +282,9 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 				 0, __ATOMIC_RELAXED);
 	/* With release: the kernel takes the record once it sees this. */
 	__atomic_store_n(&rec->commit, ~pos, __ATOMIC_RELEASE);
-	/* The first record of a slot says where it starts, for the kernel. */
-	if (pos >= r->next_slot) {
-		__atomic_store_n(&r->ctl->boundary[(pos >> r->slot_shift) &
-						   (POSIXTRACE_RING_SLOTS - 1)],
-				 POSIXTRACE_RING_PACK(pos, r->count),
-				 __ATOMIC_RELAXED);
-		r->next_slot = ((pos >> r->slot_shift) + 1) << r->slot_shift;
-	}
-	r->count++;
 	r->head = pos + size;
-	/* Last, with release: the commit and the boundary before it. */
-	__atomic_store_n(&r->ctl->produced,
-			 POSIXTRACE_RING_PACK(r->head, r->count),
-			 __ATOMIC_RELEASE);
+	/* Last, with release: the commit before it. */
+	__atomic_store_n(&r->ctl->produced, r->head, __ATOMIC_RELEASE);
 	atomic_signal_fence(memory_order_seq_cst);
 	r->busy = 0;
 	/*

@@ -78,14 +78,11 @@ size_t ptk_page_size(void);
  * being written.
  */
 struct ptk_ring {
-	uint8_t *data;			/* the data area, mapped once or twice */
+	uint8_t *data;			/* the data area */
 	struct posixtrace_ring_ctl *ctl;
 	uint64_t head;			/* where the next record goes */
 	uint64_t size;			/* of the data area */
 	uint64_t kicked;		/* head when the kernel was last asked */
-	uint64_t count;			/* records committed since mapped */
-	uint64_t next_slot;		/* where the next slot begins */
-	unsigned int slot_shift;	/* a slot is 1 << slot_shift bytes */
 	uint64_t generation;		/* ptk_local's when mapped */
 	uint64_t wake;			/* the enable page's wake, last seen */
 	size_t map_len;

@@ -13,10 +13,8 @@
  * instead of copying it), else 64 KiB; 64 KiB too if the suggested size
  * cannot be mapped (the user's RLIMIT_MEMLOCK).
  *
- * The data area is mapped once (POSIXTRACE_RING_ONCE_OFFSET, ABI 0.11):
- * about half the address space and page tables, for a large ring, of the
- * twice-mapped area an older module gives (a record that runs past the
- * end is written in two pieces: ptk_ring_write_split()).
+ * The data area is mapped once: a record that runs past the end is
+ * written in two pieces (ptk_ring_write_split()).
  *
  * After fork() the child has no mapping (the module does not copy it), but
  * the forking thread's ptk_ring says it has: the generation tells. Each
@@ -105,24 +103,10 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 	return fresh;
 }
 
-/*
- * Map a ring of @size data bytes on @fd: its data once (ABI 0.11), or
- * twice where the module refuses that offset with EINVAL (an older one).
- * Nothing is remembered of a refusal: a thread maps a ring once, and a
- * module replaced meanwhile is asked again.
- */
+/* Map a ring of @size data bytes on @fd. */
 static void *ptk_ring_mmap(int fd, size_t size, size_t *len)
 {
-	size_t page = ptk_page_size();
-	void *p;
-
-	*len = page + size;
-	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		 POSIXTRACE_RING_ONCE_OFFSET);
-	/* Past a limit, or out of memory: twice would not do either. */
-	if (p != MAP_FAILED || errno != EINVAL)
-		return p;
-	*len = page + 2 * size;
+	*len = ptk_page_size() + size;
 	return mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
 		    POSIXTRACE_RING_OFFSET);
 }
@@ -170,11 +154,9 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
 	if (p == MAP_FAILED)
 		return false;
 	ctl = p;
-	/* An older module's ring (another magic) is not written to. */
+	/* Another ABI's ring (another magic) is not written to. */
 	if (ctl->magic != POSIXTRACE_RING_MAGIC ||
 	    ctl->data_size != size || ctl->data_offset != page ||
-	    ctl->slot_shift >= 64 ||
-	    size >> ctl->slot_shift != POSIXTRACE_RING_SLOTS ||
 	    pthread_setspecific(ptk_ring_key, r)) {
 		munmap(p, len);
 		return false;
@@ -184,9 +166,6 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
 	r->size = size;
 	r->head = 0;
 	r->kicked = 0;
-	r->count = 0;
-	r->next_slot = 0;
-	r->slot_shift = ctl->slot_shift;
 	r->map_len = len;
 	r->generation = ptk_ring_generation(local);
 	r->wake = __atomic_load_n(&ep->wake, __ATOMIC_RELAXED);

@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	14
+#define POSIXTRACE_ABI_MINOR	15
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -827,25 +827,18 @@ struct posixtrace_enable_page {
 /*
  * The thread ring: where a thread records its events without a system call.
  *
- *	mmap(NULL, page size + 2 * data size, PROT_READ | PROT_WRITE,
+ *	mmap(NULL, page size + data size, PROT_READ | PROT_WRITE,
  *	     MAP_SHARED, devfd, POSIXTRACE_RING_OFFSET)
  *
  * gives the calling thread a ring the module allocates and owns: a control
  * page (struct posixtrace_ring_ctl), then the data area, a power of two of
- * at least a page and at most the module's max_ring_size, mapped twice in
- * a row so that no record wraps. Or (ABI 0.11)
- *
- *	mmap(NULL, page size + data size, PROT_READ | PROT_WRITE,
- *	     MAP_SHARED, devfd, POSIXTRACE_RING_ONCE_OFFSET)
- *
- * the same ring with its data mapped once (for a large ring, about half
- * the address space and page tables), and a record that does not fit
- * before the end of the data area goes on at its start (it is written in
- * two pieces; every field of the header is naturally aligned, so none is
- * cut, and the commit word, first, never is). The module reads either
- * the same way. A thread has one ring; mapping another retires the first
- * (its records are taken first). The mapping is not inherited (a child
- * maps its own) and is not in core dumps.
+ * at least a page and at most the module's max_ring_size. A record that
+ * does not fit before the end of the data area goes on at its start (it
+ * is written in two pieces; every field of the header is naturally
+ * aligned, so none is cut, and the commit word, first, never is). A
+ * thread has one ring; mapping another retires the first (its records
+ * are taken first). The mapping is not inherited (a child maps its own)
+ * and is not in core dumps.
  *
  * The thread writes records at increasing byte positions: pos & (data size
  * - 1) in the data area. A record is a struct posixtrace_ring_record and
@@ -853,14 +846,9 @@ struct posixtrace_enable_page {
  * commit word of the next record's place if that place is free (old data
  * there could read as ~ its position), then stores ~pos in its @commit
  * with release semantics (P1). Then it publishes how far it has written:
- * if the record is the first to start in its slot (the data area is cut
- * into POSIXTRACE_RING_SLOTS slots of 1 << @slot_shift bytes), it stores
- * POSIXTRACE_RING_PACK(pos, records before it) in @boundary[slot],
- * relaxed, and last POSIXTRACE_RING_PACK(its end, records up to its end)
- * in @produced with release (P2). The counts are those of the records the
- * thread committed in this ring since it was mapped. Seeing @produced at
- * some position (acquire) thus implies seeing every commit and boundary
- * stored before it.
+ * the position of the record's end in @produced, with release (P2).
+ * Seeing @produced at some position (acquire) thus implies seeing every
+ * commit stored before it.
  *
  * The module is the only reader: it takes records (with acquire semantics
  * on @commit) soon after the thread asks (POSIXTRACE_IOC_RING_DRAIN),
@@ -872,7 +860,8 @@ struct posixtrace_enable_page {
  * thread must not write past @consumed + data size. A record committed
  * but not yet in @produced may be taken; @produced past a record that is
  * not committed is a lie (an honest thread commits first) and revokes
- * the ring, as a bad record does.
+ * the ring, as a bad record does; @produced behind @consumed or more than
+ * a data size ahead of it claims nothing.
  *
  * The module trusts nothing in the ring. It copies each header once and
  * checks it; the pid and thread id of a record are those of the ring's
@@ -893,28 +882,11 @@ struct posixtrace_enable_page {
  * that writes to a ring it does not own can lose or misattribute only its
  * own events.
  */
-#define POSIXTRACE_RING_OFFSET		0x100000
-#define POSIXTRACE_RING_ONCE_OFFSET	0x200000
-#define POSIXTRACE_RING_MAGIC		0x70747233	/* "ptr3" */
+#define POSIXTRACE_RING_OFFSET		0x200000
+#define POSIXTRACE_RING_MAGIC		0x70747234	/* "ptr4" */
 #define POSIXTRACE_RING_LIVE		0
 #define POSIXTRACE_RING_REVOKED		1
 #define POSIXTRACE_RING_RETIRED		2
-#define POSIXTRACE_RING_SLOTS		16
-
-/*
- * A position and a record count in one word, so that neither is ever read
- * torn from the other: the position modulo 2^40, the count modulo 2^24.
- * The reader rebuilds both from a position and count it already knows.
- */
-#define POSIXTRACE_RING_POS_BITS	40
-#define POSIXTRACE_RING_POS_MASK	((1ULL << POSIXTRACE_RING_POS_BITS) - 1)
-#define POSIXTRACE_RING_PACK(pos, count) \
-	(((__u64)(count) << POSIXTRACE_RING_POS_BITS) | \
-	 ((__u64)(pos) & POSIXTRACE_RING_POS_MASK))
-#define POSIXTRACE_RING_PACKED_POS(word) \
-	((__u64)(word) & POSIXTRACE_RING_POS_MASK)
-#define POSIXTRACE_RING_PACKED_COUNT(word) \
-	((__u64)(word) >> POSIXTRACE_RING_POS_BITS)
 
 /**
  * struct posixtrace_ring_ctl - a thread ring's control page
@@ -924,17 +896,11 @@ struct posixtrace_enable_page {
  * @data_size:	Bytes in the data area.
  * @data_offset: Where the data area begins, from the start of the mapping.
  * @consumed:	The position up to which the module has taken the records.
- * @slot_shift: A slot of the data area is 1 << @slot_shift bytes:
- *		@data_size / POSIXTRACE_RING_SLOTS.
- * @produced:	POSIXTRACE_RING_PACK(the end of the last record published,
- *		the records committed up to there).
- * @boundary:	Per slot, POSIXTRACE_RING_PACK(the position of the first
- *		record that started in it, the records committed before it),
- *		of the slot's last lap; a hint the module checks before use.
+ * @produced:	The position of the end of the last record published.
  *
- * The module writes every member up to @slot_shift and only reads the
- * others; the thread writes @produced and @boundary, each on cache lines
- * of their own, and only reads the rest.
+ * The module writes every member before @produced and only reads
+ * @produced, which the thread writes, on a cache line of its own, and
+ * only reads the rest.
  */
 struct posixtrace_ring_ctl {
 	__u32 magic;
@@ -942,11 +908,9 @@ struct posixtrace_ring_ctl {
 	__u64 data_size;
 	__u64 data_offset;
 	__u64 consumed;
-	__u32 slot_shift;
-	__u32 __kernel_reserved[7];
+	__u64 __kernel_reserved[4];
 	__u64 produced;
 	__u64 __thread_reserved[7];
-	__u64 boundary[POSIXTRACE_RING_SLOTS];
 };
 
 /**
