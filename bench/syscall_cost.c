@@ -7,47 +7,65 @@
  *
  *   dd if=/dev/zero of=/dev/null bs=1 count=CALLS   (two calls a byte)
  *
- * and a fork-heavy one (a shell loop starting PROCS /bin/true), timed
- * from fork to waitpid, with the guest's CPU time over the run from
+ * and a fork-heavy one (a shell loop starting PROCS /bin/true), and true
+ * (nothing: the setup's own start and stop, a fixed cost that a longer
+ * run pays once, taken out of the "net" ratios), timed from fork to
+ * waitpid, with the guest's CPU time over the run from
  * /proc/stat (every CPU's, not idle nor iowait: the tracers' daemons,
  * workers and writers included), and the events each setup kept and lost:
  *
  *   untraced
- *   posixtrace record --kernel=proc,signal,syscall -o DIR/TAG.ptlog -- ...
- *   posixtrace record --kernel=all -o DIR/TAG.ptlog -- ...
+ *   posixtrace record -q --kernel=proc,signal,syscall -o DIR/TAG.ptlog -- ...
+ *   posixtrace record -q --kernel=all -o DIR/TAG.ptlog -- ...
  *   strace -f -o DIR/TAG.txt ...                   (a line an event)
  *   perf trace -o DIR/TAG.txt ...                  (a line an event)
+ *   LTTNG record syscall DIR/TAG UID -- syscall_cost as-uid UID ...
+ *   LTTNG record all DIR/TAG UID -- syscall_cost as-uid UID ...
  *
- * record's events and losses are its summary's; strace's and perf
- * trace's, the lines of their files (perf's "LOST" lines counted apart).
+ * LTTNG is bench/lttng_kernel.sh: LTTng's kernel tracer, the same events
+ * as record's two setups into a session of a session daemon already
+ * running (with lttng-modules loaded), for the processes of user UID
+ * (AS_UID, 4242), which the workload switches to: record follows a
+ * command's children, and LTTng can follow a user. record's events and
+ * losses are its summary's first line (-q: the rest of the summary, the
+ * tables per process and type and the system-call statistics, decodes
+ * every event of the log after the run, which is not tracing's cost;
+ * strace -c and perf trace -s are options too); LTTng's, babeltrace2's
+ * count (lttng_kernel.sh count); strace's and perf trace's, the lines of
+ * their files (perf's "LOST" lines counted apart).
  * Each case runs once untimed first (a case that fails there is reported
  * and left out); ROUNDS rounds then run every case once, in turn. Times
  * are medians over the rounds, ratios medians of per-round ratios to the
- * untraced run of the same workload, and "added" is the time a setup adds
- * to the untraced run, as a fraction of what strace -f adds (the issue's
- * 1/10 goal).
+ * untraced run of the same workload ("net": both less their true), and
+ * "added/strace" is the net time a setup adds to the untraced run, as a
+ * fraction of what strace -f adds (the issue's 1/10 goal).
  *
  * -N measures the neighbours instead: an untraced process's getppid()
  * loop (ns a call) and pipe ping-pong with a child (ns a round trip),
- * in alternating blocks with and without a stream recording the syscall
- * and sched classes of another process (posixtrace record
- * --kernel=syscall,sched -- sleep, started and stopped around each
- * block), as ratios of the same round's blocks.
+ * in blocks without a tracer and beside each tracer recording another
+ * process (posixtrace record --kernel=syscall,sched, =syscall and =sched,
+ * and perf trace, each of sleep, started and stopped around its block),
+ * as ratios to the same round's block without.
  *
  *   syscall_cost [-r ROUNDS] [-c CALLS] [-n PROCS] [-p POSIXTRACE]
- *                [-s STRACE] [-P PERF] -d DIR
- *   syscall_cost -N [-r ROUNDS] [-p POSIXTRACE] -d DIR
+ *                [-s STRACE] [-P PERF] [-L LTTNG] -d DIR
+ *   syscall_cost -N [-r ROUNDS] [-p POSIXTRACE] [-P PERF] -d DIR
  *
- * A program given as "-" leaves its cases out. CALLS (20,000) and PROCS
+ *   syscall_cost as-uid UID COMMAND...     (COMMAND as UID, for LTTNG)
+ *
+ * A program given as "-" (LTTNG's default) leaves its cases out. CALLS (20,000) and PROCS
  * (50) are small for software emulation, where strace -f takes some
  * 30 s for dd's 40,000 calls.
  */
+#include <grp.h>
 #include <signal.h>
 
 #include "harness.h"
 
-enum { UNTRACED, PT_SYSCALL, PT_ALL, STRACE, PERF, NSETUPS };
-enum { DD, FORKS, NWORK };
+enum { UNTRACED, PT_SYSCALL, PT_ALL, STRACE, PERF, LTTNG_SYSCALL, LTTNG_ALL,
+       NSETUPS };
+enum { AS_UID = 4242 };
+enum { DD, FORKS, NOP, NWORK };
 
 struct setup {
 	const char *name, *tag;
@@ -61,19 +79,28 @@ static struct setup setups[NSETUPS] = {
 	[PT_ALL] = { "record --kernel=all", "pt_all" },
 	[STRACE] = { "strace -f -o FILE", "strace" },
 	[PERF] = { "perf trace -o FILE", "perf" },
+	[LTTNG_SYSCALL] = { "lttng kernel: syscalls,proc,signal", "lttng_syscall" },
+	[LTTNG_ALL] = { "lttng kernel: and sched", "lttng_all" },
 };
 
-static const char *const works[NWORK] = { "dd bs=1", "fork loop" };
+static const char *const works[NWORK] = {
+	[DD] = "dd bs=1",
+	[FORKS] = "fork loop",
+	[NOP] = "true",
+};
+static const char *const work_tags[NWORK] = {
+	[DD] = "dd", [FORKS] = "forks", [NOP] = "true",
+};
 
 struct result {
 	double wall[MAX_ROUNDS], cpu[MAX_ROUNDS];
 	unsigned long long events, lost;
-	bool counted;
+	bool counted, counted_once;
 };
 
 static struct result results[NWORK][NSETUPS];
 static const char *dir, *tool = "posixtrace", *strace_prog = "strace",
-		  *perf_prog = "perf";
+		  *perf_prog = "perf", *lttng_prog = "-", *self;
 static long calls = 20000, procs = 50;
 
 /* The guest's busy CPU time, in seconds, from /proc/stat's first line. */
@@ -95,13 +122,18 @@ static double cpu_busy(void)
 
 static void path_of(char *buf, size_t size, int w, int s, const char *ext)
 {
-	snprintf(buf, size, "%s/%s_%s.%s", dir, w == DD ? "dd" : "forks",
+	snprintf(buf, size, "%s/%s_%s.%s", dir, work_tags[w],
 		 setups[s].tag, ext);
+}
+
+static bool is_lttng(int s)
+{
+	return s == LTTNG_SYSCALL || s == LTTNG_ALL;
 }
 
 /* The strings of a command line that are not literals. */
 struct cmd_strings {
-	char file[4096], count[64], loop[256];
+	char file[4096], count[64], loop[256], uid[16];
 };
 
 /* The command of workload w under setup s, into argv. */
@@ -113,13 +145,16 @@ static void command(int w, int s, char **argv, struct cmd_strings *cs)
 	snprintf(cs->loop, sizeof(cs->loop),
 		 "i=0; while [ $i -lt %ld ]; do /bin/true; i=$((i+1)); done",
 		 procs);
+	snprintf(cs->uid, sizeof(cs->uid), "%d", AS_UID);
 	path_of(cs->file, sizeof(cs->file), w, s,
-		s == PT_SYSCALL || s == PT_ALL ? "ptlog" : "txt");
+		s == PT_SYSCALL || s == PT_ALL ? "ptlog" :
+		is_lttng(s) ? "trace" : "txt");
 	switch (s) {
 	case PT_SYSCALL:
 	case PT_ALL:
 		argv[n++] = (char *)tool;
 		argv[n++] = "record";
+		argv[n++] = "--quiet";
 		argv[n++] = s == PT_ALL ? "--kernel=all" :
 			    "--kernel=proc,signal,syscall";
 		argv[n++] = "-o";
@@ -139,6 +174,18 @@ static void command(int w, int s, char **argv, struct cmd_strings *cs)
 		argv[n++] = cs->file;
 		argv[n++] = "--";
 		break;
+	case LTTNG_SYSCALL:
+	case LTTNG_ALL:
+		argv[n++] = (char *)lttng_prog;
+		argv[n++] = "record";
+		argv[n++] = s == LTTNG_ALL ? "all" : "syscall";
+		argv[n++] = cs->file;
+		argv[n++] = cs->uid;
+		argv[n++] = "--";
+		argv[n++] = (char *)self;
+		argv[n++] = "as-uid";
+		argv[n++] = cs->uid;
+		break;
 	}
 	if (w == DD) {
 		argv[n++] = "dd";
@@ -146,10 +193,12 @@ static void command(int w, int s, char **argv, struct cmd_strings *cs)
 		argv[n++] = "of=/dev/null";
 		argv[n++] = "bs=1";
 		argv[n++] = cs->count;
-	} else {
+	} else if (w == FORKS) {
 		argv[n++] = "sh";
 		argv[n++] = "-c";
 		argv[n++] = cs->loop;
+	} else {
+		argv[n++] = "true";
 	}
 	argv[n] = NULL;
 }
@@ -197,9 +246,30 @@ static void count(int w, int s, const char *out)
 		f = fopen(out, "r");
 		r->counted = false;
 		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "posixtrace record: %llu events (%*[^)]), %llu lost",
+			if (sscanf(line, "posixtrace record: %llu events logged, %llu lost",
 				   &r->events, &r->lost) == 2)
 				r->counted = true;
+		if (f)
+			fclose(f);
+		return;
+	}
+	if (is_lttng(s)) {
+		char *argv[] = { (char *)lttng_prog, "count", path, NULL };
+		char note[200];
+
+		/* babeltrace2 under emulation is slow: the first round's. */
+		if (r->counted_once)
+			return;
+		path_of(path, sizeof(path), w, s, "trace");
+		path_of(line, sizeof(line), w, s, "count");
+		r->counted = false;
+		if (bench_run(argv, line, note, sizeof(note)) < 0)
+			return;
+		f = fopen(line, "r");
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "lttng: %llu events, %llu discarded",
+				   &r->events, &r->lost) == 2)
+				r->counted = r->counted_once = true;
 		if (f)
 			fclose(f);
 		return;
@@ -211,50 +281,95 @@ static void count(int w, int s, const char *out)
 	r->counted = s != UNTRACED;
 }
 
+/*
+ * Workload w's time under setup s in round r, less the same setup's time
+ * for true in that round: what the workload's calls and processes cost,
+ * without the tracer's start and stop, which a longer run pays once.
+ */
+static double net(int w, int s, int r)
+{
+	return results[w][s].wall[r] - results[NOP][s].wall[r];
+}
+
+/* The median over the rounds of net time added by setup s to w. */
+static double net_added(int w, int s, int rounds)
+{
+	double added[MAX_ROUNDS];
+	int r;
+
+	for (r = 0; r < rounds; r++)
+		added[r] = net(w, s, r) - net(w, UNTRACED, r);
+	return median(added, rounds);
+}
+
+/* The net time record adds (setup pt) against the time LTTng adds (lt). */
+static void lttng_compare(int w, int pt, int lt, int rounds)
+{
+	double added_lt;
+
+	if (setups[pt].skipped || setups[lt].skipped)
+		return;
+	added_lt = net_added(w, lt, rounds);
+	if (added_lt > 0)
+		printf("  net time added, %s against %s: %.2fx\n",
+		       setups[pt].name, setups[lt].name,
+		       net_added(w, pt, rounds) / added_lt);
+}
+
+static void report_setup(int w, int s, int rounds, double added_strace)
+{
+	struct result *res = &results[w][s], *base = &results[w][UNTRACED];
+	double ratio[MAX_ROUNDS];
+	int r;
+
+	printf("  %-36s %8.3f", setups[s].name, median(res->wall, rounds));
+	for (r = 0; r < rounds; r++)
+		ratio[r] = res->wall[r] / base->wall[r];
+	printf(" %6.2fx", median(ratio, rounds));
+	for (r = 0; r < rounds; r++)
+		ratio[r] = net(w, UNTRACED, r) > 0 ?
+			   net(w, s, r) / net(w, UNTRACED, r) : 0;
+	printf(" %6.2fx", median(ratio, rounds));
+	for (r = 0; r < rounds; r++)
+		ratio[r] = base->cpu[r] > 0 ? res->cpu[r] / base->cpu[r] : 0;
+	printf(" %7.2f %6.2fx", median(res->cpu, rounds),
+	       median(ratio, rounds));
+	if (res->counted)
+		printf(" %9llu %7llu", res->events, res->lost);
+	else
+		printf(" %9s %7s", "-", "-");
+	if (s != UNTRACED && added_strace > 0)
+		printf(" %8.3f", net_added(w, s, rounds) / added_strace);
+	putchar('\n');
+}
+
 static void report(int rounds)
 {
-	double ratio[MAX_ROUNDS], base, added_strace, added;
-	int w, s, r;
+	double added_strace;
+	int w, s;
 
-	for (w = 0; w < NWORK; w++) {
+	printf("true (each setup's start and stop, taken out of the net ratios):\n");
+	for (s = 0; s < NSETUPS; s++)
+		if (!setups[s].skipped)
+			printf("  %-36s %8.3f s\n", setups[s].name,
+			       median(results[NOP][s].wall, rounds));
+	for (w = 0; w < NOP; w++) {
 		printf("%s (%s):\n", works[w], w == DD ? "two system calls a byte" :
 		       "a shell loop of /bin/true");
-		printf("  %-38s %9s %7s %9s %7s %12s %9s %9s\n", "setup",
-		       "wall s", "ratio", "cpu s", "ratio", "events", "lost",
-		       "added/strace");
+		printf("  %-36s %8s %7s %7s %7s %7s %9s %7s %8s\n", "setup",
+		       "wall s", "ratio", "net", "cpu s", "ratio", "events",
+		       "lost", "added/strace");
 		added_strace = setups[STRACE].skipped ? 0 :
-			       median(results[w][STRACE].wall, rounds) -
-			       median(results[w][UNTRACED].wall, rounds);
+			       net_added(w, STRACE, rounds);
 		for (s = 0; s < NSETUPS; s++) {
-			struct result *res = &results[w][s];
-
-			if (setups[s].skipped) {
-				printf("  %-38s %s\n", setups[s].name,
+			if (setups[s].skipped)
+				printf("  %-36s %s\n", setups[s].name,
 				       setups[s].note);
-				continue;
-			}
-			printf("  %-38s %9.3f", setups[s].name,
-			       median(res->wall, rounds));
-			for (r = 0; r < rounds; r++)
-				ratio[r] = res->wall[r] /
-					   results[w][UNTRACED].wall[r];
-			printf(" %6.2fx", median(ratio, rounds));
-			for (r = 0; r < rounds; r++)
-				ratio[r] = results[w][UNTRACED].cpu[r] > 0 ?
-					   res->cpu[r] /
-					   results[w][UNTRACED].cpu[r] : 0;
-			printf(" %9.2f %6.2fx", median(res->cpu, rounds),
-			       median(ratio, rounds));
-			if (res->counted)
-				printf(" %12llu %9llu", res->events, res->lost);
 			else
-				printf(" %12s %9s", "-", "-");
-			base = median(results[w][UNTRACED].wall, rounds);
-			added = median(res->wall, rounds) - base;
-			if (s != UNTRACED && added_strace > 0)
-				printf(" %8.3f", added / added_strace);
-			putchar('\n');
+				report_setup(w, s, rounds, added_strace);
 		}
+		lttng_compare(w, PT_SYSCALL, LTTNG_SYSCALL, rounds);
+		lttng_compare(w, PT_ALL, LTTNG_ALL, rounds);
 	}
 }
 
@@ -298,29 +413,59 @@ static double pingpong_ns(void)
 	return t;
 }
 
-/* A record of sleep's syscall and sched classes, or -1. */
-static pid_t start_stream(void)
+/*
+ * The tracers the neighbours run beside, each recording another process
+ * (sleep): record with both classes, then each alone (sched's probes run
+ * on context switches, syscall's on every task's system calls: the
+ * kernel's syscall tracepoints put every task on the slow path of system
+ * call entry and exit while any probe is registered), and perf trace of
+ * that process, which pays the same slow path. And record with no kernel
+ * class, a control: the tool beside the neighbour, its stream and reader,
+ * and no probe (under emulation, another CPU's activity alone shows).
+ */
+enum { NB_NONE, NB_ALL, NB_SYSCALL, NB_SCHED, NB_PERF, NNEIGHBOURS };
+static const char *const nb_names[NNEIGHBOURS] = {
+	[NB_NONE] = "record (no kernel class)",
+	[NB_ALL] = "record --kernel=syscall,sched",
+	[NB_SYSCALL] = "record --kernel=syscall",
+	[NB_SCHED] = "record --kernel=sched",
+	[NB_PERF] = "perf trace",
+};
+
+/* Tracer t recording sleep, or -1. */
+static pid_t start_tracer(int t)
 {
 	char log[4096];
 	pid_t pid;
 
-	snprintf(log, sizeof(log), "%s/neighbour.ptlog", dir);
+	snprintf(log, sizeof(log), "%s/neighbour.%s", dir,
+		 t == NB_PERF ? "txt" : "ptlog");
 	pid = fork();
 	if (!pid) {
 		int fd = open("/dev/null", O_WRONLY);
 
 		dup2(fd, 1);
 		dup2(fd, 2);
-		execlp(tool, tool, "record", "--kernel=syscall,sched", "-o", log,
-		       "--", "sleep", "1000", (char *)NULL);
+		if (t == NB_PERF)
+			execlp(perf_prog, perf_prog, "trace", "-o", log, "--",
+			       "sleep", "1000", (char *)NULL);
+		else if (t == NB_NONE)
+			execlp(tool, tool, "record", "-o", log, "--", "sleep",
+			       "1000", (char *)NULL);
+		else
+			execlp(tool, tool, "record",
+			       t == NB_ALL ? "--kernel=syscall,sched" :
+			       t == NB_SYSCALL ? "--kernel=syscall" :
+			       "--kernel=sched", "-o", log, "--", "sleep",
+			       "1000", (char *)NULL);
 		_exit(127);
 	}
-	/* The probes are on once the stream is: give it the time to be. */
+	/* The probes are on once the tracer is: give it the time to be. */
 	usleep(500000);
 	return pid;
 }
 
-static void stop_stream(pid_t pid)
+static void stop_tracer(pid_t pid)
 {
 	kill(pid, SIGINT);
 	waitpid(pid, NULL, 0);
@@ -328,38 +473,55 @@ static void stop_stream(pid_t pid)
 
 static int neighbours(int rounds)
 {
-	double g[2][MAX_ROUNDS], p[2][MAX_ROUNDS], rg[MAX_ROUNDS],
-	       rp[MAX_ROUNDS];
-	pid_t rec;
-	int r;
+	double g0[MAX_ROUNDS], p0[MAX_ROUNDS], g[NNEIGHBOURS][MAX_ROUNDS],
+	       p[NNEIGHBOURS][MAX_ROUNDS], rg[MAX_ROUNDS], rp[MAX_ROUNDS];
+	bool skip[NNEIGHBOURS] = { false };
+	pid_t pid;
+	int r, t;
 
+	skip[NB_NONE] = skip[NB_ALL] = skip[NB_SYSCALL] = skip[NB_SCHED] =
+		!strcmp(tool, "-");
+	skip[NB_PERF] = !strcmp(perf_prog, "-");
 	getppid_ns();
 	pingpong_ns();
 	for (r = 0; r < rounds; r++) {
-		g[0][r] = getppid_ns();
-		p[0][r] = pingpong_ns();
-		rec = start_stream();
-		if (rec < 0)
-			return 1;
-		g[1][r] = getppid_ns();
-		p[1][r] = pingpong_ns();
-		stop_stream(rec);
-		rg[r] = g[1][r] / g[0][r];
-		rp[r] = p[1][r] / p[0][r];
+		g0[r] = getppid_ns();
+		p0[r] = pingpong_ns();
+		for (t = 0; t < NNEIGHBOURS; t++) {
+			if (skip[t])
+				continue;
+			pid = start_tracer(t);
+			if (pid < 0)
+				return 1;
+			g[t][r] = getppid_ns();
+			p[t][r] = pingpong_ns();
+			stop_tracer(pid);
+		}
 	}
-	printf("an untraced process, while a stream records syscall and sched of another (sleep):\n");
-	printf("  getppid loop:    %8.0f ns a call without, %8.0f with: %.2fx\n",
-	       median(g[0], rounds), median(g[1], rounds), median(rg, rounds));
-	printf("  pipe ping-pong:  %8.0f ns a round trip without, %8.0f with: %.2fx\n",
-	       median(p[0], rounds), median(p[1], rounds), median(rp, rounds));
+	printf("an untraced process, while a tracer records another (sleep):\n");
+	printf("  %-32s %12s %7s %14s %7s\n", "beside", "getppid ns",
+	       "ratio", "ping-pong ns", "ratio");
+	printf("  %-32s %12.0f %6.2fx %14.0f %6.2fx\n", "nothing",
+	       median(g0, rounds), 1.0, median(p0, rounds), 1.0);
+	for (t = 0; t < NNEIGHBOURS; t++) {
+		if (skip[t])
+			continue;
+		for (r = 0; r < rounds; r++) {
+			rg[r] = g[t][r] / g0[r];
+			rp[r] = p[t][r] / p0[r];
+		}
+		printf("  %-32s %12.0f %6.2fx %14.0f %6.2fx\n", nb_names[t],
+		       median(g[t], rounds), median(rg, rounds),
+		       median(p[t], rounds), median(rp, rounds));
+	}
 	return 0;
 }
 
 static void usage(const char *prog)
 {
 	fprintf(stderr,
-		"usage: %s [-r ROUNDS] [-c CALLS] [-n PROCS] [-p POSIXTRACE] [-s STRACE] [-P PERF] -d DIR\n"
-		"       %s -N [-r ROUNDS] [-p POSIXTRACE] -d DIR\n",
+		"usage: %s [-r ROUNDS] [-c CALLS] [-n PROCS] [-p POSIXTRACE] [-s STRACE] [-P PERF] [-L LTTNG] -d DIR\n"
+		"       %s -N [-r ROUNDS] [-p POSIXTRACE] [-P PERF] -d DIR\n",
 		prog, prog);
 	exit(2);
 }
@@ -372,7 +534,21 @@ int main(int argc, char **argv)
 	int rounds = 3, c, w, s, r;
 	double cpu;
 
-	while ((c = getopt(argc, argv, "r:c:n:p:s:P:d:N")) != -1) {
+	if (argc > 3 && !strcmp(argv[1], "as-uid")) {
+		uid_t uid = (uid_t)atol(argv[2]);
+
+		if (setgroups(0, NULL) || setgid(uid) || setuid(uid)) {
+			perror("as-uid");
+			return 126;
+		}
+		execvp(argv[3], argv + 3);
+		perror(argv[3]);
+		return 127;
+	}
+	self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		self = argv[0];
+	while ((c = getopt(argc, argv, "r:c:n:p:s:P:L:d:N")) != -1) {
 		switch (c) {
 		case 'r':
 			rounds = atoi(optarg);
@@ -392,6 +568,9 @@ int main(int argc, char **argv)
 		case 'P':
 			perf_prog = optarg;
 			break;
+		case 'L':
+			lttng_prog = optarg;
+			break;
 		case 'd':
 			dir = optarg;
 			break;
@@ -406,10 +585,12 @@ int main(int argc, char **argv)
 		usage(argv[0]);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (neigh)
-		return strcmp(tool, "-") ? neighbours(rounds) : 0;
+		return neighbours(rounds);
 	setups[PT_SYSCALL].skipped = setups[PT_ALL].skipped = !strcmp(tool, "-");
 	setups[STRACE].skipped = !strcmp(strace_prog, "-");
 	setups[PERF].skipped = !strcmp(perf_prog, "-");
+	setups[LTTNG_SYSCALL].skipped = setups[LTTNG_ALL].skipped =
+		!strcmp(lttng_prog, "-");
 	for (s = 0; s < NSETUPS; s++)
 		if (setups[s].skipped)
 			snprintf(setups[s].note, sizeof(setups[s].note),

@@ -567,6 +567,58 @@ TEST(record_of_a_full_until_full_log_counts_and_advises)
 	unlink(args[5]);
 }
 
+/*
+ * -q: the summary's first line, from the module's counts (what the stream
+ * stored until tracing stopped, less what the log did not keep): the
+ * log's events up to the STOP; no tables.
+ */
+TEST(record_quiet_counts_the_events_recorded_in_one_line)
+{
+	const char *args[] = { "-q", "-o", "/tmp/rec-q.ptlog", "--",
+			       self_exe(), NULL };
+	char err[4096], want[64];
+	int fd, stopped;
+	struct logbuf lb;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_EQ(7, run_record(args, "fork", err, sizeof(err)));
+	TH_LOG("record said: %s", err);
+	fd = open("/tmp/rec-q.ptlog", O_RDONLY);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, read_log(fd, &lb));
+	/* The counts are read once tracing stopped: up to the STOP. */
+	for (stopped = lb.n; stopped > 0; stopped--)
+		if (lb.ev[stopped - 1].info.posix_event_id == POSIX_TRACE_STOP)
+			break;
+	TH_LOG("%d events in the log, %d up to the last STOP", lb.n, stopped);
+	snprintf(want, sizeof(want),
+		 "\nposixtrace record: %d events logged, 0 lost, ", stopped);
+	ASSERT_NE(NULL, strstr(err, want));
+	ASSERT_EQ(NULL, strstr(err, "\n  process "));
+	ASSERT_EQ(NULL, strstr(err, "\n  event type "));
+	free_log(&lb);
+	close(fd);
+	unlink("/tmp/rec-q.ptlog");
+}
+
+/* -q counts what a full log lost, and advises, as the whole summary does. */
+TEST(record_quiet_counts_what_a_full_log_lost)
+{
+	const char *args[] = { "-q", "--log-policy", "until-full",
+			       "--log-size", "64K", "-o", "/tmp/rec-quf.ptlog",
+			       "--", self_exe(), NULL };
+	char err[8192];
+
+	SKIP_WITHOUT_TOOL();
+	EXPECT_EQ(0, run_record(args, "many", err, sizeof(err)));
+	TH_LOG("record said: %s", err);
+	EXPECT_LT(40000, summary_lost(err));
+	EXPECT_NE(NULL, strstr(err, " events not in the log: the log was "
+			       "full\n"));
+	EXPECT_NE(NULL, strstr(err, "advice: raise --log-size"));
+	unlink(args[6]);
+}
+
 /* A command that cannot run: 127, and a message. */
 TEST(record_of_a_missing_command_exits_127)
 {

@@ -56,6 +56,7 @@ struct record_opts {
 	bool has_stream_size, has_max_data_size, has_log_size;
 	int log_policy;
 	bool inherit;
+	bool quiet;			/* -q: the summary's first line */
 	struct record_select select;	/* -e */
 	struct kernel_classes kernel;	/* --kernel */
 };
@@ -126,6 +127,10 @@ static const char record_usage[] =
 "                           PID's command name)\n"
 "      --no-inherit         trace only COMMAND or PID, not the processes it\n"
 "                           creates (POSIX_TRACE_CLOSE_FOR_CHILD)\n"
+"  -q, --quiet              the summary's first line and its losses only,\n"
+"                           from the module's counts: no counts per process\n"
+"                           or type, process tree or system-call statistics,\n"
+"                           which read every event of the log back\n"
 "  -h, --help               print this help\n"
 "SIZE is in bytes, or with a suffix K, M or G (powers of 1024).\n"
 "A SIGINT or SIGTERM sent to posixtrace with kill stops tracing and sends\n"
@@ -238,6 +243,9 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 	case OPT_NO_INHERIT:
 		o->inherit = false;
 		return 0;
+	case 'q':
+		o->quiet = true;
+		return 0;
 	case OPT_SYSCALLS:
 		return syscall_select_parse(&o->kernel.calls, arg, &why) ?
 			misuse("bad --syscalls '%s': no system call or class "
@@ -286,6 +294,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "log-size", required_argument, NULL, OPT_LOG_SIZE },
 		{ "name", required_argument, NULL, OPT_NAME },
 		{ "no-inherit", no_argument, NULL, OPT_NO_INHERIT },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
 		{ "help", no_argument, NULL, 'h' },
@@ -299,7 +308,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	o->inherit = true;
 	kernel_classes_init(&o->kernel);
 	/* '+': the first non-option is COMMAND, whose options are its own. */
-	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:k:h", options,
+	while ((c = getopt_long(argc, argv, "+o:p:e:s:m:k:qh", options,
 				NULL)) != -1) {
 		if (c == 'h') {
 			usage_help(record_usage);
@@ -688,6 +697,7 @@ static int print_summary(struct record_run *run)
 		.log_size = run->log_size,
 		.status = &run->status,
 		.select = run->select,
+		.brief = run->opts->quiet,
 	};
 	struct record_summary s;
 	int bad;

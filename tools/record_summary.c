@@ -83,7 +83,7 @@ static bool stored_by_stream(const struct log_event *ev)
 }
 
 static int tally_event(const struct log_event *ev, uint64_t seq_end,
-		       struct record_summary *s)
+		       bool brief, struct record_summary *s)
 {
 	struct kevent k;
 	int err;
@@ -93,6 +93,8 @@ static int tally_event(const struct log_event *ev, uint64_t seq_end,
 	/* Those stored after the status was read are not in its counts. */
 	if (stored_by_stream(ev) && ev->seq < seq_end)
 		s->stored_logged++;
+	if (brief)
+		return 0;
 	err = tally_add(&s->types, ev->info.posix_event_id, ev->type ?
 			ev->type->name : "?");
 	/*
@@ -126,7 +128,7 @@ static void add_log_status(struct log_reader *lr, struct record_status *st)
 	st->log_full |= info.posix_log_full_status == POSIX_TRACE_FULL;
 }
 
-static int read_log(const char *path, struct record_summary *s)
+static int read_log(const char *path, bool brief, struct record_summary *s)
 {
 	uint64_t seq_end = s->status.have_counts ?
 			   record_status_seq_end(&s->status) : UINT64_MAX;
@@ -138,7 +140,7 @@ static int read_log(const char *path, struct record_summary *s)
 	if (log_open(&lr, path, PROG))
 		return 1;
 	while (!(err = log_next(&lr, &ev, &end)) && !end) {
-		err = tally_event(&ev, seq_end, s);
+		err = tally_event(&ev, seq_end, brief, s);
 		if (err)
 			break;
 	}
@@ -207,11 +209,19 @@ int record_summarize(const struct record_summary_in *in,
 	s->log_size = in->log_size;
 	s->status = *in->status;
 	/* Without memory, the summary goes without these tables. */
-	s->kstats = kstats_new();
-	if (in->read_path) {
-		if (stat(in->read_path, &sb) == 0)
-			s->bytes = sb.st_size;
-		bad = read_log(in->read_path, s);
+	if (!in->brief)
+		s->kstats = kstats_new();
+	if (in->read_path && stat(in->read_path, &sb) == 0)
+		s->bytes = sb.st_size;
+	if (in->brief && s->status.have_counts &&
+	    s->status.have_log_discarded) {
+		/* What the stream stored, less what the log did not keep. */
+		s->events = s->status.recorded -
+			    (s->status.log_discarded < s->status.recorded ?
+			     s->status.log_discarded : s->status.recorded);
+		s->events_counted = true;
+	} else if (in->read_path) {
+		bad = read_log(in->read_path, in->brief, s);
 	}
 	count_losses(s);
 	name_processes(s);
@@ -272,13 +282,27 @@ static void print_line(const struct record_summary_in *in,
 {
 	char size[32];
 
-	if (!s->log_read) {
+	if (!s->log_read && !s->events_counted) {
 		fprintf(stderr, PROG ": trace log written to %s, %" PRIu64
 			" lost, %.2f s%s\n", in->shown, s->stream_lost,
 			in->seconds, full_note(s));
 		return;
 	}
 	format_bytes(size, sizeof(size), s->bytes < 0 ? 0 : s->bytes);
+	/*
+	 * Brief, the processes were not counted; from the module's counts,
+	 * the events are those logged until tracing stopped (the log also
+	 * holds what shutting the stream down adds).
+	 */
+	if (in->brief || s->events_counted) {
+		fprintf(stderr, PROG ": %" PRIu64 " event%s%s, %" PRIu64
+			" lost, %s in %s, %.2f s%s\n", s->events,
+			s->events == 1 ? "" : "s",
+			s->events_counted ? " logged" : "",
+			s->stream_lost + s->log_lost, size, in->shown,
+			in->seconds, full_note(s));
+		return;
+	}
 	fprintf(stderr, PROG ": %" PRIu64 " event%s (%zu process%s), %" PRIu64
 		" lost, %s in %s, %.2f s%s\n", s->events,
 		s->events == 1 ? "" : "s", s->processes.n,
@@ -432,7 +456,7 @@ void record_summary_print(const struct record_summary_in *in,
 			  const struct record_summary *s)
 {
 	print_line(in, s);
-	if (s->log_read) {
+	if (s->log_read && !in->brief) {
 		print_table(&s->processes, "process", "processes");
 		print_table(&s->types, "event type", "types");
 	}

@@ -40,6 +40,8 @@ struct tally {
 struct record_summary {
 	/* Read back from the log: false for a log on a pipe. */
 	bool log_read;
+	/* Brief: @events is the module's count of what the log holds. */
+	bool events_counted;
 	uint64_t events;		/* in the log */
 	uint64_t stored_logged;		/* of the stream's stored ones */
 	uint64_t gap_lost;		/* missing in the log's gaps */
@@ -64,6 +66,11 @@ struct record_summary_in {
 	size_t log_size;
 	const struct record_status *status;	/* before shutdown */
 	const struct record_select *select;	/* -e */
+	/*
+	 * The first line and the losses only; from the module's counts,
+	 * without reading the log back, when it has them.
+	 */
+	bool brief;
 };
 
 /*

@@ -16,10 +16,12 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
-          [--import DIR] [--rings-off]
+          [--import DIR] [--tree DIR]... [--rings-off]
 --bin FILE puts a program (with the libraries ldd finds) or a script in the
 guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
-the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT).
+the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT). --tree DIR
+copies DIR's files into the guest's root (another tracer's modules under
+lib/modules, for the benchmark).
 --rings-off loads the module with max_ring_size=0: every event goes by
 system call, and ring_test (which tests the rings) is skipped.
 USAGE
@@ -27,6 +29,7 @@ USAGE
 }
 
 KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
+TREES=()
 RINGS=on
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -39,6 +42,7 @@ while [ $# -gt 0 ]; do
 	--label) LABEL=$2; shift 2 ;;
 	--timeout) TIMEOUT=$2; shift 2 ;;
 	--import) IMPORT=$2; shift 2 ;;
+	--tree) TREES+=("$2"); shift 2 ;;
 	--rings-off) RINGS=off; shift ;;
 	*) usage ;;
 	esac
@@ -75,6 +79,7 @@ if [ -n "$TESTS" ]; then
 	done
 fi
 for b in "${BINS[@]}"; do add_elf "bin/${b##*/}" "$b"; done
+for t in "${TREES[@]}"; do cp -a "$t/." "$ROOT/"; done
 if [ -n "$IMPORT" ] && compgen -G "$IMPORT/*.ptlog" >/dev/null; then
 	mkdir -p "$ROOT/import"
 	cp "$IMPORT"/*.ptlog "$ROOT/import/"
