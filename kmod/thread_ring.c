@@ -381,7 +381,14 @@ static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 		return 0;
 	/* Pairs with the thread's store-release, after its commits. */
 	ahead = smp_load_acquire(&ring->ctl->produced) - consumed;
-	return ahead <= ring->size ? ahead : 0;
+	/*
+	 * Behind what was taken (records taken before they were published):
+	 * nothing. A lap or more ahead: full, as an honest thread's ring is
+	 * when its own kick moved @consumed after we read it.
+	 */
+	if ((s64)ahead < 0)
+		return 0;
+	return min(ahead, ring->size);
 }
 
 /*
