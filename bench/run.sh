@@ -82,8 +82,10 @@
 # lttng-modules builds for the kernel (bench/lttng_modules.sh: 6.1, not
 # 6.12; bench/lttng_kernel.sh), wall time, the guest's CPU time from
 # /proc/stat, events kept and lost; then an untraced process's getppid
-# loop and pipe ping-pong while a stream records syscall and sched of
-# another process, against the same without. --syscalls runs these alone.
+# loop and pipe ping-pong beside each tracer of another process (record
+# with its default classes as a control, with syscall and sched, each
+# alone, and perf trace), against the same without. --syscalls runs these
+# alone.
 #
 # -r and -t go to event_cost, ust_cost and keepup alike, -r to fork_cost
 # and syscall_cost too.

@@ -53,9 +53,9 @@
  *
  *   syscall_cost as-uid UID COMMAND...     (COMMAND as UID, for LTTNG)
  *
- * A program given as "-" (LTTNG's default) leaves its cases out. CALLS (20,000) and PROCS
- * (50) are small for software emulation, where strace -f takes some
- * 30 s for dd's 40,000 calls.
+ * A program given as "-" (LTTNG's default) leaves its cases out. CALLS
+ * (20,000) and PROCS (50) are small for software emulation, where strace
+ * -f of dd is the slowest case by far.
  */
 #include <grp.h>
 #include <signal.h>
@@ -95,7 +95,7 @@ static const char *const work_tags[NWORK] = {
 struct result {
 	double wall[MAX_ROUNDS], cpu[MAX_ROUNDS];
 	unsigned long long events, lost;
-	bool counted, counted_once;
+	bool counted;
 };
 
 static struct result results[NWORK][NSETUPS];
@@ -233,45 +233,49 @@ static unsigned long long lines(const char *path, const char *what,
 	return n;
 }
 
+/*
+ * The events kept and lost from the line of the file at path that fmt
+ * ("... %llu ... %llu ...") reads; false if there is none.
+ */
+static bool scan_counts(const char *path, const char *fmt,
+			struct result *r)
+{
+	char line[4096];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, fmt, &r->events, &r->lost) == 2)
+			found = true;
+	if (f)
+		fclose(f);
+	return found;
+}
+
 /* What setup s kept and lost of workload w's last run. */
 static void count(int w, int s, const char *out)
 {
 	struct result *r = &results[w][s];
-	char path[4096], line[4096];
+	char path[4096], counts[4096], note[200];
+	char *argv[] = { (char *)lttng_prog, "count", path, NULL };
 	unsigned long long lost;
-	FILE *f;
 
-	r->counted = true;
-	if (s == PT_SYSCALL || s == PT_ALL) {
-		f = fopen(out, "r");
-		r->counted = false;
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "posixtrace record: %llu events logged, %llu lost",
-				   &r->events, &r->lost) == 2)
-				r->counted = true;
-		if (f)
-			fclose(f);
-		return;
-	}
 	if (is_lttng(s)) {
-		char *argv[] = { (char *)lttng_prog, "count", path, NULL };
-		char note[200];
-
 		/* babeltrace2 under emulation is slow: the first round's. */
-		if (r->counted_once)
+		if (r->counted)
 			return;
 		path_of(path, sizeof(path), w, s, "trace");
-		path_of(line, sizeof(line), w, s, "count");
-		r->counted = false;
-		if (bench_run(argv, line, note, sizeof(note)) < 0)
-			return;
-		f = fopen(line, "r");
-		while (f && fgets(line, sizeof(line), f))
-			if (sscanf(line, "lttng: %llu events, %llu discarded",
-				   &r->events, &r->lost) == 2)
-				r->counted = r->counted_once = true;
-		if (f)
-			fclose(f);
+		path_of(counts, sizeof(counts), w, s, "count");
+		r->counted = bench_run(argv, counts, note, sizeof(note)) >= 0 &&
+			     scan_counts(counts,
+					 "lttng: %llu events, %llu discarded",
+					 r);
+		return;
+	}
+	if (s == PT_SYSCALL || s == PT_ALL) {
+		r->counted = scan_counts(out,
+					 "posixtrace record: %llu events logged, %llu lost",
+					 r);
 		return;
 	}
 	path_of(path, sizeof(path), w, s, "txt");
@@ -419,13 +423,15 @@ static double pingpong_ns(void)
  * on context switches, syscall's on every task's system calls: the
  * kernel's syscall tracepoints put every task on the slow path of system
  * call entry and exit while any probe is registered), and perf trace of
- * that process, which pays the same slow path. And record with no kernel
- * class, a control: the tool beside the neighbour, its stream and reader,
- * and no probe (under emulation, another CPU's activity alone shows).
+ * that process, which pays the same slow path. And record with its
+ * default classes (proc and signal, whose probes are on forks, execs,
+ * exits and signals only), a control: the tool beside the neighbour, its
+ * stream and log, and no probe on a system call or a context switch
+ * (under emulation, another CPU's activity alone shows).
  */
-enum { NB_NONE, NB_ALL, NB_SYSCALL, NB_SCHED, NB_PERF, NNEIGHBOURS };
+enum { NB_DEFAULT, NB_ALL, NB_SYSCALL, NB_SCHED, NB_PERF, NNEIGHBOURS };
 static const char *const nb_names[NNEIGHBOURS] = {
-	[NB_NONE] = "record (no kernel class)",
+	[NB_DEFAULT] = "record (proc,signal: control)",
 	[NB_ALL] = "record --kernel=syscall,sched",
 	[NB_SYSCALL] = "record --kernel=syscall",
 	[NB_SCHED] = "record --kernel=sched",
@@ -449,7 +455,7 @@ static pid_t start_tracer(int t)
 		if (t == NB_PERF)
 			execlp(perf_prog, perf_prog, "trace", "-o", log, "--",
 			       "sleep", "1000", (char *)NULL);
-		else if (t == NB_NONE)
+		else if (t == NB_DEFAULT)
 			execlp(tool, tool, "record", "-o", log, "--", "sleep",
 			       "1000", (char *)NULL);
 		else
@@ -479,7 +485,7 @@ static int neighbours(int rounds)
 	pid_t pid;
 	int r, t;
 
-	skip[NB_NONE] = skip[NB_ALL] = skip[NB_SYSCALL] = skip[NB_SCHED] =
+	skip[NB_DEFAULT] = skip[NB_ALL] = skip[NB_SYSCALL] = skip[NB_SCHED] =
 		!strcmp(tool, "-");
 	skip[NB_PERF] = !strcmp(perf_prog, "-");
 	getppid_ns();

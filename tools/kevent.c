@@ -18,8 +18,8 @@ bool kevent_is_kernel(trace_event_id_t id)
 /*
  * The decoded fields, looked up by name. The decoders ask for them mostly
  * in the order of their formats: a lookup starts after the last one found
- * (@next), and is then one compare, where a search from the start made a
- * system call's entry (13 lookups) cost some 90 string compares.
+ * (@next), and is then one compare; from the start, a system call's
+ * entry (13 lookups) would take some 90 string compares.
  */
 struct kfields {
 	const struct field_value *vals;
