@@ -809,7 +809,15 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 	if (test_bit(emit->event_id, stream->filter))
 		return;
 	ret = posixtrace_stream_post_kbuf(stream, emit);
-	if (ret == -ENOSPC && READ_ONCE(stream->running))
+	/*
+	 * Lost as the drain would count it (posixtrace_stream_emit_one()):
+	 * by a running stream, and by one stopped because full until it
+	 * restarts.
+	 */
+	if (ret == -ENOSPC &&
+	    (READ_ONCE(stream->running) ||
+	     (READ_ONCE(stream->auto_stopped) &&
+	      READ_ONCE(stream->restart_pending))))
 		atomic64_inc(&stream->kernel_lost);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)

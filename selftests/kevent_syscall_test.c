@@ -176,7 +176,7 @@ static int seek_and_close(struct sys_case *c)
 static int run_case(struct sys_case *c, const struct sys_want *want, int n)
 {
 	struct kev_child k;
-	struct kevs l;
+	struct kevs l = { 0 };
 	int ret;
 
 	ret = kev_child_run(&k, POSIXTRACE_K_KERNEL_SYSCALL,
@@ -382,7 +382,7 @@ static int run_selected(struct sys_case *c, const uint64_t *bits,
 			const struct sys_want *want, int n)
 {
 	struct kev_child k;
-	struct kevs l;
+	struct kevs l = { 0 };
 	int ret;
 
 	ret = kev_child_start(&k, POSIXTRACE_K_KERNEL_SYSCALL,
@@ -529,7 +529,7 @@ TEST(an_untraced_process_calls_never_appear)
 {
 	struct sys_case c = { .calls = seek_and_close };
 	struct kev_child k;
-	struct kevs l;
+	struct kevs l = { 0 };
 	pid_t other;
 	int fd, p[2], i;
 	bool seen = false;
@@ -586,6 +586,76 @@ TEST(the_class_needs_perfmon_unless_root_allows_every_user)
 {
 	SKIP_WITHOUT_SYSCALLS();
 	ASSERT_PARANOID_GUARDS(POSIXTRACE_K_KERNEL_SYSCALL);
+}
+
+#define FULL_CALLS	20000
+
+static int getppid_loop(void *arg)
+{
+	int i;
+
+	(void)arg;
+	for (i = 0; i < FULL_CALLS; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+
+/*
+ * A 64 KiB stream that stops when full records only getppid, which its
+ * child calls FULL_CALLS times as fast as it can: the stream fills and
+ * stops, and its kbufs (a page each for so small a stream) may fill
+ * before a drain empties them, before the stop and after. Each entry and
+ * exit is then read or counted lost: one a full kbuf refused while the
+ * stream was stopped because full counts as the drain would have counted
+ * it (the module counted those only while the stream ran).
+ */
+TEST(a_full_stream_counts_every_call_it_did_not_keep)
+{
+	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS] = { 0 };
+	struct posixtrace_status st;
+	struct kev_child k = { .go = -1 };
+	trace_attr_t attr;
+	struct kevs l = { 0 };
+	int p[2], i, calls = 0;
+
+	SKIP_BEFORE_ABI(14);
+	ASSERT_EQ(0, pipe(p));
+	k.pid = fork();
+	ASSERT_LE(0, k.pid);
+	if (!k.pid) {
+		close(p[1]);
+		wait_byte(p[0]);
+		_exit(getppid_loop(NULL));
+	}
+	close(p[0]);
+	k.go = p[1];
+	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_SYSCALL,
+			      POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_UNTIL_FULL));
+	ASSERT_EQ(0, posix_trace_create(k.pid, &attr, &k.trid));
+	select_call(bits, SYS_getppid);
+	ASSERT_EQ(0, posixtrace_k_set_syscalls(k.trid,
+					       POSIXTRACE_K_SYSCALLS_NATIVE,
+					       bits));
+	ASSERT_EQ(0, posix_trace_start(k.trid));
+	ASSERT_TRUE(kev_child_go(&k));
+	ASSERT_EQ(k.pid, waitpid(k.pid, &k.status, 0));
+	ASSERT_EQ(0, k.status);
+	ASSERT_EQ(0, posix_trace_stop(k.trid));
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(0, kevs_read(k.trid, &l));
+	for (i = 0; i < l.n; i++)
+		if (l.ev[i].info.posix_event_id == KEV_SYS_ENTRY ||
+		    l.ev[i].info.posix_event_id == KEV_SYS_EXIT)
+			calls++;
+	TH_LOG("%d of %d calls' events read, %llu lost", calls,
+	       2 * FULL_CALLS, (unsigned long long)st.events_lost);
+	EXPECT_EQ(POSIXTRACE_FULL, st.full_status);
+	EXPECT_EQ((uint64_t)2 * FULL_CALLS, calls + st.events_lost);
+	kevs_free(&l);
+	ASSERT_EQ(0, posix_trace_shutdown(k.trid));
 }
 
 /*
