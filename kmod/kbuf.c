@@ -8,8 +8,8 @@
  * revoked, a vfork child) used to store each event under the stream's
  * lock, after draining every thread ring so that the event came after
  * what they held. Now it writes the record into the stream's buffer of
- * the CPU it runs on, under that buffer's raw spinlock (a few hundred
- * bytes copied: never long), stamped there, and goes on; the drains
+ * the CPU it runs on, with interrupts off (a few hundred bytes copied:
+ * never long), stamped there, and goes on; the drains
  * (drain.c) take the buffers as they take the rings, a source each,
  * merged with them by time, and hand the records to the stream, which judges them
  * then, as it judges a ring's: every state change drains first, so a
@@ -25,9 +25,12 @@
  * sees the former (the writers' store-release of @head, the drain's
  * load-acquire).
  *
- * A buffer's records never wrap: one that does not fit before the end is
- * preceded by a pad to the end. The stamp is taken under the lock and
- * never goes back (a CLOCK_REALTIME step is flattened), so each buffer is
+ * A buffer's writers are whoever runs on its CPU, one at a time with
+ * interrupts off (kernel events come from interrupts too): no lock, no
+ * atomic operation; only the drain, from any CPU, reads it and moves its
+ * @tail. A buffer's records never wrap: one that does not fit before the
+ * end is preceded by a pad to the end. The stamp is taken with
+ * interrupts off and never goes back (a CLOCK_REALTIME step is flattened), so each buffer is
  * in time order, as the merge needs. Across CPUs, a thread that migrates
  * across a backward step of the clock sees its events ordered by their
  * stamps, not as it made them.
@@ -45,6 +48,8 @@
  */
 
 #include <linux/gfp.h>
+#include <linux/hardirq.h>
+#include <linux/irqflags.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -143,7 +148,6 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 		if (!kb->data)
 			goto err;
 		kb->size = size;
-		raw_spin_lock_init(&kb->lock);
 		kb->src.ops = &posixtrace_kbuf_ops;
 		kb->src.staged = true;
 		kb->src.to_stream = stream;
@@ -179,9 +183,8 @@ void posixtrace_kbufs_free_later(struct posixtrace_kbufs *kbufs)
  *	POSIXTRACE_KBUF_DATA_MAX by system call, half a kbuf for the kernel)
  * @threshold: the bytes held past which a drain is wanted
  *
- * Into the buffer of the CPU we run on (a migration only means we use
- * another's: the lock is what orders writers). Never sleeps; called under
- * RCU.
+ * Into the buffer of the CPU we run on, with interrupts off while we
+ * write it. Never sleeps; called under RCU.
  *
  * Return: -ENOSPC if it is full (nothing written), else the
  * POSIXTRACE_KBUF_* flags below.
@@ -190,17 +193,22 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 			 const struct posixtrace_emit *emit, pid_t pid,
 			 pid_t tid, size_t len, size_t threshold)
 {
-	struct posixtrace_kbuf *kb =
-		posixtrace_src_kbuf(kbufs->srcs[raw_smp_processor_id()]);
 	u32 size = ALIGN(sizeof(struct posixtrace_kbuf_record) + len, 8);
 	struct posixtrace_kbuf_record *rec;
-	u64 start, head, tail, off, pad;
+	u64 start, head, tail, off, pad, mono;
+	struct posixtrace_kbuf *kb;
 	unsigned long flags;
 	int ret = 0;
 	s64 ns;
 
-	/* Kernel events come from interrupts too (kevents.c). */
-	raw_spin_lock_irqsave(&kb->lock, flags);
+	/*
+	 * This CPU's buffer is ours alone until we let interrupts in; no
+	 * probe of ours runs in an NMI, which they would not keep out.
+	 */
+	if (WARN_ON_ONCE(in_nmi()))
+		return -ENOSPC;
+	local_irq_save(flags);
+	kb = posixtrace_src_kbuf(kbufs->srcs[smp_processor_id()]);
 	head = kb->head;
 	start = head;
 	/* Pairs with the drain's store-release: it is done with that room. */
@@ -208,7 +216,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 	off = head & (kb->size - 1);
 	pad = off + size > kb->size ? kb->size - off : 0;
 	if (head + pad + size - tail > kb->size) {
-		raw_spin_unlock_irqrestore(&kb->lock, flags);
+		local_irq_restore(flags);
 		return -ENOSPC;
 	}
 	if (pad) {
@@ -218,7 +226,10 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 		head += pad;
 		off = 0;
 	}
-	ns = max_t(s64, ktime_get_real_ns(), kb->last_ns);
+	/* One clock read: the wall time is the monotonic one, offset. */
+	mono = ktime_get_ns();
+	ns = max_t(s64, ktime_to_ns(ktime_mono_to_real(ns_to_ktime(mono))),
+		   kb->last_ns);
 	kb->last_ns = ns;
 	rec = (void *)(kb->data + off);
 	*rec = (struct posixtrace_kbuf_record) {
@@ -229,7 +240,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 		.prog_address = emit->prog_address,
 		.thread = emit->thread,
 		.ts_ns = ns,
-		.mono = ktime_get_ns(),
+		.mono = mono,
 		.data_len = emit->data_len,
 		.copied = len,
 	};
@@ -248,7 +259,7 @@ int posixtrace_kbuf_post(struct posixtrace_kbufs *kbufs,
 		ret |= POSIXTRACE_KBUF_FIRST;
 	if (head + size - tail >= threshold)
 		ret |= POSIXTRACE_KBUF_DRAIN;
-	raw_spin_unlock_irqrestore(&kb->lock, flags);
+	local_irq_restore(flags);
 	return ret;
 }
 

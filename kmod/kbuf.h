@@ -4,7 +4,6 @@
 
 #include <linux/list.h>
 #include <linux/rcupdate.h>
-#include <linux/spinlock.h>
 #include <linux/types.h>
 
 #include "drain.h"
@@ -20,7 +19,10 @@ struct posixtrace_stream;
  */
 struct posixtrace_kbuf {
 	struct posixtrace_source src;	/* first: see struct posixtrace_kbufs */
-	raw_spinlock_t lock;		/* writers */
+	/*
+	 * The writers: whoever runs on the buffer's CPU with interrupts
+	 * off (posixtrace_kbuf_post()); no lock.
+	 */
 	u64 head;			/* bytes written: writers, release */
 	u64 tail;			/* bytes taken: the drain, release */
 	s64 last_ns;			/* writers: the last record's time */
