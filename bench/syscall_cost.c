@@ -418,6 +418,38 @@ static double pingpong_ns(void)
 }
 
 /*
+ * posixtrace's probes stay registered for kernel_probes_linger_ms after
+ * the last stream that wanted them goes, and while they are, every
+ * task's system calls take the kernel's slow path: an untraced run
+ * right after a record would be slowed by the record before it. So every
+ * timed run waits until none is registered (30 s at most, else said);
+ * syscall_guest.sh sets the linger to 0, so that this is at once and
+ * each record setup pays for registering its own probes, as LTTng's
+ * sessions do.
+ */
+#define KERNEL_PROBES "/sys/module/posixtrace/parameters/kernel_probes"
+
+static void wait_probes_gone(void)
+{
+	unsigned int on = 0;
+	int i, got;
+	FILE *f;
+
+	for (i = 0; i < 300; i++) {
+		f = fopen(KERNEL_PROBES, "r");
+		if (!f)
+			return;
+		got = fscanf(f, "%u", &on);
+		fclose(f);
+		if (got != 1 || !on)
+			return;
+		usleep(100000);
+	}
+	problem("posixtrace's probes stayed registered 30 s after a record: "
+		"some runs were measured with them on");
+}
+
+/*
  * The tracers the neighbours run beside, each recording another process
  * (sleep): record with both classes, then each alone (sched's probes run
  * on context switches, syscall's on every task's system calls: the
@@ -491,11 +523,13 @@ static int neighbours(int rounds)
 	getppid_ns();
 	pingpong_ns();
 	for (r = 0; r < rounds; r++) {
+		wait_probes_gone();
 		g0[r] = getppid_ns();
 		p0[r] = pingpong_ns();
 		for (t = 0; t < NNEIGHBOURS; t++) {
 			if (skip[t])
 				continue;
+			wait_probes_gone();
 			pid = start_tracer(t);
 			if (pid < 0)
 				return 1;
@@ -520,6 +554,7 @@ static int neighbours(int rounds)
 		       median(g[t], rounds), median(rg, rounds),
 		       median(p[t], rounds), median(rp, rounds));
 	}
+	print_problems();
 	return 0;
 }
 
@@ -606,6 +641,7 @@ int main(int argc, char **argv)
 		for (w = 0; w < NWORK && !setups[s].skipped; w++) {
 			command(w, s, cmd, &cs);
 			path_of(out, sizeof(out), w, s, "out");
+			wait_probes_gone();
 			if (run_cmd(cmd, out, &cpu, setups[s].note,
 				    sizeof(setups[s].note)) < 0)
 				setups[s].skipped = true;
@@ -617,6 +653,7 @@ int main(int argc, char **argv)
 				command(w, s, cmd, &cs);
 				path_of(out, sizeof(out), w, s, "out");
 				sleep(1);
+				wait_probes_gone();
 				results[w][s].wall[r] =
 					run_cmd(cmd, out, &results[w][s].cpu[r],
 						setups[s].note,

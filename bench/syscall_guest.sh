@@ -46,6 +46,13 @@ lttng_kernel_daemon() {
 lttng_kernel_daemon
 export BABELTRACE_PLUGIN_PATH=/bin
 
+# posixtrace's probes go as soon as the last stream wanting them does (the
+# default keeps them 10 s, for a user who records again): each record
+# setup pays for its own, and the untraced runs after it run without
+# them (syscall_cost waits until they are gone).
+linger=/sys/module/posixtrace/parameters/kernel_probes_linger_ms
+[ -w $linger ] && echo 0 >$linger
+
 # shellcheck disable=SC2086
 syscall_cost ${BENCH_ARGS:-} -p "$(command -v posixtrace || echo -)" \
 	-s "$(command -v strace || echo -)" -P "$(command -v perf || echo -)" \
