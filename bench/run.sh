@@ -292,7 +292,7 @@ syscall_rows() {
 			"$VM_DIR/run-vm.sh" --label "syscalls-$k" \
 				--kernel "/boot/vmlinuz-$k" \
 				--module "$BUILD_DIR/kmod-$k/kmod/posixtrace.ko" \
-				--out "$out" --timeout 1200 --demo "$out.sh" \
+				--out "$out" --timeout 2400 --demo "$out.sh" \
 				--bin "$BUILD_DIR/bench/syscall_cost" --bin "$TOOL" \
 				"${tools[@]}" "${lttng[@]}" >"$out.log" 2>&1
 			rc=$?
