@@ -536,6 +536,8 @@ static pid_t start_tracer(int t)
 	if (!pid) {
 		int fd = open("/dev/null", O_WRONLY);
 
+		/* A group of its own, as a shell's job: see stop_tracer(). */
+		setpgid(0, 0);
 		dup2(fd, 1);
 		dup2(fd, 2);
 		if (t == NB_PERF)
@@ -552,14 +554,20 @@ static pid_t start_tracer(int t)
 			       "1000", (char *)NULL);
 		_exit(127);
 	}
+	if (pid > 0)
+		setpgid(pid, pid);	/* whichever of us runs first */
 	/* The probes are on once the tracer is: give it the time to be. */
 	usleep(500000);
 	return pid;
 }
 
+/*
+ * Ctrl-C, as a terminal sends it: to the tracer and the sleep it runs,
+ * which would otherwise outlive it.
+ */
 static void stop_tracer(pid_t pid)
 {
-	kill(pid, SIGINT);
+	kill(-pid, SIGINT);
 	waitpid(pid, NULL, 0);
 }
 
@@ -584,6 +592,8 @@ static int neighbours(int rounds)
 			if (skip[t])
 				continue;
 			wait_probes_gone();
+			fprintf(stderr, "neighbours: round %d beside %s\n",
+				r + 1, nb_names[t]);
 			pid = start_tracer(t);
 			if (pid < 0)
 				return 1;
