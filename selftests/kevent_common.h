@@ -666,11 +666,14 @@ struct kev_child {
 	int status;
 };
 
-static inline int kev_child_start(struct kev_child *k, unsigned int classes,
-				  int inheritance, int (*fn)(void *),
-				  void *arg)
+/*
+ * Fork the child, which waits for kev_child_go() before it runs fn, and
+ * exits with what fn returns; no stream yet. Returns the error number.
+ */
+static inline int kev_child_fork(struct kev_child *k, int (*fn)(void *),
+				 void *arg)
 {
-	int p[2], ret;
+	int p[2];
 
 	if (pipe(p))
 		return errno;
@@ -685,6 +688,17 @@ static inline int kev_child_start(struct kev_child *k, unsigned int classes,
 	}
 	close(p[0]);
 	k->go = p[1];
+	return 0;
+}
+
+static inline int kev_child_start(struct kev_child *k, unsigned int classes,
+				  int inheritance, int (*fn)(void *),
+				  void *arg)
+{
+	int ret = kev_child_fork(k, fn, arg);
+
+	if (ret)
+		return ret;
 	ret = kev_create(k->pid, classes, inheritance, &k->trid);
 	if (ret) {
 		kill(k->pid, SIGKILL);

@@ -607,28 +607,19 @@ static int getppid_loop(void *arg)
  * before a drain empties them, before the stop and after. Each entry and
  * exit is then read or counted lost: one a full kbuf refused while the
  * stream was stopped because full counts as the drain would have counted
- * it (the module counted those only while the stream ran).
+ * it.
  */
 TEST(a_full_stream_counts_every_call_it_did_not_keep)
 {
 	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS] = { 0 };
 	struct posixtrace_status st;
-	struct kev_child k = { .go = -1 };
+	struct kev_child k;
 	trace_attr_t attr;
 	struct kevs l = { 0 };
-	int p[2], i, calls = 0;
+	int i, calls = 0;
 
 	SKIP_BEFORE_ABI(14);
-	ASSERT_EQ(0, pipe(p));
-	k.pid = fork();
-	ASSERT_LE(0, k.pid);
-	if (!k.pid) {
-		close(p[1]);
-		wait_byte(p[0]);
-		_exit(getppid_loop(NULL));
-	}
-	close(p[0]);
-	k.go = p[1];
+	ASSERT_EQ(0, kev_child_fork(&k, getppid_loop, NULL));
 	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_SYSCALL,
 			      POSIX_TRACE_CLOSE_FOR_CHILD));
 	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
