@@ -57,12 +57,12 @@
  *   syscall_cost as-uid UID COMMAND...     (COMMAND as UID, for LTTNG)
  *
  * A program given as "-" (LTTNG's default) leaves its cases out. CALLS
- * (100,000: 400,000 events, about 0.2 s untraced under emulation, so
- * that a tracer's own start and stop, up to 2 s for LTTng's session, do
- * not drown its per-event cost) and PROCS (50) are small for software
- * emulation all the same, where strace -f of dd is the slowest case by
- * far (about a minute a run). A neighbour's block is a million getppid
- * calls and 20,000 round trips, each some tenths of a second.
+ * (100,000) is large enough that a tracer's own start and stop (LTTng's
+ * session set-up above all) do not drown its per-event cost, and with
+ * PROCS (50) small enough for software emulation, where strace -f of dd
+ * is the slowest case by far. A neighbour's block (a million getppid
+ * calls, 20,000 round trips) is long enough to stand above the guest's
+ * noise.
  */
 #include <grp.h>
 #include <signal.h>
@@ -322,8 +322,9 @@ static void count(int w, int s, const char *out)
 }
 
 /*
- * Losses in the untimed first run are said: under emulation that run also
- * translates the drain's and the log's code for the first time.
+ * Losses in the untimed first run are said, apart from the table's
+ * rounds: under emulation that run is also the one that translates the
+ * code for the first time.
  */
 static void warmup_losses(int w, int s, const char *out)
 {

@@ -5,14 +5,13 @@
  * a drain takes it.
  *
  * Such a thread (no ring yet, rings off, a ring that failed or was
- * revoked, a vfork child) used to store each event under the stream's
- * lock, after draining every thread ring so that the event came after
- * what they held. Now it writes the record into the stream's buffer of
- * the CPU it runs on, with interrupts off (a few hundred bytes copied:
- * never long), stamped there, and goes on; the drains
- * (drain.c) take the buffers as they take the rings, a source each,
- * merged with them by time, and hand the records to the stream, which judges them
- * then, as it judges a ring's: every state change drains first, so a
+ * revoked, a vfork child), and a kernel event's probe, write the record
+ * into the stream's buffer of the CPU they run on, with interrupts off
+ * (a few hundred bytes copied: never long), stamped there, and go on,
+ * without draining the thread rings first; the drains (drain.c) take the
+ * buffers as they take the rings, a source each, merged with them by
+ * time, and hand the records to the stream, which judges them then, as
+ * it judges a ring's: every state change drains first, so a
  * record made before a start, stop, filter change or shutdown returned
  * is judged by the state before it, one made after by the state after.
  *
@@ -30,10 +29,10 @@
  * atomic operation; only the drain, from any CPU, reads it and moves its
  * @tail. A buffer's records never wrap: one that does not fit before the
  * end is preceded by a pad to the end. The stamp is taken with
- * interrupts off and never goes back (a CLOCK_REALTIME step is flattened), so each buffer is
- * in time order, as the merge needs. Across CPUs, a thread that migrates
- * across a backward step of the clock sees its events ordered by their
- * stamps, not as it made them.
+ * interrupts off and never goes back (a CLOCK_REALTIME step is
+ * flattened), so each buffer is in time order, as the merge needs.
+ * Across CPUs, a thread that migrates across a backward step of the
+ * clock sees its events ordered by their stamps, not as it made them.
  *
  * A drain reads the buffers' heads one after another, while writers go
  * on: a thread could write a record into a buffer whose head the drain
