@@ -650,6 +650,82 @@ TEST(a_full_stream_counts_every_call_it_did_not_keep)
 }
 
 /*
+ * A FLUSH stream with a log, of @size bytes (0: the default), records
+ * only getppid, which its child calls FULL_CALLS times as fast as it can.
+ * The log's thread writes the stream's records as it fills; a small
+ * stream also fills and stops until its flush empties it. Each entry and
+ * exit is then in the log, or counted lost, and some are in the log.
+ * Returns 0, or the step that failed; the child, the stream and the log
+ * are gone either way.
+ */
+static int log_keeps_or_counts_every_call(struct __test_metadata *_metadata,
+					  size_t size)
+{
+	uint64_t bits[POSIXTRACE_K_SYSCALL_WORDS] = { 0 };
+	struct posixtrace_status st;
+	struct kev_child k;
+	trace_attr_t attr;
+	struct logbuf lb;
+	int i, fd, ret = 0, calls = 0;
+
+	fd = tmp_log();
+	if (fd < 0)
+		return 1;
+	if (kev_child_fork(&k, getppid_loop, NULL)) {
+		close(fd);
+		return 2;
+	}
+	if (kev_attr(&attr, POSIXTRACE_K_KERNEL_SYSCALL,
+		     POSIX_TRACE_CLOSE_FOR_CHILD) ||
+	    (size && posix_trace_attr_setstreamsize(&attr, size)) ||
+	    posix_trace_attr_setstreamfullpolicy(&attr, POSIX_TRACE_FLUSH) ||
+	    posix_trace_attr_setlogfullpolicy(&attr, POSIX_TRACE_APPEND) ||
+	    posix_trace_create_withlog(k.pid, &attr, fd, &k.trid)) {
+		kill(k.pid, SIGKILL);
+		close(k.go);
+		waitpid(k.pid, NULL, 0);
+		close(fd);
+		return 3;
+	}
+	select_call(bits, SYS_getppid);
+	if (posixtrace_k_set_syscalls(k.trid, POSIXTRACE_K_SYSCALLS_NATIVE,
+				      bits) ||
+	    posix_trace_start(k.trid))
+		ret = 4;
+	/* The child runs either way, traced or not, and is reaped. */
+	if (!kev_child_go(&k) && !ret)
+		ret = 5;
+	if (waitpid(k.pid, &k.status, 0) != k.pid || (k.status && !ret))
+		ret = 6;
+	if (!ret && (posix_trace_stop(k.trid) || own_stream_status(&st)))
+		ret = 7;
+	if (posix_trace_shutdown(k.trid) && !ret)
+		ret = 8;
+	if (!ret && read_log(fd, &lb))
+		ret = 9;
+	close(fd);
+	if (ret)
+		return ret;
+	for (i = 0; i < lb.n; i++)
+		if (lb.ev[i].info.posix_event_id == KEV_SYS_ENTRY ||
+		    lb.ev[i].info.posix_event_id == KEV_SYS_EXIT)
+			calls++;
+	free_log(&lb);
+	TH_LOG("%zu-byte stream: %d of %d calls' events in the log, %llu lost",
+	       size, calls, 2 * FULL_CALLS, (unsigned long long)st.events_lost);
+	if (!calls || st.log_events_discarded)
+		return 10;
+	return (uint64_t)2 * FULL_CALLS == calls + st.events_lost ? 0 : 11;
+}
+
+TEST(a_log_keeps_or_counts_every_call)
+{
+	SKIP_BEFORE_ABI(14);
+	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 0));
+	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 64 << 10));
+}
+
+/*
  * The goal "no stream wants a class: no probe of ours registered", for
  * the syscall class.
  */
