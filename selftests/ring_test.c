@@ -1386,8 +1386,7 @@ static void raw_valid(struct raw_case *rc)
 	v = 43;
 	raw_put(&rr, rc->id, &v, sizeof(v), NULL);
 	STEP(rc, 3, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 4, rr.ctl->consumed == rr.head);
+	STEP(rc, 4, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
 	raw_ring_unmap(&rr);
 }
 
@@ -1531,8 +1530,7 @@ static void raw_ids_across_tables(struct raw_case *rc)
 		return;
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
 	STEP(rc, 4, !setgroups(0, NULL) && !setresgid(1000, 1000, 1000) &&
 		    !setresuid(1000, 1000, 1000));
 	STEP(rc, 5, !rc->err && !posix_trace_create(0, NULL, &own) &&
@@ -1542,8 +1540,7 @@ static void raw_ids_across_tables(struct raw_case *rc)
 		v = 2;
 		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 		STEP(rc, 6, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-		usleep(100000);
-		STEP(rc, 7, rr.ctl->consumed == rr.head);
+		STEP(rc, 7, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
 	}
 	raw_ring_unmap(&rr);
 }
@@ -1623,8 +1620,7 @@ static void raw_ahead(struct raw_case *rc)
 	ahead.tv_sec += 3600;
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), &ahead));
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
 	raw_ring_unmap(&rr);
 }
 
@@ -1677,8 +1673,7 @@ static void raw_bad_header(struct raw_case *rc)
 	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
 	rr.head += 64;
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 3, rr.ctl->state == POSIXTRACE_RING_REVOKED);
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED, 10000));
 	/* Nothing more is taken from it. */
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	raw_ring_unmap(&rr);
@@ -1726,9 +1721,9 @@ static void raw_lying_produced(struct raw_case *rc)
 	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
 	raw_publish(&rr, rr.head + rec->size);
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 3, rr.ctl->state == POSIXTRACE_RING_REVOKED);
-	STEP(rc, 4, rr.ctl->consumed == taken);
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED &&
+			       rr.ctl->consumed == taken, 10000));
+	STEP(rc, 4, rr.ctl->state == POSIXTRACE_RING_REVOKED);
 	raw_ring_unmap(&rr);
 }
 
@@ -1770,8 +1765,7 @@ static void raw_bogus_produced(struct raw_case *rc)
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	raw_publish(&rr, rr.head);
 	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 3, rr.ctl->consumed == rr.head);
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
 	for (v = 2; v <= 3; v++)
 		raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	switch (rc->extra) {
@@ -1787,9 +1781,8 @@ static void raw_bogus_produced(struct raw_case *rc)
 	}
 	raw_publish(&rr, word);
 	STEP(rc, 4, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	usleep(100000);
-	STEP(rc, 5, rr.ctl->state == POSIXTRACE_RING_LIVE);
-	STEP(rc, 6, rr.ctl->consumed == rr.head);
+	STEP(rc, 5, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
+	STEP(rc, 6, rr.ctl->state == POSIXTRACE_RING_LIVE);
 	raw_ring_unmap(&rr);
 }
 
@@ -2498,8 +2491,7 @@ TEST(a_kick_during_a_stops_drain_keeps_what_the_stop_must_keep)
 	lc.base.tv_sec -= 100;
 	ASSERT_EQ(0, pthread_create(&b, NULL, lap_b, &lc));
 	ASSERT_EQ(0, pthread_create(&a, NULL, lap_a, &lc));
-	while (atomic_load(&lc.ready) < 2)
-		usleep(1000);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&lc.ready) >= 2, 30000));
 	EXPECT_EQ(0, posix_trace_stop(trid));
 	atomic_store(&lc.done, 1);
 	ASSERT_EQ(0, pthread_join(a, NULL));
@@ -2647,13 +2639,11 @@ TEST(a_blocked_reader_gets_the_newest_events_without_the_timer)
 	ASSERT_EQ(0, pthread_create(&rd, NULL, read_blocking, &br));
 	usleep(100000);
 	ASSERT_EQ(0, pthread_create(&wr, NULL, emit_burst, &br.id));
-	while (!atomic_load(&burst_done))
-		usleep(1000);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&burst_done), 30000));
 	reader_settled(&br);
 	settled = atomic_load(&br.last);
 	atomic_store(&burst_go, 1);
-	while (atomic_load(&burst_done) != 2)
-		usleep(1000);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&burst_done) == 2, 30000));
 	for (ms = 0; ms < 3000 && atomic_load(&br.last) <= DROP_EVENTS;
 	     ms += 10)
 		usleep(10000);
@@ -2711,8 +2701,7 @@ TEST(a_waiting_reader_gets_a_quiet_threads_event_without_the_timer)
 	usleep(300000);
 	ASSERT_EQ(0, running_stream(&br.trid, POSIX_TRACE_CLOSE_FOR_CHILD));
 	ASSERT_EQ(0, pthread_create(&wr, NULL, emit_one_event_late, &br.id));
-	while (!atomic_load(&burst_done))
-		usleep(1000);
+	ASSERT_TRUE(WAIT_UNTIL(atomic_load(&burst_done), 30000));
 	ASSERT_EQ(0, pthread_create(&rd, NULL, read_blocking, &br));
 	/* The first event: read (a read drains), then the reader blocks. */
 	for (ms = 0; ms < 5000 && atomic_load(&br.last) < 1; ms += 10)

@@ -303,6 +303,20 @@ static inline int stream_fds(int *fds, int max)
 	return n;
 }
 
+/*
+ * Wait for what the module does after a call returns (a worker's drain, a
+ * kick's): poll @cond every millisecond until it holds, for up to @ms
+ * milliseconds. True if it held.
+ */
+#define WAIT_UNTIL(cond, ms) ({						\
+	int __waited = 0;						\
+	bool __held;							\
+									\
+	while (!(__held = (cond)) && __waited++ < (ms))			\
+		usleep(1000);						\
+	__held;								\
+})
+
 /* This process's descriptor of its (only) trace stream; -1 if none. */
 static inline int stream_fd(void)
 {
