@@ -734,12 +734,18 @@ static long long mem_settled(void)
 
 static pthread_barrier_t mem_barrier;
 
-/* A thread that records one event (or none), then waits to be counted. */
+/*
+ * Events each recording thread makes: a thread that records a handful,
+ * whose ring should cost it a few KiB (issue 30's goal: 16 KiB at most).
+ */
+#define MEM_EVENTS	10
+
+/* A thread that records MEM_EVENTS (or none), then waits to be counted. */
 static void *mem_thread(void *arg)
 {
-	uint64_t data = 1;
+	uint64_t data;
 
-	if (arg)
+	for (data = 0; arg && data < MEM_EVENTS; data++)
 		posix_trace_event(ev_id, &data, sizeof(data));
 	pthread_barrier_wait(&mem_barrier);
 	pthread_barrier_wait(&mem_barrier);
@@ -822,10 +828,10 @@ static void memory_report(void)
 		printf("memory: per traced thread: not measured\n");
 	else
 		printf("memory: a traced thread's ring takes %.1f KiB in the "
-		       "kernel (%d threads that record one event, against %d "
-		       "that do not; memory.current)\n",
+		       "kernel (%d threads that record %d events each, "
+		       "against %d that do not; memory.current)\n",
 		       (double)(rec - plain) / MEM_THREADS / 1024, MEM_THREADS,
-		       MEM_THREADS);
+		       MEM_EVENTS, MEM_THREADS);
 	if (stream < 0)
 		printf("memory: per stream: not measured\n");
 	else
