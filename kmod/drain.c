@@ -1111,7 +1111,7 @@ void posixtrace_drain_deferred(struct posixtrace_drain_domain *dom)
  * (below): a drain would only store records their stream may overwrite
  * before anyone reads them (a read, a status or a monitoring query drains
  * first), taking a CPU from the threads that record. Once a second still:
- * a bound on what the rings hold undrained, as before.
+ * a bound on what the rings hold undrained.
  */
 #define POSIXTRACE_TICKS_SKIPPED_MAX	9
 

@@ -226,8 +226,7 @@ static int posixtrace_names_set_format(struct posixtrace_name *e,
  * @grown has returned: neither the one that added the name, nor one that
  * opens the same name meanwhile, nor one that asks for the name of the
  * identifier (posixtrace_names_name()). Each may record an event of it
- * the moment it has it, as before the enable bits were limited to valid
- * identifiers.
+ * the moment it has it.
  *
  * Return: 0, -EEXIST if the name has another format, or -ENOMEM. On an
  * error the table is as it was: a new name is not added.

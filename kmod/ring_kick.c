@@ -687,7 +687,7 @@ bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
  * If the records walked so far, as many again as fill the ring but for an
  * eighth (the room a kick leaves) and a mark, hold more than the stream
  * keeps, later kicks will drop: nothing need be drained meanwhile. A
- * ring smaller than that never drops, and must be drained as before.
+ * ring smaller than that never drops: a drain takes its records.
  */
 bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
 				    u64 size,

@@ -22,8 +22,8 @@
  *
  * When there is no page to map (an older module), the pointer is set to
  * ptk_enable_all, whose bits are all set: every event goes to the kernel,
- * as before. Without MADV_WIPEONFORK (no local.c page) the same holds, as
- * no pointer could be trusted after fork().
+ * which judges it. Without MADV_WIPEONFORK (no local.c page) the same
+ * holds, as no pointer could be trusted after fork().
  *
  * An event some stream may record goes into the thread's ring (ring.c)
  * when it has one: no system call. The system call remains for a thread
@@ -256,8 +256,8 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 	} else {
 		/*
 		 * In place, field by field: building the header once for
-		 * both paths and copying it in cost 5 ns an event more
-		 * natively (42 against 37 ns, make bench-host's loop).
+		 * both paths and copying it in costs a copy of the header
+		 * an event more (make bench-host's loop shows it).
 		 */
 		rec->size = (uint32_t)size;
 		rec->event_id = id;

@@ -52,12 +52,11 @@
  * the fetcher makes once the batch is used up. s->cur is where the
  * current batch is. If the mapping fails we go on with copies.
  *
- * Under QEMU's TCG an atomic costs about as much as any few instructions
- * (some 8 ns): what counts is the number of instructions, some 150 a call
- * (230 with the header copied out first, 460 with a pthread_mutex_t). The
- * kernel's GETNEXT, shared by the events of a batch, costs some 45 ns an
- * event there (0.09x getppid; 250 ns when it copied the batch out too,
- * a record at a time).
+ * Under QEMU's TCG an atomic costs about as much as any few instructions:
+ * what counts is the number of instructions a call, which copying the
+ * header out first, or a pthread_mutex_t, would add to. The kernel's
+ * GETNEXT is shared by the events of a batch, which it copies out whole,
+ * not a record at a time.
  *
  * Trace logs (TRL):
  *  - An active stream with a log (posix_trace_create_withlog()) is not

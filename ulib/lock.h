@@ -2,10 +2,10 @@
 /*
  * The lock of a stream object (struct ptk_stream): a futex word, not a
  * pthread_mutex_t, because it is taken and released once for every event
- * a reader is given, and is most of what that costs. Natively (make
- * bench-host, the reader row) an event read this way costs 0.18-0.20x a
- * null system call; with pthread_mutex_lock() it was 0.21-0.24x: the same
- * two atomic operations, but without the mutex type checks of each call.
+ * a reader is given, and is most of what that costs (make bench-host,
+ * the reader row): the same two atomic operations as
+ * pthread_mutex_lock() and pthread_mutex_unlock(), but without the
+ * mutex type checks of each call.
  *
  * The protocol is the third mutex of Drepper's "Futexes Are Tricky"
  * (2011): 0 unlocked, 1 locked, 2 locked and maybe waited for. Taking it

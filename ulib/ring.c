@@ -23,7 +23,7 @@
  * generation is the process's.
  *
  * Whatever fails (no WIPEONFORK page, an older module, rings off, no
- * memory), the thread makes its events by system call, as before.
+ * memory), the thread makes its events by system call.
  */
 
 #include <stdlib.h>

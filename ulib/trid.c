@@ -67,7 +67,7 @@
  * takes the lock (c). A trid other than the one s was created for cannot
  * match: each create gives a trid no live stream has (the slot's
  * generation moves on), so a stale or made-up trid never reaches another
- * stream (only a generation wrap in the slot could: as before).
+ * stream (only a generation wrap in the slot could).
  *
  * Why no reference is needed while the lock is held: what a stream holds
  * (fd, buf) goes only at its last put, which comes after the table's put,
