@@ -173,21 +173,21 @@ static void print_clock(FILE *f, const struct log_reader *lr)
 }
 
 /* A field of a format as TSDL declares it, its name with a leading '_'. */
-static void print_field(FILE *f, const struct ptk_field *fd)
+static void print_field(FILE *f, const struct posixtrace_field *fd)
 {
 	unsigned int bits = field_type_bits(fd->type);
 
 	fputs("\t\t", f);
 	switch (fd->type) {
-	case PTK_FIELD_STR:
+	case POSIXTRACE_FIELD_STR:
 		fprintf(f, "string _%s;\n", fd->name);
 		return;
-	case PTK_FIELD_BYTES:
+	case POSIXTRACE_FIELD_BYTES:
 		fprintf(f, "uint8_hex_t _%s[event.context.rest_len];\n",
 			fd->name);
 		return;
-	case PTK_FIELD_F32:
-	case PTK_FIELD_F64:
+	case POSIXTRACE_FIELD_F32:
+	case POSIXTRACE_FIELD_F64:
 		fprintf(f, "floating_point { exp_dig = %u; mant_dig = %u; "
 			"align = 8; } _%s;\n", bits == 32 ? 8 : 11,
 			bits == 32 ? 24 : 53, fd->name);
@@ -207,7 +207,7 @@ static void print_field(FILE *f, const struct ptk_field *fd)
  */
 static void print_typed_class(FILE *f, const struct log_type *t)
 {
-	const struct ptk_format *fmt = t->format;
+	const struct posixtrace_format *fmt = t->format;
 	unsigned int i;
 
 	fprintf(f, "\nevent {\n\tname = \"%s\";\n\tid = %" PRIu32 ";\n"
@@ -216,7 +216,7 @@ static void print_typed_class(FILE *f, const struct log_type *t)
 		"\t\t\tTRUNCATED_RECORD = 1,\n\t\t\tTRUNCATED_READ = 2,\n"
 		"\t\t} truncation;\n\t\tuint64_hex_t prog_address;\n"
 		"\t\tuint32_t data_len;\n", t->name, (uint32_t)t->id);
-	if (fmt->fields[fmt->nfields - 1].type == PTK_FIELD_BYTES)
+	if (fmt->fields[fmt->nfields - 1].type == POSIXTRACE_FIELD_BYTES)
 		fputs("\t\tuint32_t rest_len;\n", f);
 	fputs("\t};\n\tfields := struct {\n", f);
 	for (i = 0; i < fmt->nfields; i++)

@@ -199,7 +199,7 @@ static int reserve(struct ctf_stream *cs, size_t more)
 static uint32_t event_class(const struct log_event *ev, size_t *rest_len)
 {
 	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const struct ptk_format *fmt = ev->type->format;
+	const struct posixtrace_format *fmt = ev->type->format;
 	uint32_t id = (uint32_t)ev->info.posix_event_id;
 	const char *why, *field;
 
@@ -209,7 +209,7 @@ static uint32_t event_class(const struct log_event *ev, size_t *rest_len)
 	if (ev->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED ||
 	    !fields_decode(fmt, ev->data, ev->data_len, vals, &why, &field))
 		return CTF_RAW_ID(id);
-	if (fmt->fields[fmt->nfields - 1].type == PTK_FIELD_BYTES)
+	if (fmt->fields[fmt->nfields - 1].type == POSIXTRACE_FIELD_BYTES)
 		*rest_len = vals[fmt->nfields - 1].len;
 	return id;
 }

@@ -182,7 +182,7 @@ static void json_decoded(const struct log_reader *lr,
 static void json_fields(const struct log_event *ev)
 {
 	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const struct ptk_format *fmt = ev->type->format;
+	const struct posixtrace_format *fmt = ev->type->format;
 	const char *why, *field;
 	char text[96];
 

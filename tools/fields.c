@@ -10,37 +10,37 @@
 static const struct {
 	unsigned int bits;
 	bool is_signed, is_float;
-} field_types[PTK_FIELD_TYPES] = {
-	[PTK_FIELD_U8] = { 8, false, false },
-	[PTK_FIELD_U16] = { 16, false, false },
-	[PTK_FIELD_U32] = { 32, false, false },
-	[PTK_FIELD_U64] = { 64, false, false },
-	[PTK_FIELD_S8] = { 8, true, false },
-	[PTK_FIELD_S16] = { 16, true, false },
-	[PTK_FIELD_S32] = { 32, true, false },
-	[PTK_FIELD_S64] = { 64, true, false },
-	[PTK_FIELD_F32] = { 32, true, true },
-	[PTK_FIELD_F64] = { 64, true, true },
-	[PTK_FIELD_STR] = { 0, false, false },
-	[PTK_FIELD_BYTES] = { 0, false, false },
+} field_types[POSIXTRACE_FIELD_TYPES] = {
+	[POSIXTRACE_FIELD_U8] = { 8, false, false },
+	[POSIXTRACE_FIELD_U16] = { 16, false, false },
+	[POSIXTRACE_FIELD_U32] = { 32, false, false },
+	[POSIXTRACE_FIELD_U64] = { 64, false, false },
+	[POSIXTRACE_FIELD_S8] = { 8, true, false },
+	[POSIXTRACE_FIELD_S16] = { 16, true, false },
+	[POSIXTRACE_FIELD_S32] = { 32, true, false },
+	[POSIXTRACE_FIELD_S64] = { 64, true, false },
+	[POSIXTRACE_FIELD_F32] = { 32, true, true },
+	[POSIXTRACE_FIELD_F64] = { 64, true, true },
+	[POSIXTRACE_FIELD_STR] = { 0, false, false },
+	[POSIXTRACE_FIELD_BYTES] = { 0, false, false },
 };
 
-const char *field_type_name(enum ptk_field_type type)
+const char *field_type_name(enum posixtrace_field_type type)
 {
-	return ptk_field_type_names[type];
+	return posixtrace_field_type_names[type];
 }
 
-unsigned int field_type_bits(enum ptk_field_type type)
+unsigned int field_type_bits(enum posixtrace_field_type type)
 {
 	return field_types[type].bits;
 }
 
-bool field_type_signed(enum ptk_field_type type)
+bool field_type_signed(enum posixtrace_field_type type)
 {
 	return field_types[type].is_signed;
 }
 
-bool field_type_float(enum ptk_field_type type)
+bool field_type_float(enum posixtrace_field_type type)
 {
 	return field_types[type].is_float;
 }
@@ -63,12 +63,12 @@ static void decode_number(struct field_value *fv, const unsigned char *p)
 	float f;
 
 	switch (fv->field->type) {
-	case PTK_FIELD_F32:
+	case POSIXTRACE_FIELD_F32:
 		u32 = (uint32_t)u;
 		memcpy(&f, &u32, sizeof(f));
 		fv->v.f = f;
 		break;
-	case PTK_FIELD_F64:
+	case POSIXTRACE_FIELD_F64:
 		memcpy(&fv->v.f, &u, sizeof(u));
 		break;
 	default:
@@ -80,7 +80,7 @@ static void decode_number(struct field_value *fv, const unsigned char *p)
 	}
 }
 
-bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
+bool fields_decode(const struct posixtrace_format *fmt, const unsigned char *data,
 		   size_t len, struct field_value *vals, const char **why,
 		   const char **field)
 {
@@ -95,7 +95,7 @@ bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
 		fv->field = &fmt->fields[i];
 		*field = fv->field->name;
 		switch (fv->field->type) {
-		case PTK_FIELD_STR:
+		case POSIXTRACE_FIELD_STR:
 			nul = memchr(data + off, 0, len - off);
 			if (!nul) {
 				*why = "no NUL ends str field";
@@ -105,7 +105,7 @@ bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
 			fv->len = (size_t)(nul - (data + off));
 			off += fv->len + 1;
 			break;
-		case PTK_FIELD_BYTES:
+		case POSIXTRACE_FIELD_BYTES:
 			fv->p = data + off;
 			fv->len = len - off;
 			off = len;
@@ -150,7 +150,7 @@ static void print_float(FILE *out, double v, bool single)
 static void print_number(FILE *out, const struct field_value *fv)
 {
 	if (field_type_float(fv->field->type))
-		print_float(out, fv->v.f, fv->field->type == PTK_FIELD_F32);
+		print_float(out, fv->v.f, fv->field->type == POSIXTRACE_FIELD_F32);
 	else if (field_type_signed(fv->field->type))
 		fprintf(out, "%jd", (intmax_t)fv->v.s);
 	else
@@ -200,9 +200,9 @@ void fields_print_text(FILE *out, const struct field_value *vals,
 	for (i = 0; i < n; i++) {
 		fv = &vals[i];
 		fprintf(out, "%s%s=", i ? ", " : "", fv->field->name);
-		if (fv->field->type == PTK_FIELD_STR) {
+		if (fv->field->type == POSIXTRACE_FIELD_STR) {
 			fields_print_string(out, fv->p, fv->len);
-		} else if (fv->field->type == PTK_FIELD_BYTES) {
+		} else if (fv->field->type == POSIXTRACE_FIELD_BYTES) {
 			for (j = 0; j < fv->len && j < max_bytes; j++)
 				fprintf(out, "%02x", fv->p[j]);
 			if (j < fv->len)
@@ -226,23 +226,23 @@ void fields_print_json(FILE *out, const struct field_value *vals,
 		fv = &vals[i];
 		fprintf(out, "%s\"%s\": ", i ? ", " : "", fv->field->name);
 		switch (fv->field->type) {
-		case PTK_FIELD_STR:
+		case POSIXTRACE_FIELD_STR:
 			json_string_n(out, fv->p, fv->len);
 			break;
-		case PTK_FIELD_BYTES:
+		case POSIXTRACE_FIELD_BYTES:
 			putc('"', out);
 			for (j = 0; j < fv->len; j++)
 				fprintf(out, "%02x", fv->p[j]);
 			putc('"', out);
 			break;
-		case PTK_FIELD_U64:
+		case POSIXTRACE_FIELD_U64:
 			fprintf(out, "\"%ju\"", (uintmax_t)fv->v.u);
 			break;
-		case PTK_FIELD_S64:
+		case POSIXTRACE_FIELD_S64:
 			fprintf(out, "\"%jd\"", (intmax_t)fv->v.s);
 			break;
-		case PTK_FIELD_F32:
-		case PTK_FIELD_F64:
+		case POSIXTRACE_FIELD_F32:
+		case POSIXTRACE_FIELD_F64:
 			if (isnan(fv->v.f))
 				fputs("\"nan\"", out);
 			else if (isinf(fv->v.f))

@@ -3,8 +3,8 @@
  * Event formats (<posixtrace-k.h>, posixtrace_k_eventid_open_format()):
  * parsing one into fields, and decoding an event's data by it. A format
  * read from a log is untrusted: the library checked it, and the tools
- * parse it again, with the library's own parser (ulib/format_grammar.h),
- * rather than rely on that. Data never trusted either: fields_decode()
+ * parse it again, with the parser the module and the library share
+ * (lib/format_grammar.h), rather than rely on that. Data never trusted either: fields_decode()
  * says why data does not match.
  */
 #ifndef POSIXTRACE_TOOL_FIELDS_H
@@ -17,12 +17,12 @@
 
 #include <linux/posixtrace.h>
 
-/* The grammar and its types, the library's own (struct ptk_format). */
-#include "../ulib/format_grammar.h"
+/* The grammar and its types (struct posixtrace_format), in the library. */
+#include "../lib/format_grammar.h"
 
 /* One field of one event. */
 struct field_value {
-	const struct ptk_field *field;
+	const struct posixtrace_field *field;
 	union {
 		uint64_t u;
 		int64_t s;
@@ -33,18 +33,18 @@ struct field_value {
 };
 
 /* The type's name in a format: "u8", ..., "bytes". */
-const char *field_type_name(enum ptk_field_type type);
+const char *field_type_name(enum posixtrace_field_type type);
 /* Its size in bits for integers and floats, 0 for str and bytes. */
-unsigned int field_type_bits(enum ptk_field_type type);
-bool field_type_signed(enum ptk_field_type type);
-bool field_type_float(enum ptk_field_type type);
+unsigned int field_type_bits(enum posixtrace_field_type type);
+bool field_type_signed(enum posixtrace_field_type type);
+bool field_type_float(enum posixtrace_field_type type);
 
 /*
  * Decodes len bytes of data (little-endian, packed) into
  * vals[fmt->nfields]. False if they do not match the format, with why
  * (a static string, "... %s ..." naming the field in field).
  */
-bool fields_decode(const struct ptk_format *fmt, const unsigned char *data,
+bool fields_decode(const struct posixtrace_format *fmt, const unsigned char *data,
 		   size_t len, struct field_value *vals, const char **why,
 		   const char **field);
 

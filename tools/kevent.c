@@ -36,11 +36,11 @@ enum kfield_kind {
 	KFIELD_OTHER,		/* a float: no kernel event has one */
 };
 
-static enum kfield_kind kfield_kind(enum ptk_field_type type)
+static enum kfield_kind kfield_kind(enum posixtrace_field_type type)
 {
-	if (type == PTK_FIELD_STR)
+	if (type == POSIXTRACE_FIELD_STR)
 		return KFIELD_STR;
-	if (type == PTK_FIELD_BYTES)
+	if (type == POSIXTRACE_FIELD_BYTES)
 		return KFIELD_BYTES;
 	return field_type_float(type) ? KFIELD_OTHER : KFIELD_NUM;
 }

@@ -31,7 +31,7 @@ static int type_cmp(const void *key, const void *elem)
 static void type_format(struct log_reader *lr, struct log_type *t)
 {
 	char text[POSIXTRACE_K_FORMAT_MAX + 1];
-	struct ptk_format *fmt;
+	struct posixtrace_format *fmt;
 
 	if (posixtrace_k_eventid_get_format(lr->trid, t->id, text,
 					    sizeof(text)))
@@ -40,7 +40,7 @@ static void type_format(struct log_reader *lr, struct log_type *t)
 	if (!fmt)
 		return;
 	t->format_text = strdup(text);
-	if (!t->format_text || !ptk_format_parse(text, fmt)) {
+	if (!t->format_text || !posixtrace_format_parse(text, fmt)) {
 		free(t->format_text);
 		t->format_text = NULL;
 		free(fmt);

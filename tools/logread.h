@@ -26,7 +26,7 @@ struct log_type {
 	bool listed;		/* in the log's event type list */
 	char *name;
 	char *format_text;
-	struct ptk_format *format;
+	struct posixtrace_format *format;
 };
 
 struct log_event {

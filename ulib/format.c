@@ -12,15 +12,15 @@
 
 #include <posixtrace-k.h>
 
-#include "format_grammar.h"
+#include "../lib/format_grammar.h"
 #include "internal.h"
 
-/* The grammar of <linux/posixtrace.h>, as the kernel checks it (format.c). */
+/* The grammar of <linux/posixtrace.h>: the kernel's own parser (lib/). */
 bool ptk_format_ok(const char *format)
 {
-	struct ptk_format fmt;
+	struct posixtrace_format fmt;
 
-	return ptk_format_parse(format, &fmt);
+	return posixtrace_format_parse(format, &fmt);
 }
 
 /*

@@ -310,7 +310,7 @@ build_module_strict() {
 sparse_clean() {
 	local dst=$BUILD_DIR/sparse
 	rm -rf "$dst" && mkdir -p "$dst"
-	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$dst"/
 	local out
 	out=$(make -C "$dst/kmod" --no-print-directory check \
 		KERNELDIR="/usr/src/linux-headers-$1" 2>&1)

@@ -20,7 +20,7 @@ cleanup
 
 # What DKMS needs, and nothing else: the module and the uapi header.
 mkdir -p "$src"
-cp -r "$TOP_DIR/dkms.conf" "$TOP_DIR/kmod" "$TOP_DIR/include" "$src"/
+cp -r "$TOP_DIR/dkms.conf" "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$src"/
 rm -f "$src"/kmod/*.o "$src"/kmod/*.ko "$src"/kmod/*.mod* "$src"/kmod/.*.cmd
 dkms add "$name/$ver"
 dkms build "$name/$ver" -k "$rel"

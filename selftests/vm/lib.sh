@@ -26,7 +26,7 @@ build_module() {
 	local rel=$1 kdir=$2 dst=$BUILD_DIR/kmod-$1
 	shift 2
 	rm -rf "$dst" && mkdir -p "$dst"
-	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$dst"/
+	cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$dst"/
 	make -C "$dst/kmod" --no-print-directory KERNELDIR="$kdir" "$@" module
 }
 

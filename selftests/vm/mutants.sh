@@ -152,13 +152,13 @@ apply() {
 # edited in the tree meanwhile.
 SNAP=$WORK/snapshot
 rm -rf "$SNAP" && mkdir -p "$SNAP"
-cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$SNAP"/
+cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$SNAP"/
 
 # A scratch copy of the sources the module is built from.
 scratch_tree() {
 	local dst=$1
 	rm -rf "$dst" && mkdir -p "$dst"
-	cp -r "$SNAP/kmod" "$SNAP/include" "$dst"/
+	cp -r "$SNAP/kmod" "$SNAP/include" "$SNAP/lib" "$dst"/
 }
 
 parse_list
