@@ -4,8 +4,8 @@
  * parsing one into fields, and decoding an event's data by it. A format
  * read from a log is untrusted: the library checked it, and the tools
  * parse it again, with the parser the module and the library share
- * (lib/format_grammar.h), rather than rely on that. Data never trusted either: fields_decode()
- * says why data does not match.
+ * (lib/format_grammar.h), rather than rely on that. Data is never
+ * trusted either: fields_decode() says why data does not match.
  */
 #ifndef POSIXTRACE_TOOL_FIELDS_H
 #define POSIXTRACE_TOOL_FIELDS_H
