@@ -64,6 +64,8 @@
 #include <trace.h>
 
 #include "harness.h"
+/* The module's check of a record header, shared (lib/). */
+#include "../lib/ring_record.h"
 
 #define DEVICE_PATH	"/dev/posixtrace"
 #define MAX_RINGS	16
@@ -134,13 +136,6 @@ static size_t page_size(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-/* The module's check of a header copy (thread_ring.c). */
-static bool record_ok(const struct posixtrace_ring_record *h, uint64_t room)
-{
-	return h->size >= sizeof(*h) && !(h->size & 7) && h->size <= room &&
-	       h->data_len <= h->size - sizeof(*h) && h->ts_nsec < 1000000000 &&
-	       h->ts_sec >= 0;
-}
 
 /* One lap of @r at most, as the module's drain; under rings_lock. */
 static uint64_t drain_ring(struct fake_ring *r)
@@ -154,7 +149,7 @@ static uint64_t drain_ring(struct fake_ring *r)
 		if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE) != ~pos)
 			break;
 		memcpy(&h, rec, sizeof(h));
-		if (!record_ok(&h, end - pos)) {
+		if (!posixtrace_ring_record_ok(&h, end - pos)) {
 			r->revoked = true;
 			__atomic_store_n(&r->ctl->state, POSIXTRACE_RING_REVOKED,
 					 __ATOMIC_RELAXED);
@@ -239,7 +234,7 @@ static bool kick_read(const struct fake_ring *r, uint64_t pos, uint64_t room,
 	h->data_len = __atomic_load_n(&rec->data_len, __ATOMIC_RELAXED);
 	h->ts_sec = __atomic_load_n(&rec->ts_sec, __ATOMIC_RELAXED);
 	h->ts_nsec = __atomic_load_n(&rec->ts_nsec, __ATOMIC_RELAXED);
-	return record_ok(h, room);
+	return posixtrace_ring_record_ok(h, room);
 }
 
 /*

@@ -7,18 +7,13 @@
 #include <linux/timekeeping.h>
 #include <linux/types.h>
 
+/* posixtrace_ring_record_ok(): the check the benchmark shares. */
+#include "../lib/ring_record.h"
+
 struct posixtrace_loop_view;
 struct posixtrace_process;
 
-/* Is @h a record a reader of the ring may take, with @room bytes left? */
-static inline bool
-posixtrace_ring_record_ok(const struct posixtrace_ring_record *h, u64 room)
-{
-	return h->size >= sizeof(*h) && IS_ALIGNED(h->size, 8) &&
-	       h->size <= room && h->data_len <= h->size - sizeof(*h) &&
-	       h->ts_nsec < NSEC_PER_SEC && h->ts_sec >= 0 &&
-	       h->ts_sec < KTIME_SEC_MAX;
-}
+static_assert(POSIXTRACE_RING_SEC_MAX == KTIME_SEC_MAX);
 
 /* The time a record says it was made, as a drain's merge orders it. */
 static inline s64
