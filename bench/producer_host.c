@@ -136,7 +136,6 @@ static size_t page_size(void)
 	return (size_t)sysconf(_SC_PAGESIZE);
 }
 
-
 /* One lap of @r at most, as the module's drain; under rings_lock. */
 static uint64_t drain_ring(struct fake_ring *r)
 {

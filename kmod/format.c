@@ -3,10 +3,10 @@
  * Event formats: the grammar the uapi header gives ("Event formats"),
  * checked before a format joins a name table, so that every format a
  * stream or a log carries is well formed. The parser is the one the
- * library and the tools compile too (lib/format_grammar.c, included here
- * as the kernel's boot code includes lib/ decompressors), so that none of
- * them disagrees with the module. The kernel never reads event data by
- * it: only tools do.
+ * library compiles too, and the tools link (lib/format_grammar.c,
+ * included here as the kernel's boot code includes lib/ decompressors),
+ * so that none of them disagrees with the module. The kernel never reads
+ * event data by it: only tools do.
  */
 
 #include <linux/errno.h>

@@ -2,6 +2,7 @@
 #ifndef _POSIXTRACE_RING_KICK_H
 #define _POSIXTRACE_RING_KICK_H
 
+#include <linux/build_bug.h>
 #include <linux/posixtrace.h>
 #include <linux/time64.h>
 #include <linux/timekeeping.h>

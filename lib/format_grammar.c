@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * The grammar of event formats: see format_grammar.h. Compiled into the
- * module (kmod/format.c includes this file), the library and the tools.
+ * module (kmod/format.c includes this file) and the library, which the
+ * tools link.
  */
 
 #ifdef __KERNEL__
@@ -82,7 +83,8 @@ bool posixtrace_format_parse(const char *text, struct posixtrace_format *fmt)
 	do {
 		if (fmt->nfields == POSIXTRACE_FORMAT_FIELDS_MAX ||
 		    (fmt->nfields &&
-		     fmt->fields[fmt->nfields - 1].type == POSIXTRACE_FIELD_BYTES))
+		     fmt->fields[fmt->nfields - 1].type ==
+		     POSIXTRACE_FIELD_BYTES))
 			return false;
 		len = posixtrace_format_ident(p);
 		if (!len || len > POSIXTRACE_FORMAT_FIELD_NAME_MAX ||

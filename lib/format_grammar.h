@@ -3,11 +3,11 @@
  * The grammar of event formats (<linux/posixtrace.h>, "Event formats"),
  * written once: the module checks a format with it before a name table
  * takes it (kmod/format.c), the library checks a log's formats with it
- * (ulib/format.c), and the tools parse formats into fields with it
- * (tools/fields.c), so that none of them disagrees with another on what
- * is well formed. Freestanding C, as the kernel's lib/ code shared with
- * tools/ is: lib/format_grammar.c needs nothing but a few string
- * functions, which the kernel and the C library both have.
+ * (ulib/format.c), and the tools, linking the library, parse formats into
+ * fields with it (tools/logread.c), so that none of them disagrees with
+ * another on what is well formed. lib/format_grammar.c needs nothing but
+ * a few string functions, which the kernel and the C library (with
+ * _GNU_SOURCE or POSIX 2008, for strnlen()) both have.
  */
 #ifndef _POSIXTRACE_FORMAT_GRAMMAR_H
 #define _POSIXTRACE_FORMAT_GRAMMAR_H

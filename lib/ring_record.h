@@ -19,8 +19,8 @@
 
 #define POSIXTRACE_RING_NSEC_PER_SEC	1000000000
 /*
- * The last second whose nanoseconds a signed 64-bit count holds (the
- * kernel's KTIME_SEC_MAX): a drain orders records by that count.
+ * The first second whose nanoseconds a signed 64-bit count cannot all
+ * hold (the kernel's KTIME_SEC_MAX): a drain orders records by that count.
  */
 #define POSIXTRACE_RING_SEC_MAX \
 	((__s64)(~0ULL >> 1) / POSIXTRACE_RING_NSEC_PER_SEC)
@@ -28,7 +28,8 @@
 /*
  * Is @h the header of a record a reader of the ring may take, with @room
  * bytes of the lap left from its start? Its size covers the header and
- * the data, in multiples of 8, within the room; its time is a time.
+ * the data, in multiples of 8, within the room; its nanoseconds are under
+ * a second, and its seconds from 0 to before POSIXTRACE_RING_SEC_MAX.
  */
 static inline bool
 posixtrace_ring_record_ok(const struct posixtrace_ring_record *h, __u64 room)

@@ -10,7 +10,8 @@ bool event_data_fields(FILE *out, const struct log_event *ev, bool full,
 		       char *mismatch, size_t size)
 {
 	struct field_value vals[POSIXTRACE_FORMAT_FIELDS_MAX];
-	const struct posixtrace_format *fmt = ev->type ? ev->type->format : NULL;
+	const struct posixtrace_format *fmt =
+		ev->type ? ev->type->format : NULL;
 	const char *why, *field;
 
 	if (!fmt)

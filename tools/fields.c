@@ -80,8 +80,9 @@ static void decode_number(struct field_value *fv, const unsigned char *p)
 	}
 }
 
-bool fields_decode(const struct posixtrace_format *fmt, const unsigned char *data,
-		   size_t len, struct field_value *vals, const char **why,
+bool fields_decode(const struct posixtrace_format *fmt,
+		   const unsigned char *data, size_t len,
+		   struct field_value *vals, const char **why,
 		   const char **field)
 {
 	const unsigned char *nul;
@@ -150,7 +151,8 @@ static void print_float(FILE *out, double v, bool single)
 static void print_number(FILE *out, const struct field_value *fv)
 {
 	if (field_type_float(fv->field->type))
-		print_float(out, fv->v.f, fv->field->type == POSIXTRACE_FIELD_F32);
+		print_float(out, fv->v.f,
+			    fv->field->type == POSIXTRACE_FIELD_F32);
 	else if (field_type_signed(fv->field->type))
 		fprintf(out, "%jd", (intmax_t)fv->v.s);
 	else

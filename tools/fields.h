@@ -44,8 +44,9 @@ bool field_type_float(enum posixtrace_field_type type);
  * vals[fmt->nfields]. False if they do not match the format, with why
  * (a static string, "... %s ..." naming the field in field).
  */
-bool fields_decode(const struct posixtrace_format *fmt, const unsigned char *data,
-		   size_t len, struct field_value *vals, const char **why,
+bool fields_decode(const struct posixtrace_format *fmt,
+		   const unsigned char *data, size_t len,
+		   struct field_value *vals, const char **why,
 		   const char **field);
 
 /*

@@ -18,7 +18,7 @@ cleanup() {
 trap cleanup EXIT
 cleanup
 
-# What DKMS needs, and nothing else: the module and the uapi header.
+# What DKMS needs, and nothing else: the module, the uapi header and lib/.
 mkdir -p "$src"
 cp -r "$TOP_DIR/dkms.conf" "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$src"/
 rm -f "$src"/kmod/*.o "$src"/kmod/*.ko "$src"/kmod/*.mod* "$src"/kmod/.*.cmd

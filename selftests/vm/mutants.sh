@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make mutants: does make check's suite kill the mutations of
-# selftests/vm/mutants.list? For each entry: a copy of kmod/ and include/
-# in a scratch directory (the tree itself is never touched), the entry's
+# selftests/vm/mutants.list? For each entry: a copy of kmod/, include/ and
+# lib/ in a scratch directory (the tree itself is never touched), the entry's
 # text replaced there, the module built for Debian's 6.12 kernel
 # (lib.sh's build_module), and the 6.12 guest suite run on it (run-vm.sh,
 # the selftests make check runs, built once). KILLED: a test case failed,
@@ -147,7 +147,7 @@ apply() {
 	! cmp -s "$f" "$SNAP/${FILES[$i]}" || { echo "replacing changes nothing"; return 1; }
 }
 
-# The tree's kmod/ and include/ as they are when the run begins: the
+# The tree's kmod/, include/ and lib/ as they are when the run begins: the
 # baseline and every mutant are built from this one copy, whatever is
 # edited in the tree meanwhile.
 SNAP=$WORK/snapshot
