@@ -220,11 +220,7 @@ static inline bool log_closed(int fd)
 /* Wait (up to 10 s) for log_closed(). */
 static inline bool wait_log_closed(int fd)
 {
-	int i;
-
-	for (i = 0; i < 1000 && !log_closed(fd); i++)
-		usleep(10000);
-	return log_closed(fd);
+	return WAIT_UNTIL(log_closed(fd), 10000);
 }
 
 /*
