@@ -306,6 +306,101 @@ static struct fake_ring *fake_ring_of_caller(void)
 }
 
 /*
+ * Pages for a ring of @size data bytes: the fake's view in *@base (the
+ * control page, then the data twice, *@len bytes), and the library's in
+ * *@user (the data @times over: 2 or 1). Returns false, errno set, if
+ * they cannot be had.
+ */
+static bool fake_ring_pages(size_t size, unsigned int times, uint8_t **base,
+			    size_t *len, uint8_t **user)
+{
+	size_t page = page_size();
+	int mfd;
+
+	*len = page + 2 * size;
+	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
+	if (mfd < 0)
+		return false;
+	*base = (void *)syscall(SYS_mmap, NULL, *len, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ftruncate(mfd, (off_t)(page + size)) || *base == MAP_FAILED ||
+	    (void *)syscall(SYS_mmap, *base, page + size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
+			    0) == MAP_FAILED ||
+	    (void *)syscall(SYS_mmap, *base + page + size, size,
+			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
+			    page) == MAP_FAILED) {
+		close(mfd);
+		errno = ENOMEM;
+		return false;
+	}
+	*user = *base;
+	if (times == 1)
+		*user = (void *)syscall(SYS_mmap, NULL, page + size,
+					PROT_READ | PROT_WRITE, MAP_SHARED,
+					mfd, 0);
+	close(mfd);
+	if (*user == MAP_FAILED) {
+		syscall(SYS_munmap, *base, *len);
+		errno = ENOMEM;
+		return false;
+	}
+	return true;
+}
+
+/*
+ * Grow the calling thread's ring into a mapping of @len bytes, as the
+ * module does (thread_ring.c's posixtrace_thread_ring_grow()): the old
+ * lap copied to the same positions, @consumed and @produced carried over,
+ * the old ring retired; or MAP_FAILED.
+ */
+static void *fake_ring_grow(size_t len)
+{
+	size_t page = page_size(), size = len > page ? len - page : 0, blen;
+	struct fake_ring *r = NULL;
+	pid_t tid = (pid_t)syscall(SYS_gettid);
+	uint8_t *base, *user;
+
+	if (size < page || (size & (size - 1))) {
+		errno = EINVAL;
+		return MAP_FAILED;
+	}
+	if (!fake_ring_pages(size, 1, &base, &blen, &user))
+		return MAP_FAILED;
+	pthread_mutex_lock(&rings_lock);
+	for (int i = 0; i < MAX_RINGS && !r; i++)
+		if (rings[i].base && rings[i].tid == tid && !rings[i].revoked)
+			r = &rings[i];
+	if (!r || size <= r->size) {
+		pthread_mutex_unlock(&rings_lock);
+		syscall(SYS_munmap, user, page + size);
+		syscall(SYS_munmap, base, blen);
+		errno = r ? EINVAL : ENOENT;
+		return MAP_FAILED;
+	}
+	memcpy(base + page + (r->consumed & (size - 1)),
+	       r->data + (r->consumed & (r->size - 1)), r->size);
+	((struct posixtrace_ring_ctl *)base)->magic = POSIXTRACE_RING_MAGIC;
+	((struct posixtrace_ring_ctl *)base)->data_size = size;
+	((struct posixtrace_ring_ctl *)base)->data_offset = page;
+	((struct posixtrace_ring_ctl *)base)->grown_from = r->size;
+	((struct posixtrace_ring_ctl *)base)->consumed = r->consumed;
+	((struct posixtrace_ring_ctl *)base)->produced = r->ctl->produced;
+	r->ctl->state = POSIXTRACE_RING_RETIRED;
+	/* The library unmaps its old view; the fake's goes now. */
+	syscall(SYS_munmap, r->base, r->len);
+	r->base = base;
+	r->len = blen;
+	r->user = user;
+	r->ctl = (void *)base;
+	r->data = base + page;
+	r->size = size;
+	r->nr_marks = 0;
+	pthread_mutex_unlock(&rings_lock);
+	return user;
+}
+
+/*
  * A ring for the calling thread, as the module maps one, its data @times
  * over (2 or 1); or MAP_FAILED. The fake reads it, as the module does,
  * through a view of its own with the data twice.
@@ -315,40 +410,13 @@ static void *fake_ring_map(size_t len, unsigned int times)
 	size_t page = page_size(), size = len > page ? (len - page) / times : 0;
 	struct fake_ring *r = NULL;
 	uint8_t *base, *user;
-	int mfd;
 
 	if (size < page || (size & (size - 1)) || len != page + times * size) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	len = page + 2 * size;
-	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
-	if (mfd < 0)
+	if (!fake_ring_pages(size, times, &base, &len, &user))
 		return MAP_FAILED;
-	base = (void *)syscall(SYS_mmap, NULL, len, PROT_NONE,
-			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ftruncate(mfd, (off_t)(page + size)) || base == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, base, page + size,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
-			    0) == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, base + page + size, size,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
-			    page) == MAP_FAILED) {
-		close(mfd);
-		errno = ENOMEM;
-		return MAP_FAILED;
-	}
-	user = base;
-	if (times == 1)
-		user = (void *)syscall(SYS_mmap, NULL, page + size,
-				       PROT_READ | PROT_WRITE, MAP_SHARED, mfd,
-				       0);
-	close(mfd);
-	if (user == MAP_FAILED) {
-		syscall(SYS_munmap, base, len);
-		errno = ENOMEM;
-		return MAP_FAILED;
-	}
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
 		if (!rings[i].base)
@@ -512,6 +580,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 				       off);
 	if (off == POSIXTRACE_RING_OFFSET)
 		return fake_ring_map(len, 1);
+	if (off == POSIXTRACE_RING_GROW_OFFSET)
+		return fake_ring_grow(len);
 	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
 	if (!off && len == READ_BOUNCE_SIZE && !read_map) {
 		read_map = (void *)syscall(SYS_mmap, NULL, len,

@@ -223,7 +223,7 @@ out_put_proc:
 /*
  * The enable page of the calling process, read-only, and not inherited by
  * a child: a child is another process, with its own page. Or a ring for
- * the calling thread (thread_ring.c).
+ * the calling thread, new or grown (thread_ring.c).
  */
 static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 {
@@ -232,7 +232,9 @@ static int posixtrace_dev_mmap(struct file *file, struct vm_area_struct *vma)
 	int ret;
 
 	if (vma->vm_pgoff == POSIXTRACE_RING_OFFSET >> PAGE_SHIFT)
-		return posixtrace_thread_ring_mmap(vma);
+		return posixtrace_thread_ring_mmap(vma, false);
+	if (vma->vm_pgoff == POSIXTRACE_RING_GROW_OFFSET >> PAGE_SHIFT)
+		return posixtrace_thread_ring_mmap(vma, true);
 	if (vma->vm_pgoff != POSIXTRACE_ENABLE_PAGE_OFFSET ||
 	    vma->vm_end - vma->vm_start != PAGE_SIZE)
 		return -EINVAL;

@@ -12,14 +12,16 @@
  *
  * Two counts, because the module reads a ring through its own view a
  * little longer than the ring is anyone's:
- *  - @users: the charge. One for the ring until the drain retires it
- *    (thread_ring.c), one per mapping (the mmap() that made it, and each
+ *  - @users: the charge. One for the ring until the drain retires it, or
+ *    it grows into other pages (thread_ring.c), one per mapping (the mmap() that made it, and each
  *    piece a split or a move makes: vm_ops open and close). The last one
  *    takes the pages out of the limit.
  *  - @refs: the memory. One for the ring until it is freed, a grace period
  *    after its retirement (a drain may still be reading it until then),
- *    and one per mapping. The last one unmaps the module's view and frees
- *    the pages.
+ *    or until it grows into other pages, and one per mapping. A grace
+ *    period after the last one goes, a worker unmaps the module's view
+ *    and frees the pages: a ring's control page is read under RCU alone
+ *    (thread_ring.c), and a ring that grew leaves its old one behind.
  * A retired ring's pages are so out of the limit for at most a grace
  * period before they are freed, and only when no mapping has them.
  */
@@ -29,6 +31,7 @@
 #include <linux/log2.h>
 #include <linux/moduleparam.h>
 #include <linux/mm.h>
+#include <linux/rcupdate.h>
 #include <linux/refcount.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/user.h>
@@ -43,7 +46,7 @@
 struct posixtrace_ring_mem {
 	refcount_t refs;		/* the memory: see above */
 	atomic_t users;			/* the charge: see above */
-	struct work_struct free_work;	/* queued by the last reference */
+	struct rcu_work free_work;	/* queued by the last reference */
 	/* Fixed once made. */
 	void *vaddr;			/* control page, then the data twice */
 	unsigned int nr_pages;		/* control and data: distinct pages */
@@ -124,23 +127,30 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity)
  * 1 MiB LOOP stream would otherwise leave no room for any ring of the
  * next ones, which would then make every event by system call. Refused,
  * the library maps a default ring instead. Sets @mem->user: NULL without a
- * limit (CAP_IPC_LOCK). Return: 0 or -ENOMEM.
+ * limit (CAP_IPC_LOCK). @replaces: the pages of the thread's ring that
+ * this one is to replace (it grows), charged to the same user, which the
+ * half is taken without:
+ * a ring grows to the size it could have had at first. The whole limit
+ * counts them, since both rings are pinned until the thread unmaps the
+ * old one. Return: 0 or -ENOMEM.
  */
 static int posixtrace_ring_mem_charge(struct posixtrace_ring_mem *mem,
-				      u64 size)
+				      u64 size, unsigned int replaces)
 {
 	unsigned long limit = rlimit(RLIMIT_MEMLOCK) >> PAGE_SHIFT, cur;
+	unsigned long half = limit / 2 + 1;
 	struct user_struct *user;
 
 	if (capable(CAP_IPC_LOCK))
 		return 0;
-	/* Half the limit for the data, and the control page. */
-	if (size > POSIXTRACE_RING_SIZE_DEFAULT)
-		limit = limit / 2 + 1;
 	user = get_uid(current_user());
 	cur = atomic_long_read(&user->locked_vm);
 	do {
-		if (cur + mem->nr_pages > limit) {
+		/* Half the limit for the data, and the control page. */
+		if (cur + mem->nr_pages > limit ||
+		    (size > POSIXTRACE_RING_SIZE_DEFAULT &&
+		     cur - min_t(unsigned long, cur, replaces) +
+		     mem->nr_pages > half)) {
 			free_uid(user);
 			return -ENOMEM;
 		}
@@ -180,7 +190,8 @@ static struct workqueue_struct *posixtrace_ring_mem_wq;
 static void posixtrace_ring_mem_free(struct work_struct *work)
 {
 	struct posixtrace_ring_mem *mem =
-		container_of(work, struct posixtrace_ring_mem, free_work);
+		container_of(to_rcu_work(work), struct posixtrace_ring_mem,
+			     free_work);
 	struct page **pages;
 	unsigned int i;
 
@@ -199,6 +210,7 @@ static void posixtrace_ring_mem_free(struct work_struct *work)
 /**
  * posixtrace_ring_mem_new - pages for a ring of @size data bytes
  * @size: a power of two, at least a page
+ * @replaces: pages of the thread's ring that this one grows from, or 0
  *
  * Charged to the calling thread: its user's RLIMIT_MEMLOCK (see
  * posixtrace_ring_mem_charge()) and its memory cgroup. The control page
@@ -209,7 +221,8 @@ static void posixtrace_ring_mem_free(struct work_struct *work)
  *
  * Return: the memory, or ERR_PTR(-ENOMEM): no memory, or past the limit.
  */
-struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size)
+struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size,
+						    unsigned int replaces)
 {
 	unsigned int data_pages = size >> PAGE_SHIFT, i;
 	struct posixtrace_ring_mem *mem;
@@ -220,7 +233,7 @@ struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size)
 	if (!mem)
 		return ERR_PTR(-ENOMEM);
 	mem->nr_pages = 1 + data_pages;
-	ret = posixtrace_ring_mem_charge(mem, size);
+	ret = posixtrace_ring_mem_charge(mem, size, replaces);
 	if (ret)
 		goto err_free;
 	ret = -ENOMEM;
@@ -241,7 +254,7 @@ struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size)
 	kvfree(map);
 	refcount_set(&mem->refs, 1);
 	atomic_set(&mem->users, 1);
-	INIT_WORK(&mem->free_work, posixtrace_ring_mem_free);
+	INIT_RCU_WORK(&mem->free_work, posixtrace_ring_mem_free);
 	return mem;
 
 err_free_pages:
@@ -269,7 +282,7 @@ static void posixtrace_ring_mem_get(struct posixtrace_ring_mem *mem)
 }
 
 /**
- * posixtrace_ring_mem_uncharge - the ring is retired: its use goes
+ * posixtrace_ring_mem_uncharge - the ring is retired, or grew: its use goes
  * @mem: the ring's memory
  *
  * Never sleeps: the pages leave the limit if no mapping has them. The
@@ -285,13 +298,30 @@ void posixtrace_ring_mem_uncharge(struct posixtrace_ring_mem *mem)
  * posixtrace_ring_mem_put - the ring, or a mapping, is done with @mem
  * @mem: the ring's memory
  *
- * The last reference has a worker free it (a mapping's close runs under
- * the mmap lock, and the free may wait for memory). Never sleeps.
+ * The last reference has a worker free it, a grace period later (a
+ * mapping's close runs under the mmap lock, the free may wait for memory,
+ * and a reader under RCU may still see the ring's old pages). Never
+ * sleeps.
  */
 void posixtrace_ring_mem_put(struct posixtrace_ring_mem *mem)
 {
 	if (refcount_dec_and_test(&mem->refs))
-		queue_work(posixtrace_ring_mem_wq, &mem->free_work);
+		queue_rcu_work(posixtrace_ring_mem_wq, &mem->free_work);
+}
+
+/**
+ * posixtrace_ring_mem_user_pages - the pages of @mem that @user is charged
+ * @mem: a ring's memory
+ * @user: the user a ring that replaces it would be charged to
+ *
+ * A hint for posixtrace_ring_mem_new()'s @replaces, under RCU or with the
+ * ring held: all of @mem's pages if they count in @user's limit, else 0
+ * (they count in another's, or in none: CAP_IPC_LOCK, or uncharged).
+ */
+unsigned int posixtrace_ring_mem_user_pages(const struct posixtrace_ring_mem *mem,
+					    const struct user_struct *user)
+{
+	return READ_ONCE(mem->user) == user ? mem->nr_pages : 0;
 }
 
 /* Before any ring is made. Return: 0 or -ENOMEM. */
@@ -304,10 +334,12 @@ int posixtrace_ring_mem_init(void)
 
 /*
  * Module exit, after the rings' exit: no mapping is left (each held the
- * module through its file), and the rings' frees have queued theirs.
+ * module through its file), and the rings' frees have queued theirs, a
+ * grace period away.
  */
 void posixtrace_ring_mem_exit(void)
 {
+	rcu_barrier();
 	destroy_workqueue(posixtrace_ring_mem_wq);
 }
 

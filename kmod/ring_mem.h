@@ -5,6 +5,7 @@
 #include <linux/types.h>
 
 struct posixtrace_ring_mem;
+struct user_struct;
 struct vm_area_struct;
 
 /*
@@ -20,8 +21,11 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity);
 int posixtrace_ring_mem_init(void);
 void posixtrace_ring_mem_exit(void);
 
-struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size);
+struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size,
+						    unsigned int replaces);
 void *posixtrace_ring_mem_vaddr(const struct posixtrace_ring_mem *mem);
+unsigned int posixtrace_ring_mem_user_pages(const struct posixtrace_ring_mem *mem,
+					    const struct user_struct *user);
 int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,
 			    struct vm_area_struct *vma);
 void posixtrace_ring_mem_unmap(struct posixtrace_ring_mem *mem,

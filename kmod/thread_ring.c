@@ -30,9 +30,17 @@
  *
  * Each ring belongs to its thread's process entry (@proc->rings, RCU) and
  * to its domain's list of sources (RCU). It is closed when the thread
- * exits or execs, or maps another ring, or its process leaves the table;
+ * exits or execs, or maps a new ring, or its process leaves the table;
  * the next drain of its domain takes what it holds and retires it (takes
  * it off the lists); it is freed after an RCU grace period.
+ *
+ * A thread grows its live ring by mapping a larger one at
+ * POSIXTRACE_RING_GROW_OFFSET (posixtrace_thread_ring_grow()): the ring,
+ * the same source, moves to the new pages with what it holds, at the
+ * same positions. The library starts each thread at a page and grows it
+ * as the thread records, so that a thread that records a handful of
+ * events pins a page, not the size the stream suggests; a growth costs a
+ * copy of the old ring, not a drain.
  */
 
 #include <linux/log2.h>
@@ -41,6 +49,7 @@
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
@@ -110,11 +119,17 @@ struct posixtrace_thread_ring {
 	const struct posixtrace_ring_record *next;
 	struct posixtrace_ring_record next_hdr;
 
-	/* Fixed once mapped. */
+	/*
+	 * Set when made, before it is listed, and when it grows, under its
+	 * domain's drain mutex: drains and cuts, which hold the mutex, and
+	 * the thread's own kicks see them stay put.
+	 * posixtrace_thread_ring_bytes() reads @ctl and @size under RCU
+	 * alone: @mem is freed a grace period after the ring lets go of it.
+	 */
 	struct posixtrace_ring_ctl *ctl;	/* in @mem's view */
 	const u8 *data;			/* in @mem's view, @size bytes twice */
 	u64 size;
-	/* Its pages: a reference held until it is freed. */
+	/* Its pages: a reference held until it is freed, or grows. */
 	struct posixtrace_ring_mem *mem;
 	/* It uses @mem (counts in the limit) until retired. */
 	bool charged;
@@ -376,11 +391,14 @@ static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 {
 	struct posixtrace_thread_ring *ring = posixtrace_src_ring(src);
 	u64 consumed = READ_ONCE(ring->consumed), ahead;
+	/* A ring growing meanwhile: a size and a control page of either. */
+	const struct posixtrace_ring_ctl *ctl = READ_ONCE(ring->ctl);
+	u64 size = READ_ONCE(ring->size);
 
 	if (READ_ONCE(ring->dead) || READ_ONCE(ring->revoked))
 		return 0;
 	/* Pairs with the thread's store-release, after its commits. */
-	ahead = smp_load_acquire(&ring->ctl->produced) - consumed;
+	ahead = smp_load_acquire(&ctl->produced) - consumed;
 	/*
 	 * Behind what was taken (records taken before they were published):
 	 * nothing. A lap or more ahead: full, as an honest thread's ring is
@@ -388,7 +406,7 @@ static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 	 */
 	if ((s64)ahead < 0)
 		return 0;
-	return min(ahead, ring->size);
+	return min(ahead, size);
 }
 
 /*
@@ -398,7 +416,9 @@ static u64 posixtrace_thread_ring_bytes(struct posixtrace_source *src)
 static bool
 posixtrace_thread_ring_room(const struct posixtrace_thread_ring *ring, u64 end)
 {
-	return READ_ONCE(ring->consumed) + ring->size - end >= ring->size / 8;
+	u64 size = READ_ONCE(ring->size);
+
+	return READ_ONCE(ring->consumed) + size - end >= size / 8;
 }
 
 /* An eighth of @ring free, as far as the thread says it wrote: @held. */
@@ -499,11 +519,15 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
  * Say @ring is retired, if it was live: a revoked ring says so. The word
  * is the thread's to read (and to scribble on: then it only fools itself).
  */
+static void posixtrace_ring_ctl_retire(struct posixtrace_ring_ctl *ctl)
+{
+	cmpxchg(&ctl->state, POSIXTRACE_RING_LIVE, POSIXTRACE_RING_RETIRED);
+}
+
 static void
 posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
 {
-	cmpxchg(&ring->ctl->state, POSIXTRACE_RING_LIVE,
-		POSIXTRACE_RING_RETIRED);
+	posixtrace_ring_ctl_retire(READ_ONCE(ring->ctl));
 }
 
 /*
@@ -1169,6 +1193,91 @@ void posixtrace_thread_rings_close(struct posixtrace_process *proc)
 }
 
 /*
+ * The control page of @mem, a ring of @size data bytes, set up for the
+ * thread (@grown_from: the data size of the ring it grew from, or 0).
+ */
+static struct posixtrace_ring_ctl *
+posixtrace_thread_ring_ctl_init(struct posixtrace_ring_mem *mem, u64 size,
+				u64 grown_from)
+{
+	struct posixtrace_ring_ctl *ctl = posixtrace_ring_mem_vaddr(mem);
+
+	ctl->magic = POSIXTRACE_RING_MAGIC;
+	ctl->state = POSIXTRACE_RING_LIVE;
+	ctl->data_size = size;
+	ctl->data_offset = PAGE_SIZE;
+	ctl->grown_from = grown_from;
+	return ctl;
+}
+
+/*
+ * Grow @ring, the calling thread's, into @mem, of @size data bytes, more
+ * than its own; the ring takes over the caller's reference and use of
+ * @mem. Whoever else writes the old pages (a CLONE_VM writer on the same
+ * TLS) finds them retired first, and goes by system call, which waits for
+ * the mutex. Then the old data area's lap from @consumed (all a drain
+ * could take: a record the thread committed but had not yet published
+ * too) moves to the same positions in the new one, @consumed and
+ * @produced carry over, and the thread, told by @grown_from, writes on
+ * at its position. The old pages leave the limit unless still mapped.
+ *
+ * Under the domain's drain mutex: no drain keeps a view of the ring
+ * across it (its @next points into the data), and no cut walks it. The
+ * ring's kicks are its thread's, which is in this mmap(). Only
+ * posixtrace_thread_ring_bytes() reads it concurrently, under RCU.
+ *
+ * Returns false if the ring is no longer live (revoked, or closed): @mem
+ * stays the caller's.
+ */
+static bool posixtrace_thread_ring_grow(struct posixtrace_thread_ring *ring,
+					struct posixtrace_ring_mem *mem,
+					u64 size)
+{
+	struct posixtrace_ring_ctl *old_ctl = ring->ctl, *ctl;
+	struct posixtrace_ring_mem *old_mem = ring->mem;
+	u64 old_size = ring->size, done, chunk;
+	u8 *data;
+
+	lockdep_assert_held(&posixtrace_ring_domain(ring)->mutex);
+	if (ring->dead || ring->revoked || READ_ONCE(ring->src.closed) ||
+	    size <= old_size)
+		return false;
+	posixtrace_ring_ctl_retire(old_ctl);
+	ctl = posixtrace_thread_ring_ctl_init(mem, size, old_size);
+	data = (u8 *)ctl + PAGE_SIZE;
+	/*
+	 * Both views hold their data twice in a row: each piece is one
+	 * copy. A lap may be max_ring_size / 2: the CPU is let go between.
+	 */
+	for (done = 0; done < old_size; done += chunk) {
+		chunk = min_t(u64, old_size - done, SZ_64K);
+		memcpy(data + ((ring->consumed + done) & (size - 1)),
+		       ring->data + ((ring->consumed + done) & (old_size - 1)),
+		       chunk);
+		cond_resched();
+	}
+	ctl->consumed = ring->consumed;
+	ctl->produced = READ_ONCE(old_ctl->produced);
+	ring->mem = mem;
+	WRITE_ONCE(ring->data, data);
+	WRITE_ONCE(ring->size, size);
+	/* After what it points to: _bytes() reads it without the mutex. */
+	smp_store_release(&ring->ctl, ctl);
+	/*
+	 * The walks' marks are a step of the old size apart, and count
+	 * what they walked there: they walk afresh.
+	 */
+	if (ring->walk)
+		ring->walk->nr_marks = 0;
+	if (ring->cut)
+		ring->cut->walk.nr_marks = 0;
+	/* The ring's use moves to @mem: the caller's. */
+	posixtrace_ring_mem_uncharge(old_mem);
+	posixtrace_ring_mem_put(old_mem);
+	return true;
+}
+
+/*
  * A ring for current in @mem's pages of @size data bytes, not yet on any
  * list; it takes over the caller's reference and use of @mem.
  */
@@ -1183,13 +1292,9 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
 		return NULL;
 	ring->mem = mem;
 	ring->charged = true;
-	ring->ctl = posixtrace_ring_mem_vaddr(mem);
+	ring->ctl = posixtrace_thread_ring_ctl_init(mem, size, 0);
 	ring->data = (const u8 *)ring->ctl + PAGE_SIZE;
 	ring->size = size;
-	ring->ctl->magic = POSIXTRACE_RING_MAGIC;
-	ring->ctl->state = POSIXTRACE_RING_LIVE;
-	ring->ctl->data_size = size;
-	ring->ctl->data_offset = PAGE_SIZE;
 	ring->src.ops = &posixtrace_thread_ring_ops;
 	ring->src.to_proc = proc;
 	INIT_RCU_WORK(&ring->free_work, posixtrace_thread_ring_free);
@@ -1201,43 +1306,119 @@ posixtrace_thread_ring_new(struct posixtrace_process *proc,
 	return ring;
 }
 
-/**
- * posixtrace_thread_ring_mmap - map a new ring for the calling thread
- * @vma: a shared mapping of a page plus the data size, at
- *	 POSIXTRACE_RING_OFFSET. The module's own mapping has the data
- *	 twice in a row: it reads a record whole wherever the thread's
- *	 mapping cut it.
- *
- * The thread's previous ring, if any, is drained and retired.
- *
- * Return: 0, -EINVAL (a size or mapping that is not a ring's), -EPERM
- * (executable), -ENODEV (rings are off: max_ring_size is 0), -ENOMEM (no
- * memory, or past the user's RLIMIT_MEMLOCK, or past half of it for a ring
- * over 64 KiB), or an error of vm_insert_pages().
+/*
+ * The data size a mapping @vma asks for, if it may be a ring's: a page
+ * and a power of two of a page to max_ring_size, shared, not executable.
+ * Return: the size, or -EINVAL, -EPERM, -ENODEV (see
+ * posixtrace_thread_ring_mmap()).
  */
-int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
+static s64 posixtrace_thread_ring_vma_size(const struct vm_area_struct *vma)
 {
 	unsigned long len = vma->vm_end - vma->vm_start;
 	unsigned int max = posixtrace_ring_size_max();
-	struct posixtrace_source *src;
-	struct posixtrace_thread_ring *ring, *old;
-	struct posixtrace_drain_domain *dom;
-	struct posixtrace_ring_mem *mem;
-	struct posixtrace_process *proc;
 	u64 size;
-	int ret;
 
 	if (!max)
 		return -ENODEV;
 	size = len > PAGE_SIZE ? len - PAGE_SIZE : 0;
 	if (!(vma->vm_flags & VM_SHARED) || size < PAGE_SIZE ||
-	    !is_power_of_2(size))
-		return -EINVAL;
-	if (size > max)
+	    !is_power_of_2(size) || size > max)
 		return -EINVAL;
 	/* Written by user space, read by the kernel: never executed. */
 	if (vma->vm_flags & VM_EXEC)
 		return -EPERM;
+	return size;
+}
+
+/*
+ * Grow the calling thread's live ring in @proc, of domain @dom, into
+ * @vma, @size data bytes (posixtrace_thread_ring_grow()). The ring is
+ * found again under the mutex, which a drain holds to retire a ring: the
+ * same ring (only this thread makes its rings), it stays until the
+ * mutex goes. Return: as posixtrace_thread_ring_mmap()'s.
+ */
+static int posixtrace_thread_ring_mmap_grow(struct vm_area_struct *vma,
+					    struct posixtrace_process *proc,
+					    struct posixtrace_drain_domain *dom,
+					    u64 size)
+{
+	struct posixtrace_thread_ring *ring, *found;
+	struct posixtrace_ring_mem *mem;
+	unsigned int replaces = 0;
+	u64 old_size = 0;
+	bool grown;
+	int ret;
+
+	rcu_read_lock();
+	ring = posixtrace_thread_ring_find(proc, current);
+	if (ring && !READ_ONCE(ring->revoked)) {
+		old_size = ring->size;
+		replaces = posixtrace_ring_mem_user_pages(ring->mem,
+							  current_user());
+	}
+	rcu_read_unlock();
+	if (!old_size)
+		return -ENOENT;
+	if (size <= old_size)
+		return -EINVAL;
+	mem = posixtrace_ring_mem_new(size, replaces);
+	if (IS_ERR(mem))
+		return PTR_ERR(mem);
+	ret = posixtrace_ring_mem_map(mem, vma);
+	if (ret)
+		goto out_put_mem;
+	/* A fatal signal: the mm core unmaps what went in. */
+	ret = mutex_lock_killable(&dom->mutex);
+	if (ret)
+		goto out_unmap;
+	rcu_read_lock();
+	found = posixtrace_thread_ring_find(proc, current);
+	rcu_read_unlock();
+	grown = found == ring && posixtrace_thread_ring_grow(ring, mem, size);
+	mutex_unlock(&dom->mutex);
+	if (grown)
+		return 0;
+	/* Revoked meanwhile: a drain found a bad record. */
+	ret = -ENOENT;
+out_unmap:
+	posixtrace_ring_mem_unmap(mem, vma);
+out_put_mem:
+	posixtrace_ring_mem_uncharge(mem);
+	posixtrace_ring_mem_put(mem);
+	return ret;
+}
+
+/**
+ * posixtrace_thread_ring_mmap - map a ring for the calling thread
+ * @vma: a shared mapping of a page plus the data size, at
+ *	 POSIXTRACE_RING_OFFSET (a new ring) or POSIXTRACE_RING_GROW_OFFSET
+ *	 (the thread's ring, grown). The module's own mapping has the data
+ *	 twice in a row: it reads a record whole wherever the thread's
+ *	 mapping cut it.
+ * @grow: at POSIXTRACE_RING_GROW_OFFSET
+ *
+ * A new ring replaces the thread's previous one, if any, which is drained
+ * and retired.
+ *
+ * Return: 0, -EINVAL (a size or mapping that is not a ring's, or one no
+ * larger than the ring to grow), -EPERM (executable), -ENODEV (rings are
+ * off: max_ring_size is 0), -ENOENT (no live ring to grow), -ENOMEM (no
+ * memory, or past the user's RLIMIT_MEMLOCK, or past half of it for a ring
+ * over 64 KiB), or an error of vm_insert_pages().
+ */
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma, bool grow)
+{
+	struct posixtrace_source *src;
+	struct posixtrace_thread_ring *ring, *old;
+	struct posixtrace_drain_domain *dom;
+	struct posixtrace_ring_mem *mem;
+	struct posixtrace_process *proc;
+	s64 size;
+	int ret;
+
+	size = posixtrace_thread_ring_vma_size(vma);
+	if (size < 0)
+		return size;
 	proc = posixtrace_process_get(task_tgid(current), true);
 	if (IS_ERR(proc))
 		return PTR_ERR(proc);
@@ -1245,6 +1426,10 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	dom = posixtrace_process_domain(proc);
 	if (!dom) {
 		ret = -ENOMEM;
+		goto out_put_proc;
+	}
+	if (grow) {
+		ret = posixtrace_thread_ring_mmap_grow(vma, proc, dom, size);
 		goto out_put_proc;
 	}
 	/*
@@ -1263,7 +1448,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 	 */
 	if (old || posixtrace_drain_staged_busy(dom))
 		posixtrace_drain(dom);
-	mem = posixtrace_ring_mem_new(size);
+	mem = posixtrace_ring_mem_new(size, 0);
 	if (IS_ERR(mem) && !old && size <= POSIXTRACE_RING_SIZE_DEFAULT) {
 		/*
 		 * Rings closed by exits and execs count until a drain
@@ -1276,7 +1461,7 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma)
 		 * would otherwise pay a drain of the whole domain.
 		 */
 		posixtrace_drain(dom);
-		mem = posixtrace_ring_mem_new(size);
+		mem = posixtrace_ring_mem_new(size, 0);
 	}
 	if (IS_ERR(mem)) {
 		ret = PTR_ERR(mem);
@@ -1318,4 +1503,3 @@ out_put_proc:
 	posixtrace_process_put(proc);
 	return ret;
 }
-

@@ -10,7 +10,7 @@ struct posixtrace_thread_ring;
 struct task_struct;
 struct vm_area_struct;
 
-int posixtrace_thread_ring_mmap(struct vm_area_struct *vma);
+int posixtrace_thread_ring_mmap(struct vm_area_struct *vma, bool grow);
 void posixtrace_thread_ring_kick(void);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_close(struct posixtrace_process *proc);

@@ -428,4 +428,93 @@ TEST(ring_pages_are_charged_to_the_memory_cgroup)
 	ASSERT_EQ(0, in_memcg(CGROUP_TEST, "268435456", rings_in_memcg));
 }
 
+/* Grow the thread's ring to @data_pages on @dev; NULL (errno set) if refused. */
+static void *ring_grow(int dev, size_t data_pages)
+{
+	void *p = mmap(NULL, (1 + data_pages) * page_size(),
+		       PROT_READ | PROT_WRITE, MAP_SHARED, dev,
+		       POSIXTRACE_RING_GROW_OFFSET);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * A ring that grew counts in the limit with its old pages while the old
+ * mapping stays (both are pinned), and alone once the thread unmaps it:
+ * the ring's own use of the old pages goes at the growth. Its half of
+ * the limit (a ring over 64 KiB) is counted without the old pages.
+ */
+TEST(a_grown_ring_and_its_old_pages_count_until_the_old_are_unmapped)
+{
+	int dev = LIMITED_CASE(2109), n;
+	void *old, *grown, *maps[TRY_MAX];
+
+	old = ring_map(dev, 1);
+	ASSERT_NE(NULL, old);
+	/* 2 + 65 pages: past the limit's 64 while the old stays. */
+	ASSERT_EQ(NULL, ring_grow(dev, 64));
+	ASSERT_EQ(ENOMEM, errno);
+	/* 33 pages, the half's 33 without the old ring's 2. */
+	grown = ring_grow(dev, 32);
+	ASSERT_NE(NULL, grown);
+	/*
+	 * 2 + 33 = 35 of 64: room for 14 more rings of 2 pages, not 15
+	 * (each new ring retires the last, which counts while mapped).
+	 */
+	n = ring_fill(dev, maps, TRY_MAX);
+	ASSERT_EQ(ENOMEM, errno);
+	ASSERT_EQ(14, n);
+	ring_unmap_all(maps, n);
+	ASSERT_EQ(0, munmap(old, RING_PAGES * page_size()));
+	/* 33 of 64: 15. */
+	n = ring_fill(dev, maps, TRY_MAX);
+	ASSERT_EQ(ENOMEM, errno);
+	ASSERT_EQ(15, n);
+	ring_unmap_all(maps, n);
+	ASSERT_EQ(0, munmap(grown, 33 * page_size()));
+	n = ring_fill(dev, maps, TRY_MAX);
+	ASSERT_EQ(FILL, n);
+	ring_unmap_all(maps, n);
+}
+
+/*
+ * A user whose RLIMIT_MEMLOCK is 8 pages records through the library: the
+ * thread's ring starts at a page (2 with its control page) and grows to 4
+ * (5), no further: 16 and 8 would pass the limit beside the ring they
+ * grow from, mapped until they are. Its events all arrive, in order.
+ */
+TEST(a_ring_grows_only_as_far_as_the_limit_allows)
+{
+	const uint64_t n = 3000;
+	const struct posixtrace_ring_ctl *ctl;
+	trace_event_id_t id;
+	trace_id_t trid;
+	uint64_t i, v, got = 0;
+	struct rec r;
+	size_t len;
+
+	NEEDS_ROOT();
+	ASSERT_TRUE(become_limited_user(2108, 8));
+	ASSERT_EQ(0, posix_trace_eventid_open("limit.grow", &id));
+	ASSERT_EQ(0, posix_trace_create(0, NULL, &trid));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	for (i = 0; i < n; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	ctl = ring_mapping(&len);
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(4 * page_size(), ctl->data_size);
+	ASSERT_EQ(5 * page_size(), len);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id != id)
+			continue;
+		ASSERT_EQ(sizeof(v), r.len);
+		memcpy(&v, r.data, sizeof(v));
+		ASSERT_EQ(got, v);
+		got++;
+	}
+	ASSERT_EQ(n, got);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
 TEST_HARNESS_MAIN

@@ -58,31 +58,27 @@ static void __attribute__((constructor)) ring_exec_helper(void)
 	_exit(ring_mapped(getpid()) ? 0 : 3);
 }
 
-/*
- * Where this process's (only) ring is mapped, or NULL; its length in
- * *@len if not NULL.
- */
-static void *ring_mapping(size_t *len)
-{
-	unsigned long long start = 0, end = 0;
-	char line[512];
-	FILE *f = fopen("/proc/self/maps", "r");
-
-	if (!f)
-		return NULL;
-	while (!start && fgets(line, sizeof(line), f))
-		if (ring_maps_line(line) &&
-		    sscanf(line, "%llx-%llx", &start, &end) != 2)
-			start = 0;
-	fclose(f);
-	if (len)
-		*len = end - start;
-	return (void *)(uintptr_t)start;
-}
-
 static void *ring_address(void)
 {
 	return ring_mapping(NULL);
+}
+
+/* The ring size the enable page suggests now (0: none). */
+static uint32_t page_ring_size(void)
+{
+	const struct posixtrace_enable_page *ep;
+	uint32_t size = 0;
+	int dev = open(DEVICE, O_RDONLY | O_CLOEXEC);
+
+	if (dev < 0)
+		return 0;
+	ep = map_page(dev);
+	if (ep) {
+		size = __atomic_load_n(&ep->ring_size, __ATOMIC_RELAXED);
+		munmap((void *)ep, page_size());
+	}
+	close(dev);
+	return size;
 }
 
 /* A running stream of this process, 4 MiB, room for every event here. */
@@ -151,6 +147,88 @@ TEST(events_go_through_the_threads_ring_in_order)
 		ASSERT_EQ(i, nums[i]);
 	ASSERT_LE(0, ts_cmp(&last, &before));
 	ASSERT_GE(0, ts_cmp(&last, &after));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * A thread's ring starts at a page and grows sixteen times larger at a
+ * time as the thread records, to the size the enable page suggests (64
+ * KiB without one): each growth moves what the ring holds to the larger
+ * one. Every event arrives, in order; the thread has one ring mapped.
+ */
+TEST(a_threads_ring_starts_at_a_page_and_grows_keeping_every_event)
+{
+	const uint64_t n = 20000;
+	const struct posixtrace_ring_ctl *ctl;
+	static uint64_t nums[20000];
+	trace_event_id_t id;
+	trace_id_t trid;
+	size_t len, target;
+	uint64_t i;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.grow", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	i = 0;
+	posix_trace_event(id, &i, sizeof(i));
+	ctl = ring_mapping(&len);
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(page_size(), ctl->data_size);
+	ASSERT_EQ(2 * page_size(), len);
+	for (i = 1; i < n; i++)
+		posix_trace_event(id, &i, sizeof(i));
+	target = page_ring_size() ? page_ring_size() : 64 << 10;
+	ctl = ring_mapping(&len);
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(target, ctl->data_size);
+	ASSERT_EQ(page_size() + target, len);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(n, read_numbers(trid, id, nums, NULL, n, NULL));
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(i, nums[i]);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/*
+ * An event whose data a page ring cannot take (more than a quarter of
+ * it) grows the ring to one that can, and goes through it, after the
+ * events made before it.
+ */
+TEST(an_event_too_large_for_the_ring_grows_it)
+{
+	static uint8_t big[3000];
+	const struct posixtrace_ring_ctl *ctl;
+	trace_event_id_t id;
+	trace_id_t trid;
+	struct rec r;
+	uint64_t v = 7;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.big", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	posix_trace_event(id, &v, sizeof(v));
+	ctl = ring_address();
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(page_size(), ctl->data_size);
+	memset(big, 0xb5, sizeof(big));
+	posix_trace_event(id, big, sizeof(big));
+	ctl = ring_address();
+	ASSERT_NE(NULL, ctl);
+	ASSERT_EQ(16 * page_size(), ctl->data_size);
+	ASSERT_EQ(page_size(), ctl->grown_from);
+	/* Both written in the ring, at the positions they had. */
+	ASSERT_EQ(sizeof(struct posixtrace_ring_record) + sizeof(v) +
+		  ((sizeof(struct posixtrace_ring_record) + sizeof(big) + 7) &
+		   ~(size_t)7), ctl->produced);
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(trid, &r, id);
+	ASSERT_EQ(sizeof(v), r.len);
+	/* Whole in the stream; read into the 512 bytes a struct rec has. */
+	ASSERT_NEXT(trid, &r, id);
+	ASSERT_EQ(sizeof(r.data), r.len);
+	ASSERT_EQ(POSIX_TRACE_TRUNCATED_READ, r.info.posix_truncation_status);
+	ASSERT_EQ(0, memcmp(big, r.data, r.len));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
@@ -565,6 +643,8 @@ TEST(the_library_publishes_what_it_committed)
 	uint64_t i;
 
 	SKIP_WITHOUT_DEVICE();
+	/* One ring throughout: @produced counts from its start. */
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "65536", 1));
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.published", &id));
 	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
 	for (i = 0; i < n; i++)
@@ -770,21 +850,22 @@ static int hinted_stream(trace_id_t *trid, size_t size, int policy)
 	return ret;
 }
 
-static uint32_t page_ring_size(void)
+/*
+ * Record numbered events of type @id, a hundred at a time, until the
+ * thread's ring is @size bytes or 100,000 were made: the ring's size.
+ */
+static uint64_t grow_ring(trace_event_id_t id, uint64_t size)
 {
-	const struct posixtrace_enable_page *ep;
-	uint32_t size = 0;
-	int dev = open(DEVICE, O_RDONLY | O_CLOEXEC);
+	const struct posixtrace_ring_ctl *ctl = ring_address();
+	uint64_t i, j;
 
-	if (dev < 0)
-		return 0;
-	ep = map_page(dev);
-	if (ep) {
-		size = __atomic_load_n(&ep->ring_size, __ATOMIC_RELAXED);
-		munmap((void *)ep, page_size());
+	/* Where the ring is mapped changes as it grows: looked up each time. */
+	for (i = 0; ctl && ctl->data_size < size && i < 100000; i += 100) {
+		for (j = i; j < i + 100; j++)
+			posix_trace_event(id, &j, sizeof(j));
+		ctl = ring_address();
 	}
-	close(dev);
-	return size;
+	return ctl ? ctl->data_size : 0;
 }
 
 TEST(one_loop_stream_suggests_rings_that_hold_its_share)
@@ -800,10 +881,12 @@ TEST(one_loop_stream_suggests_rings_that_hold_its_share)
 	ASSERT_EQ(0, hinted_stream(&a, 200 << 10, POSIX_TRACE_LOOP));
 	/* 200 KiB and the room kept for STOP: 256 KiB. */
 	ASSERT_EQ(256 << 10, page_ring_size());
+	/* A page at first; the suggestion once the thread records more. */
 	posix_trace_event(id, &v, sizeof(v));
 	ctl = ring_address();
 	ASSERT_NE(NULL, ctl);
-	ASSERT_EQ(256 << 10, ctl->data_size);
+	ASSERT_EQ(page_size(), ctl->data_size);
+	ASSERT_EQ(256 << 10, grow_ring(id, 256 << 10));
 	/* A second stream: no single share to hold. */
 	ASSERT_EQ(0, hinted_stream(&b, 64 << 10, POSIX_TRACE_LOOP));
 	ASSERT_EQ(0, page_ring_size());
@@ -1326,8 +1409,13 @@ raw_put(struct raw_ring *rr, uint32_t id, const void *data, uint32_t len,
 
 static void raw_commit(struct raw_ring *rr, struct posixtrace_ring_record *rec)
 {
+	uint64_t mask = rr->ctl->data_size - 1;
+	uint64_t at = ((uint8_t *)rec - rr->data + sizeof(rec->commit)) & mask;
+	/* The size: past the end, it went on at the data area's start. */
+	uint32_t size = *(uint32_t *)(rr->data + at);
+
 	__atomic_store_n(&rec->commit, ~rr->head, __ATOMIC_RELEASE);
-	rr->head += rec->size;
+	rr->head += size;
 }
 
 /* Say in @produced what the library would say, or not. */
@@ -1922,6 +2010,164 @@ TEST(raw_a_retired_ring_says_so_and_is_never_taken_again)
 	ASSERT_EQ(2, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
 	ASSERT_EQ(1, nums[0]);
 	ASSERT_EQ(3, nums[1]);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * Grow the calling thread's ring, @rr, to @size data bytes: 0, with the
+ * old mapping in @old (its device not its own), or -errno.
+ */
+static int raw_ring_grow(struct raw_ring *rr, struct raw_ring *old,
+			 size_t size)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	p = mmap(NULL, page + size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 rr->dev, POSIXTRACE_RING_GROW_OFFSET);
+	if (p == MAP_FAILED)
+		return -errno;
+	*old = *rr;
+	old->dev = -1;
+	rr->len = page + size;
+	rr->map = p;
+	rr->ctl = p;
+	rr->data = (uint8_t *)p + page;
+	return 0;
+}
+
+/* Commit records numbered @from to @to - 1 into @rr; publish if @publish. */
+static void raw_numbers(struct raw_ring *rr, trace_event_id_t id,
+			uint64_t from, uint64_t to, bool publish)
+{
+	uint64_t v;
+
+	for (v = from; v < to; v++)
+		raw_commit(rr, raw_put(rr, id, &v, sizeof(v), NULL));
+	if (publish)
+		raw_publish(rr, rr->head);
+}
+
+/*
+ * A page ring, taken from once, then filled past its end (the last
+ * record committed, not published), grows to four pages: the new ring
+ * goes on from the old one's positions, holding the same bytes there, and
+ * the old one is retired. Records written on in the new ring, across its
+ * own end, are all taken in order; one written in the old ring after the
+ * growth is not.
+ */
+static void raw_grow_keeps_positions(struct raw_case *rc)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE), pos, published;
+	struct raw_ring rr, old;
+	uint64_t v = 999;
+
+	STEP(rc, 1, !raw_ring_map(&rr, page));
+	if (rc->err)
+		return;
+	raw_numbers(&rr, rc->id, 1, 41, true);
+	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 3, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
+	/* 40 + 50 records of 56 bytes: past the page's end. */
+	raw_numbers(&rr, rc->id, 41, 90, true);
+	published = rr.head;
+	raw_numbers(&rr, rc->id, 90, 91, false);
+	STEP(rc, 4, rr.head > page && rr.head - rr.ctl->consumed <= page);
+	STEP(rc, 5, !raw_ring_grow(&rr, &old, 4 * page));
+	if (rc->err)
+		return;
+	STEP(rc, 6, rr.ctl->magic == POSIXTRACE_RING_MAGIC &&
+		    rr.ctl->state == POSIXTRACE_RING_LIVE &&
+		    rr.ctl->data_size == 4 * page &&
+		    rr.ctl->data_offset == page && rr.ctl->grown_from == page);
+	STEP(rc, 7, rr.ctl->consumed == old.ctl->consumed &&
+		    rr.ctl->produced == published);
+	STEP(rc, 8, old.ctl->state == POSIXTRACE_RING_RETIRED);
+	for (pos = rr.ctl->consumed; pos < rr.head; pos++)
+		STEP(rc, 9, rr.data[pos & (4 * page - 1)] ==
+			    old.data[pos & (page - 1)]);
+	/* 100 more; then, taken, 200 more across the new ring's end. */
+	raw_numbers(&rr, rc->id, 91, 191, true);
+	raw_commit(&old, raw_put(&old, rc->id, &v, sizeof(v), NULL));
+	STEP(rc, 10, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 11, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
+	raw_numbers(&rr, rc->id, 191, 391, true);
+	STEP(rc, 12, rr.head > 4 * page);
+	STEP(rc, 13, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 14, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
+	STEP(rc, 15, rr.ctl->state == POSIXTRACE_RING_LIVE);
+	raw_ring_unmap(&old);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_grown_ring_goes_on_from_the_old_ones_positions)
+{
+	struct raw_case rc = { .fn = raw_grow_keeps_positions };
+	static uint64_t nums[400];
+	struct posixtrace_status st;
+	uint64_t i;
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(390, read_numbers(rc.trid, rc.id, nums, NULL, 400, NULL));
+	for (i = 0; i < 390; i++)
+		ASSERT_EQ(i + 1, nums[i]);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(0, st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
+ * Each rule of growing has its error: no ring to grow (ENOENT), a size no
+ * larger (EINVAL), a revoked ring (ENOENT); a refused growth leaves the
+ * ring as it was.
+ */
+static void raw_grow_errors(struct raw_case *rc)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+	struct posixtrace_ring_record *rec;
+	struct raw_ring rr, old;
+	uint64_t v = 1;
+
+	rr.dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	STEP(rc, 1, rr.dev >= 0);
+	if (rc->err)
+		return;
+	STEP(rc, 2, raw_ring_grow(&rr, &old, 2 * page) == -ENOENT);
+	close(rr.dev);
+	STEP(rc, 3, !raw_ring_map(&rr, 2 * page));
+	if (rc->err)
+		return;
+	STEP(rc, 4, raw_ring_grow(&rr, &old, 2 * page) == -EINVAL);
+	STEP(rc, 5, raw_ring_grow(&rr, &old, page) == -EINVAL);
+	raw_numbers(&rr, rc->id, 1, 2, true);
+	STEP(rc, 6, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 7, WAIT_UNTIL(rr.ctl->consumed == rr.head, 10000));
+	STEP(rc, 8, rr.ctl->state == POSIXTRACE_RING_LIVE);
+	/* A header the module refuses: the ring is revoked. */
+	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
+	rec->size = 8;
+	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
+	STEP(rc, 9, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 10, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED,
+				10000));
+	STEP(rc, 11, raw_ring_grow(&rr, &old, 4 * page) == -ENOENT);
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_each_rule_of_growing_a_ring_has_its_error)
+{
+	struct raw_case rc = { .fn = raw_grow_errors };
+	struct posixtrace_status st;
+	uint64_t nums[4];
+
+	SKIP_WITHOUT_DEVICE();
+	run_raw(_metadata, &rc);
+	ASSERT_EQ(1, read_numbers(rc.trid, rc.id, nums, NULL, 4, NULL));
+	ASSERT_EQ(1, nums[0]);
+	/* The refused record. */
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(1, st.events_lost);
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 

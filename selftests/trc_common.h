@@ -333,11 +333,39 @@ static inline int own_stream_status(struct posixtrace_status *st)
 	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
 }
 
-/* Is @line of a maps file a thread ring's (the device at a ring offset)? */
+/*
+ * Is @line of a maps file a thread ring's: the device at a ring's offset,
+ * new (POSIXTRACE_RING_OFFSET) or grown (POSIXTRACE_RING_GROW_OFFSET)?
+ */
+_Static_assert(POSIXTRACE_RING_OFFSET == 0x200000 &&
+	       POSIXTRACE_RING_GROW_OFFSET == 0x400000,
+	       "ring_maps_line() looks for these offsets");
 static inline bool ring_maps_line(const char *line)
 {
-	return (strstr(line, " 00100000 ") || strstr(line, " 00200000 ")) &&
+	return (strstr(line, " 00200000 ") || strstr(line, " 00400000 ")) &&
 	       strstr(line, DEVICE);
+}
+
+/*
+ * Where this process's (only) ring is mapped, or NULL; its length in
+ * *@len if not NULL.
+ */
+static inline void *ring_mapping(size_t *len)
+{
+	unsigned long long start = 0, end = 0;
+	char line[512];
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	if (!f)
+		return NULL;
+	while (!start && fgets(line, sizeof(line), f))
+		if (ring_maps_line(line) &&
+		    sscanf(line, "%llx-%llx", &start, &end) != 2)
+			start = 0;
+	fclose(f);
+	if (len)
+		*len = end - start;
+	return (void *)(uintptr_t)start;
 }
 
 /* Is a thread ring of process @pid mapped (the device at its offset)? */

@@ -298,8 +298,8 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 	    (r->head - consumed > r->size - r->size / 4 &&
 	     r->head - r->kicked >= r->size / 16) ||
 	    __builtin_expect(wake != r->wake, 0)) {
+		ptk_ring_kick(r, ep, wake != r->wake);
 		r->wake = wake;
-		ptk_ring_kick(r);
 	}
 	return true;
 }
@@ -365,6 +365,11 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	/* With the enable page only: without it, no ring could be trusted. */
 	if (ptk_ring.state == PTK_RING_NONE && ep && ep != &ptk_enable_all &&
 	    !ptk_ring.busy && ptk_ring_map(&ptk_ring, fd, ep) &&
+	    ptk_ring_write(local, ep, id, data_ptr, data_len, prog_address))
+		return;
+	/* Full, or the event too large for it: a larger ring, if it may. */
+	if (ptk_ring.state == PTK_RING_LIVE && ep && ep != &ptk_enable_all &&
+	    ptk_ring_grow(&ptk_ring, ep, data_len) &&
 	    ptk_ring_write(local, ep, id, data_ptr, data_len, prog_address))
 		return;
 	/*

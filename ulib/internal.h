@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <linux/posixtrace.h>
 #include <trace.h>
@@ -85,7 +86,9 @@ struct ptk_ring {
 	uint64_t kicked;		/* head when the kernel was last asked */
 	uint64_t generation;		/* ptk_local's when mapped */
 	uint64_t wake;			/* the enable page's wake, last seen */
+	uint64_t target;		/* the size it may grow to */
 	size_t map_len;
+	pid_t tid;			/* the thread that mapped it */
 	uint8_t state;			/* PTK_RING_* */
 	uint8_t busy;
 };
@@ -98,7 +101,10 @@ extern PTK_HIDDEN __thread struct ptk_ring ptk_ring
 	__attribute__((tls_model("initial-exec")));
 bool ptk_ring_map(struct ptk_ring *r, int fd,
 		  const struct posixtrace_enable_page *ep);
-void ptk_ring_kick(struct ptk_ring *r);
+bool ptk_ring_grow(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
+		   size_t len);
+void ptk_ring_kick(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
+		   bool wake);
 
 /* device.c */
 int ptk_device_fd(int *fd);

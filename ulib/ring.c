@@ -7,11 +7,20 @@
  * and unmaps it when it exits (a thread-specific key's destructor): the
  * module takes what it holds at the thread's exit whether or not it is
  * still mapped. Its size is POSIXTRACE_RING_SIZE from the environment (a
- * power of two, in bytes; 0 turns rings off), else the size the enable
- * page suggests (while one LOOP stream traces the process: a ring that
- * holds what the stream keeps, so that the module drops the rest in place
- * instead of copying it), else 64 KiB; 64 KiB too if the suggested size
- * cannot be mapped (the user's RLIMIT_MEMLOCK).
+ * power of two, in bytes; 0 turns rings off), for good. Otherwise the
+ * ring starts at a page and grows, sixteen times larger at a time, up to
+ * its target: the size the enable page suggests (while one LOOP stream
+ * traces the process: a ring that holds what the stream keeps, so that
+ * the module drops the rest in place instead of copying it), else 64 KiB.
+ * A thread that records a handful of events so pins a page, and one that
+ * records many reaches its target within a few kicks.
+ *
+ * Growing is a larger mapping at POSIXTRACE_RING_GROW_OFFSET
+ * (ptk_ring_grow()): the module moves what the ring holds to the new
+ * pages, at the same positions, and the thread writes on where it was;
+ * then it unmaps the old pages. A size that the
+ * user's RLIMIT_MEMLOCK does not allow is tried smaller; a ring that can
+ * grow no more stays the size it has.
  *
  * The data area is mapped once: a record that runs past the end is
  * written in two pieces (ptk_ring_write_split()).
@@ -35,6 +44,11 @@
 #include "internal.h"
 
 #define PTK_RING_DEFAULT_SIZE	(64 * 1024)
+/*
+ * How much larger a ring grows at a time: few growths (each a mapping and
+ * a copy of the ring) on the way to a large target, 64 KiB then 1 MiB.
+ */
+#define PTK_RING_GROWTH		16
 /* The module's own bound (max_ring_size): a hint above it is not one. */
 #define PTK_RING_MAX_SIZE	(64 * 1024 * 1024)
 
@@ -103,12 +117,12 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 	return fresh;
 }
 
-/* Map a ring of @size data bytes on @fd. */
-static void *ptk_ring_mmap(int fd, size_t size, size_t *len)
+/* Map a ring of @size data bytes on @fd, at @offset: new, or grown. */
+static void *ptk_ring_mmap(int fd, size_t size, off_t offset, size_t *len)
 {
 	*len = ptk_page_size() + size;
 	return mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    POSIXTRACE_RING_OFFSET);
+		    offset);
 }
 
 /* The size the enable page @ep suggests, if usable; else 0. */
@@ -123,54 +137,137 @@ static size_t ptk_ring_hint(const struct posixtrace_enable_page *ep)
 	return hint;
 }
 
+/* The size a ring may grow to, as @ep says now. */
+static uint64_t ptk_ring_target(const struct posixtrace_enable_page *ep)
+{
+	size_t hint;
+
+	if (ptk_ring_size_set)
+		return ptk_ring_size;
+	hint = ptk_ring_hint(ep);
+	return hint ? hint : ptk_ring_size;
+}
+
 /*
- * Map a ring for the calling thread (@r is its ptk_ring) on @fd, of the
- * size @ep suggests unless the environment said. Returns true if it can
- * record there now; otherwise the thread makes its events by system call
- * from now on.
+ * Map a ring of @size data bytes on @fd and make it @r's, checked: a new
+ * one, which the thread writes from position 0, or if @grow, @r's grown
+ * (see <linux/posixtrace.h>), which it writes on where it was. Returns
+ * false if nothing was mapped: @r is as it was.
+ */
+static bool ptk_ring_attach(struct ptk_ring *r, int fd, uint64_t size,
+			    bool grow)
+{
+	struct posixtrace_ring_ctl *ctl;
+	size_t len;
+	void *p;
+
+	p = ptk_ring_mmap(fd, size, grow ? POSIXTRACE_RING_GROW_OFFSET
+					 : POSIXTRACE_RING_OFFSET, &len);
+	if (p == MAP_FAILED)
+		return false;
+	ctl = p;
+	/* Another ABI's ring (another magic) is not written to. */
+	if (ctl->magic != POSIXTRACE_RING_MAGIC || ctl->data_size != size ||
+	    ctl->data_offset != ptk_page_size() ||
+	    ctl->grown_from != (grow ? r->size : 0)) {
+		munmap(p, len);
+		/* The module moved the ring there: the old one is retired. */
+		if (grow)
+			r->state = PTK_RING_OFF;
+		return false;
+	}
+	if (!grow) {
+		r->head = 0;
+		r->kicked = 0;
+	}
+	r->ctl = ctl;
+	r->data = (uint8_t *)p + ptk_page_size();
+	r->size = size;
+	r->map_len = len;
+	return true;
+}
+
+/*
+ * Map a ring for the calling thread (@r is its ptk_ring) on @fd: the size
+ * the environment says, else a page, to grow as the thread needs. Returns
+ * true if it can record there now; otherwise the thread makes its events
+ * by system call from now on.
  */
 bool ptk_ring_map(struct ptk_ring *r, int fd,
 		  const struct posixtrace_enable_page *ep)
 {
 	struct ptk_local *local = ptk_local_get();
-	struct posixtrace_ring_ctl *ctl;
-	size_t page = ptk_page_size(), len, size;
-	void *p;
+	uint64_t target;
 
 	/* First: a signal handler's event meanwhile must not come here again. */
 	r->state = PTK_RING_OFF;
 	pthread_once(&ptk_ring_once, ptk_ring_setup);
 	if (!local || !ptk_ring_key_made || !ptk_ring_size)
 		return false;
-	size = ptk_ring_size_set ? 0 : ptk_ring_hint(ep);
-	p = MAP_FAILED;
-	if (size)
-		p = ptk_ring_mmap(fd, size, &len);
-	/* No hint, or more than the memlock limit allows: the default. */
-	if (p == MAP_FAILED) {
-		size = ptk_ring_size;
-		p = ptk_ring_mmap(fd, size, &len);
-	}
-	if (p == MAP_FAILED)
+	target = ptk_ring_target(ep);
+	if (!ptk_ring_attach(r, fd,
+			     ptk_ring_size_set ? target : ptk_page_size(),
+			     false))
 		return false;
-	ctl = p;
-	/* Another ABI's ring (another magic) is not written to. */
-	if (ctl->magic != POSIXTRACE_RING_MAGIC ||
-	    ctl->data_size != size || ctl->data_offset != page ||
-	    pthread_setspecific(ptk_ring_key, r)) {
-		munmap(p, len);
+	if (pthread_setspecific(ptk_ring_key, r)) {
+		munmap((void *)r->ctl, r->map_len);
 		return false;
 	}
-	r->ctl = ctl;
-	r->data = (uint8_t *)p + page;
-	r->size = size;
-	r->head = 0;
-	r->kicked = 0;
-	r->map_len = len;
+	r->target = target;
+	r->tid = gettid();
 	r->generation = ptk_ring_generation(local);
 	r->wake = __atomic_load_n(&ep->wake, __ATOMIC_RELAXED);
 	r->state = PTK_RING_LIVE;
 	return true;
+}
+
+/*
+ * Grow the calling thread's ring, short of its target (@ep's, as it says
+ * now): PTK_RING_GROWTH times the size, or enough for an event of @len
+ * data bytes if that is more, at most the target; smaller, down to twice
+ * the size, if the user's RLIMIT_MEMLOCK does not allow that. Only
+ * the thread that mapped the ring, between two of its writes, while it is
+ * live: a vfork() child, or a CLONE_VM one on the same TLS, writes the ring
+ * it found and never maps over it. Meanwhile the ring reads busy, so that
+ * a signal handler's event goes by system call (which takes the ring's
+ * records first, wherever they are). The larger ring is mapped before the
+ * old is unmapped: if it cannot be, the thread keeps the ring it has and
+ * grows no more. Returns true if the thread has a larger ring.
+ */
+bool ptk_ring_grow(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
+		   size_t len)
+{
+	struct posixtrace_ring_ctl *old_ctl = r->ctl;
+	uint64_t old = r->size, size, target;
+	size_t old_len = r->map_len;
+	int fd;
+
+	if (r->state != PTK_RING_LIVE || r->busy || old >= r->target ||
+	    gettid() != r->tid || ptk_device_fd(&fd))
+		return false;
+	target = ptk_ring_target(ep);
+	r->target = target;
+	for (size = old * PTK_RING_GROWTH; size < target && len > size / 4;)
+		size *= PTK_RING_GROWTH;
+	if (size > target)
+		size = target;
+	if (size <= old)
+		return false;
+	r->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	for (; size > old; size /= 2) {
+		if (ptk_ring_attach(r, fd, size, true)) {
+			munmap(old_ctl, old_len);
+			atomic_signal_fence(memory_order_seq_cst);
+			r->busy = 0;
+			return true;
+		}
+	}
+	/* The limit: what the thread has, for good. */
+	r->target = old;
+	atomic_signal_fence(memory_order_seq_cst);
+	r->busy = 0;
+	return false;
 }
 
 /*
@@ -181,13 +278,18 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
  * may take a while to start, and the thread must not find its ring full
  * meanwhile (it would then pay a system call per event until the worker
  * has run). When the kernel keeps the newest records in place, the ring
- * stays mostly full: the thread then asks each sixteenth.
+ * stays mostly full: the thread then asks each sixteenth. A ring short of
+ * its target grows instead (ptk_ring_grow()): room at once, with no drain;
+ * unless a reader began to wait (@wake), who wants the records now.
  */
-void ptk_ring_kick(struct ptk_ring *r)
+void ptk_ring_kick(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
+		   bool wake)
 {
 	PTK_KEEP_ERRNO;
 	int fd;
 
+	if (r->size < r->target && ptk_ring_grow(r, ep, 0) && !wake)
+		return;
 	r->kicked = r->head;
 	if (!ptk_device_fd(&fd))
 		ioctl(fd, POSIXTRACE_IOC_RING_DRAIN, 0);

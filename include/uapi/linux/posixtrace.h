@@ -44,7 +44,7 @@
  * are added.
  */
 #define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	15
+#define POSIXTRACE_ABI_MINOR	16
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -836,9 +836,16 @@ struct posixtrace_enable_page {
  * does not fit before the end of the data area goes on at its start (it
  * is written in two pieces; every field of the header is naturally
  * aligned, so none is cut, and the commit word, first, never is). A
- * thread has one ring; mapping another retires the first (its records
- * are taken first). The mapping is not inherited (a child maps its own)
- * and is not in core dumps.
+ * thread has one ring; mapping another at POSIXTRACE_RING_OFFSET retires
+ * the first (its records are taken first). The mapping is not inherited
+ * (a child maps its own) and is not in core dumps.
+ *
+ *	mmap(NULL, page size + data size, PROT_READ | PROT_WRITE,
+ *	     MAP_SHARED, devfd, POSIXTRACE_RING_GROW_OFFSET)
+ *
+ * grows the thread's live ring instead (see the end of this comment):
+ * ENOENT if it has none (or it was revoked or retired), EINVAL if the
+ * data size is not larger.
  *
  * The thread writes records at increasing byte positions: pos & (data size
  * - 1) in the data area. A record is a struct posixtrace_ring_record and
@@ -881,8 +888,21 @@ struct posixtrace_enable_page {
  * commits after the last drain is not taken and not counted: a process
  * that writes to a ring it does not own can lose or misattribute only its
  * own events.
+ *
+ * A ring that grows keeps its positions. The module stores
+ * POSIXTRACE_RING_RETIRED in the old @state (if it was LIVE), then copies
+ * the old data area's lap from the position it has taken up to
+ * (committed records or not) to the same positions in the new one, gives
+ * the new control page that position as @consumed and the old @produced,
+ * and sets @grown_from to the old data size. The thread goes on writing
+ * at its own position, in the new data area, and unmaps the old one when
+ * it likes (its pages count in RLIMIT_MEMLOCK until then). Nothing is
+ * taken from the old data area after the copy. A ring larger
+ * than 64 KiB may take the user to half the limit, as a new one may,
+ * counted without the ring it grows from.
  */
 #define POSIXTRACE_RING_OFFSET		0x200000
+#define POSIXTRACE_RING_GROW_OFFSET	0x400000
 #define POSIXTRACE_RING_MAGIC		0x70747234	/* "ptr4" */
 #define POSIXTRACE_RING_LIVE		0
 #define POSIXTRACE_RING_REVOKED		1
@@ -896,6 +916,8 @@ struct posixtrace_enable_page {
  * @data_size:	Bytes in the data area.
  * @data_offset: Where the data area begins, from the start of the mapping.
  * @consumed:	The position up to which the module has taken the records.
+ * @grown_from:	0 for a new ring; for a grown one (see above), the
+ *		@data_size of the ring it grew from.
  * @produced:	The position of the end of the last record published.
  *
  * The module writes every member before @produced and only reads
@@ -908,7 +930,8 @@ struct posixtrace_ring_ctl {
 	__u64 data_size;
 	__u64 data_offset;
 	__u64 consumed;
-	__u64 __kernel_reserved[4];
+	__u64 grown_from;
+	__u64 __kernel_reserved[3];
 	__u64 produced;
 	__u64 __thread_reserved[7];
 };
