@@ -377,12 +377,28 @@ static bool posixtrace_stream_store_start(struct posixtrace_stream *stream,
 					      task, ts, &set, sizeof(set));
 }
 
+/**
+ * posixtrace_stream_state_set - the recording state changed: publish it
+ * @stream: the stream, its lock held
+ *
+ * After every change of @running, @auto_stopped or @restart_pending, once
+ * it is whole, before the lock goes (see @counts_lost).
+ */
+void posixtrace_stream_state_set(struct posixtrace_stream *stream)
+{
+	lockdep_assert_held(&stream->lock);
+	WRITE_ONCE(stream->counts_lost,
+		   stream->running ||
+		   (stream->auto_stopped && stream->restart_pending));
+}
+
 static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 					const struct timespec64 *ts)
 {
 	stream->running = false;
 	stream->auto_stopped = true;
 	stream->restart_pending = true;
+	posixtrace_stream_state_set(stream);
 	stream->full_status = POSIXTRACE_FULL;
 	posixtrace_stream_store_stop(stream, NULL, ts, 1);
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
@@ -812,12 +828,10 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 	/*
 	 * Lost as the drain would count it (posixtrace_stream_emit_one()):
 	 * by a running stream, and by one stopped because full until it
-	 * restarts.
+	 * restarts. One word: the three, read apart, could be caught in the
+	 * middle of a restart, none of them saying so.
 	 */
-	if (ret == -ENOSPC &&
-	    (READ_ONCE(stream->running) ||
-	     (READ_ONCE(stream->auto_stopped) &&
-	      READ_ONCE(stream->restart_pending))))
+	if (ret == -ENOSPC && READ_ONCE(stream->counts_lost))
 		atomic64_inc(&stream->kernel_lost);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)
@@ -1028,6 +1042,7 @@ static void posixtrace_stream_start_stop(struct posixtrace_stream *stream,
 		stored = true;
 		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
 	}
+	posixtrace_stream_state_set(stream);
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
@@ -1079,6 +1094,7 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 		if (stream->running)
 			posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STARTED);
 	}
+	posixtrace_stream_state_set(stream);
 }
 
 /* Record POSIX_TRACE_ERROR with @error as data; the lock is held. */

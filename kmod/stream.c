@@ -742,6 +742,7 @@ static void posixtrace_stream_end(struct posixtrace_stream *stream,
 		posixtrace_stream_store_stop(stream, NULL, ts, 0);
 	stream->running = false;
 	stream->auto_stopped = false;
+	posixtrace_stream_state_set(stream);
 }
 
 /*

@@ -132,6 +132,16 @@ struct posixtrace_stream {
 	bool shut_down;
 	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
 	bool restart_pending;		/* ... and restarts once emptied */
+	/*
+	 * Does an event lost now count (@running, or @auto_stopped with
+	 * @restart_pending, as posixtrace_stream_emit_one() judges one)? For
+	 * the kernel events' probes, which take no lock
+	 * (posixtrace_stream_post_kernel()): one word, set once a change of
+	 * those is whole (posixtrace_stream_state_set()), so that they never
+	 * see one half made (a restart clears @auto_stopped, then sets
+	 * @running).
+	 */
+	bool counts_lost;
 	bool gap_pending;		/* LOOP: records overwritten since last read */
 	bool gap_overflow;		/* ... to be reported by OVERFLOW */
 	bool gap_resume;		/* ... and RESUME (not filtered out then) */
@@ -243,6 +253,7 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const void *data, size_t len);
 bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
+void posixtrace_stream_state_set(struct posixtrace_stream *stream);
 void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
 				  struct task_struct *task,
 				  const struct timespec64 *ts, u32 automatic);
