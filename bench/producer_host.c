@@ -308,11 +308,11 @@ static struct fake_ring *fake_ring_of_caller(void)
 /*
  * Pages for a ring of @size data bytes: the fake's view in *@base (the
  * control page, then the data twice, *@len bytes), and the library's in
- * *@user (the data @times over: 2 or 1). Returns false, errno set, if
- * they cannot be had.
+ * *@user (the control page and the data once). Returns false, errno set,
+ * if they cannot be had.
  */
-static bool fake_ring_pages(size_t size, unsigned int times, uint8_t **base,
-			    size_t *len, uint8_t **user)
+static bool fake_ring_pages(size_t size, uint8_t **base, size_t *len,
+			    uint8_t **user)
 {
 	size_t page = page_size();
 	int mfd;
@@ -334,11 +334,8 @@ static bool fake_ring_pages(size_t size, unsigned int times, uint8_t **base,
 		errno = ENOMEM;
 		return false;
 	}
-	*user = *base;
-	if (times == 1)
-		*user = (void *)syscall(SYS_mmap, NULL, page + size,
-					PROT_READ | PROT_WRITE, MAP_SHARED,
-					mfd, 0);
+	*user = (void *)syscall(SYS_mmap, NULL, page + size,
+				PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	close(mfd);
 	if (*user == MAP_FAILED) {
 		syscall(SYS_munmap, *base, *len);
@@ -365,7 +362,7 @@ static void *fake_ring_grow(size_t len)
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	if (!fake_ring_pages(size, 1, &base, &blen, &user))
+	if (!fake_ring_pages(size, &base, &blen, &user))
 		return MAP_FAILED;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
@@ -401,21 +398,21 @@ static void *fake_ring_grow(size_t len)
 }
 
 /*
- * A ring for the calling thread, as the module maps one, its data @times
- * over (2 or 1); or MAP_FAILED. The fake reads it, as the module does,
- * through a view of its own with the data twice.
+ * A ring for the calling thread, as the module maps one; or MAP_FAILED.
+ * The fake reads it, as the module does, through a view of its own with
+ * the data twice.
  */
-static void *fake_ring_map(size_t len, unsigned int times)
+static void *fake_ring_map(size_t len)
 {
-	size_t page = page_size(), size = len > page ? (len - page) / times : 0;
+	size_t page = page_size(), size = len > page ? len - page : 0;
 	struct fake_ring *r = NULL;
 	uint8_t *base, *user;
 
-	if (size < page || (size & (size - 1)) || len != page + times * size) {
+	if (size < page || (size & (size - 1))) {
 		errno = EINVAL;
 		return MAP_FAILED;
 	}
-	if (!fake_ring_pages(size, times, &base, &len, &user))
+	if (!fake_ring_pages(size, &base, &len, &user))
 		return MAP_FAILED;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
@@ -435,8 +432,7 @@ static void *fake_ring_map(size_t len, unsigned int times)
 	}
 	pthread_mutex_unlock(&rings_lock);
 	if (!r) {
-		if (user != base)
-			syscall(SYS_munmap, user, page + size);
+		syscall(SYS_munmap, user, page + size);
 		syscall(SYS_munmap, base, len);
 		errno = ENOMEM;
 		return MAP_FAILED;
@@ -579,7 +575,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd,
 				       off);
 	if (off == POSIXTRACE_RING_OFFSET)
-		return fake_ring_map(len, 1);
+		return fake_ring_map(len);
 	if (off == POSIXTRACE_RING_GROW_OFFSET)
 		return fake_ring_grow(len);
 	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
@@ -621,8 +617,7 @@ int munmap(void *addr, size_t len)
 		if (!rings[i].base || rings[i].user != addr)
 			continue;
 		drain_ring(&rings[i]);
-		if (rings[i].user != rings[i].base)
-			syscall(SYS_munmap, rings[i].base, rings[i].len);
+		syscall(SYS_munmap, rings[i].base, rings[i].len);
 		rings[i].base = NULL;
 	}
 	pthread_mutex_unlock(&rings_lock);
