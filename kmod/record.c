@@ -49,10 +49,12 @@
 /*
  * The room a record of type @id must leave free in the ring: the STOP an
  * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
- * with a log so do the FLUSH_START and FLUSH_STOP of the flush that
- * empties it. A stopped stream records no STOP any more: the flush
- * markers need not leave room for one then. Every other type leaves the
- * whole reserve.
+ * with a log so do the markers of the flushes around it: the FLUSH_STOP
+ * of one under way (which took only what came before its FLUSH_START,
+ * while newer records filled the ring), and the FLUSH_START and
+ * FLUSH_STOP of the next, which empties it. A stopped stream records no
+ * STOP any more: the flush markers need not leave room for one then.
+ * Every other type leaves the whole reserve.
  */
 static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 				     u32 id)
@@ -68,7 +70,7 @@ static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 	case POSIXTRACE_EVENT_FLUSH_START:
 		return stop + flush;
 	default:
-		return POSIXTRACE_STOP_RECORD_SIZE + 2 * flush;
+		return POSIXTRACE_STOP_RECORD_SIZE + 3 * flush;
 	}
 }
 
