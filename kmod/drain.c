@@ -29,6 +29,7 @@
  * lock is taken once a run, not once a record.
  */
 
+#include <linux/debugfs.h>
 #include <linux/irq_work.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
@@ -67,33 +68,30 @@ MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread rin
 
 /*
  * The longest hold of any domain's drain lock since root last wrote 0,
- * in ns: preemption is off for that long (but on PREEMPT_RT). Kept for the
- * tests (ring_scope_test), read by anyone.
+ * in ns: preemption is off for that long (but on PREEMPT_RT). A statistic
+ * for the tests (ring_scope_test), not a setting: in debugfs, as
+ * posixtrace/drain_hold_max_ns, root's alone.
  */
 static u64 drain_hold_max_ns;
+static struct dentry *posixtrace_debugfs_dir;
 
-static int posixtrace_param_set_hold(const char *val,
-				     const struct kernel_param *kp)
+static int posixtrace_hold_get(void *data, u64 *val)
 {
-	u64 v;
-	int ret = kstrtou64(val, 0, &v);
+	*val = READ_ONCE(drain_hold_max_ns);
+	return 0;
+}
 
-	if (ret)
-		return ret;
-	if (v)
+/* Only 0, which starts the count afresh. */
+static int posixtrace_hold_set(void *data, u64 val)
+{
+	if (val)
 		return -EINVAL;
 	WRITE_ONCE(drain_hold_max_ns, 0);
 	return 0;
 }
 
-static const struct kernel_param_ops posixtrace_hold_ops = {
-	.set = posixtrace_param_set_hold,
-	.get = param_get_ullong,
-};
-
-module_param_cb(drain_hold_max_ns, &posixtrace_hold_ops, &drain_hold_max_ns,
-		0644);
-MODULE_PARM_DESC(drain_hold_max_ns, "Longest hold of a drain lock, ns (write 0 to reset)");
+DEFINE_DEBUGFS_ATTRIBUTE(posixtrace_hold_fops, posixtrace_hold_get,
+			 posixtrace_hold_set, "%llu\n");
 
 /* Count a hold of a drain lock that began at @start (local_clock()). */
 static void posixtrace_drain_held(u64 start)
@@ -1298,7 +1296,14 @@ int posixtrace_drains_init(void)
 {
 	posixtrace_drain_wq = alloc_workqueue("posixtrace_rings", WQ_UNBOUND,
 					      0);
-	return posixtrace_drain_wq ? 0 : -ENOMEM;
+	if (!posixtrace_drain_wq)
+		return -ENOMEM;
+	/* Without debugfs, or if it fails, the statistic is not shown. */
+	posixtrace_debugfs_dir = debugfs_create_dir("posixtrace", NULL);
+	debugfs_create_file_unsafe("drain_hold_max_ns", 0600,
+				   posixtrace_debugfs_dir, NULL,
+				   &posixtrace_hold_fops);
+	return 0;
 }
 
 /*
@@ -1329,4 +1334,5 @@ void posixtrace_drains_exit(void)
 	/* The frees wait for a grace period, then run on our queue. */
 	rcu_barrier();
 	destroy_workqueue(posixtrace_drain_wq);
+	debugfs_remove(posixtrace_debugfs_dir);
 }

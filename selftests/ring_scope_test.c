@@ -9,7 +9,8 @@
  * must cost at most 3x what they cost before the attacker came (medians,
  * same boot), since a drain walks only the rings of the drain domain it
  * is for (Documentation/dev-tools/posixtrace-design.rst). And the longest
- * hold of a drain domain's spinlock (the module's drain_hold_max_ns, a
+ * hold of a drain domain's spinlock (the module's debugfs
+ * posixtrace/drain_hold_max_ns, a
  * stretch with preemption off) under the victim's workload with its one
  * ring busy (drains that take a full budget of records a hold) is at most
  * 2x with the attacker's rings present, its timer drains included: a
@@ -48,7 +49,7 @@
  * medians count.
  */
 #define COST_ROUNDS	5
-#define HOLD_PARAM	"/sys/module/posixtrace/parameters/drain_hold_max_ns"
+#define HOLD_PARAM	"/sys/kernel/debug/posixtrace/drain_hold_max_ns"
 #define RING_PARAM	"/sys/module/posixtrace/parameters/max_ring_size"
 #define VICTIM_RING	(64 * 1024)
 /* A record of the victim's ring: its header and 16 bytes, 64 in all. */
