@@ -306,35 +306,43 @@ static struct fake_ring *fake_ring_of_caller(void)
 }
 
 /*
- * Pages for a ring of @size data bytes: the fake's view in *@base (the
- * control page, then the data twice, *@len bytes), and the library's in
- * *@user (the control page and the data once). Returns false, errno set,
- * if they cannot be had.
+ * Pages for a ring the library maps with @map_len bytes (a page and a
+ * power of two of pages of data, else EINVAL), set up as the module sets
+ * a new ring's control page: its data size in *@size, the fake's view in
+ * *@base (the control page, then the data twice, *@len bytes), and the
+ * library's in *@user (the control page and the data once). Returns
+ * false, errno set, if they cannot be had.
  */
-static bool fake_ring_pages(size_t size, uint8_t **base, size_t *len,
-			    uint8_t **user)
+static bool fake_ring_pages(size_t map_len, uint64_t *size, uint8_t **base,
+			    size_t *len, uint8_t **user)
 {
 	size_t page = page_size();
+	struct posixtrace_ring_ctl *ctl;
 	int mfd;
 
-	*len = page + 2 * size;
+	*size = map_len > page ? map_len - page : 0;
+	if (*size < page || (*size & (*size - 1))) {
+		errno = EINVAL;
+		return false;
+	}
+	*len = page + 2 * *size;
 	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
 	if (mfd < 0)
 		return false;
 	*base = (void *)syscall(SYS_mmap, NULL, *len, PROT_NONE,
 				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (ftruncate(mfd, (off_t)(page + size)) || *base == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, *base, page + size,
+	if (ftruncate(mfd, (off_t)map_len) || *base == MAP_FAILED ||
+	    (void *)syscall(SYS_mmap, *base, map_len,
 			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
 			    0) == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, *base + page + size, size,
+	    (void *)syscall(SYS_mmap, *base + map_len, *size,
 			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
 			    page) == MAP_FAILED) {
 		close(mfd);
 		errno = ENOMEM;
 		return false;
 	}
-	*user = (void *)syscall(SYS_mmap, NULL, page + size,
+	*user = (void *)syscall(SYS_mmap, NULL, map_len,
 				PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	close(mfd);
 	if (*user == MAP_FAILED) {
@@ -342,7 +350,22 @@ static bool fake_ring_pages(size_t size, uint8_t **base, size_t *len,
 		errno = ENOMEM;
 		return false;
 	}
+	ctl = (void *)*base;
+	ctl->magic = POSIXTRACE_RING_MAGIC;
+	ctl->state = POSIXTRACE_RING_LIVE;
+	ctl->data_size = *size;
+	ctl->data_offset = page;
 	return true;
+}
+
+/* Undo fake_ring_pages(): no ring took them. */
+static void *fake_ring_pages_put(uint8_t *base, size_t len, uint8_t *user,
+				 uint64_t size, int err)
+{
+	syscall(SYS_munmap, user, page_size() + size);
+	syscall(SYS_munmap, base, len);
+	errno = err;
+	return MAP_FAILED;
 }
 
 /*
@@ -353,16 +376,14 @@ static bool fake_ring_pages(size_t size, uint8_t **base, size_t *len,
  */
 static void *fake_ring_grow(size_t len)
 {
-	size_t page = page_size(), size = len > page ? len - page : 0, blen;
+	size_t page = page_size(), blen;
+	struct posixtrace_ring_ctl *ctl;
 	struct fake_ring *r = NULL;
 	pid_t tid = (pid_t)syscall(SYS_gettid);
 	uint8_t *base, *user;
+	uint64_t size;
 
-	if (size < page || (size & (size - 1))) {
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	if (!fake_ring_pages(size, &base, &blen, &user))
+	if (!fake_ring_pages(len, &size, &base, &blen, &user))
 		return MAP_FAILED;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
@@ -370,19 +391,15 @@ static void *fake_ring_grow(size_t len)
 			r = &rings[i];
 	if (!r || size <= r->size) {
 		pthread_mutex_unlock(&rings_lock);
-		syscall(SYS_munmap, user, page + size);
-		syscall(SYS_munmap, base, blen);
-		errno = r ? EINVAL : ENOENT;
-		return MAP_FAILED;
+		return fake_ring_pages_put(base, blen, user, size,
+					   r ? EINVAL : ENOENT);
 	}
 	memcpy(base + page + (r->consumed & (size - 1)),
 	       r->data + (r->consumed & (r->size - 1)), r->size);
-	((struct posixtrace_ring_ctl *)base)->magic = POSIXTRACE_RING_MAGIC;
-	((struct posixtrace_ring_ctl *)base)->data_size = size;
-	((struct posixtrace_ring_ctl *)base)->data_offset = page;
-	((struct posixtrace_ring_ctl *)base)->grown_from = r->size;
-	((struct posixtrace_ring_ctl *)base)->consumed = r->consumed;
-	((struct posixtrace_ring_ctl *)base)->produced = r->ctl->produced;
+	ctl = (void *)base;
+	ctl->grown_from = r->size;
+	ctl->consumed = r->consumed;
+	ctl->produced = r->ctl->produced;
 	r->ctl->state = POSIXTRACE_RING_RETIRED;
 	/* The library unmaps its old view; the fake's goes now. */
 	syscall(SYS_munmap, r->base, r->len);
@@ -404,15 +421,12 @@ static void *fake_ring_grow(size_t len)
  */
 static void *fake_ring_map(size_t len)
 {
-	size_t page = page_size(), size = len > page ? len - page : 0;
+	size_t page = page_size();
 	struct fake_ring *r = NULL;
 	uint8_t *base, *user;
+	uint64_t size;
 
-	if (size < page || (size & (size - 1))) {
-		errno = EINVAL;
-		return MAP_FAILED;
-	}
-	if (!fake_ring_pages(size, &base, &len, &user))
+	if (!fake_ring_pages(len, &size, &base, &len, &user))
 		return MAP_FAILED;
 	pthread_mutex_lock(&rings_lock);
 	for (int i = 0; i < MAX_RINGS && !r; i++)
@@ -425,18 +439,10 @@ static void *fake_ring_map(size_t len)
 			.data = base + page, .size = size,
 			.tid = (pid_t)syscall(SYS_gettid),
 		};
-		r->ctl->magic = POSIXTRACE_RING_MAGIC;
-		r->ctl->state = POSIXTRACE_RING_LIVE;
-		r->ctl->data_size = size;
-		r->ctl->data_offset = page;
 	}
 	pthread_mutex_unlock(&rings_lock);
-	if (!r) {
-		syscall(SYS_munmap, user, page + size);
-		syscall(SYS_munmap, base, len);
-		errno = ENOMEM;
-		return MAP_FAILED;
-	}
+	if (!r)
+		return fake_ring_pages_put(base, len, user, size, ENOMEM);
 	return user;
 }
 

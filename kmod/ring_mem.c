@@ -13,9 +13,9 @@
  * Two counts, because the module reads a ring through its own view a
  * little longer than the ring is anyone's:
  *  - @users: the charge. One for the ring until the drain retires it, or
- *    it grows into other pages (thread_ring.c), one per mapping (the mmap() that made it, and each
- *    piece a split or a move makes: vm_ops open and close). The last one
- *    takes the pages out of the limit.
+ *    it grows into other pages (thread_ring.c), one per mapping (the
+ *    mmap() that made it, and each piece a split or a move makes: vm_ops
+ *    open and close). The last one takes the pages out of the limit.
  *  - @refs: the memory. One for the ring until it is freed, a grace period
  *    after its retirement (a drain may still be reading it until then),
  *    or until it grows into other pages, and one per mapping. A grace
@@ -125,14 +125,14 @@ u32 posixtrace_thread_ring_size_hint(size_t capacity)
  * that with the default 8 MiB a 4 MiB ring, the largest max_ring_size
  * allows by default, can be had): the first threads of a process under a
  * 1 MiB LOOP stream would otherwise leave no room for any ring of the
- * next ones, which would then make every event by system call. Refused,
- * the library maps a default ring instead. Sets @mem->user: NULL without a
- * limit (CAP_IPC_LOCK). @replaces: the pages of the thread's ring that
- * this one is to replace (it grows), charged to the same user, which the
- * half is taken without:
+ * next ones, which would then make every event by system call. Refused a
+ * growth, the library tries a smaller one, or keeps the ring it has.
+ * @replaces: the pages of the thread's ring that this one is to replace
+ * (it grows), charged to the same user, which the half is taken without:
  * a ring grows to the size it could have had at first. The whole limit
  * counts them, since both rings are pinned until the thread unmaps the
- * old one. Return: 0 or -ENOMEM.
+ * old one. Sets @mem->user: NULL without a limit (CAP_IPC_LOCK).
+ * Return: 0 or -ENOMEM.
  */
 static int posixtrace_ring_mem_charge(struct posixtrace_ring_mem *mem,
 				      u64 size, unsigned int replaces)

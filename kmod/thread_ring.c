@@ -1212,7 +1212,7 @@ posixtrace_thread_ring_ctl_init(struct posixtrace_ring_mem *mem, u64 size,
 
 /*
  * Grow @ring, the calling thread's, into @mem, of @size data bytes, more
- * than its own; the ring takes over the caller's reference and use of
+ * than its own (the caller checked); the ring takes over the caller's reference and use of
  * @mem. Whoever else writes the old pages (a CLONE_VM writer on the same
  * TLS) finds them retired first, and goes by system call, which waits for
  * the mutex. Then the old data area's lap from @consumed (all a drain
@@ -1239,8 +1239,7 @@ static bool posixtrace_thread_ring_grow(struct posixtrace_thread_ring *ring,
 	u8 *data;
 
 	lockdep_assert_held(&posixtrace_ring_domain(ring)->mutex);
-	if (ring->dead || ring->revoked || READ_ONCE(ring->src.closed) ||
-	    size <= old_size)
+	if (ring->dead || ring->revoked || READ_ONCE(ring->src.closed))
 		return false;
 	posixtrace_ring_ctl_retire(old_ctl);
 	ctl = posixtrace_thread_ring_ctl_init(mem, size, old_size);
@@ -1456,9 +1455,9 @@ int posixtrace_thread_ring_mmap(struct vm_area_struct *vma, bool grow)
 		 * try again, before a thread near its limit goes by system
 		 * call for good. (Those of its own process's domain:
 		 * another's are retired by their own drains.) Not for a
-		 * larger ring, which the library asks for first, and falls
-		 * back from: under a big stream each thread past the first
-		 * would otherwise pay a drain of the whole domain.
+		 * larger ring, which the library maps at once only when
+		 * POSIXTRACE_RING_SIZE says so: its own rings start at a
+		 * page, and every thread that maps one gets this retry.
 		 */
 		posixtrace_drain(dom);
 		mem = posixtrace_ring_mem_new(size, 0);

@@ -725,9 +725,9 @@ TEST(a_log_keeps_or_counts_every_call)
 	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 64 << 10));
 	/*
 	 * Smaller: the stream fills, stops and restarts once its log took
-	 * it, many more times. A probe whose kbuf was full while a restart
-	 * was half made once lost its call without counting it (one in
-	 * eight runs of the 64 KiB case lost some 17).
+	 * it, many more times, and so do the windows where a probe finds its
+	 * kbuf full while a restart is half made (its loss must count) and
+	 * where a flush's markers find the ring refilled (they must fit).
 	 */
 	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 16 << 10));
 }

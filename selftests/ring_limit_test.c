@@ -64,16 +64,21 @@ static bool become_limited_user(uid_t uid, unsigned long pages)
 }
 
 /*
- * Map a ring of @data_pages on @dev, the data once; NULL (errno set) if
- * refused.
+ * Map a ring of @data_pages on @dev at @offset: a new one
+ * (POSIXTRACE_RING_OFFSET) or the thread's grown one
+ * (POSIXTRACE_RING_GROW_OFFSET); NULL (errno set) if refused.
  */
-static void *ring_map(int dev, size_t data_pages)
+static void *ring_map_at(int dev, size_t data_pages, off_t offset)
 {
 	void *p = mmap(NULL, (1 + data_pages) * page_size(),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, dev,
-		       POSIXTRACE_RING_OFFSET);
+		       PROT_READ | PROT_WRITE, MAP_SHARED, dev, offset);
 
 	return p == MAP_FAILED ? NULL : p;
+}
+
+static void *ring_map(int dev, size_t data_pages)
+{
+	return ring_map_at(dev, data_pages, POSIXTRACE_RING_OFFSET);
 }
 
 /*
@@ -428,14 +433,9 @@ TEST(ring_pages_are_charged_to_the_memory_cgroup)
 	ASSERT_EQ(0, in_memcg(CGROUP_TEST, "268435456", rings_in_memcg));
 }
 
-/* Grow the thread's ring to @data_pages on @dev; NULL (errno set) if refused. */
 static void *ring_grow(int dev, size_t data_pages)
 {
-	void *p = mmap(NULL, (1 + data_pages) * page_size(),
-		       PROT_READ | PROT_WRITE, MAP_SHARED, dev,
-		       POSIXTRACE_RING_GROW_OFFSET);
-
-	return p == MAP_FAILED ? NULL : p;
+	return ring_map_at(dev, data_pages, POSIXTRACE_RING_GROW_OFFSET);
 }
 
 /*

@@ -18,9 +18,9 @@
  * Growing is a larger mapping at POSIXTRACE_RING_GROW_OFFSET
  * (ptk_ring_grow()): the module moves what the ring holds to the new
  * pages, at the same positions, and the thread writes on where it was;
- * then it unmaps the old pages. A size that the
- * user's RLIMIT_MEMLOCK does not allow is tried smaller; a ring that can
- * grow no more stays the size it has.
+ * then it unmaps the old pages. A size that the user's RLIMIT_MEMLOCK
+ * does not allow is tried smaller; a ring that can grow no more stays
+ * the size it has.
  *
  * The data area is mapped once: a record that runs past the end is
  * written in two pieces (ptk_ring_write_split()).
@@ -225,10 +225,10 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
  * Grow the calling thread's ring, short of its target (@ep's, as it says
  * now): PTK_RING_GROWTH times the size, or enough for an event of @len
  * data bytes if that is more, at most the target; smaller, down to twice
- * the size, if the user's RLIMIT_MEMLOCK does not allow that. Only
- * the thread that mapped the ring, between two of its writes, while it is
- * live: a vfork() child, or a CLONE_VM one on the same TLS, writes the ring
- * it found and never maps over it. Meanwhile the ring reads busy, so that
+ * the size, if the user's RLIMIT_MEMLOCK does not allow that. Only the
+ * thread that mapped the ring, between two of its writes, while it is
+ * live: a vfork() child, or a CLONE_VM one on the same TLS, writes the
+ * ring it found and never maps over it. Meanwhile the ring reads busy, so that
  * a signal handler's event goes by system call (which takes the ring's
  * records first, wherever they are). The larger ring is mapped before the
  * old is unmapped: if it cannot be, the thread keeps the ring it has and
@@ -255,7 +255,8 @@ bool ptk_ring_grow(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
 		return false;
 	r->busy = 1;
 	atomic_signal_fence(memory_order_seq_cst);
-	for (; size > old; size /= 2) {
+	/* A grown ring that fails its checks leaves the thread none. */
+	for (; size > old && r->state == PTK_RING_LIVE; size /= 2) {
 		if (ptk_ring_attach(r, fd, size, true)) {
 			munmap(old_ctl, old_len);
 			atomic_signal_fence(memory_order_seq_cst);
