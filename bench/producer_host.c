@@ -26,13 +26,13 @@
  * maps it: a control page, then the data area twice in a row, the same
  * pages. The stream the events go to is what the bench's guest half
  * uses: one LOOP stream of 1 MiB, so the enable page suggests 1 MiB rings
- * (ring_size), as the module's does. RING_DRAIN, the library's kick, does
- * what the module's does (kmod/ring_kick.c): it walks the records written
- * since the last kick (acquire on each commit word, the header read and
- * checked), leaves a mark every 32nd of the ring, and drops up to the
- * newest mark after which the stream's bytes of records fill the stream;
- * if that leaves less than an eighth free, or there was nothing to drop
- * and the ring will not hold the stream's share, it wakes the drain. The
+ * (ring_size), as the module's does. RING_DRAIN, the library's kick, runs
+ * the module's own walk (lib/ring_walk.c, compiled in): it walks the
+ * records written since the last kick, leaves a mark every 32nd of the
+ * ring, and drops up to the newest mark after which the stream's bytes of
+ * records fill the stream; if that leaves less than an eighth free, or
+ * there was nothing to drop and the ring will not hold the stream's
+ * share, it wakes the drain, as the module's kick does. The
  * drain is a thread that does what the module's drain does with each
  * record (acquire on the commit word, the header copied once and checked,
  * the record copied out, as into a stream, and @consumed stored with
@@ -64,8 +64,8 @@
 #include <trace.h>
 
 #include "harness.h"
-/* The module's check of a record header, shared (lib/). */
-#include "../lib/ring_record.h"
+/* The module's check of a record header, and its kick's walk (lib/). */
+#include "../lib/ring_walk.h"
 
 #define DEVICE_PATH	"/dev/posixtrace"
 #define MAX_RINGS	16
@@ -76,18 +76,30 @@ enum { C_GETPPID, C_MARKER, C_OFF, C_ON, C_TWO, C_READ, NR_CASES };
 /* ---- the fake kernel ----------------------------------------------------- */
 
 /*
- * The module's kick (kmod/ring_kick.c), for the bench's stream: a LOOP
- * stream of 1 MiB with a max data size of 8, whose ring keeps 1 MiB and
- * the room for a STOP (72 bytes); each 8-byte event is a 72-byte record.
+ * The bench's stream, as the module's kick sees it (struct
+ * posixtrace_loop_view): a LOOP stream of 1 MiB with a max data size of 8,
+ * which keeps 1 MiB and the room for a STOP (72 bytes), and records every
+ * type (posixtrace_process_event_valid() below, an empty filter).
  */
 #define FAKE_RING_HINT		(1u << 20)
-#define FAKE_CAPACITY		((1u << 20) + 72)
-#define FAKE_RECORD_SIZE(len)	(64 + (((len) < 8 ? (len) : 8) + 7) / 8 * 8)
-#define FAKE_MARKS		34
+#define FAKE_STOP_SIZE		72
 
-struct fake_mark {
-	uint64_t pos, bytes, events;
+static const unsigned long fake_filter[POSIXTRACE_EVENT_ID_MAX /
+				       (8 * sizeof(long))];
+static const struct posixtrace_loop_view fake_view = {
+	.id = 1,
+	.capacity = FAKE_RING_HINT + FAKE_STOP_SIZE,
+	.max_data = 8,
+	.record_max = FAKE_RING_HINT,
+	.filter = fake_filter,
 };
+
+/* The module's: may the process record @id? Every type is opened here. */
+bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id)
+{
+	(void)proc;
+	return id >= POSIXTRACE_EVENT_UNNAMED_USER;
+}
 
 struct fake_ring {
 	uint8_t *base;		/* the fake's view: control page, data twice */
@@ -99,10 +111,8 @@ struct fake_ring {
 	uint64_t consumed;	/* under rings_lock; the kick reads it */
 	bool revoked;
 	pid_t tid;		/* the thread that mapped it */
-	/* The kick's walk, the ring's thread's alone (ring_kick.c's). */
-	uint64_t origin, walked, next_mark, bytes, events;
-	unsigned int nr_marks;
-	struct fake_mark marks[FAKE_MARKS];
+	/* The kick's walk, the ring's thread's alone. */
+	struct posixtrace_ring_walk walk;
 };
 
 static int fake_fd = -1;
@@ -219,76 +229,31 @@ static void drain_wake_up(void)
 	pthread_mutex_unlock(&drain_wake_lock);
 }
 
-/* The header of the record at @pos, as ring_kick.c reads it; or false. */
-static bool kick_read(const struct fake_ring *r, uint64_t pos, uint64_t room,
-		      struct posixtrace_ring_record *h)
-{
-	const struct posixtrace_ring_record *rec =
-		(const void *)(r->data + (pos & (r->size - 1)));
-
-	if (__atomic_load_n(&rec->commit, __ATOMIC_ACQUIRE) != ~pos)
-		return false;
-	h->size = __atomic_load_n(&rec->size, __ATOMIC_RELAXED);
-	h->event_id = __atomic_load_n(&rec->event_id, __ATOMIC_RELAXED);
-	h->data_len = __atomic_load_n(&rec->data_len, __ATOMIC_RELAXED);
-	h->ts_sec = __atomic_load_n(&rec->ts_sec, __ATOMIC_RELAXED);
-	h->ts_nsec = __atomic_load_n(&rec->ts_nsec, __ATOMIC_RELAXED);
-	return posixtrace_ring_record_ok(h, room);
-}
-
 /*
- * The module's kick on the calling thread's ring @r: walk, then drop
- * what the stream would overwrite. Returns true if the drain is needed.
+ * The module's kick on the calling thread's ring @r
+ * (posixtrace_thread_ring_drop()): the module's walk, then a drop of what
+ * the stream would overwrite. Returns true if the drain is needed.
  */
 static bool fake_kick(struct fake_ring *r)
 {
 	uint64_t consumed = __atomic_load_n(&r->consumed, __ATOMIC_RELAXED);
-	uint64_t step = r->size / 32, usable, free_bytes;
-	struct posixtrace_ring_record h;
-	unsigned int i, n;
-	bool drop = false, will;
+	struct posixtrace_ring_drop drop;
+	bool found, will, room;
 
-	if (!r->nr_marks || r->origin != consumed) {
-		r->origin = r->walked = consumed;
-		r->next_mark = consumed + step;
-		r->bytes = r->events = 0;
-		r->marks[0] = (struct fake_mark){ consumed, 0, 0 };
-		r->nr_marks = 1;
-	}
-	while (kick_read(r, r->walked, consumed + r->size - r->walked, &h)) {
-		if (r->walked >= r->next_mark && r->nr_marks < FAKE_MARKS) {
-			r->marks[r->nr_marks++] = (struct fake_mark){
-				r->walked, r->bytes, r->events };
-			r->next_mark = r->walked + step;
-		}
-		/* The stream records every type (event_valid, the filter). */
-		if (h.event_id >= POSIXTRACE_EVENT_UNNAMED_USER) {
-			r->bytes += FAKE_RECORD_SIZE(h.data_len);
-			r->events++;
-		}
-		r->walked += h.size;
-	}
-	for (i = r->nr_marks; i-- > 1;)
-		if (r->bytes - r->marks[i].bytes >= FAKE_CAPACITY)
-			break;
-	usable = r->size - r->size / 8 - step;
-	will = r->walked - r->origin >= r->size / 8 &&
-	       r->bytes * usable / (r->walked - r->origin) > FAKE_CAPACITY;
+	found = posixtrace_ring_walk_drop(&r->walk, r->data, r->size, consumed,
+					  NULL, &fake_view, &drop);
+	will = posixtrace_ring_walk_will_drop(&r->walk, r->size, &fake_view);
 	pthread_mutex_lock(&rings_lock);
-	if (i && r->consumed == r->origin) {
-		dropped += r->marks[i].events - r->marks[0].events;
-		for (n = 0; i < r->nr_marks; i++, n++)
-			r->marks[n] = r->marks[i];
-		r->nr_marks = n;
-		r->origin = r->marks[0].pos;
-		__atomic_store_n(&r->consumed, r->origin, __ATOMIC_RELAXED);
-		__atomic_store_n(&r->ctl->consumed, r->origin,
-				 __ATOMIC_RELEASE);
-		drop = true;
+	if (found && r->consumed == r->walk.origin) {
+		posixtrace_ring_walk_dropped(&r->walk, &drop);
+		dropped += drop.events;
+		__atomic_store_n(&r->consumed, drop.to, __ATOMIC_RELAXED);
+		__atomic_store_n(&r->ctl->consumed, drop.to, __ATOMIC_RELEASE);
+		will = true;
 	}
-	free_bytes = r->consumed + r->size - r->walked;
+	room = r->consumed + r->size - r->walk.walked >= r->size / 8;
 	pthread_mutex_unlock(&rings_lock);
-	return free_bytes < r->size / 8 || !(drop || will);
+	return !(room && will);
 }
 
 /* The calling thread's ring, or NULL. */
@@ -409,7 +374,7 @@ static void *fake_ring_grow(size_t len)
 	r->ctl = (void *)base;
 	r->data = base + page;
 	r->size = size;
-	r->nr_marks = 0;
+	r->walk.nr_marks = 0;
 	pthread_mutex_unlock(&rings_lock);
 	return user;
 }

@@ -630,7 +630,7 @@ static void posixtrace_drain_holds(struct posixtrace_drain_domain *dom,
  * it would copy all its producers make and read a batch of it. When the
  * only sources of the domain with records are rings (no kbuf), a few of
  * them, their @cut drops, to the record, what the stream would overwrite
- * of them (ring_kick.c), oldest first across the rings as a drain would
+ * of them (lib/ring_walk.c), oldest first across the rings as a drain would
  * merge them, as kicks do: counted as recorded and lost. The reader then
  * takes what the stream holds, and the rest straight from the rings with
  * posixtrace_drain_cut_take(), @cut's records at most: those the cut
@@ -781,7 +781,7 @@ void posixtrace_drain_cut_done(struct posixtrace_drain_domain *dom)
  * lock (and the CPU, if need be) after each POSIXTRACE_DRAIN_BUDGET of
  * records and visits, so that however much the sources hold, and however
  * many there are, preemption is never off for long. Drains of a domain
- * take turns; a kick drops nothing while one is under way (ring_kick.c).
+ * take turns; a kick drops nothing while one is under way (lib/ring_walk.c).
  * Then retires the sources closed before it began.
  */
 void posixtrace_drain(struct posixtrace_drain_domain *dom)

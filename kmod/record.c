@@ -40,6 +40,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "../lib/ring_walk.h"
 #include "compat.h"
 #include "drain.h"
 #include "kbuf.h"

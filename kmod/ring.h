@@ -8,9 +8,9 @@
 #include <linux/string.h>
 #include <linux/types.h>
 
-/* A record's size in the ring: header, data, padding to 8 bytes. */
-#define POSIXTRACE_RECORD_SIZE(len) \
-	(sizeof(struct posixtrace_record) + ALIGN((size_t)(len), 8))
+/* POSIXTRACE_RECORD_SIZE(): a record's size in the ring. */
+#include "../lib/ring_record.h"
+
 /*
  * STOP, with its int "auto": the room every other record leaves free, so
  * that the STOP a full UNTIL_FULL stream records always fits.

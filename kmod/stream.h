@@ -106,22 +106,8 @@ int posixtrace_streams_init(void);
 void posixtrace_streams_exit(void);
 
 /* record.c: recording, and taking records out */
-/*
- * What a thread ring's kick needs of a LOOP stream to drop the records it
- * would overwrite (record.c). @filter is the stream's own, read by the
- * walk without any lock (test_bit() of whole words): a filter changed
- * meanwhile judges only records made during that change, which either
- * judgement fits.
- */
-struct posixtrace_loop_view {
-	u64 id;				/* the stream's: never reused */
-	u32 changes;			/* its state changes so far */
-	size_t capacity;		/* bytes of stream records it holds */
-	size_t max_data;		/* data kept per record */
-	size_t record_max;		/* the largest user record it stores */
-	const unsigned long *filter;	/* event types not recorded */
-	bool readers_waiting;		/* someone waits for its records */
-};
+/* A kick's view of a LOOP stream: lib/ring_walk.h. */
+struct posixtrace_loop_view;
 
 size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream);
 u64 posixtrace_stream_bytes_bound(u64 source_bytes);

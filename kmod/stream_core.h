@@ -159,7 +159,7 @@ struct posixtrace_stream {
 	atomic_t changing;
 	/*
 	 * stream.c: state changes begun and ended, one each; a kick's walk
-	 * counted under another value counts nothing (ring_kick.c).
+	 * counted under another value counts nothing (lib/ring_walk.c).
 	 */
 	atomic_t changes;
 	/*

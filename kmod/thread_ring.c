@@ -54,12 +54,12 @@
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
 
+#include "../lib/ring_walk.h"
 #include "compat.h"
 #include "drain.h"
 #include "drain_domain.h"
 #include "links.h"
 #include "process.h"
-#include "ring_kick.h"
 #include "ring_mem.h"
 #include "stream.h"
 #include "thread_ring.h"
@@ -133,7 +133,7 @@ struct posixtrace_thread_ring {
 	struct posixtrace_ring_mem *mem;
 	/* It uses @mem (counts in the limit) until retired. */
 	bool charged;
-	/* What the thread's kicks walked (ring_kick.c); made at the first. */
+	/* What the thread's kicks walked (lib/ring_walk.c); made at the first. */
 	struct posixtrace_ring_walk *walk;
 	/*
 	 * What cuts walked (a reader's, a worker's): made by the thread's
@@ -633,7 +633,7 @@ posixtrace_thread_ring_dropped(struct posixtrace_thread_ring *ring,
 }
 
 /*
- * Walk @ring for a reader's cut (ring_kick.c), to its first record not
+ * Walk @ring for a reader's cut (lib/ring_walk.c), to its first record not
  * committed or made after @made_before, and find what its own records make
  * the cut drop. Returns false if the ring must be drained: the walk
  * stopped at a record a drain must judge, or kicks kept dropping under it.
@@ -872,7 +872,7 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
  * A reader of @stream is behind it (or a worker drops for it), and @srcs,
  * @n rings, are the only sources of their domain with records
  * (posixtrace_drain_cut()): drop, to the record, what the stream would
- * only overwrite of the rings and of what it holds (ring_kick.c), with
+ * only overwrite of the rings and of what it holds (lib/ring_walk.c), with
  * walks of the cuts' own: the kicks' are the threads', which walk them
  * without a lock. Each ring first drops what its own records would
  * overwrite; then, oldest first across the rings, what they together
@@ -983,7 +983,7 @@ static const struct posixtrace_source_ops posixtrace_thread_ring_ops = {
 
 /*
  * Drop from @ring what its process's only stream, a LOOP stream, would
- * only overwrite (ring_kick.c), counted as overwritten. Returns true if
+ * only overwrite (lib/ring_walk.c), counted as overwritten. Returns true if
  * no drain is needed: an eighth of the ring is free (twice what the
  * thread writes before it kicks again when its ring is that full), and
  * either a reader waits for the records (it is woken, and takes them
@@ -1019,7 +1019,7 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 	/*
 	 * A reader waits, the ring has room, and what it holds could not
 	 * fill the stream even as stream records: no mark can be dropped to
-	 * (ring_kick.c), and the reader, woken, takes the records. The walk
+	 * (lib/ring_walk.c), and the reader, woken, takes the records. The walk
 	 * waits for a kick that may drop: records a reader takes first are
 	 * never walked, a cost per record otherwise. Without room, the kick
 	 * goes on below (it may wait for a reader's cut).

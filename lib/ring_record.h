@@ -9,13 +9,16 @@
 #ifndef _POSIXTRACE_RING_RECORD_H
 #define _POSIXTRACE_RING_RECORD_H
 
-#ifdef __KERNEL__
-#include <linux/types.h>
-#else
-#include <stdbool.h>
-#endif
-
 #include <linux/posixtrace.h>
+
+#include "freestanding.h"
+
+/*
+ * A record's size in a stream: its header, its data, zero padding to 8
+ * bytes (what a kick's walk counts a thread ring's record as).
+ */
+#define POSIXTRACE_RECORD_SIZE(len) \
+	(sizeof(struct posixtrace_record) + (((size_t)(len) + 7) & ~(size_t)7))
 
 #define POSIXTRACE_RING_NSEC_PER_SEC	1000000000
 /*

@@ -1,26 +1,49 @@
-/* SPDX-License-Identifier: GPL-2.0 */
-#ifndef _POSIXTRACE_RING_KICK_H
-#define _POSIXTRACE_RING_KICK_H
+/* SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later */
+/*
+ * A kick's walk of a thread ring (ring_walk.c): what of its records the
+ * only stream of its process, a LOOP one, would overwrite. Written once:
+ * the module compiles it (kmod/ring_walk.c), and the benchmark's fake
+ * kernel (bench/producer_host.c), so that what the benchmark times is the
+ * module's walk. Freestanding C, as lib/ is.
+ *
+ * Whoever compiles it provides posixtrace_process_event_valid(): may the
+ * process @proc (opaque here) record events of type @id? It is called for
+ * every record walked, so that a name opened meanwhile counts at once.
+ */
+#ifndef _POSIXTRACE_RING_WALK_H
+#define _POSIXTRACE_RING_WALK_H
 
-#include <linux/build_bug.h>
 #include <linux/posixtrace.h>
-#include <linux/time64.h>
-#include <linux/timekeeping.h>
-#include <linux/types.h>
 
-/* posixtrace_ring_record_ok(): the check the benchmark shares. */
-#include "../lib/ring_record.h"
+#include "freestanding.h"
+#include "ring_record.h"
 
-struct posixtrace_loop_view;
 struct posixtrace_process;
 
-static_assert(POSIXTRACE_RING_SEC_MAX == KTIME_SEC_MAX);
+bool posixtrace_process_event_valid(struct posixtrace_process *proc, u32 id);
+
+/*
+ * What a thread ring's kick needs of a LOOP stream to drop the records it
+ * would overwrite (posixtrace_stream_loop_view() in the module). @filter
+ * is the stream's own, read by the walk without any lock (test_bit() of
+ * whole words): a filter changed meanwhile judges only records made
+ * during that change, which either judgement fits.
+ */
+struct posixtrace_loop_view {
+	u64 id;				/* the stream's: never reused */
+	u32 changes;			/* its state changes so far */
+	size_t capacity;		/* bytes of stream records it holds */
+	size_t max_data;		/* data kept per record */
+	size_t record_max;		/* the largest user record it stores */
+	const unsigned long *filter;	/* event types not recorded */
+	bool readers_waiting;		/* someone waits for its records */
+};
 
 /* The time a record says it was made, as a drain's merge orders it. */
 static inline s64
 posixtrace_ring_record_ns(const struct posixtrace_ring_record *h)
 {
-	return h->ts_sec * NSEC_PER_SEC + h->ts_nsec;
+	return h->ts_sec * POSIXTRACE_RING_NSEC_PER_SEC + h->ts_nsec;
 }
 
 /*
@@ -65,7 +88,7 @@ struct posixtrace_ring_mark {
 
 /*
  * What the kicks of one ring have walked since the module last took its
- * records (ring_kick.c); only the ring's thread's kicks touch it. A
+ * records (ring_walk.c); only the ring's thread's kicks touch it. A
  * reader's cut has a walk of its own, which only drains of the ring's
  * domain touch. Offsets and counts are from @origin and fit 32 bits: a
  * walk covers at most a lap of at most 64 MiB.
@@ -126,4 +149,4 @@ bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
 				    u64 size,
 				    const struct posixtrace_loop_view *view);
 
-#endif /* _POSIXTRACE_RING_KICK_H */
+#endif /* _POSIXTRACE_RING_WALK_H */

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0 OR LGPL-2.1-or-later
 /*
  * What a thread's kick may drop from its ring without a drain: records its
  * process's only stream, a LOOP one, would store only to overwrite them.
@@ -30,17 +30,12 @@
  * drain takes or revokes from there. A ring written by another hand
  * meanwhile (a vfork child on its parent's ring) can only misplace its
  * own events: the walk never reads outside the lap.
+ *
+ * Compiled into the module (kmod/ring_walk.c includes this file) and into
+ * the benchmark's fake kernel (bench/producer_host.c).
  */
 
-#include <linux/math64.h>
-#include <linux/minmax.h>
-#include <linux/sched.h>
-#include <linux/string.h>
-
-#include "process.h"
-#include "ring.h"
-#include "ring_kick.h"
-#include "stream.h"
+#include "ring_walk.h"
 
 /*
  * Records a kick walks at most: what its thread can have written since
