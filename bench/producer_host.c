@@ -2,8 +2,8 @@
 /*
  * producer_host: what posix_trace_event() costs the traced process,
  * natively, on a machine where the module cannot be loaded: the library's
- * own producer path (libposixtrace-k, unchanged), against a faked kernel
- * side. make bench-host runs it beside ust_cost, LTTng-UST's tracepoint on
+ * own producer path (libposixtrace-k's code, built with its system calls
+ * replaced), against a faked kernel side. make bench-host runs it beside ust_cost, LTTng-UST's tracepoint on
  * the same machine, and reads the two against each other.
  *
  *   off        no stream may record the event (its enable bit is clear):
@@ -18,44 +18,55 @@
  *              the library takes a batch of records per GETNEXT (64 KiB,
  *              910 events of 8 bytes) and reports them one a call.
  *
- * The fake kernel. This program defines open(), ioctl(), mmap() and
- * munmap(): the library's calls reach them before the C library's (the
- * executable comes first in symbol lookup). /dev/posixtrace opens as a
- * memfd. EVENTID_OPEN hands out identifiers. The enable page is a page of
- * ours whose bits each row sets or clears. A ring is mapped as the module
- * maps it: a control page, then the data area twice in a row, the same
- * pages. The stream the events go to is what the bench's guest half
- * uses: one LOOP stream of 1 MiB, so the enable page suggests 1 MiB rings
- * (ring_size), as the module's does. RING_DRAIN, the library's kick, runs
- * the module's own walk (lib/ring_walk.c, compiled in): it walks the
- * records written since the last kick, leaves a mark every 32nd of the
- * ring, and drops up to the newest mark after which the stream's bytes of
- * records fill the stream; if that leaves less than an eighth free, or
- * there was nothing to drop and the ring will not hold the stream's
- * share, it wakes the drain, as the module's kick does. The
- * drain is a thread that does what the module's drain does with each
- * record (acquire on the commit word, the header copied once and checked,
- * the record copied out, as into a stream, and @consumed stored with
- * release), when woken and every 100 ms (the module's timer); munmap() of
- * a ring drains it a last time, as a thread's exit does. A kick and EVENT,
- * the system-call path (a full ring), cost a null system call each here
- * on top of their work, as the real ones cost at least that; both are
- * counted, and every event is checked to have arrived, or been dropped
- * and counted, by one way or another. CREATE gives a stream descriptor of the fake device; its
- * GETNEXT costs a null system call and does what the module's does with
- * each record (the header built, the record copied into the bounce
- * buffer), then copies the batch out, as copy_to_user() does; the reader
- * checks every event's number.
+ * The fake kernel. The library is built from its own sources for this
+ * program, with its calls into the module replaced (ulib/sys.h,
+ * PTK_SYS_FAKE): its open() of the device, and its ioctl(), mmap(),
+ * munmap() and close() of what the device hands out, reach this file's
+ * ptk_sys_*() (ptk_sys_fake.h); nothing else of the program or the C
+ * library is replaced.
  *
- * What it leaves out: the drain's work per record (the fake drain's copy
- * stands for it) runs on another CPU and is not timed, as LTTng-UST's
- * consumer daemon is not; the kick's walk is the thread's and is timed.
+ * - /dev/posixtrace opens as a memfd; EVENTID_OPEN hands out identifiers;
+ *   the enable page is a page of ours whose bits each row sets or clears.
+ * - A ring is mapped as the module maps it: a control page, then the data
+ *   area twice in a row, the same pages. The stream the events go to is
+ *   what the bench's guest half uses, one LOOP stream of 1 MiB, so the
+ *   enable page suggests 1 MiB rings, as the module's does.
+ * - RING_DRAIN, the library's kick, runs the module's own walk
+ *   (lib/ring_walk.c, compiled in): it walks the records written since
+ *   the last kick, leaves a mark every 32nd of the ring, and drops up to
+ *   the newest mark after which the stream's bytes of records fill the
+ *   stream; if that leaves less than an eighth free, or there was nothing
+ *   to drop and the ring will not hold the stream's share, it wakes the
+ *   drain, as the module's kick does.
+ * - The drain is a thread that does what the module's drain does with
+ *   each record (acquire on the commit word, the header copied once and
+ *   checked by the module's check, lib/ring_record.h, the record copied
+ *   out, as into a stream, and @consumed stored with release), when woken
+ *   and every 100 ms (the module's timer); munmap() of a ring drains it a
+ *   last time, as a thread's exit does.
+ * - A kick and EVENT, the system-call path (a full ring), cost a null
+ *   system call each on top of their work, as the real ones cost at
+ *   least that; both are counted, and every event is checked to have
+ *   arrived, or been dropped and counted.
+ * - CREATE gives a stream descriptor of the fake device; its GETNEXT
+ *   costs a null system call and does what the module's does with each
+ *   record (the header built, the record copied into the bounce buffer),
+ *   then copies the batch out, as copy_to_user() does; the reader checks
+ *   every event's number.
+ *
+ * What it cannot see, and says so in its output: the module's side. A
+ * real kick or GETNEXT costs its system call's entry and exit with the
+ * kernel's mitigations, the module's locks and its copies; a null system
+ * call here stands for those. The drain's work per record runs on
+ * another CPU and is not timed, as LTTng-UST's consumer daemon is not;
+ * the kick's walk is the thread's and is timed (the module's code, built
+ * for user space). The guest half (event_cost) times all of it, under
+ * emulation.
  * Method: harness.h's.
  */
 
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -64,6 +75,7 @@
 #include <trace.h>
 
 #include "harness.h"
+#include "ptk_sys_fake.h"
 /* The module's check of a record header, and its kick's walk (lib/). */
 #include "../lib/ring_walk.h"
 
@@ -294,24 +306,21 @@ static bool fake_ring_pages(size_t map_len, uint64_t *size, uint8_t **base,
 	mfd = memfd_create("fake-ring", MFD_CLOEXEC);
 	if (mfd < 0)
 		return false;
-	*base = (void *)syscall(SYS_mmap, NULL, *len, PROT_NONE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	*base = mmap(NULL, *len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		     0);
 	if (ftruncate(mfd, (off_t)map_len) || *base == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, *base, map_len,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
-			    0) == MAP_FAILED ||
-	    (void *)syscall(SYS_mmap, *base + map_len, *size,
-			    PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, mfd,
-			    page) == MAP_FAILED) {
+	    mmap(*base, map_len, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, mfd, 0) == MAP_FAILED ||
+	    mmap(*base + map_len, *size, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, mfd, page) == MAP_FAILED) {
 		close(mfd);
 		errno = ENOMEM;
 		return false;
 	}
-	*user = (void *)syscall(SYS_mmap, NULL, map_len,
-				PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
+	*user = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
 	close(mfd);
 	if (*user == MAP_FAILED) {
-		syscall(SYS_munmap, *base, *len);
+		munmap(*base, *len);
 		errno = ENOMEM;
 		return false;
 	}
@@ -327,8 +336,8 @@ static bool fake_ring_pages(size_t map_len, uint64_t *size, uint8_t **base,
 static void *fake_ring_pages_put(uint8_t *base, size_t len, uint8_t *user,
 				 uint64_t size, int err)
 {
-	syscall(SYS_munmap, user, page_size() + size);
-	syscall(SYS_munmap, base, len);
+	munmap(user, page_size() + size);
+	munmap(base, len);
 	errno = err;
 	return MAP_FAILED;
 }
@@ -367,7 +376,7 @@ static void *fake_ring_grow(size_t len)
 	ctl->produced = r->ctl->produced;
 	r->ctl->state = POSIXTRACE_RING_RETIRED;
 	/* The library unmaps its old view; the fake's goes now. */
-	syscall(SYS_munmap, r->base, r->len);
+	munmap(r->base, r->len);
 	r->base = base;
 	r->len = blen;
 	r->user = user;
@@ -426,22 +435,14 @@ static int fake_dup(int fd)
 	return nfd;
 }
 
-int open(const char *path, int flags, ...)
+int ptk_sys_open(const char *path, int flags)
 {
-	mode_t mode = 0;
-	va_list ap;
-
-	if (flags & (O_CREAT | O_TMPFILE)) {
-		va_start(ap, flags);
-		mode = va_arg(ap, mode_t);
-		va_end(ap);
-	}
 	if (!strcmp(path, DEVICE_PATH)) {
 		if (fake_fd < 0)
 			fake_fd = memfd_create("fake-posixtrace", MFD_CLOEXEC);
 		return fake_dup(fake_fd);
 	}
-	return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+	return open(path, flags);
 }
 
 /*
@@ -488,24 +489,26 @@ static int fake_getnext(struct posixtrace_getnext *gn)
 	return 0;
 }
 
-/* Is @fd a descriptor of the fake device? (Never closed by the library.) */
+/* Is @fd a descriptor of the fake device? */
 static bool is_fake(int fd)
 {
 	return fd >= 0 && fd < (int)(sizeof(fake_fds) / sizeof(fake_fds[0])) &&
 	       fake_fds[fd];
 }
 
-int ioctl(int fd, unsigned long req, ...)
+int ptk_sys_close(int fd)
+{
+	if (is_fake(fd))
+		fake_fds[fd] = false;
+	return close(fd);
+}
+
+int ptk_sys_ioctl(int fd, unsigned long req, void *arg)
 {
 	struct posixtrace_eventid *eid;
-	va_list ap;
-	void *arg;
 
-	va_start(ap, req);
-	arg = va_arg(ap, void *);
-	va_end(ap);
 	if (!is_fake(fd))
-		return (int)syscall(SYS_ioctl, fd, req, arg);
+		return ioctl(fd, req, arg);
 	switch (req) {
 	case POSIXTRACE_IOC_EVENTID_OPEN:
 		eid = arg;
@@ -538,22 +541,20 @@ int ioctl(int fd, unsigned long req, ...)
 	}
 }
 
-void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+void *ptk_sys_mmap(size_t len, int prot, int fd, off_t off)
 {
 	struct posixtrace_enable_page *ep;
 
 	if (!is_fake(fd))
-		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd,
-				       off);
+		return mmap(NULL, len, prot, MAP_SHARED, fd, off);
 	if (off == POSIXTRACE_RING_OFFSET)
 		return fake_ring_map(len);
 	if (off == POSIXTRACE_RING_GROW_OFFSET)
 		return fake_ring_grow(len);
 	/* A stream's batch buffer: the fake GETNEXT builds batches there. */
 	if (!off && len == READ_BOUNCE_SIZE && !read_map) {
-		read_map = (void *)syscall(SYS_mmap, NULL, len,
-					   PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		read_map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (read_map == MAP_FAILED)
 			read_map = NULL;
 		return read_map ? (void *)read_map : MAP_FAILED;
@@ -563,10 +564,8 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return MAP_FAILED;
 	}
 	if (!enable_page) {
-		enable_page = (void *)syscall(SYS_mmap, NULL, len,
-					      PROT_READ | PROT_WRITE,
-					      MAP_PRIVATE | MAP_ANONYMOUS, -1,
-					      0);
+		enable_page = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (enable_page == MAP_FAILED) {
 			enable_page = NULL;
 			return MAP_FAILED;
@@ -579,7 +578,7 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 }
 
 /* A thread's ring goes: its last records taken first, as at its exit. */
-int munmap(void *addr, size_t len)
+int ptk_sys_munmap(void *addr, size_t len)
 {
 	if (addr && addr == read_map)
 		read_map = NULL;
@@ -588,11 +587,11 @@ int munmap(void *addr, size_t len)
 		if (!rings[i].base || rings[i].user != addr)
 			continue;
 		drain_ring(&rings[i]);
-		syscall(SYS_munmap, rings[i].base, rings[i].len);
+		munmap(rings[i].base, rings[i].len);
 		rings[i].base = NULL;
 	}
 	pthread_mutex_unlock(&rings_lock);
-	return (int)syscall(SYS_munmap, addr, len);
+	return munmap(addr, len);
 }
 
 /* Every user event type recordable, or none. */
@@ -897,6 +896,11 @@ int main(int argc, char **argv)
 	       "every event arrived");
 	printf("read: %s\n", read_bad ? "SOME EVENTS READ OUT OF ORDER" :
 	       "every event read in order");
+	printf("not seen here: the module's side. A kick and a GETNEXT cost "
+	       "a null system call here, plus the module's walk (built for "
+	       "user space) and the fake's copies; the module's entry, locks "
+	       "and copies, and the drain on another CPU, are in "
+	       "event_cost's rows (guest).\n");
 	print_problems();
 	return lost_checks || read_bad ? 1 : 0;
 }

@@ -144,8 +144,9 @@ host_rows() {
 		"$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
 	fi | tee "$out/ust_cost.txt"
 	echo
-	# Our producer path, the library's own code, against a faked kernel.
-	LD_LIBRARY_PATH=$TOP_DIR/ulib "$BUILD_DIR/bench/producer_host" "$@" |
+	# Our producer path, the library's own code (built into it, with its
+	# system calls faked), against a faked kernel.
+	"$BUILD_DIR/bench/producer_host" "$@" |
 		tee "$out/producer_host.txt"
 	echo
 	# Both against getppid of their own run: their quotient is ours

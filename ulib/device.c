@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sys.h"
 
 #define PTK_DEVICE_PATH "/dev/posixtrace"
 #define PTK_NSEC_PER_SEC 1000000000LL
@@ -34,12 +35,12 @@ int ptk_device_fd(int *fd)
 		*fd = cur;
 		return 0;
 	}
-	cur = open(PTK_DEVICE_PATH, O_RDWR | O_CLOEXEC);
+	cur = ptk_sys_open(PTK_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (cur < 0)
 		return errno;
 	/* Two threads may race to open: the loser closes its own copy. */
 	if (!atomic_compare_exchange_strong(&ptk_fd, &expected, cur)) {
-		close(cur);
+		ptk_sys_close(cur);
 		cur = expected;
 	}
 	*fd = cur;
@@ -82,7 +83,7 @@ int ptk_ioctl(int fd, unsigned long cmd, void *arg)
 	int ret;
 
 	do {
-		ret = ioctl(fd, cmd, arg);
+		ret = ptk_sys_ioctl(fd, cmd, arg);
 	} while (ret < 0 && errno == EINTR);
 	return ret < 0 ? errno : 0;
 }
@@ -93,14 +94,14 @@ int ptk_ioctl(int fd, unsigned long cmd, void *arg)
  */
 int ptk_ioctl_once(int fd, unsigned long cmd, void *arg)
 {
-	return ioctl(fd, cmd, arg) < 0 ? errno : 0;
+	return ptk_sys_ioctl(fd, cmd, arg) < 0 ? errno : 0;
 }
 
 /* ptk_ioctl() for commands whose result is ioctl()'s value (a new fd). */
 int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret)
 {
 	do {
-		*ret = ioctl(fd, cmd, arg);
+		*ret = ptk_sys_ioctl(fd, cmd, arg);
 	} while (*ret < 0 && errno == EINTR);
 	return *ret < 0 ? errno : 0;
 }

@@ -42,6 +42,7 @@
 #include <posixtrace-k.h>
 
 #include "internal.h"
+#include "sys.h"
 
 /* What posix_trace_event() may record: the unnamed type and opened ones. */
 #define PTK_USER_IDS \
@@ -84,8 +85,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 	cur = atomic_load_explicit(&local->enable, memory_order_acquire);
 	if (cur)
 		return cur;
-	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd,
-		 POSIXTRACE_ENABLE_PAGE_OFFSET);
+	p = ptk_sys_mmap(size, PROT_READ, fd, POSIXTRACE_ENABLE_PAGE_OFFSET);
 	if (p == MAP_FAILED) {
 		/* Short of memory or map count: try again next time. */
 		if (errno == ENOMEM || errno == EAGAIN)
@@ -94,7 +94,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 		ep = &ptk_enable_all;
 	} else if (((const struct posixtrace_enable_page *)p)->magic !=
 		   POSIXTRACE_ENABLE_MAGIC) {
-		munmap(p, size);
+		ptk_sys_munmap(p, size);
 		p = MAP_FAILED;
 		ep = &ptk_enable_all;
 	} else {
@@ -104,7 +104,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 						     memory_order_acq_rel,
 						     memory_order_acquire)) {
 		if (p != MAP_FAILED)
-			munmap(p, size);
+			ptk_sys_munmap(p, size);
 		return cur;	/* the thread that mapped it publishes it */
 	}
 	/* For <trace.h>: the page is mapped before its bits are seen. */

@@ -83,6 +83,7 @@
 #include <posixtrace-k.h>
 
 #include "internal.h"
+#include "sys.h"
 
 enum ptk_wait {
 	PTK_BLOCK,
@@ -286,7 +287,7 @@ static void ptk_map(struct ptk_stream *s, const struct posixtrace_getnext *req)
 	    !req->map_size || req->map_size > UINT32_MAX)
 		return;
 	s->map_tried = true;
-	map = mmap(NULL, req->map_size, PROT_READ, MAP_SHARED, s->fd, 0);
+	map = ptk_sys_mmap(req->map_size, PROT_READ, s->fd, 0);
 	if (map == MAP_FAILED)
 		return;
 	s->map = map;

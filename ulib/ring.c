@@ -42,6 +42,7 @@
 #include <time.h>
 
 #include "internal.h"
+#include "sys.h"
 
 #define PTK_RING_DEFAULT_SIZE	(64 * 1024)
 /*
@@ -69,7 +70,7 @@ static void ptk_ring_thread_exit(void *arg)
 
 	if (r->state == PTK_RING_LIVE && local &&
 	    r->generation == atomic_load(&local->ring_generation))
-		munmap((void *)r->ctl, r->map_len);
+		ptk_sys_munmap((void *)r->ctl, r->map_len);
 	/* Events made by later destructors go by system call. */
 	r->state = PTK_RING_OFF;
 }
@@ -121,8 +122,7 @@ static uint64_t ptk_ring_generation(struct ptk_local *local)
 static void *ptk_ring_mmap(int fd, size_t size, off_t offset, size_t *len)
 {
 	*len = ptk_page_size() + size;
-	return mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		    offset);
+	return ptk_sys_mmap(*len, PROT_READ | PROT_WRITE, fd, offset);
 }
 
 /* The size the enable page @ep suggests, if usable; else 0. */
@@ -170,7 +170,7 @@ static bool ptk_ring_attach(struct ptk_ring *r, int fd, uint64_t size,
 	if (ctl->magic != POSIXTRACE_RING_MAGIC || ctl->data_size != size ||
 	    ctl->data_offset != ptk_page_size() ||
 	    ctl->grown_from != (grow ? r->size : 0)) {
-		munmap(p, len);
+		ptk_sys_munmap(p, len);
 		/* The module moved the ring there: the old one is retired. */
 		if (grow)
 			r->state = PTK_RING_OFF;
@@ -210,7 +210,7 @@ bool ptk_ring_map(struct ptk_ring *r, int fd,
 			     false))
 		return false;
 	if (pthread_setspecific(ptk_ring_key, r)) {
-		munmap((void *)r->ctl, r->map_len);
+		ptk_sys_munmap((void *)r->ctl, r->map_len);
 		return false;
 	}
 	r->target = target;
@@ -258,7 +258,7 @@ bool ptk_ring_grow(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
 	/* A grown ring that fails its checks leaves the thread none. */
 	for (; size > old && r->state == PTK_RING_LIVE; size /= 2) {
 		if (ptk_ring_attach(r, fd, size, true)) {
-			munmap(old_ctl, old_len);
+			ptk_sys_munmap(old_ctl, old_len);
 			atomic_signal_fence(memory_order_seq_cst);
 			r->busy = 0;
 			return true;
@@ -293,5 +293,5 @@ void ptk_ring_kick(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
 		return;
 	r->kicked = r->head;
 	if (!ptk_device_fd(&fd))
-		ioctl(fd, POSIXTRACE_IOC_RING_DRAIN, 0);
+		ptk_sys_ioctl(fd, POSIXTRACE_IOC_RING_DRAIN, NULL);
 }

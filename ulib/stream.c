@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "sys.h"
 
 /* Readers drain the stream in batches of at least this many bytes. */
 #define PTK_BATCH_MIN	(64 * 1024)
@@ -92,8 +93,8 @@ static void ptk_stream_release(struct ptk_stream *s)
 	ptk_unlock(&s->lock);
 	free(buf);
 	if (map)
-		munmap((void *)map, map_size);
-	close(fd);
+		ptk_sys_munmap((void *)map, map_size);
+	ptk_sys_close(fd);
 	ptk_stream_retire(s);
 }
 
@@ -291,7 +292,7 @@ err_free_stream:
 	ptk_stream_put(s);
 	return err;
 err_close:
-	close(fd);
+	ptk_sys_close(fd);
 	return err;
 }
 

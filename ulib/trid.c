@@ -103,6 +103,7 @@
 
 #include "internal.h"
 #include "log.h"
+#include "sys.h"
 
 #define PTK_SLOT_BITS	12
 #define PTK_SLOT_MASK	((1u << PTK_SLOT_BITS) - 1)
@@ -178,7 +179,7 @@ static void ptk_table_forget(bool close_fds)
 	for (i = 0; i < ptk_nslots; i++) {
 		slot = &ptk_slots[i];
 		if (close_fds && ptk_slot_stream(slot))
-			close(ptk_slot_stream(slot)->fd);
+			ptk_sys_close(ptk_slot_stream(slot)->fd);
 		if (close_fds && slot->log)
 			close(ptk_log_fd(slot->log));
 		atomic_store_explicit(&slot->stream, NULL,
