@@ -12,7 +12,7 @@
  * every source feeding the streams of the processes in it, and nothing
  * else (drain_domain.h). A record made before one already taken (its
  * thread was preempted between reading the clock and committing) takes
- * that one's time: a stream's times never go back (record.c).
+ * that one's time: a stream's times never go back (stream_record.c).
  *
  * A drain takes at most a lap of each source, as the source was when the
  * drain visited it, so that writers that keep writing cannot keep a drain
@@ -123,9 +123,9 @@ static_assert(POSIXTRACE_DRAIN_HOLD_RECORDS + 32 * POSIXTRACE_DRAIN_VISIT <=
  */
 static struct workqueue_struct *posixtrace_drain_wq;
 
-static void posixtrace_domain_drain_work(struct work_struct *work);
-static void posixtrace_domain_tick(struct work_struct *work);
-static void posixtrace_domain_drain_irq(struct irq_work *work);
+static void posixtrace_drain_work(struct work_struct *work);
+static void posixtrace_drain_tick(struct work_struct *work);
+static void posixtrace_drain_irq(struct irq_work *work);
 
 /**
  * posixtrace_drain_domain_new - a new, empty drain domain
@@ -147,8 +147,8 @@ static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	spin_lock_init(&dom->lock);
 	INIT_LIST_HEAD(&dom->rings);
 	INIT_LIST_HEAD(&dom->staged);
-	INIT_WORK(&dom->drain_work, posixtrace_domain_drain_work);
-	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_domain_tick);
+	INIT_WORK(&dom->drain_work, posixtrace_drain_work);
+	INIT_DELAYED_WORK(&dom->tick_work, posixtrace_drain_tick);
 	/*
 	 * Hard: run in hardirq context on PREEMPT_RT too, where a lazy one
 	 * waits for its CPU's irq_work thread, which CPU hotplug parks
@@ -156,7 +156,7 @@ static struct posixtrace_drain_domain *posixtrace_drain_domain_new(void)
 	 * moves. posixtrace_drain_deferred() queues none on a CPU going
 	 * away. Its work (queue_work(), the domain's put) takes raw locks.
 	 */
-	dom->drain_irq_work = IRQ_WORK_INIT_HARD(posixtrace_domain_drain_irq);
+	dom->drain_irq_work = IRQ_WORK_INIT_HARD(posixtrace_drain_irq);
 	posixtrace_drain_domain_add(dom);
 	return dom;
 }
@@ -1039,7 +1039,7 @@ static bool posixtrace_drain_drop(struct posixtrace_drain_domain *dom)
  * The kicks' and exits' drain of a domain, with the reference queued: a
  * drop across the rings for a LOOP stream, where that is enough.
  */
-static void posixtrace_domain_drain_work(struct work_struct *work)
+static void posixtrace_drain_work(struct work_struct *work)
 {
 	struct posixtrace_drain_domain *dom =
 		container_of(work, struct posixtrace_drain_domain, drain_work);
@@ -1064,7 +1064,7 @@ void posixtrace_drain_soon(struct posixtrace_drain_domain *dom)
 }
 
 /* posixtrace_drain_deferred()'s, with the reference it queued. */
-static void posixtrace_domain_drain_irq(struct irq_work *work)
+static void posixtrace_drain_irq(struct irq_work *work)
 {
 	struct posixtrace_drain_domain *dom =
 		container_of(work, struct posixtrace_drain_domain,
@@ -1144,7 +1144,7 @@ static bool posixtrace_drain_lazy(struct posixtrace_drain_domain *dom)
  * arrive; every tenth only while all its rings are lazy. Each domain has
  * its own timer: it walks only its own sources.
  */
-static void posixtrace_domain_tick(struct work_struct *work)
+static void posixtrace_drain_tick(struct work_struct *work)
 {
 	struct posixtrace_drain_domain *dom =
 		container_of(to_delayed_work(work), struct posixtrace_drain_domain,

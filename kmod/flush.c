@@ -4,11 +4,11 @@
  *
  * A flush (posix_trace_flush(), the FLUSH policy, or shutdown) records
  * FLUSH_START, takes every record stored up to and including it out of the
- * ring a batch at a time, writes each batch to the log, and records
+ * buffer a batch at a time, writes each batch to the log, and records
  * FLUSH_STOP (a FLUSH stream's flush first writes what it and the rings
  * hold, as its log keeps up: below). Producers go on recording meanwhile,
  * into the space each batch frees; what they record comes after
- * FLUSH_START and waits for the next flush. Records leave the ring before
+ * FLUSH_START and waits for the next flush. Records leave the buffer before
  * they are written, as a reader's would: if the write fails, they are
  * counted discarded and the error kept for posix_trace_get_status(), and
  * an ERROR event (its data the error number) is recorded.
@@ -34,7 +34,7 @@
  * it takes. So nobody but the thread ever waits for the log's file.
  *
  * Shutdown: the stream is stopped, then the thread flushes everything
- * left, writes the type table and the final status, frees the ring,
+ * left, writes the type table and the final status, frees the buffer,
  * closes the file and exits. Whoever shuts down may wait for that (see
  * posixtrace_flush_final()).
  *
@@ -160,14 +160,14 @@ bool posixtrace_flush_takes(struct posixtrace_stream *stream, bool ask)
 }
 
 /**
- * posixtrace_stream_flush - posix_trace_flush(): queue a flush and return
+ * posixtrace_flush - posix_trace_flush(): queue a flush and return
  * @stream: the stream
  *
  * The status says FLUSHING until it is done.
  *
  * Return: 0, or -EINVAL for a stream without a log, or shut down.
  */
-int posixtrace_stream_flush(struct posixtrace_stream *stream)
+int posixtrace_flush(struct posixtrace_stream *stream)
 {
 	int ret = 0;
 
@@ -188,7 +188,7 @@ void posixtrace_flush_maybe(struct posixtrace_stream *stream)
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy != POSIXTRACE_FLUSH)
 		return;
-	if (stream->auto_stopped || stream->ring.used >= stream->ring.size / 2)
+	if (stream->auto_stopped || stream->buf.used >= stream->buf.size / 2)
 		posixtrace_flush_request(stream);
 }
 
@@ -296,8 +296,8 @@ static void posixtrace_flush_write(struct posixtrace_stream *stream,
 }
 
 /*
- * Take the records numbered below @limit out of the ring and write them,
- * a batch at a time; returns their bytes. The ring's bounce buffer is the
+ * Take the records numbered below @limit out of the buffer and write them,
+ * a batch at a time; returns their bytes. The stream's bounce buffer is the
  * readers'; a stream with a log has no readers, so it is the flush's.
  */
 static size_t posixtrace_flush_records(struct posixtrace_stream *stream,
@@ -362,7 +362,7 @@ static void posixtrace_flush_direct(struct posixtrace_stream *stream)
 		};
 		if (!posixtrace_stream_take_direct(stream, &direct, NULL)) {
 			/* Stored meanwhile: taken next time round. */
-			if (stored && READ_ONCE(stream->ring.count))
+			if (stored && READ_ONCE(stream->buf.count))
 				continue;
 			break;
 		}
@@ -396,7 +396,7 @@ static bool posixtrace_flush_close(struct posixtrace_stream *stream)
 	DECLARE_BITMAP(filter, POSIXTRACE_EVENT_ID_MAX);
 	struct posixtrace_log *log = stream->log;
 	struct posixtrace_status st;
-	void *ring, *bounce;
+	void *mem, *bounce;
 	bool written;
 
 	spin_lock(&stream->lock);
@@ -405,16 +405,16 @@ static bool posixtrace_flush_close(struct posixtrace_stream *stream)
 	 * ERROR records the last writes' failures stored after FLUSH_STOP:
 	 * too late for the log, counted in it as discarded.
 	 */
-	if (stream->ring.count) {
-		log->events_discarded += stream->ring.count;
+	if (stream->buf.count) {
+		log->events_discarded += stream->buf.count;
 		stream->log_discarded = log->events_discarded;
 		stream->log_overrun = true;
 	}
 	__posixtrace_stream_status(stream, &st);
 	bitmap_copy(filter, stream->filter, POSIXTRACE_EVENT_ID_MAX);
-	ring = posixtrace_ring_detach(&stream->ring);
+	mem = posixtrace_buf_detach(&stream->buf);
 	spin_unlock(&stream->lock);
-	kvfree(ring);
+	kvfree(mem);
 
 	written = posixtrace_log_close(log, posixtrace_stream_names(stream),
 				       &st, filter);

@@ -11,7 +11,7 @@
  * (posixtrace_kev_traced_cached()). They run under the scheduler's
  * locks, interrupts off (but a task waking itself): they post to the
  * streams' kbufs as every kernel event does, which takes raw locks only
- * and asks for a drain through an irq_work (kevent_record.c, record.c).
+ * and asks for a drain through an irq_work (kevent_record.c, stream_record.c).
  * Nothing here may wake a task or queue a work directly: the runqueue
  * it would take may be the one held.
  *

@@ -40,7 +40,7 @@
 
 #include "log.h"
 #include "names.h"
-#include "ring.h"
+#include "buf.h"
 
 #define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
 #define POSIXTRACE_LOG_EVENTS_SIZE	sizeof(struct posixtrace_log_events)
@@ -433,7 +433,7 @@ static void posixtrace_log_put_system_data(void *dst, u32 id, const void *src,
 {
 	size_t i;
 
-	/* Records and their data are 8-byte aligned, here and in the ring. */
+	/* Records and their data are 8-byte aligned, here and in the buffer. */
 	if ((id == POSIXTRACE_EVENT_START || id == POSIXTRACE_EVENT_FILTER) &&
 	    IS_ALIGNED(len, 8)) {
 		for (i = 0; i < len / 8; i++)
@@ -677,7 +677,7 @@ static bool posixtrace_log_take(struct posixtrace_log *log,
  * posixtrace_log_write - write records taken from the stream
  * @log: the log
  * @names: the stream's table of event names
- * @recs: records as the ring holds them, back to back
+ * @recs: records as the buffer holds them, back to back
  * @bytes: their total size
  *
  * Errors are not returned: they are kept for posix_trace_get_status(), and

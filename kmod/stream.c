@@ -5,7 +5,7 @@
  * them, and the news monitoring is told.
  *
  * Locking and references are documented at struct posixtrace_stream
- * (stream_core.h); recording is record.c's, the log flush.c's.
+ * (stream_core.h); recording is stream_record.c's, the log flush.c's.
  */
 
 #include <linux/anon_inodes.h>
@@ -275,14 +275,14 @@ static u32 posixtrace_stream_kbuf_size(const struct posixtrace_stream *stream)
 	if (!(stream->attr.kernel_events &
 	      (POSIXTRACE_KERNEL_SYSCALL | POSIXTRACE_KERNEL_SCHED)))
 		return POSIXTRACE_KBUF_SIZE;
-	share = div_u64(stream->ring.size, 4 * num_possible_cpus());
+	share = div_u64(stream->buf.size, 4 * num_possible_cpus());
 	share = clamp_t(u64, share, POSIXTRACE_KBUF_SIZE,
 			POSIXTRACE_KBUF_SIZE_MAX);
 	return rounddown_pow_of_two((unsigned long)share);
 }
 
 /*
- * The ring, and the bounce buffer records taken out go through: a batch,
+ * The buffer, and the bounce buffer records taken out go through: a batch,
  * at least the largest record with a gap's two before it. A reader may map
  * the buffer (stream_read.c): whole pages then, and zeroed, so that it
  * shows nothing but this stream's records. Both charged to the creator.
@@ -296,8 +296,8 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 	struct posixtrace_kbufs *kbufs;
 	u32 kbuf_size;
 
-	if (posixtrace_ring_alloc(&stream->ring,
-				  posixtrace_stream_ring_size(stream)))
+	if (posixtrace_buf_alloc(&stream->buf,
+				 posixtrace_stream_ring_size(stream)))
 		return -ENOMEM;
 	kbuf_size = posixtrace_stream_kbuf_size(stream);
 	kbufs = posixtrace_kbufs_new(stream, kbuf_size);
@@ -305,12 +305,12 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 		return -ENOMEM;
 	rcu_assign_pointer(stream->kbufs, kbufs);
 	stream->kbuf_threshold = min_t(size_t, kbuf_size / 2,
-				       stream->ring.size / 4);
+				       stream->buf.size / 4);
 	if (!stream->log) {
 		batch = PAGE_ALIGN(batch);
 		gfp |= __GFP_ZERO;
 	}
-	/* Page by page, as the ring (ring.c says why). */
+	/* Page by page, as the buffer (buf.c says why). */
 	stream->bounce = __vmalloc(batch, gfp);
 	if (!stream->bounce)
 		return -ENOMEM;
@@ -347,7 +347,7 @@ static void posixtrace_stream_free(struct kref *ref)
 	posixtrace_stream_kbufs_retire(stream);
 	if (stream->kevents_held)
 		posixtrace_kevents_put(stream->attr.kernel_events);
-	kvfree(posixtrace_ring_detach(&stream->ring));
+	kvfree(posixtrace_buf_detach(&stream->buf));
 	kvfree(stream->bounce);
 	posixtrace_flush_free(stream);
 	kfree(stream->log_path);
@@ -615,7 +615,7 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
 	spin_lock(&stream->lock);
 	if (!stream->shut_down) {
-		posixtrace_ring_reset(&stream->ring);
+		posixtrace_buf_reset(&stream->buf);
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		stream->overrun_status = POSIXTRACE_NO_OVERRUN;
 		stream->gap_pending = false;
@@ -874,7 +874,7 @@ static void posixtrace_stream_kill(struct posixtrace_stream *stream,
 static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 				       bool wait)
 {
-	void *buf, *bounce = NULL;
+	void *mem, *bounce = NULL;
 
 	posixtrace_stream_kill(stream, true);
 	posixtrace_stream_kbufs_retire(stream);
@@ -886,12 +886,12 @@ static void posixtrace_stream_shutdown(struct posixtrace_stream *stream,
 		posixtrace_flush_final(stream, wait);
 		return;
 	}
-	/* Emitters and readers see shut_down under the lock: none uses @buf. */
+	/* Emitters and readers see shut_down under the lock: none uses it. */
 	spin_lock(&stream->lock);
-	buf = posixtrace_ring_detach(&stream->ring);
+	mem = posixtrace_buf_detach(&stream->buf);
 	bounce = posixtrace_stream_bounce_unused(stream);
 	spin_unlock(&stream->lock);
-	kvfree(buf);
+	kvfree(mem);
 	kvfree(bounce);
 }
 
@@ -1125,7 +1125,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 	st->events_recorded = stream->events_recorded;
 	st->events_lost = stream->events_lost;
 	st->events_read = stream->events_read;
-	st->bytes_used = stream->ring.used;
+	st->bytes_used = stream->buf.used;
 	st->bytes_total = stream->attr.stream_size;
 	st->log_events_discarded = stream->log_discarded;
 }

@@ -105,7 +105,7 @@ void posixtrace_streams_creator_gone(struct task_struct *task);
 int posixtrace_streams_init(void);
 void posixtrace_streams_exit(void);
 
-/* record.c: recording, and taking records out */
+/* stream_record.c: recording, and taking records out */
 /* A kick's view of a LOOP stream: lib/ring_walk.h. */
 struct posixtrace_loop_view;
 
@@ -149,7 +149,7 @@ __poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
 				struct file *file, poll_table *wait);
 
 /* flush.c */
-int posixtrace_stream_flush(struct posixtrace_stream *stream);
+int posixtrace_flush(struct posixtrace_stream *stream);
 bool posixtrace_flush_takes(struct posixtrace_stream *stream, bool ask);
 
 #endif /* _POSIXTRACE_STREAM_H */

@@ -18,12 +18,12 @@
 
 #include <linux/posixtrace_netlink.h>
 
-#include "ring.h"
+#include "buf.h"
 #include "stream.h"
 #include "syscall_select.h"
 
 /*
- * The stream core: stream.c (lifetime and control), record.c (recording,
+ * The stream core: stream.c (lifetime and control), stream_record.c (recording,
  * and taking records out), flush.c (the trace log) and links.c (the
  * processes a stream traces) share struct posixtrace_stream, and only
  * they include this header. Every other file uses stream.h's functions.
@@ -34,7 +34,7 @@ struct posixtrace_process;
 
 /*
  * A reader's (or the log's) batch that a drain stores records straight
- * into, while the stream holds none (record.c, stream_read.c): @used of
+ * into, while the stream holds none (stream_record.c, stream_read.c): @used of
  * @room bytes at @dst, @n records in it, all recorded after the stream's
  * @clears-th posix_trace_clear() (a clear empties the batch too). @pieces:
  * the log's thread of a FLUSH stream, which takes what the sources hold a
@@ -71,7 +71,7 @@ struct posixtrace_news {
  *  - @ctl_lock (mutex) serialises start, stop, clear and filter changes.
  *    Shutdown does not take it: it must never wait for a caller that
  *    holds it (see posixtrace_stream_shutdown()).
- *  - @lock (spinlock) protects @ring, @running, @shut_down, the status
+ *  - @lock (spinlock) protects @buf, @running, @shut_down, the status
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
  *  - @read_lock (mutex) makes readers take turns, as they share @bounce
@@ -126,8 +126,8 @@ struct posixtrace_stream {
 	 */
 	atomic64_t kernel_lost;
 	bool kevents_held;		/* posixtrace_kevents_get() done */
-	/* record.c: the records and the recording state, under @lock. */
-	struct posixtrace_ring ring;
+	/* stream_record.c: the records and the recording state, under @lock. */
+	struct posixtrace_buf buf;
 	bool running;
 	bool shut_down;
 	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
@@ -153,7 +153,7 @@ struct posixtrace_stream {
 	struct posixtrace_direct *direct;
 	/*
 	 * stream.c: state changes under way (their drain done, the change
-	 * not yet made); kicks drop nothing meanwhile (record.c). Atomic:
+	 * not yet made); kicks drop nothing meanwhile (stream_record.c). Atomic:
 	 * a shutdown takes no @ctl_lock (posixtrace_stream_shutdown()).
 	 */
 	atomic_t changing;
@@ -166,7 +166,7 @@ struct posixtrace_stream {
 	 * stream.c: the time of the creator's exit or exec (ns since the
 	 * Epoch), noted by its hook under the streams' lock, 0 before; never
 	 * changes after. What its threads make after it is not recorded
-	 * (record.c), even before the task work @creator_cb kills the
+	 * (stream_record.c), even before the task work @creator_cb kills the
 	 * stream; @creator_gone is set after that kill, for the reap work.
 	 */
 	s64 died_ns;
@@ -175,7 +175,7 @@ struct posixtrace_stream {
 	/*
 	 * stream.c: killed after its creator's death, the time of the death,
 	 * until a shutdown (the reap work's, or the last close's) has drained
-	 * after it: ring records stamped up to then still go in (record.c);
+	 * after it: ring records stamped up to then still go in (stream_record.c);
 	 * else 0.
 	 */
 	s64 doom_ns;
@@ -244,7 +244,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st);
 void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
 
-/* record.c */
+/* stream_record.c */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);
 void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream);
 bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,

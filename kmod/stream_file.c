@@ -229,7 +229,7 @@ static long posixtrace_stream_command(struct posixtrace_stream *stream,
 		return posixtrace_stream_control(stream,
 						 POSIXTRACE_STREAM_SHUTDOWN);
 	}
-	return posixtrace_stream_flush(stream);
+	return posixtrace_flush(stream);
 }
 
 static long posixtrace_stream_ioctl(struct file *file, unsigned int cmd,

@@ -2,12 +2,12 @@
 /*
  * A stream's readers: GETNEXT, poll() and the mapping of the batch buffer.
  *
- * GETNEXT takes a batch of records out of the ring into the stream's
+ * GETNEXT takes a batch of records out of the stream's buffer into its
  * bounce buffer, under the stream's lock, then copies the batch to the
  * caller. With MAPPED it does not: the caller reads the batch in its
- * read-only mapping of the buffer, which stays as it is until the next
- * GETNEXT (readers take turns under the read lock). One copy a record
- * instead of two; the ring itself is not mapped, because LOOP writes over
+ * read-only mapping of the bounce buffer, which stays as it is until the
+ * next GETNEXT (readers take turns under the read lock). One copy a record
+ * instead of two; the stream's buffer is not mapped, because LOOP writes over
  * its oldest records whenever it likes, and a reader could not tell.
  */
 
@@ -94,7 +94,7 @@ static void posixtrace_stream_drain_direct(struct posixtrace_stream *stream,
 		 * A record the batch could not take went into the stream:
 		 * the batch takes no more, and drains would only store.
 		 */
-		if (!counted && READ_ONCE(stream->ring.count))
+		if (!counted && READ_ONCE(stream->buf.count))
 			break;
 		if (!counted && !direct->pieces &&
 		    !posixtrace_stream_direct_fits(stream,
@@ -186,7 +186,7 @@ static int posixtrace_stream_fill_batch(struct posixtrace_stream *stream,
 	/* Shut down already (@bounce may be NULL): -EINVAL, nothing stored. */
 	n = posixtrace_stream_take(stream, bounce, room, U64_MAX, &taken, true,
 				   NULL);
-	if (n < 0 || taken == room || READ_ONCE(stream->ring.count))
+	if (n < 0 || taken == room || READ_ONCE(stream->buf.count))
 		goto out;
 	direct.dst = bounce + taken;
 	/* No more than the stream holds in one read. */
@@ -261,7 +261,7 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 /* Anything a reader can act on: an event, or the end of the stream. */
 static bool posixtrace_stream_readable(struct posixtrace_stream *stream)
 {
-	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->shut_down) ||
+	return READ_ONCE(stream->buf.count) || READ_ONCE(stream->shut_down) ||
 	       READ_ONCE(stream->sources_news);
 }
 
@@ -392,7 +392,7 @@ __poll_t posixtrace_stream_poll(struct posixtrace_stream *stream,
 	poll_wait(file, &stream->wq, wait);
 	if (READ_ONCE(stream->shut_down))
 		return EPOLLHUP | EPOLLERR;
-	return READ_ONCE(stream->ring.count) || READ_ONCE(stream->sources_news) ?
+	return READ_ONCE(stream->buf.count) || READ_ONCE(stream->sources_news) ?
 	       EPOLLIN | EPOLLRDNORM : 0;
 }
 

@@ -519,7 +519,7 @@ static void posixtrace_thread_ring_free(struct work_struct *work)
  * Say @ring is retired, if it was live: a revoked ring says so. The word
  * is the thread's to read (and to scribble on: then it only fools itself).
  */
-static void posixtrace_ring_ctl_retire(struct posixtrace_ring_ctl *ctl)
+static void posixtrace_thread_ring_ctl_retire(struct posixtrace_ring_ctl *ctl)
 {
 	cmpxchg(&ctl->state, POSIXTRACE_RING_LIVE, POSIXTRACE_RING_RETIRED);
 }
@@ -527,7 +527,7 @@ static void posixtrace_ring_ctl_retire(struct posixtrace_ring_ctl *ctl)
 static void
 posixtrace_thread_ring_mark_retired(struct posixtrace_thread_ring *ring)
 {
-	posixtrace_ring_ctl_retire(READ_ONCE(ring->ctl));
+	posixtrace_thread_ring_ctl_retire(READ_ONCE(ring->ctl));
 }
 
 /*
@@ -1241,7 +1241,7 @@ static bool posixtrace_thread_ring_grow(struct posixtrace_thread_ring *ring,
 	lockdep_assert_held(&posixtrace_ring_domain(ring)->mutex);
 	if (ring->dead || ring->revoked || READ_ONCE(ring->src.closed))
 		return false;
-	posixtrace_ring_ctl_retire(old_ctl);
+	posixtrace_thread_ring_ctl_retire(old_ctl);
 	ctl = posixtrace_thread_ring_ctl_init(mem, size, old_size);
 	data = (u8 *)ctl + PAGE_SIZE;
 	/*

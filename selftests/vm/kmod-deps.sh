@@ -11,13 +11,13 @@
 set -euo pipefail
 
 dir=${1:?usage: $0 BUILT_KMOD_DIR}
-core="stream.c record.c stream_read.c flush.c links.c"
+core="stream.c stream_record.c stream_read.c flush.c links.c"
 # The cycles the design has, each the set of its files in sorted order;
 # Documentation/dev-tools/posixtrace-design.rst says why. The stream core:
 # its files share struct posixtrace_stream, and the drain that takes
 # records into it is asked for by the core and hands records back to it;
 # the log's thread (flush.c) takes records as a reader (stream_read.c).
-declared="drain flush links record stream stream_read"
+declared="drain flush links stream stream_read stream_record"
 
 objs=$(cd "$dir" && ls *.o | grep -v -e '\.mod\.o$' -e '^posixtrace\.o$')
 [ -n "$objs" ] || { echo "no objects in $dir" >&2; exit 1; }

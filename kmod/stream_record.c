@@ -3,12 +3,12 @@
  * Recording events into a stream, and taking them out.
  *
  * Recording. An emitter (posixtrace_stream_emit()) builds the record header
- * outside the lock, then stores header and data into the ring under the
+ * outside the lock, then stores header and data into the buffer under the
  * stream's spinlock. Every event generated while the stream accepts events
  * takes the next sequence number, stored or lost, so that loss shows as a
  * gap as well as in the counters.
  *
- * Full policies. The ring holds stream_size bytes of records plus room for
+ * Full policies. The buffer holds stream_size bytes of records plus room for
  * one STOP: every other record leaves that much free, so that the STOP an
  * UNTIL_FULL stream records when it fills can always be recorded:
  *
@@ -18,7 +18,7 @@
  *    POSIX_TRACE_OVERFLOW (stamped with the first overwritten event's time)
  *    and POSIX_TRACE_RESUME (stamped with the next event's time) just before
  *    the first event after it; they are built by the reader and take no
- *    room in the ring.
+ *    room in the buffer.
  *  - POSIX_TRACE_UNTIL_FULL: an event that does not fit stops the stream:
  *    it is lost, the stream becomes suspended and full, and a
  *    POSIX_TRACE_STOP with "auto" data 1 is recorded in the kept room.
@@ -33,7 +33,7 @@
  * the old and the new one.
  *
  * Taking records out (for readers, stream_read.c, and the flush to the
- * log): LOOP gaps are reported where records leave the ring.
+ * log): LOOP gaps are reported where records leave the buffer.
  */
 
 #include <linux/ktime.h>
@@ -48,11 +48,11 @@
 #include "stream_core.h"
 
 /*
- * The room a record of type @id must leave free in the ring: the STOP an
+ * The room a record of type @id must leave free in the buffer: the STOP an
  * UNTIL_FULL (or FLUSH) stream records when it fills always fits, and
  * with a log so do the markers of the flushes around it: the FLUSH_STOP
  * of one under way (which took only what came before its FLUSH_START,
- * while newer records filled the ring), and the FLUSH_START and
+ * while newer records filled the buffer), and the FLUSH_START and
  * FLUSH_STOP of the next, which empties it. A stopped stream records no
  * STOP any more: the flush markers need not leave room for one then.
  * Every other type leaves the whole reserve.
@@ -75,7 +75,7 @@ static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 	}
 }
 
-/* The ring a new stream needs: its size, and the room kept (see above). */
+/* The buffer a new stream needs: its size, and the room kept (above). */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream)
 {
 	return stream->attr.stream_size +
@@ -149,19 +149,19 @@ static void posixtrace_record_put(u8 *dst, const struct posixtrace_record *rec,
  * Append @rec and its data, the room made: built in place when it does
  * not wrap, as most records (posixtrace_record_put()).
  */
-static void posixtrace_record_append(struct posixtrace_ring *ring,
+static void posixtrace_record_append(struct posixtrace_buf *buf,
 				     const struct posixtrace_record *rec,
 				     const void *data)
 {
-	u8 *dst = posixtrace_ring_reserve(ring, rec->size);
+	u8 *dst = posixtrace_buf_reserve(buf, rec->size);
 
 	if (!dst) {
-		posixtrace_ring_write(ring, rec, sizeof(*rec), data,
-				      rec->data_len, rec->size);
+		posixtrace_buf_write(buf, rec, sizeof(*rec), data,
+				     rec->data_len, rec->size);
 		return;
 	}
 	posixtrace_record_put(dst, rec, data);
-	posixtrace_ring_commit(ring, rec->size);
+	posixtrace_buf_commit(buf, rec->size);
 }
 
 /*
@@ -196,19 +196,19 @@ static void posixtrace_stream_gap(struct posixtrace_stream *stream, s64 sec,
 
 /*
  * LOOP: drop the oldest record to make room, or @all the records, each
- * counted lost; the gap begins at the oldest. The ring is not empty.
+ * counted lost; the gap begins at the oldest. The buffer is not empty.
  */
 static void posixtrace_stream_overwrite(struct posixtrace_stream *stream,
 					bool all)
 {
-	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_buf *buf = &stream->buf;
 	const struct posixtrace_record *oldest;
 	struct posixtrace_record copy;
-	size_t count = all ? ring->count : 1;
+	size_t count = all ? buf->count : 1;
 
-	oldest = posixtrace_ring_oldest(ring, &copy);
+	oldest = posixtrace_buf_oldest(buf, &copy);
 	posixtrace_stream_gap(stream, oldest->ts_sec, oldest->ts_nsec);
-	posixtrace_ring_drop(ring, all ? ring->used : oldest->size, count);
+	posixtrace_buf_drop(buf, all ? buf->used : oldest->size, count);
 	stream->events_lost += count;
 }
 
@@ -270,8 +270,8 @@ static bool posixtrace_stream_store_direct(struct posixtrace_stream *stream,
 	 * One the stream, empty, could not hold is lost (the reader's bound
 	 * keeps such a one from coming here; checked still).
 	 */
-	if (!direct || stream->ring.count ||
-	    rec->size + keep > stream->ring.size ||
+	if (!direct || stream->buf.count ||
+	    rec->size + keep > stream->buf.size ||
 	    direct->used + gap + rec->size > direct->room)
 		return false;
 	rec->seq = stream->seq++;
@@ -303,7 +303,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 				    struct posixtrace_record *rec,
 				    const void *data, bool system)
 {
-	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_buf *buf = &stream->buf;
 	size_t keep = posixtrace_stream_keep(stream, system ? rec->event_id :
 					     POSIXTRACE_EVENT_USER_BASE);
 
@@ -312,13 +312,13 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 		return true;
 	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP) {
 		/* Even an empty stream could not hold it: only it is lost. */
-		if (rec->size + keep > ring->size) {
+		if (rec->size + keep > buf->size) {
 			posixtrace_stream_lost(stream);
 			return false;
 		}
-		while (posixtrace_ring_free(ring) < rec->size + keep)
+		while (posixtrace_buf_free(buf) < rec->size + keep)
 			posixtrace_stream_overwrite(stream, false);
-	} else if (posixtrace_ring_free(ring) < rec->size + keep) {
+	} else if (posixtrace_buf_free(buf) < rec->size + keep) {
 		struct timespec64 ts = {
 			.tv_sec = rec->ts_sec, .tv_nsec = rec->ts_nsec
 		};
@@ -334,7 +334,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 	rec->seq = stream->seq++;
 	stream->last_ts.tv_sec = rec->ts_sec;
 	stream->last_ts.tv_nsec = rec->ts_nsec;
-	posixtrace_record_append(ring, rec, data);
+	posixtrace_record_append(buf, rec, data);
 	stream->events_recorded++;
 	if (stream->log)
 		posixtrace_flush_maybe(stream);
@@ -572,7 +572,7 @@ posixtrace_stream_run_step(const struct posixtrace_stream *stream,
 	if (test_bit(emit->event_id, stream->filter))
 		return POSIXTRACE_RUN_SKIP;
 	*size = POSIXTRACE_RECORD_SIZE(*len);
-	return *size + keep > stream->ring.size ? POSIXTRACE_RUN_STOP :
+	return *size + keep > stream->buf.size ? POSIXTRACE_RUN_STOP :
 						  POSIXTRACE_RUN_TAKE;
 }
 
@@ -632,7 +632,7 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 	unsigned int i;
 
 	lockdep_assert_held(&stream->lock);
-	if (!direct || stream->ring.count || stream->gap_pending ||
+	if (!direct || stream->buf.count || stream->gap_pending ||
 	    !posixtrace_stream_runs(stream))
 		return 0;
 	keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
@@ -657,7 +657,7 @@ static unsigned int posixtrace_stream_emit_direct(struct posixtrace_stream *stre
 }
 
 /*
- * The run of @emits stored in the stream's ring, as
+ * The run of @emits stored in the stream's buffer, as
  * posixtrace_stream_emit_one() would store each, in one loop: while no
  * reader takes them as they come, each is a thread ring's record that
  * fits, and, but with LOOP (which overwrites the oldest), there is room
@@ -670,7 +670,7 @@ static unsigned int posixtrace_stream_emit_stored(struct posixtrace_stream *stre
 						  struct posixtrace_record_ids *ids,
 						  bool *stored)
 {
-	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_buf *buf = &stream->buf;
 	const struct posixtrace_emit *emit;
 	enum posixtrace_run_step step;
 	struct posixtrace_record rec;
@@ -691,12 +691,12 @@ static unsigned int posixtrace_stream_emit_stored(struct posixtrace_stream *stre
 			continue;
 		/* Full, but with LOOP: one by one (a stop, a flush). */
 		if (step == POSIXTRACE_RUN_STOP ||
-		    (!loop && posixtrace_ring_free(ring) < size + keep))
+		    (!loop && posixtrace_buf_free(buf) < size + keep))
 			break;
-		while (posixtrace_ring_free(ring) < size + keep)
+		while (posixtrace_buf_free(buf) < size + keep)
 			posixtrace_stream_overwrite(stream, false);
 		posixtrace_stream_run_record(stream, emit, len, ids, &rec);
-		posixtrace_record_append(ring, &rec, emit->data);
+		posixtrace_record_append(buf, &rec, emit->data);
 		*stored = true;
 	}
 	if (*stored && stream->log)
@@ -891,7 +891,7 @@ size_t posixtrace_stream_loop_capacity(const struct posixtrace_stream *stream)
 {
 	if (stream->attr.stream_full_policy != POSIXTRACE_LOOP || stream->log)
 		return 0;
-	return stream->ring.size;
+	return stream->buf.size;
 }
 
 /**
@@ -918,10 +918,10 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	if (ok) {
 		view->id = stream->id;
 		view->changes = atomic_read(&stream->changes);
-		view->capacity = stream->ring.size;
+		view->capacity = stream->buf.size;
 		view->max_data = stream->attr.max_data_size;
 		/* Larger, it is lost alone, even in an empty stream. */
-		view->record_max = stream->ring.size -
+		view->record_max = stream->buf.size -
 			posixtrace_stream_keep(stream,
 					       POSIXTRACE_EVENT_USER_BASE);
 		view->filter = stream->filter;
@@ -964,7 +964,7 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 				   const struct timespec64 *first, u64 kept)
 {
-	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_buf *buf = &stream->buf;
 	size_t keep = posixtrace_stream_keep(stream,
 					     POSIXTRACE_EVENT_USER_BASE);
 	bool running;
@@ -976,7 +976,7 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	 */
 	running = stream->running && !stream->shut_down &&
 		  !atomic_read(&stream->changing);
-	if (running && n && stream->ring.count)
+	if (running && n && stream->buf.count)
 		posixtrace_stream_overwrite(stream, true);
 	if (running && n) {
 		/* Stored, it would have been stamped no older than the last. */
@@ -994,7 +994,7 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 		stream->events_lost += n;
 	}
 	/* As storing @kept would, record by record. */
-	while (running && ring->count && ring->used + kept + keep > ring->size)
+	while (running && buf->count && buf->used + kept + keep > buf->size)
 		posixtrace_stream_overwrite(stream, false);
 	spin_unlock(&stream->lock);
 	return running;
@@ -1028,7 +1028,7 @@ static void posixtrace_stream_start_stop(struct posixtrace_stream *stream,
 		 */
 		if (stream->attr.stream_full_policy != POSIXTRACE_LOOP &&
 		    !test_bit(id, stream->filter) &&
-		    posixtrace_ring_free(&stream->ring) <
+		    posixtrace_buf_free(&stream->buf) <
 		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
 		    posixtrace_stream_keep(stream, id)) {
 			stream->full_status = POSIXTRACE_FULL;
@@ -1077,7 +1077,7 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		return;
 	}
-	if (stream->ring.count)
+	if (stream->buf.count)
 		return;
 	/*
 	 * Killed after its creator's death, its last records still coming
@@ -1132,7 +1132,7 @@ void posixtrace_stream_error(struct posixtrace_stream *stream, int error)
 }
 
 /*
- * A system event built by the reader (OVERFLOW, RESUME): it takes no ring
+ * A system event built by the reader (OVERFLOW, RESUME): it takes no buffer
  * space. Returns the bytes written at @dst.
  */
 static size_t posixtrace_reader_system_event(void *dst, u32 id, s64 sec,
@@ -1191,16 +1191,16 @@ static size_t posixtrace_reader_gap(struct posixtrace_stream *stream,
 static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 				  size_t room, u64 seq_limit, size_t *bytes)
 {
-	struct posixtrace_ring *ring = &stream->ring;
+	struct posixtrace_buf *buf = &stream->buf;
 	const struct posixtrace_record *next;
 	struct posixtrace_record copy;
 	size_t used = 0, run = 0, taken, off;
 	int n = 0;
 
 	lockdep_assert_held(&stream->lock);
-	if (!ring->count)
+	if (!buf->count)
 		goto out;
-	next = posixtrace_ring_oldest(ring, &copy);
+	next = posixtrace_buf_oldest(buf, &copy);
 	if (next->seq >= seq_limit)
 		goto out;
 	if (stream->gap_pending) {
@@ -1210,16 +1210,16 @@ static int posixtrace_stream_fill(struct posixtrace_stream *stream, u8 *dst,
 		used = posixtrace_reader_gap(stream, dst, next);
 		n = used / sizeof(*next);
 	}
-	for (off = ring->tail, taken = 0; taken < ring->count; taken++) {
-		next = posixtrace_ring_header(ring, off, &copy);
+	for (off = buf->tail, taken = 0; taken < buf->count; taken++) {
+		next = posixtrace_buf_header(buf, off, &copy);
 		if (next->seq >= seq_limit || used + run + next->size > room)
 			break;
 		run += next->size;
-		off = posixtrace_ring_advance(ring, off, next->size);
+		off = posixtrace_buf_advance(buf, off, next->size);
 	}
 	if (!taken)
 		return -ENOSPC;
-	posixtrace_ring_take(ring, dst + used, run, taken);
+	posixtrace_buf_take(buf, dst + used, run, taken);
 	used += run;
 	n += taken;
 	/* Events read: what was recorded, not what the reader made. */
@@ -1292,10 +1292,10 @@ u64 posixtrace_stream_bytes_bound(u64 source_bytes)
 static bool posixtrace_stream_would_hold(const struct posixtrace_stream *stream,
 					 u64 bytes)
 {
-	const struct posixtrace_ring *ring = &stream->ring;
+	const struct posixtrace_buf *buf = &stream->buf;
 	u64 keep = posixtrace_stream_keep(stream, POSIXTRACE_EVENT_USER_BASE);
 
-	return bytes + keep <= posixtrace_ring_free(ring);
+	return bytes + keep <= posixtrace_buf_free(buf);
 }
 
 /**
@@ -1361,7 +1361,7 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 	if (direct->pieces)
 		bytes = min_t(u64, bytes, direct->room);
 	spin_lock(&stream->lock);
-	ok = !stream->ring.count && !stream->shut_down &&
+	ok = !stream->buf.count && !stream->shut_down &&
 	     !stream->auto_stopped &&
 	     posixtrace_stream_would_hold(stream, bytes);
 	if (ok) {
