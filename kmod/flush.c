@@ -149,8 +149,7 @@ bool posixtrace_flush_takes(struct posixtrace_stream *stream, bool ask)
 	    stream->attr.stream_full_policy != POSIXTRACE_FLUSH)
 		return false;
 	spin_lock(&stream->lock);
-	takes = stream->running && !stream->shut_down &&
-		!stream->auto_stopped;
+	takes = posixtrace_stream_running(stream) && !stream->shut_down;
 	if (takes && ask && !stream->take_requested) {
 		stream->take_requested = true;
 		posixtrace_flush_queue(stream);
@@ -188,7 +187,8 @@ void posixtrace_flush_maybe(struct posixtrace_stream *stream)
 	lockdep_assert_held(&stream->lock);
 	if (stream->attr.stream_full_policy != POSIXTRACE_FLUSH)
 		return;
-	if (stream->auto_stopped || stream->buf.used >= stream->buf.size / 2)
+	if (posixtrace_stream_stopped_full(stream) ||
+	    stream->buf.used >= stream->buf.size / 2)
 		posixtrace_flush_request(stream);
 }
 
@@ -343,7 +343,7 @@ static void posixtrace_flush_direct(struct posixtrace_stream *stream)
 
 	while (written < stream->attr.stream_size) {
 		spin_lock(&stream->lock);
-		stopped = stream->auto_stopped;
+		stopped = posixtrace_stream_stopped_full(stream);
 		limit = stream->seq;
 		spin_unlock(&stream->lock);
 		/*

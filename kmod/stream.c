@@ -701,7 +701,7 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 	else
 		bitmap_andnot(stream->filter, stream->filter, set,
 			      POSIXTRACE_EVENT_ID_MAX);
-	if (stream->running) {
+	if (posixtrace_stream_running(stream)) {
 		bitmap_to_arr64(data[1].bits, stream->filter,
 				POSIXTRACE_EVENT_ID_MAX);
 		ktime_get_real_ts64(&ts);
@@ -710,7 +710,7 @@ int posixtrace_stream_set_filter(struct posixtrace_stream *stream,
 							current, &ts, data,
 							sizeof(data));
 		/* Or it did not fit and stopped the stream: wake for the STOP. */
-		stored |= stream->auto_stopped;
+		stored |= posixtrace_stream_stopped_full(stream);
 	}
 	spin_unlock(&stream->lock);
 	posixtrace_stream_change_end(stream);
@@ -738,11 +738,9 @@ void posixtrace_stream_get_filter(struct posixtrace_stream *stream,
 static void posixtrace_stream_end(struct posixtrace_stream *stream,
 				  const struct timespec64 *ts)
 {
-	if (stream->log && stream->running)
+	if (stream->log && posixtrace_stream_running(stream))
 		posixtrace_stream_store_stop(stream, NULL, ts, 0);
-	stream->running = false;
-	stream->auto_stopped = false;
-	posixtrace_stream_state_set(stream);
+	posixtrace_stream_set_state(stream, POSIXTRACE_STREAM_STOPPED);
 }
 
 /*
@@ -1111,8 +1109,8 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 	if (stream->shut_down)
 		st->state = POSIXTRACE_NL_SHUT_DOWN;
 	else
-		st->state = stream->running ? POSIXTRACE_RUNNING :
-					      POSIXTRACE_SUSPENDED;
+		st->state = posixtrace_stream_running(stream) ?
+			    POSIXTRACE_RUNNING : POSIXTRACE_SUSPENDED;
 	st->full_status = stream->full_status;
 	st->overrun_status = stream->overrun_status;
 	st->flush_status = stream->flushing ? POSIXTRACE_FLUSHING :

@@ -58,6 +58,27 @@ struct posixtrace_news {
 };
 
 /*
+ * What a stream does with an event generated now: its recording state
+ * (stream_record.c). One word, written under the stream's lock with
+ * WRITE_ONCE() (posixtrace_stream_set_state()) and only once a change is
+ * whole, so that the kernel events' probes, which take no lock, never see
+ * one half made (posixtrace_stream_post_kernel()). Shutting down is the
+ * stream's lifetime, not a recording state (@shut_down): a stream killed
+ * after its creator's death keeps its state for the records made before
+ * the death that still come in.
+ */
+enum posixtrace_stream_state {
+	/* Suspended (as created, or posix_trace_stop()): not generated. */
+	POSIXTRACE_STREAM_STOPPED,
+	/* Recorded, or lost as the full policy says. */
+	POSIXTRACE_STREAM_RUNNING,
+	/* UNTIL_FULL, stopped because full: lost; restarts once emptied. */
+	POSIXTRACE_STREAM_FULL,
+	/* ... and posix_trace_stop() since: not generated, and stays so. */
+	POSIXTRACE_STREAM_FULL_STOPPED,
+};
+
+/*
  * A trace stream.
  *
  * References: one held by its file (the anon inode fd the creator got), one
@@ -71,7 +92,7 @@ struct posixtrace_news {
  *  - @ctl_lock (mutex) serialises start, stop, clear and filter changes.
  *    Shutdown does not take it: it must never wait for a caller that
  *    holds it (see posixtrace_stream_shutdown()).
- *  - @lock (spinlock) protects @buf, @running, @shut_down, the status
+ *  - @lock (spinlock) protects @buf, @state, @shut_down, the status
  *    fields and the counters. Emitters and readers take it; nothing done
  *    under it sleeps or touches user memory.
  *  - @read_lock (mutex) makes readers take turns, as they share @bounce
@@ -128,20 +149,8 @@ struct posixtrace_stream {
 	bool kevents_held;		/* posixtrace_kevents_get() done */
 	/* stream_record.c: the records and the recording state, under @lock. */
 	struct posixtrace_buf buf;
-	bool running;
+	enum posixtrace_stream_state state;
 	bool shut_down;
-	bool auto_stopped;		/* UNTIL_FULL: stopped because full */
-	bool restart_pending;		/* ... and restarts once emptied */
-	/*
-	 * Does an event lost now count (@running, or @auto_stopped with
-	 * @restart_pending, as posixtrace_stream_emit_one() judges one)? For
-	 * the kernel events' probes, which take no lock
-	 * (posixtrace_stream_post_kernel()): one word, set once a change of
-	 * those is whole (posixtrace_stream_state_set()), so that they never
-	 * see one half made (a restart clears @auto_stopped, then sets
-	 * @running).
-	 */
-	bool counts_lost;
 	bool gap_pending;		/* LOOP: records overwritten since last read */
 	bool gap_overflow;		/* ... to be reported by OVERFLOW */
 	bool gap_resume;		/* ... and RESUME (not filtered out then) */
@@ -237,6 +246,32 @@ struct posixtrace_stream {
 	struct list_head all_node;	/* in the stream list */
 };
 
+/* Recording: an event generated now is recorded (or lost to room). */
+static inline bool
+posixtrace_stream_running(const struct posixtrace_stream *stream)
+{
+	return stream->state == POSIXTRACE_STREAM_RUNNING;
+}
+
+/* Stopped because it was full (UNTIL_FULL), restarting or not. */
+static inline bool
+posixtrace_stream_stopped_full(const struct posixtrace_stream *stream)
+{
+	return stream->state == POSIXTRACE_STREAM_FULL ||
+	       stream->state == POSIXTRACE_STREAM_FULL_STOPPED;
+}
+
+/*
+ * Does an event lost in @state count, as posixtrace_stream_emit_one()
+ * judges one: recording, or full until it restarts?
+ */
+static inline bool
+posixtrace_stream_counts_lost(enum posixtrace_stream_state state)
+{
+	return state == POSIXTRACE_STREAM_RUNNING ||
+	       state == POSIXTRACE_STREAM_FULL;
+}
+
 /* stream.c */
 void posixtrace_stream_slot_put(kuid_t user);
 void *posixtrace_stream_bounce_unused(struct posixtrace_stream *stream);
@@ -253,7 +288,8 @@ bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    const void *data, size_t len);
 bool posixtrace_stream_store_error(struct posixtrace_stream *stream, int error);
 void posixtrace_stream_drained(struct posixtrace_stream *stream);
-void posixtrace_stream_state_set(struct posixtrace_stream *stream);
+void posixtrace_stream_set_state(struct posixtrace_stream *stream,
+				 enum posixtrace_stream_state state);
 void posixtrace_stream_store_stop(struct posixtrace_stream *stream,
 				  struct task_struct *task,
 				  const struct timespec64 *ts, u32 automatic);

@@ -61,7 +61,8 @@ static size_t posixtrace_stream_keep(const struct posixtrace_stream *stream,
 				     u32 id)
 {
 	size_t flush = stream->log ? POSIXTRACE_FLUSH_RECORD_SIZE : 0;
-	size_t stop = stream->running ? POSIXTRACE_STOP_RECORD_SIZE : 0;
+	size_t stop = posixtrace_stream_running(stream) ?
+		      POSIXTRACE_STOP_RECORD_SIZE : 0;
 
 	switch (id) {
 	case POSIXTRACE_EVENT_STOP:
@@ -325,7 +326,7 @@ static bool posixtrace_stream_store(struct posixtrace_stream *stream,
 
 		posixtrace_stream_lost(stream);
 		/* Full: a FILTER event that cannot be recorded stops it too. */
-		if (keep && stream->running)
+		if (keep && posixtrace_stream_running(stream))
 			posixtrace_stream_auto_stop(stream, &ts);
 		if (stream->log)
 			posixtrace_flush_maybe(stream);
@@ -381,27 +382,24 @@ static bool posixtrace_stream_store_start(struct posixtrace_stream *stream,
 }
 
 /**
- * posixtrace_stream_state_set - the recording state changed: publish it
+ * posixtrace_stream_set_state - the recording state changes, whole
  * @stream: the stream, its lock held
+ * @state: its new state
  *
- * After every change of @running, @auto_stopped or @restart_pending, once
- * it is whole, before the lock goes (see @counts_lost).
+ * One store (see enum posixtrace_stream_state): a change is made once the
+ * new state is known, never through another on the way.
  */
-void posixtrace_stream_state_set(struct posixtrace_stream *stream)
+void posixtrace_stream_set_state(struct posixtrace_stream *stream,
+				 enum posixtrace_stream_state state)
 {
 	lockdep_assert_held(&stream->lock);
-	WRITE_ONCE(stream->counts_lost,
-		   stream->running ||
-		   (stream->auto_stopped && stream->restart_pending));
+	WRITE_ONCE(stream->state, state);
 }
 
 static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 					const struct timespec64 *ts)
 {
-	stream->running = false;
-	stream->auto_stopped = true;
-	stream->restart_pending = true;
-	posixtrace_stream_state_set(stream);
+	posixtrace_stream_set_state(stream, POSIXTRACE_STREAM_FULL);
 	stream->full_status = POSIXTRACE_FULL;
 	posixtrace_stream_store_stop(stream, NULL, ts, 1);
 	posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
@@ -521,15 +519,15 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
 		return false;
 	if (emit->garbage) {
 		/* Whatever it was, a running stream counts it lost. */
-		if (stream->running)
+		if (posixtrace_stream_running(stream))
 			posixtrace_stream_lost(stream);
 	} else if (test_bit(emit->event_id, stream->filter)) {
 		;	/* filtered out: neither recorded nor lost */
-	} else if (stream->running) {
+	} else if (posixtrace_stream_running(stream)) {
 		stored = posixtrace_stream_store_user(stream, emit, len, ids);
 		/* Lost, but it stopped the stream: readers get the STOP. */
-		stored |= stream->auto_stopped;
-	} else if (stream->auto_stopped && stream->restart_pending) {
+		stored |= posixtrace_stream_stopped_full(stream);
+	} else if (stream->state == POSIXTRACE_STREAM_FULL) {
 		/* Generated while full: lost (after a stop, not generated). */
 		posixtrace_stream_lost(stream);
 	}
@@ -544,7 +542,7 @@ static bool posixtrace_stream_emit_one(struct posixtrace_stream *stream,
  */
 static bool posixtrace_stream_runs(const struct posixtrace_stream *stream)
 {
-	return !stream->shut_down && stream->running &&
+	return !stream->shut_down && posixtrace_stream_running(stream) &&
 	       !READ_ONCE(stream->died_ns);
 }
 
@@ -831,10 +829,11 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 	/*
 	 * Lost as the drain would count it (posixtrace_stream_emit_one()):
 	 * by a running stream, and by one stopped because full until it
-	 * restarts. One word: the three, read apart, could be caught in the
-	 * middle of a restart, none of them saying so.
+	 * restarts. The state is one word, whole: read once, without the
+	 * lock, it is a state the stream was in.
 	 */
-	if (ret == -ENOSPC && READ_ONCE(stream->counts_lost))
+	if (ret == -ENOSPC &&
+	    posixtrace_stream_counts_lost(READ_ONCE(stream->state)))
 		atomic64_inc(&stream->kernel_lost);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)
@@ -913,7 +912,8 @@ bool posixtrace_stream_loop_view(struct posixtrace_stream *stream,
 	bool ok;
 
 	spin_lock(&stream->lock);
-	ok = stream->running && !stream->shut_down && !stream->log &&
+	ok = posixtrace_stream_running(stream) && !stream->shut_down &&
+	     !stream->log &&
 	     stream->attr.stream_full_policy == POSIXTRACE_LOOP;
 	if (ok) {
 		view->id = stream->id;
@@ -974,7 +974,7 @@ bool posixtrace_stream_overwritten(struct posixtrace_stream *stream, u64 n,
 	 * A change under way has drained and judges nothing more: the newer
 	 * records that would overwrite these may never be stored.
 	 */
-	running = stream->running && !stream->shut_down &&
+	running = posixtrace_stream_running(stream) && !stream->shut_down &&
 		  !atomic_read(&stream->changing);
 	if (running && n && stream->buf.count)
 		posixtrace_stream_overwrite(stream, true);
@@ -1017,10 +1017,14 @@ static void posixtrace_stream_start_stop(struct posixtrace_stream *stream,
 	ktime_get_real_ts64(&ts);
 	if (stream->shut_down) {
 		/* Killed by its creator's exit or exec: nothing to do. */
-	} else if (stream->auto_stopped) {
+	} else if (posixtrace_stream_stopped_full(stream)) {
 		/* Full: nothing recorded now; the restart follows the last call. */
-		stream->restart_pending = id == POSIXTRACE_EVENT_START;
-	} else if (id == POSIXTRACE_EVENT_START && !stream->running) {
+		posixtrace_stream_set_state(stream,
+					    id == POSIXTRACE_EVENT_START ?
+					    POSIXTRACE_STREAM_FULL :
+					    POSIXTRACE_STREAM_FULL_STOPPED);
+	} else if (id == POSIXTRACE_EVENT_START &&
+		   !posixtrace_stream_running(stream)) {
 		/*
 		 * UNTIL_FULL with not even room for START (an explicit STOP
 		 * took the kept room): the stream is full, and POSIX says
@@ -1032,20 +1036,18 @@ static void posixtrace_stream_start_stop(struct posixtrace_stream *stream,
 		    POSIXTRACE_RECORD_SIZE(sizeof(struct posixtrace_eventset)) +
 		    posixtrace_stream_keep(stream, id)) {
 			stream->full_status = POSIXTRACE_FULL;
-		} else {
-			stored = posixtrace_stream_store_start(stream, current, &ts);
-			stream->running = stored;
-			if (stored)
-				posixtrace_stream_news(stream,
-						       POSIXTRACE_NL_EV_STARTED);
+		} else if (posixtrace_stream_store_start(stream, current, &ts)) {
+			posixtrace_stream_set_state(stream, POSIXTRACE_STREAM_RUNNING);
+			stored = true;
+			posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STARTED);
 		}
-	} else if (id == POSIXTRACE_EVENT_STOP && stream->running) {
+	} else if (id == POSIXTRACE_EVENT_STOP &&
+		   posixtrace_stream_running(stream)) {
 		posixtrace_stream_store_stop(stream, current, &ts, 0);
-		stream->running = false;
+		posixtrace_stream_set_state(stream, POSIXTRACE_STREAM_STOPPED);
 		stored = true;
 		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STOPPED);
 	}
-	posixtrace_stream_state_set(stream);
 	spin_unlock(&stream->lock);
 	if (stored)
 		posixtrace_stream_wake(stream);
@@ -1069,11 +1071,12 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream)
  */
 void posixtrace_stream_drained(struct posixtrace_stream *stream)
 {
+	bool restarted = false;
 	struct timespec64 ts;
 
 	lockdep_assert_held(&stream->lock);
 	/* A read freed space: only an automatic stop outlasts it. */
-	if (!stream->auto_stopped) {
+	if (!posixtrace_stream_stopped_full(stream)) {
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		return;
 	}
@@ -1085,19 +1088,22 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	 */
 	if (stream->shut_down)
 		return;
-	stream->auto_stopped = false;
 	stream->full_status = POSIXTRACE_NOT_FULL;
 	/* May record no more, unless it restarts: the reader redoes the bits. */
 	stream->enable_stale = true;
-	if (stream->restart_pending) {
-		stream->restart_pending = false;
+	/*
+	 * START is stored while the state still says FULL: an event lost
+	 * meanwhile counts, as it does after the restart.
+	 */
+	if (stream->state == POSIXTRACE_STREAM_FULL) {
 		ktime_get_real_ts64(&ts);
-		stream->running = posixtrace_stream_store_start(stream, NULL,
-								&ts);
-		if (stream->running)
-			posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STARTED);
+		restarted = posixtrace_stream_store_start(stream, NULL, &ts);
 	}
-	posixtrace_stream_state_set(stream);
+	posixtrace_stream_set_state(stream, restarted ?
+				    POSIXTRACE_STREAM_RUNNING :
+				    POSIXTRACE_STREAM_STOPPED);
+	if (restarted)
+		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_STARTED);
 }
 
 /* Record POSIX_TRACE_ERROR with @error as data; the lock is held. */
@@ -1320,7 +1326,7 @@ bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 	 * Stopped because full, it restarts once emptied: what was made
 	 * meanwhile must be judged (lost) first, by a drain.
 	 */
-	fits = !stream->shut_down && !stream->auto_stopped &&
+	fits = !stream->shut_down && !posixtrace_stream_stopped_full(stream) &&
 	       posixtrace_stream_would_hold(stream, bytes);
 	spin_unlock(&stream->lock);
 	return fits;
@@ -1362,7 +1368,7 @@ bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,
 		bytes = min_t(u64, bytes, direct->room);
 	spin_lock(&stream->lock);
 	ok = !stream->buf.count && !stream->shut_down &&
-	     !stream->auto_stopped &&
+	     !posixtrace_stream_stopped_full(stream) &&
 	     posixtrace_stream_would_hold(stream, bytes);
 	if (ok) {
 		direct->clears = stream->clears;
@@ -1416,7 +1422,7 @@ bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 	 * killed after its creator's death takes only what came before.
 	 */
 	records = !stream->shut_down &&
-		  (stream->running || stream->auto_stopped);
+		  stream->state != POSIXTRACE_STREAM_STOPPED;
 	if (records)
 		bitmap_complement(admitted, stream->filter,
 				  POSIXTRACE_EVENT_ID_MAX);
