@@ -76,6 +76,11 @@ enum posixtrace_stream_state {
 	POSIXTRACE_STREAM_FULL,
 	/* ... and posix_trace_stop() since: not generated, and stays so. */
 	POSIXTRACE_STREAM_FULL_STOPPED,
+	/*
+	 * FULL, emptied: its START is being stored. Lost, as when FULL, but
+	 * no longer stopped full (a flush is not asked for again).
+	 */
+	POSIXTRACE_STREAM_RESTARTING,
 };
 
 /*
@@ -269,7 +274,8 @@ static inline bool
 posixtrace_stream_counts_lost(enum posixtrace_stream_state state)
 {
 	return state == POSIXTRACE_STREAM_RUNNING ||
-	       state == POSIXTRACE_STREAM_FULL;
+	       state == POSIXTRACE_STREAM_FULL ||
+	       state == POSIXTRACE_STREAM_RESTARTING;
 }
 
 /* stream.c */

@@ -1092,10 +1092,12 @@ void posixtrace_stream_drained(struct posixtrace_stream *stream)
 	/* May record no more, unless it restarts: the reader redoes the bits. */
 	stream->enable_stale = true;
 	/*
-	 * START is stored while the state still says FULL: an event lost
-	 * meanwhile counts, as it does after the restart.
+	 * START is stored while the state says RESTARTING: an event lost
+	 * meanwhile counts, as it does before and after the restart.
 	 */
 	if (stream->state == POSIXTRACE_STREAM_FULL) {
+		posixtrace_stream_set_state(stream,
+					    POSIXTRACE_STREAM_RESTARTING);
 		ktime_get_real_ts64(&ts);
 		restarted = posixtrace_stream_store_start(stream, NULL, &ts);
 	}
