@@ -66,13 +66,11 @@ static void *work(void *arg)
 	return NULL;
 }
 
-/* A name with its format; without one if the module predates formats. */
+/* A name with its format, so that the tools show its fields. */
 static int open_event(const char *name, const char *format,
 		      trace_event_id_t *id)
 {
-	int err = posixtrace_k_eventid_open_format(name, format, id);
-
-	return err == ENOTSUP ? posix_trace_eventid_open(name, id) : err;
+	return posixtrace_k_eventid_open_format(name, format, id);
 }
 
 /* A number from 0 to max, or -1. */

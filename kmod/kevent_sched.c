@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the sched class (ABI 0.14): a traced thread leaving
+ * Kernel events of the sched class: a traced thread leaving
  * its CPU and running, woken, moved to another CPU, from the kernel's
  * sched_switch, sched_waking, sched_wakeup_new and sched_migrate_task
  * tracepoints.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the syscall class (ABI 0.13): a traced thread entering
+ * Kernel events of the syscall class: a traced thread entering
  * and leaving a system call, from the kernel's sys_enter and sys_exit
  * tracepoints.
  *

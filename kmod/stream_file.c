@@ -40,10 +40,6 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
 	    gn.__reserved || gn.__reserved2)
 		return -EINVAL;
-	/* A caller who could not learn where the batch is would lose it. */
-	if ((gn.flags & POSIXTRACE_GETNEXT_MAPPED) &&
-	    gn.size < POSIXTRACE_GETNEXT_SIZE_VER1)
-		return -EINVAL;
 	n = posixtrace_stream_read(stream, &gn, &bytes, &map_offset);
 	if (n < 0)
 		return n;
@@ -123,12 +119,9 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 		if (!et.found)
 			goto out;
 	}
-	/* Only a caller that knows formats (VER1) is told of them. */
-	if (et.size >= POSIXTRACE_EVENTTYPE_SIZE_VER1) {
-		format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL);
-		if (!format)
-			return -ENOMEM;
-	}
+	format = kmalloc(POSIXTRACE_FORMAT_MAX + 1, GFP_KERNEL);
+	if (!format)
+		return -ENOMEM;
 	ret = posixtrace_names_name(names, kernel, et.event_id, name, format);
 	if (ret)
 		goto free;
@@ -136,7 +129,7 @@ static long posixtrace_stream_eventtype(struct posixtrace_stream *stream,
 	if (et.name && copy_to_user(u64_to_user_ptr(et.name), name,
 				    strlen(name) + 1))
 		goto free;
-	if (format && format[0])
+	if (format[0])
 		et.format_len = strlen(format) + 1;
 	/* A buffer too small gets nothing: format_len says what it needs. */
 	if (et.format && et.format_len && et.format_len <= et.format_size &&

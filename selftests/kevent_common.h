@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the kevent_*_test.c kselftests (kernel events, ABI 0.12: the proc
+ * What the kevent_*_test.c kselftests (kernel events: the proc
  * and signal classes) share on top of trc_common.h and trl_common.h: the
  * names and formats of the kernel event types as the uapi header gives
  * them, reading a whole stream with each event's name and thread id,
@@ -96,18 +96,6 @@ static inline unsigned int kev_class(trace_event_id_t id)
 	       id <= KEV_SYS_EXIT ? POSIXTRACE_K_KERNEL_SYSCALL :
 				    POSIXTRACE_K_KERNEL_SCHED;
 }
-
-/* Skip where the module is older than ABI 0.minor. */
-#define SKIP_BEFORE_ABI(minor) do {					\
-	unsigned int _maj = 0, _min = 0;				\
-	SKIP_WITHOUT_DEVICE();						\
-	if (posixtrace_k_abi_version(&_maj, &_min) ||			\
-	    (_maj == 0 && _min < (minor)))				\
-		SKIP(return, "module older than ABI 0." #minor);	\
-} while (0)
-
-/* Skip where the module cannot record kernel events at all. */
-#define SKIP_WITHOUT_KEVENTS()	SKIP_BEFORE_ABI(12)
 
 /*
  * Attributes for a stream of the given kernel event classes and

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the proc class (ABI 0.12): each test makes the kernel
+ * Kernel events of the proc class: each test makes the kernel
  * fork, clone a thread, exec or exit a traced process, and finds exactly
  * the expected events, payloads, pids and tids, in time order with the
  * process's own user events before and after.
@@ -30,7 +30,7 @@ TEST(fork_is_recorded_with_the_childs_ids)
 	struct kevs l;
 	int p[2], status;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_DFL));
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
@@ -103,7 +103,7 @@ TEST(thread_creation_and_exit_are_recorded_with_its_tid)
 	struct kevs l;
 	pthread_t th;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, kev_create(0, POSIXTRACE_K_KERNEL_PROC,
 				POSIX_TRACE_CLOSE_FOR_CHILD, &trid));
 	kev_mark("kev.before", 1);
@@ -129,7 +129,7 @@ static int exit_42(void *arg)
 /* A traced process exits with a status: its exit, the process's. */
 TEST(exit_with_a_status_is_recorded_as_the_processs)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(KEV_PROC_SIGNAL, exit_42, NULL,
 			    W_EXITCODE(42, 0),
 		WANT_EXIT(k.pid, k.pid, 42, 0, 0, 1));
@@ -194,7 +194,7 @@ TEST(exec_with_long_arguments_cuts_and_marks_them)
 	struct kevs l;
 	ssize_t n;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	ASSERT_LT(0, n);
 	self[n] = '\0';
@@ -250,7 +250,7 @@ static int exec_short(void *arg)
 /* Fewer than four arguments: the others are empty, nothing is cut. */
 TEST(exec_with_two_arguments_leaves_the_others_empty)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_PROC, exec_short, NULL, 0,
 		WANT_EXEC(k.pid, 2, 0, "/proc/self/exe", "exe", "one",
 			  "two", "", ""),

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the sched class (ABI 0.14): a traced thread leaving
+ * Kernel events of the sched class: a traced thread leaving
  * its CPU (state, priority, policy) and running again, woken (by whom),
  * moved to another CPU; only a traced process's threads, a wakeup of
  * another process included; refused to a user without CAP_PERFMON unless
@@ -12,9 +12,6 @@
 #include <sys/syscall.h>
 
 #include "kevent_common.h"
-
-/* Skip where the module predates the sched class. */
-#define SKIP_WITHOUT_SCHED()	SKIP_BEFORE_ABI(14)
 
 /* Fields of each type, by their index in its format. */
 enum { OUT_STATE, OUT_PRIO, OUT_POLICY, OUT_CPU };
@@ -186,7 +183,7 @@ TEST(a_blocked_read_is_woken_by_the_writing_thread)
 	pid_t other;
 	char c;
 
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, pipe(pp.untraced));
 	other = fork();
 	ASSERT_LE(0, other);
@@ -263,7 +260,7 @@ TEST(a_priority_change_shows_in_the_next_switches)
 	struct kevs l;
 	int before, reniced, i, nice = own_nice();
 
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	if (nice > 14)
 		SKIP(return, "nice %d: no room to renice by 5", nice);
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
@@ -321,7 +318,7 @@ TEST(an_affinity_change_moves_the_thread)
 	struct kevs l;
 	int before, after, i;
 
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, sched_getaffinity(0, sizeof(allowed), &allowed));
 	if (!CPU_ISSET(0, &allowed) || !CPU_ISSET(1, &allowed))
 		SKIP(return, "CPUs 0 and 1 are not both ours");
@@ -372,7 +369,7 @@ TEST(a_new_thread_is_woken_by_its_creator)
 	struct kevs l;
 	int before, i;
 
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, kev_child_run(&k, POSIXTRACE_K_KERNEL_SCHED,
 				   start_a_thread, NULL, &l));
 	ASSERT_EQ(0, k.status);
@@ -413,7 +410,7 @@ TEST(a_log_of_every_class_reads_back_and_is_exported)
 	pid_t child;
 	size_t len;
 
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	fd = tmp_log();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_ALL,
@@ -450,14 +447,14 @@ TEST(a_log_of_every_class_reads_back_and_is_exported)
 
 TEST(the_class_needs_perfmon_unless_root_allows_every_user)
 {
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_PARANOID_GUARDS(POSIXTRACE_K_KERNEL_SCHED);
 }
 
 /* "No stream wants a class: no probe of ours registered", for sched. */
 TEST(sched_probes_are_on_only_while_a_stream_wants_them)
 {
-	SKIP_WITHOUT_SCHED();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_PROBES_FOLLOW_A_STREAM(POSIXTRACE_K_KERNEL_SCHED);
 }
 

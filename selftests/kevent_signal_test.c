@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the signal class (ABI 0.12), with the proc class where
+ * Kernel events of the signal class, with the proc class where
  * a signal ends the process: a traced process signals itself (handled,
  * ignored, blocked, pending twice), is signalled by a process the stream
  * does not trace (which shows only as the sender), by a timer (no
@@ -56,7 +56,7 @@ static int kill_self_handled(void *arg)
 
 TEST(kill_to_itself_handled)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, kill_self_handled, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
@@ -92,7 +92,7 @@ static int ignored(void *arg)
 
 TEST(ignored_signals_are_dropped_or_taken_by_default)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, ignored, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR2, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_IGNORED, 1),
@@ -120,7 +120,7 @@ static int pending_twice(void *arg)
 
 TEST(blocked_signal_sent_twice_is_merged_and_taken_once)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, pending_twice, NULL, 0,
 		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
@@ -165,7 +165,7 @@ TEST(signal_from_an_untraced_process_shows_its_sender)
 	struct kev_child k;
 	struct kevs l;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, pipe(w.ready));
 	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
 				     POSIX_TRACE_CLOSE_FOR_CHILD,
@@ -203,7 +203,7 @@ static int arm_timer(void *arg)
 /* SIGALRM of an interval timer, sent from interrupt context: sender 0. */
 TEST(timer_signal_from_interrupt_context_has_no_sender)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, arm_timer, NULL, 0,
 		WANT_GEN(k.pid, SIGALRM, SI_KERNEL, 0,
 			 POSIXTRACE_SIGNAL_DELIVERED, 1),
@@ -233,7 +233,7 @@ TEST(sigkill_from_another_process_ends_the_traced_one)
 	struct kev_child k;
 	struct kevs l;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, pipe(w.ready));
 	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
 				     POSIX_TRACE_CLOSE_FOR_CHILD,
@@ -323,13 +323,13 @@ static bool quit_case(struct __test_metadata *_metadata, rlim_t core)
 
 TEST(death_by_its_own_signal_without_a_core_dump)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_FALSE(quit_case(_metadata, 0));
 }
 
 TEST(death_by_its_own_signal_with_a_core_dump)
 {
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	/* The events are checked either way; the core flag only here. */
 	if (!quit_case(_metadata, RLIM_INFINITY))
 		SKIP(return, "no core dump here (core_pattern, or no ELF core)");
@@ -393,7 +393,7 @@ TEST(sender_outside_the_targets_pid_namespace_is_zero)
 	struct kevs l;
 	pid_t ns;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	if (geteuid())
 		SKIP(return, "needs root for a pid namespace");
 	/* If T dies, writing to it must fail, not kill the test. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events (ABI 0.12) as a stream sees them: only a stream that asked
+ * Kernel events as a stream sees them: only a stream that asked
  * records them and lists their types, with the uapi's names and formats;
  * unknown classes are refused by the library and the module; filters
  * switch each type off and on at once; processes the stream does not
@@ -84,7 +84,7 @@ TEST(kernel_types_are_listed_only_for_the_classes_asked)
 	trace_attr_t attr;
 	trace_id_t trid;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		TH_LOG("classes %#x", cases[i]);
 		ASSERT_EQ(0, kev_create(0, cases[i],
@@ -141,7 +141,7 @@ TEST(unknown_classes_are_einval_in_the_module)
 	struct posixtrace_attr got = { .size = sizeof(got) };
 	int dev, fd;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
 	ASSERT_EQ(-1, raw_create(dev, 0x10));
@@ -184,7 +184,7 @@ TEST(inherited_stream_records_a_burst_exactly)
 	struct kevs l;
 	pid_t child;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_INHERITED, &trid));
 	ASSERT_EQ(0, marked_burst(trid, &child, &l));
@@ -250,7 +250,7 @@ TEST(filters_switch_each_kernel_type_off_and_on_while_running)
 	trace_id_t trid;
 	struct kevs l;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, posix_trace_eventid_open("kev.round", &id));
 	ASSERT_EQ(0, kev_create(0, KEV_PROC_SIGNAL,
 				POSIX_TRACE_INHERITED, &trid));
@@ -333,7 +333,7 @@ TEST(processes_the_stream_does_not_trace_never_appear)
 	struct kevs l;
 	pid_t mine, theirs = 0;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, pipe(u.ready));
 	ASSERT_EQ(0, pipe(u.go));
 	ASSERT_EQ(0, kev_child_start(&k, KEV_PROC_SIGNAL,
@@ -412,7 +412,7 @@ TEST(two_users_streams_see_only_their_own_processes)
 	pid_t side[2];
 	uid_t uids[2] = { USER_A, USER_B };
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	if (geteuid())
 		SKIP(return, "needs root to act as two users");
 	ASSERT_EQ(0, pipe(ready));
@@ -494,7 +494,7 @@ TEST(log_with_kernel_events_reads_back_and_is_exported)
 	pid_t child;
 	int fd;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	fd = tmp_log();
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, kev_attr(&attr, KEV_PROC_SIGNAL,
@@ -603,7 +603,7 @@ TEST(storm_of_short_processes_loses_nothing_unaccounted)
 	struct kevs l;
 	bool *exited;
 
-	SKIP_WITHOUT_KEVENTS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, sigaction(SIGUSR1, &sa, NULL));
 	ASSERT_NE(SIG_ERR, signal(SIGCHLD, SIG_DFL));
 	ASSERT_NE(SIG_ERR, signal(SIGTERM, SIG_DFL));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel events of the syscall class (ABI 0.13): a traced thread's
+ * Kernel events of the syscall class: a traced thread's
  * system calls, entry (number and argument registers) and exit (return
  * value), in order with its own user events; only a traced process's;
  * refused to a user without CAP_PERFMON unless root allows every user;
@@ -15,9 +15,6 @@
 #include <sys/syscall.h>
 
 #include "kevent_common.h"
-
-/* Skip where the module predates the syscall class. */
-#define SKIP_WITHOUT_SYSCALLS()	SKIP_BEFORE_ABI(13)
 
 #define LSEEK_TO	12345
 #define UNTRACED_TO	54321
@@ -211,7 +208,7 @@ TEST(calls_are_recorded_with_arguments_and_returns_in_order)
 	struct sys_want w[ARRAY_LEN(want)];
 	struct sys_case c = { .calls = seek_and_close };
 
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	c.fd = memfd_create("kev.sys", MFD_CLOEXEC);
 	ASSERT_LE(0, c.fd);
 	memcpy(w, want, sizeof(w));
@@ -263,7 +260,7 @@ TEST(paths_are_recorded_with_their_calls)
 {
 	struct sys_case c = { .calls = open_rename_unlink };
 
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	snprintf(c.path, sizeof(c.path), "/tmp/kev.path.%d", getpid());
 	snprintf(c.path2, sizeof(c.path2), "/tmp/kev.path2.%d", getpid());
 	EXPECT_EQ(0, paths_want(&c));
@@ -319,7 +316,7 @@ TEST(long_unmapped_and_kernel_paths_are_cut_or_empty)
 	struct sys_case c = { .calls = open_bad_paths };
 	int i;
 
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	/* 400 bytes under a directory that is not there: a/aaaaaaaaa/... */
 	strcpy(c.path, "/tmp/kev.none");
 	for (i = strlen(c.path); i < 400; i++)
@@ -361,7 +358,7 @@ TEST(connect_carries_its_address)
 {
 	struct sys_case c = { .calls = connect_nowhere };
 
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	c.sun.sun_family = AF_UNIX;
 	snprintf(c.sun.sun_path, sizeof(c.sun.sun_path), "/tmp/kev.nowhere.%d",
 		 getpid());
@@ -422,7 +419,7 @@ TEST(only_the_selected_calls_are_recorded)
 	struct sys_want w[ARRAY_LEN(want)];
 	struct sys_case c = { .calls = seek_and_close };
 
-	SKIP_BEFORE_ABI(14);
+	SKIP_WITHOUT_DEVICE();
 	c.fd = memfd_create("kev.sys", MFD_CLOEXEC);
 	ASSERT_LE(0, c.fd);
 	memcpy(w, want, sizeof(w));
@@ -440,7 +437,7 @@ TEST(a_selection_reads_back_and_is_undone)
 	trace_id_t trid;
 	int all = -1;
 
-	SKIP_BEFORE_ABI(14);
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, create_with(POSIXTRACE_K_KERNEL_SYSCALL, &trid));
 	ASSERT_EQ(0, posixtrace_k_get_syscalls(trid, 0, got, &all));
 	EXPECT_EQ(1, all);
@@ -479,7 +476,7 @@ TEST(bad_selections_are_einval)
 	trace_id_t trid, plain;
 	int fd, all;
 
-	SKIP_BEFORE_ABI(14);
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, create_with(KEV_PROC_SIGNAL, &plain));
 	EXPECT_EQ(EINVAL, posixtrace_k_set_syscalls(plain, 0, NULL));
 	EXPECT_EQ(EINVAL, posixtrace_k_get_syscalls(plain, 0, bits, &all));
@@ -534,7 +531,7 @@ TEST(an_untraced_process_calls_never_appear)
 	int fd, p[2], i;
 	bool seen = false;
 
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	fd = memfd_create("kev.sys", MFD_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, pipe(p));
@@ -584,7 +581,7 @@ TEST(an_untraced_process_calls_never_appear)
  */
 TEST(the_class_needs_perfmon_unless_root_allows_every_user)
 {
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_PARANOID_GUARDS(POSIXTRACE_K_KERNEL_SYSCALL);
 }
 
@@ -618,7 +615,7 @@ TEST(a_full_stream_counts_every_call_it_did_not_keep)
 	struct kevs l = { 0 };
 	int i, calls = 0;
 
-	SKIP_BEFORE_ABI(14);
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_EQ(0, kev_child_fork(&k, getppid_loop, NULL));
 	ASSERT_EQ(0, kev_attr(&attr, POSIXTRACE_K_KERNEL_SYSCALL,
 			      POSIX_TRACE_CLOSE_FOR_CHILD));
@@ -720,7 +717,7 @@ static int log_keeps_or_counts_every_call(struct __test_metadata *_metadata,
 
 TEST(a_log_keeps_or_counts_every_call)
 {
-	SKIP_BEFORE_ABI(14);
+	SKIP_WITHOUT_DEVICE();
 	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 0));
 	EXPECT_EQ(0, log_keeps_or_counts_every_call(_metadata, 64 << 10));
 	/*
@@ -738,7 +735,7 @@ TEST(a_log_keeps_or_counts_every_call)
  */
 TEST(syscall_probes_are_on_only_while_a_stream_wants_them)
 {
-	SKIP_WITHOUT_SYSCALLS();
+	SKIP_WITHOUT_DEVICE();
 	ASSERT_PROBES_FOLLOW_A_STREAM(POSIXTRACE_K_KERNEL_SYSCALL);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Event formats (ABI 0.7): posixtrace_k_eventid_open_format() gives an
+ * Event formats: posixtrace_k_eventid_open_format() gives an
  * event name a format, which streams (EVENTID_NAME) and logs (DEFINE
  * entries, TYPES) carry with the type. One negative case per rule of the
  * grammar and of the ABI:
@@ -32,7 +32,7 @@
 
 #define FMT	"pid:s32,ms:f64,what:str"
 
-/* EVENTID_OPEN on the device, with the VER1 struct (or a smaller size). */
+/* EVENTID_OPEN on the device, with a struct of @size bytes. */
 static int raw_open(const char *name, const char *format, uint32_t size,
 		    uint32_t *id)
 {
@@ -114,7 +114,7 @@ TEST(format_reaches_eventid_name_of_a_stream)
 	et.format = (uintptr_t)fmt;
 	et.format_size = sizeof(fmt);
 	ASSERT_EQ(0, ioctl(fd, POSIXTRACE_IOC_EVENTID_NAME, &et));
-	ASSERT_EQ(POSIXTRACE_EVENTTYPE_SIZE_VER1, et.size);
+	ASSERT_EQ(sizeof(struct posixtrace_eventtype), et.size);
 	ASSERT_STREQ("fmt.a", name);
 	ASSERT_EQ(strlen(FMT) + 1, et.format_len);
 	ASSERT_STREQ(FMT, fmt);
@@ -152,36 +152,35 @@ TEST(format_reaches_eventid_name_of_a_stream)
 	close(fd);
 }
 
-TEST(ver0_structs_are_served_as_before)
+/*
+ * ABI 1.0's structs are the smallest the module takes: a caller of a
+ * smaller size (one of the unreleased 0.x headers) is refused, and
+ * nothing past its size is written.
+ */
+TEST(structs_smaller_than_abi_1_0_are_einval)
 {
 	struct {
 		struct posixtrace_eventtype et;
 		uint32_t canary;
 	} big;
 	char name[POSIXTRACE_EVENT_NAME_MAX + 1];
-	uint32_t id, id2 = 0;
+	uint32_t id;
 	int fd;
 
 	SKIP_WITHOUT_DEVICE();
-	ASSERT_EQ(0, raw_open("fmt.v0", NULL, POSIXTRACE_EVENTID_SIZE_VER0,
+	ASSERT_EQ(EINVAL, raw_open("fmt.small", NULL,
+				   POSIXTRACE_EVENTID_SIZE_VER0 - 8, &id));
+	ASSERT_EQ(0, raw_open("fmt.small", NULL, POSIXTRACE_EVENTID_SIZE_VER0,
 			      &id));
-	ASSERT_EQ(0, raw_open("fmt.v0", FMT, sizeof(struct posixtrace_eventid),
-			      &id2));
-	ASSERT_EQ(id, id2);
-	/* A VER0 caller opens it again, as before; the format stays. */
-	ASSERT_EQ(0, raw_open("fmt.v0", NULL, POSIXTRACE_EVENTID_SIZE_VER0,
-			      &id2));
-	ASSERT_EQ(id, id2);
 	fd = raw_stream();
 	ASSERT_LE(0, fd);
 	memset(&big, 0xa5, sizeof(big));
-	big.et.size = POSIXTRACE_EVENTTYPE_SIZE_VER0;
+	big.et.size = POSIXTRACE_EVENTTYPE_SIZE_VER0 - 16;
 	big.et.flags = 0;
 	big.et.event_id = id;
 	big.et.name = (uintptr_t)name;
-	ASSERT_EQ(0, ioctl(fd, POSIXTRACE_IOC_EVENTID_NAME, &big.et));
-	ASSERT_STREQ("fmt.v0", name);
-	/* Nothing past the VER0 size is written. */
+	ASSERT_EQ(-1, ioctl(fd, POSIXTRACE_IOC_EVENTID_NAME, &big.et));
+	ASSERT_EQ(EINVAL, errno);
 	ASSERT_EQ(0xa5a5a5a5, big.et.format_len);
 	ASSERT_EQ(0xa5a5a5a5, big.et.format_size);
 	close(fd);

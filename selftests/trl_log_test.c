@@ -265,7 +265,7 @@ static int flush_and_wait(trace_id_t trid)
 }
 
 /*
- * STATUS counts what the log did not keep (ABI 0.6), readable while the
+ * STATUS counts what the log did not keep, readable while the
  * log's END block is not written yet, or cannot be: an UNTIL_FULL log
  * that holds ten events, given twenty, discarded the last ten (and the
  * flush's own markers, once full); a log with room discards nothing.

@@ -31,7 +31,7 @@ static const struct {
 
 #define NSYS	(sizeof(sys_events) / sizeof(sys_events[0]))
 
-/* The kernel's (ABI 0.12 to 0.14), named without their posixtrace_ prefix. */
+/* The kernel's, named without their posixtrace_ prefix. */
 static const struct {
 	const char *name;
 	const char *meaning;

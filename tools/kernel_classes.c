@@ -110,30 +110,11 @@ int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr,
 	return err;
 }
 
-bool kernel_classes_fallback(struct kernel_classes *kc, int err,
-			     trace_attr_t *attr, const char *prog)
-{
-	if (err != ENOTSUP || !kc->classes || kc->explicit)
-		return false;
-	fprintf(stderr, "%s: warning: the loaded module is older than ABI "
-		"0.12 and records no kernel events: user events only\n", prog);
-	kc->classes = 0;
-	posixtrace_k_attr_setkernelevents(attr, 0);
-	return true;
-}
-
 const char *kernel_classes_why(const struct kernel_classes *kc, int err)
 {
-	if (err == ENOTSUP && (kc->classes & POSIXTRACE_K_KERNEL_SCHED))
-		return " (the loaded module is older than ABI 0.14 and records "
-		       "no scheduling)";
-	if (err == ENOTSUP && (kc->classes & POSIXTRACE_K_KERNEL_SYSCALL))
-		return " (the loaded module is older than ABI 0.13 and records "
-		       "no system calls)";
-	if (err == ENOTSUP && kc->classes)
-		return " (the loaded module is older than ABI 0.12 and records "
-		       "no kernel events: --kernel=none records user events "
-		       "only)";
+	if (err == EPROTO)
+		return " (the loaded module speaks another ABI than this "
+		       "posixtrace: 'posixtrace version' says which)";
 	if (err == EPERM && (kc->classes & (POSIXTRACE_K_KERNEL_SYSCALL |
 					    POSIXTRACE_K_KERNEL_SCHED)))
 		return " (the syscall and sched classes need CAP_PERFMON, "

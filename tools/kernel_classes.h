@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * --kernel=CLASSES of record and trace: which kernel events (ABI 0.12) a
+ * --kernel=CLASSES of record and trace: which kernel events a
  * stream records besides the traced program's own. CLASSES is a comma
- * list of "proc" (fork, exec, exit) and "signal" (generated, delivered),
- * or "all", or "none" (user events only). Without the
- * option: proc,signal, and on a module older than 0.12 a warning and
- * none, so that record keeps working there; asked for explicitly, an old
- * module is an error.
+ * list of "proc" (fork, exec, exit), "signal" (generated, delivered),
+ * "syscall" and "sched", or "all", or "none" (user events only). Without
+ * the option: proc,signal.
  */
 #ifndef POSIXTRACE_TOOL_KERNEL_CLASSES_H
 #define POSIXTRACE_TOOL_KERNEL_CLASSES_H
@@ -45,15 +43,7 @@ int kernel_classes_select(const struct kernel_classes *kc, trace_id_t trid);
 int kernel_classes_apply(const struct kernel_classes *kc, trace_attr_t *attr,
 			 bool max_data_given, bool stream_size_given);
 
-/*
- * After posix_trace_create*() failed with err: whether to try again
- * without kernel events (ENOTSUP, not asked for explicitly: said in one
- * line on stderr, and kc and attr then ask for none). Asked for, the
- * caller reports err with kernel_classes_why().
- */
-bool kernel_classes_fallback(struct kernel_classes *kc, int err,
-			     trace_attr_t *attr, const char *prog);
-/* What to add to err's message when kernel events were asked for. */
+/* What to add to the message of err, posix_trace_create*()'s. */
 const char *kernel_classes_why(const struct kernel_classes *kc, int err);
 
 #endif /* POSIXTRACE_TOOL_KERNEL_CLASSES_H */

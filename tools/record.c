@@ -107,9 +107,7 @@ static const char record_usage[] =
 "                           syscall (entered, left), sched (off and on a\n"
 "                           CPU, woken, moved; these two need\n"
 "                           CAP_PERFMON), a comma list of them, all, or\n"
-"                           none (default\n"
-"                           proc,signal; none on a module older than ABI\n"
-"                           0.12, with a warning)\n"
+"                           none (default proc,signal)\n"
 "      --syscalls LIST      the system calls the syscall class records\n"
 "                           (chosen in the kernel): a comma list of names\n"
 "                           (openat, read) and strace's classes (%file,\n"
@@ -465,9 +463,6 @@ static int start_trace(struct record_run *run, pid_t pid)
 		return 1;
 	}
 	err = posix_trace_create_withlog(pid, &attr, run->log_fd, &run->trid);
-	if (kernel_classes_fallback(&run->opts->kernel, err, &attr, PROG))
-		err = posix_trace_create_withlog(pid, &attr, run->log_fd,
-						 &run->trid);
 	posix_trace_attr_getlogsize(&attr, &run->log_size);
 	posix_trace_attr_destroy(&attr);
 	close_log(run);

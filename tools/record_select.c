@@ -126,7 +126,7 @@ bool record_select_match(const struct record_select *sel, const char *name)
 }
 
 /*
- * Whether -e chooses for id: user types, and the kernel's (ABI 0.12).
+ * Whether -e chooses for id: user types, and the kernel's.
  * POSIX's own system events are always recorded.
  */
 static bool selectable(trace_event_id_t id)

@@ -168,9 +168,9 @@ static void count_losses(struct record_summary *s)
 	}
 	s->stream_lost = st->lost;
 	/*
-	 * The module counts what the log did not keep (netlink GET, since
-	 * ABI 0.7). A log that holds fewer than the rest lost more after it
-	 * was written (it was damaged or cut): the larger count is the truth.
+	 * The module counts what the log did not keep (netlink GET). A
+	 * log that holds fewer than the rest lost more after it was
+	 * written (it was damaged or cut): the larger count is the truth.
 	 */
 	if (st->have_log_discarded)
 		s->log_lost = st->log_discarded;

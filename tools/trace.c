@@ -60,8 +60,7 @@ static const char trace_usage[] =
 "                           signal (generated, delivered), syscall (entered,\n"
 "                           left), sched (off and on a CPU, woken, moved;\n"
 "                           these two need CAP_PERFMON), a comma list of\n"
-"                           them, all, or none (default proc,signal; none\n"
-"                           on a module older than ABI 0.12, with a warning)\n"
+"                           them, all, or none (default proc,signal)\n"
 "      --syscalls LIST      the system calls the syscall class records, as\n"
 "                           record's (openat,read, %file...)\n"
 "  -e, --event NAME         show only the events of this type (user or\n"
@@ -250,8 +249,6 @@ static int start_stream(struct trace_opts *o, pid_t pid, trace_id_t *trid)
 		return 1;
 	}
 	err = posix_trace_create(pid, &attr, trid);
-	if (kernel_classes_fallback(&o->kernel, err, &attr, PROG))
-		err = posix_trace_create(pid, &attr, trid);
 	posix_trace_attr_destroy(&attr);
 	if (err) {
 		fprintf(stderr, PROG ": cannot trace PID %d: %s%s\n", (int)pid,

@@ -18,18 +18,20 @@
 #include "internal.h"
 #include "sys.h"
 
-#define PTK_DEVICE_PATH "/dev/posixtrace"
 #define PTK_NSEC_PER_SEC 1000000000LL
 
 static atomic_int ptk_fd = -1;
 /* CLOCK_MONOTONIC_COARSE (ns) before which posix_trace_event() won't open. */
 static _Atomic int64_t ptk_open_after;
 
-/* Returns 0 and the descriptor, or an error number from open(). */
+/*
+ * Returns 0 and the descriptor, or an error number from open(), or
+ * EPROTO for a module of another ABI.
+ */
 int ptk_device_fd(int *fd)
 {
 	int cur = atomic_load_explicit(&ptk_fd, memory_order_acquire);
-	int expected = -1;
+	int expected = -1, err;
 
 	if (cur >= 0) {
 		*fd = cur;
@@ -38,6 +40,12 @@ int ptk_device_fd(int *fd)
 	cur = ptk_sys_open(PTK_DEVICE_PATH, O_RDWR | O_CLOEXEC);
 	if (cur < 0)
 		return errno;
+	/* A module of another ABI is refused once, here: version.c. */
+	err = ptk_abi_check(cur);
+	if (err) {
+		ptk_sys_close(cur);
+		return err;
+	}
 	/* Two threads may race to open: the loser closes its own copy. */
 	if (!atomic_compare_exchange_strong(&ptk_fd, &expected, cur)) {
 		ptk_sys_close(cur);

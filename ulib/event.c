@@ -20,7 +20,7 @@
  * slow path, which maps the page; posix_trace_eventid_open() maps it too,
  * so that an instrumented program usually has it before its first event.
  *
- * When there is no page to map (an older module), the pointer is set to
+ * When the module refuses the page for good, the pointer is set to
  * ptk_enable_all, whose bits are all set: every event goes to the kernel,
  * which judges it. Without MADV_WIPEONFORK (no local.c page) the same
  * holds, as no pointer could be trusted after fork().
@@ -90,7 +90,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 		/* Short of memory or map count: try again next time. */
 		if (errno == ENOMEM || errno == EAGAIN)
 			return NULL;
-		/* ENODEV, EINVAL: a module without the page. Ask it always. */
+		/* Refused for good (ENODEV, EINVAL): ask the module always. */
 		ep = &ptk_enable_all;
 	} else if (((const struct posixtrace_enable_page *)p)->magic !=
 		   POSIXTRACE_ENABLE_MAGIC) {
@@ -117,9 +117,7 @@ static const struct posixtrace_enable_page *ptk_enable_map(int fd)
 
 /*
  * posix_trace_eventid_open(), and posixtrace_k_eventid_open_format() with a
- * format. Only with a format is the struct's format member non-zero: an
- * older module refuses that with E2BIG (not the plain open), which says
- * "not supported" here.
+ * format.
  */
 static int ptk_eventid_open(const char *event_name, const char *format,
 			    trace_event_id_t *event_id)
@@ -144,7 +142,7 @@ static int ptk_eventid_open(const char *event_name, const char *format,
 	 */
 	err = ptk_ioctl(fd, POSIXTRACE_IOC_EVENTID_OPEN, &req);
 	if (err)
-		return format && err == E2BIG ? ENOTSUP : err;
+		return err;
 	*event_id = (trace_event_id_t)req.event_id;
 	return 0;
 }
@@ -305,28 +303,6 @@ static inline bool ptk_ring_write(struct ptk_local *local,
 }
 
 /*
- * Does the module take POSIXTRACE_EVENT_RINGLESS (ABI 0.10)? Asked once
- * for the process: 0 not yet, 1 yes, -1 no (an older module says EINVAL
- * to any flag).
- */
-static atomic_int ptk_ringless_known;
-
-static bool ptk_ringless_taken(int fd)
-{
-	struct posixtrace_version ver = { .size = sizeof(ver) };
-	int known = atomic_load_explicit(&ptk_ringless_known,
-					 memory_order_relaxed);
-
-	if (!known) {
-		known = !ptk_ioctl(fd, POSIXTRACE_IOC_VERSION, &ver) &&
-			(ver.major > 0 || ver.minor >= 10) ? 1 : -1;
-		atomic_store_explicit(&ptk_ringless_known, known,
-				      memory_order_relaxed);
-	}
-	return known > 0;
-}
-
-/*
  * posix_trace_event() when the enable page says a stream may record the
  * event, or when there is no page to ask (ep NULL): map it if we can, then
  * the thread's ring if it has none yet, else ask the kernel.
@@ -377,7 +353,7 @@ ptk_event_slow(const struct posixtrace_enable_page *ep, uint32_t id,
 	 * event per CPU, without the stream's lock, and need not take every
 	 * ring's records first.
 	 */
-	if (ptk_ring.state != PTK_RING_LIVE && ptk_ringless_taken(fd))
+	if (ptk_ring.state != PTK_RING_LIVE)
 		req.flags = POSIXTRACE_EVENT_RINGLESS;
 	(void)ptk_ioctl(fd, POSIXTRACE_IOC_EVENT, &req);
 }

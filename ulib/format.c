@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Event formats (<posixtrace-k.h>, ABI 0.7): a format names the fields an
+ * Event formats (<posixtrace-k.h>): a format names the fields an
  * event type's data carries. The kernel keeps it with the name and checks
  * it; a log's formats are checked again here (ptk_format_ok), since a
  * damaged file may say anything, so that the library never hands out a
@@ -25,9 +25,7 @@ bool ptk_format_ok(const char *format)
 
 /*
  * The format comes into a buffer of ours, so that the caller's is
- * untouched on error. A module older than ABI 0.7 knows no format: it
- * refuses the struct's format members (E2BIG), or answers with a smaller
- * struct; ENOENT then, as for a type without one.
+ * untouched on error.
  */
 PTK_EXPORT int posixtrace_k_eventid_get_format(trace_id_t trid,
 					       trace_event_id_t event,
@@ -57,15 +55,7 @@ PTK_EXPORT int posixtrace_k_eventid_get_format(trace_id_t trid,
 	} else {
 		err = ptk_stream_ioctl(ref.stream, POSIXTRACE_IOC_EVENTID_NAME,
 				       &req);
-		/*
-		 * A module older than ABI 0.7 refuses the format members it
-		 * does not know with E2BIG: it has no formats.
-		 */
-		if (err == E2BIG)
-			err = ENOENT;
-		if (!err && (req.size < POSIXTRACE_EVENTTYPE_SIZE_VER1 ||
-			     !req.format_len ||
-			     req.format_len > sizeof(buf)))
+		if (!err && (!req.format_len || req.format_len > sizeof(buf)))
 			err = ENOENT;
 	}
 	ptk_ref_put(&ref);

@@ -283,8 +283,7 @@ static void ptk_map(struct ptk_stream *s, const struct posixtrace_getnext *req)
 {
 	void *map;
 
-	if (s->map_tried || req->size < POSIXTRACE_GETNEXT_SIZE_VER1 ||
-	    !req->map_size || req->map_size > UINT32_MAX)
+	if (s->map_tried || !req->map_size || req->map_size > UINT32_MAX)
 		return;
 	s->map_tried = true;
 	map = ptk_sys_mmap(req->map_size, PROT_READ, s->fd, 0);
@@ -298,8 +297,7 @@ static void ptk_map(struct ptk_stream *s, const struct posixtrace_getnext *req)
 static const unsigned char *ptk_batch(const struct ptk_stream *s,
 				      const struct posixtrace_getnext *req)
 {
-	if (req->map_offset == POSIXTRACE_GETNEXT_IN_BUF ||
-	    req->size < POSIXTRACE_GETNEXT_SIZE_VER1)
+	if (req->map_offset == POSIXTRACE_GETNEXT_IN_BUF)
 		return req->bytes <= s->buf_size ? s->buf : NULL;
 	if (!s->map || req->map_offset > s->map_size ||
 	    req->bytes > s->map_size - req->map_offset)

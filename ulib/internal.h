@@ -107,10 +107,12 @@ void ptk_ring_kick(struct ptk_ring *r, const struct posixtrace_enable_page *ep,
 		   bool wake);
 
 /* device.c */
+/* The device, opened once; the module's ABI checked then (version.c). */
+#define PTK_DEVICE_PATH "/dev/posixtrace"
 int ptk_device_fd(int *fd);
 int ptk_device_fd_throttled(int *fd);
 int ptk_ioctl(int fd, unsigned long cmd, void *arg);
-int ptk_abi_at_least(int fd, unsigned int major, unsigned int minor);
+int ptk_abi_check(int fd);
 int ptk_ioctl_once(int fd, unsigned long cmd, void *arg);
 int ptk_ioctl_ret(int fd, unsigned long cmd, void *arg, int *ret);
 

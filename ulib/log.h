@@ -57,7 +57,7 @@ struct ptk_log_entry {
 
 /*
  * The most a DEFINE entry's data (or a TYPES entry's define) says: the
- * identifier, the name and its NUL, a format and its NUL (ABI 0.7).
+ * identifier, the name and its NUL, a format and its NUL.
  */
 #define PTK_LOG_DEFINE_MAX \
 	(sizeof(__le32) + POSIXTRACE_EVENT_NAME_MAX + 1 + \

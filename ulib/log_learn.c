@@ -8,7 +8,7 @@
  *    types its DEFINE entries name too, from every EVENTS block, cleared
  *    ones included (posix_trace_clear() keeps the mapping of names). The
  *    first name given to an identifier is the one kept. The system types
- *    have POSIX's names whatever the log says. A format (ABI 0.7) follows
+ *    have POSIX's names whatever the log says. A format follows
  *    a name's NUL; the first well-formed one given with the name kept is
  *    the type's, and one that is not well formed is ignored;
  *  - without an END block: the filter in force, from the last START
@@ -60,7 +60,7 @@ static bool ptk_log_name(struct ptk_log *l, uint32_t id, const char *name,
 }
 
 /*
- * The format after a name's NUL (ABI 0.7): text and its NUL, within room
+ * The format after a name's NUL: text and its NUL, within room
  * bytes, or nothing (older logs end the entry there, or pad it with
  * zeroes). A type keeps the first well-formed format given with its name:
  * the kernel never changes one, so a second would come from damage.

@@ -31,7 +31,7 @@
  * child) when it maps its first ring, and a ring is used only while its
  * generation is the process's.
  *
- * Whatever fails (no WIPEONFORK page, an older module, rings off, no
+ * Whatever fails (no WIPEONFORK page, rings off, no
  * memory), the thread makes its events by system call.
  */
 

@@ -227,16 +227,6 @@ static int ptk_open_proof(pid_t pid, int *err)
 	return -2;
 }
 
-/* The module's minor ABI that first knew every class of @classes. */
-static unsigned int ptk_kernel_events_minor(uint32_t classes)
-{
-	if (classes & POSIXTRACE_KERNEL_SCHED)
-		return 14;
-	if (classes & POSIXTRACE_KERNEL_SYSCALL)
-		return 13;
-	return 12;
-}
-
 /*
  * Creates the stream for attr (valid, its policies resolved), with the log
  * log_fd (-1: none).
@@ -258,13 +248,6 @@ static int ptk_create(pid_t pid, const trace_attr_t *attr, int log_fd,
 	err = ptk_device_fd(&dev);
 	if (err)
 		return err;
-	/* An older module would say EINVAL: its member, or bit, was unknown. */
-	if (ua.kernel_events) {
-		err = ptk_abi_at_least(dev, 0,
-				       ptk_kernel_events_minor(ua.kernel_events));
-		if (err)
-			return err;
-	}
 	if (pid < 0)
 		return ESRCH;
 	proof = ptk_open_proof(pid, &err);

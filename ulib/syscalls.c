@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 /*
- * Which system calls a stream records (ABI 0.14): the module's
+ * Which system calls a stream records: the module's
  * SET_SYSCALLS and GET_SYSCALLS, a bitmap per table of calls, applied in
  * the kernel before anything is written.
  */
@@ -16,12 +16,6 @@ _Static_assert(POSIXTRACE_K_SYSCALL_NR_MAX == POSIXTRACE_SYSCALL_NR_MAX,
 _Static_assert(POSIXTRACE_K_SYSCALL_WORDS == POSIXTRACE_SYSCALL_WORDS,
 	       "the bitmap's words are the module's");
 
-/* A module older than ABI 0.14 knows neither command. */
-static int ptk_syscalls_err(int err)
-{
-	return err == ENOTTY ? ENOTSUP : err;
-}
-
 PTK_EXPORT int posixtrace_k_set_syscalls(trace_id_t trid, unsigned int table,
 					 const uint64_t *bits)
 {
@@ -36,9 +30,7 @@ PTK_EXPORT int posixtrace_k_set_syscalls(trace_id_t trid, unsigned int table,
 		return EINVAL;
 	if (bits)
 		memcpy(req.bits, bits, sizeof(req.bits));
-	return ptk_syscalls_err(ptk_trid_ioctl(trid,
-					       POSIXTRACE_IOC_SET_SYSCALLS,
-					       &req));
+	return ptk_trid_ioctl(trid, POSIXTRACE_IOC_SET_SYSCALLS, &req);
 }
 
 PTK_EXPORT int posixtrace_k_get_syscalls(trace_id_t trid, unsigned int table,
@@ -53,9 +45,7 @@ PTK_EXPORT int posixtrace_k_get_syscalls(trace_id_t trid, unsigned int table,
 
 	if (table > POSIXTRACE_K_SYSCALLS_COMPAT || !bits || !all)
 		return EINVAL;
-	err = ptk_syscalls_err(ptk_trid_ioctl(trid,
-					      POSIXTRACE_IOC_GET_SYSCALLS,
-					      &req));
+	err = ptk_trid_ioctl(trid, POSIXTRACE_IOC_GET_SYSCALLS, &req);
 	if (err)
 		return err;
 	memcpy(bits, req.bits, sizeof(req.bits));

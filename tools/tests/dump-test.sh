@@ -577,7 +577,7 @@ echo ok | expect
 check_sh top.version 0 '"$0" --version | head -n 1 |
 	grep -qx "posixtrace [0-9][0-9.]*" && echo ok'
 
-# ---- Kernel events (ABI 0.12) ------------------------------------------
+# ---- Kernel events ---------------------------------------------------
 
 # kernel.ptlog: a script's forks, execs, exits and signals among its own
 # events, with a gap. trace's lines for it, exactly, line by line (trace

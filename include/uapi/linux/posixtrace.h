@@ -10,7 +10,7 @@
  * Conventions, the same for every command:
  *  - Every argument is an extensible struct whose first member is
  *    "__u32 size": the size of the struct as the caller knows it. The
- *    kernel accepts any size from the first published version of the struct
+ *    kernel accepts any size from the struct's size in ABI 1.0
  *    (..._SIZE_VER0) up to PAGE_SIZE; bytes it does not know must be zero
  *    (else E2BIG). A size below ..._SIZE_VER0 is EINVAL, above PAGE_SIZE is
  *    E2BIG. On output the kernel stores in "size" the size it knows, and
@@ -40,11 +40,12 @@
 
 /*
  * The ABI version. The major number changes when a command changes
- * incompatibly (never, we hope); the minor when commands or struct members
- * are added.
+ * incompatibly (never, we hope); the minor when commands, struct members,
+ * flags or event types are added. What may change, and what never does:
+ * Documentation/userspace-api/posixtrace-abi.rst.
  */
-#define POSIXTRACE_ABI_MAJOR	0
-#define POSIXTRACE_ABI_MINOR	16
+#define POSIXTRACE_ABI_MAJOR	1
+#define POSIXTRACE_ABI_MINOR	0
 
 /* See Documentation/userspace-api/ioctl/ioctl-number.rst. */
 #define POSIXTRACE_IOC_MAGIC	0xB9
@@ -112,7 +113,7 @@ struct posixtrace_version {
 #define POSIXTRACE_UNNAMED_USER_NAME	"posix_trace_unnamed_userevent"
 
 /*
- * Kernel event types (ABI 0.12): what the kernel does to the processes a
+ * Kernel event types: what the kernel does to the processes a
  * stream traces (inherited children included), recorded only by a stream
  * that asked for their class at creation (posixtrace_attr.kernel_events).
  * They are system event types of this implementation (XSH 2.11), in the
@@ -128,7 +129,7 @@ struct posixtrace_version {
  * a system call.
  *
  * The right to trace the process covers the proc and signal classes. The
- * syscall class (ABI 0.13) and the sched class (ABI 0.14) also need
+ * syscall class and the sched class also need
  * CAP_PERFMON or CAP_SYS_ADMIN, unless root set the module's
  * kernel_events_paranoid parameter to 0: EPERM otherwise. Their probes
  * run on every system call, or every context switch and wakeup, of every
@@ -200,7 +201,7 @@ struct posixtrace_version {
 #define POSIXTRACE_SIGACT_IGNORE	1	/* SIG_IGN */
 #define POSIXTRACE_SIGACT_HANDLER	2	/* a handler runs */
 /*
- * A traced thread enters a system call (ABI 0.13). @nr: its number, in
+ * A traced thread enters a system call. @nr: its number, in
  * the table of the thread's ABI (@compat: 0 for the native one, x86-64's
  * on x86-64, where an x32 call's number carries __X32_SYSCALL_BIT; 1 for
  * the 32-bit compat one), -1 if a ptracer cancelled it; @a0 to @a5: the
@@ -235,7 +236,7 @@ struct posixtrace_version {
 #define POSIXTRACE_EVENT_SYSCALL_EXIT	22
 #define POSIXTRACE_SYSCALL_EXIT_FORMAT	"nr:s32,compat:u8,ret:s64"
 /*
- * A traced thread leaves its CPU (ABI 0.14). @state: what it waits for,
+ * A traced thread leaves its CPU. @state: what it waits for,
  * as the kernel's sched_switch event and LTTng report it: 0 runnable,
  * else one bit of "SDTtXZPI" (1 S sleeping, 2 D uninterruptible, 4 T
  * stopped, 8 t traced, 16 X dead, 32 Z zombie, 64 P parked, 128 I idle);
@@ -251,14 +252,14 @@ struct posixtrace_version {
 	"state:u32,prio:s32,policy:u32,cpu:u32"
 #define POSIXTRACE_SCHED_PREEMPTED	256
 /*
- * A traced thread runs on @cpu (ABI 0.14); @prio as above. A thread's
+ * A traced thread runs on @cpu; @prio as above. A thread's
  * last switch-out, once it has exited, is not recorded: the kernel has
  * let go of its thread id by then.
  */
 #define POSIXTRACE_EVENT_SCHED_IN	24
 #define POSIXTRACE_SCHED_IN_FORMAT	"prio:s32,cpu:u32"
 /*
- * A traced thread is woken (ABI 0.14), in the waker's context, before it
+ * A traced thread is woken, in the waker's context, before it
  * runs: @waker_pid, @waker_tid: the thread that woke it, 0 from an
  * interrupt, from a kernel thread, or from a process the stream's pid
  * namespace does not see; @cpu: the CPU it last ran on (where it runs
@@ -268,7 +269,7 @@ struct posixtrace_version {
 #define POSIXTRACE_EVENT_SCHED_WAKEUP	25
 #define POSIXTRACE_SCHED_WAKEUP_FORMAT \
 	"waker_pid:s32,waker_tid:s32,cpu:u32,prio:s32,new:u8"
-/* A traced thread is moved from CPU @from to CPU @to (ABI 0.14). */
+/* A traced thread is moved from CPU @from to CPU @to. */
 #define POSIXTRACE_EVENT_SCHED_MIGRATE	26
 #define POSIXTRACE_SCHED_MIGRATE_FORMAT	"from:u32,to:u32"
 
@@ -343,12 +344,12 @@ struct posixtrace_eventset {
  *		POSIXTRACE_FLUSH too with a log.
  * @log_full_policy: Input: POSIXTRACE_LOOP, UNTIL_FULL or APPEND; with a
  *		LOOP log, @log_size must hold two slots (see the log format
- *		documentation; a slot is 512 bytes larger since ABI 0.7),
+ *		documentation),
  *		EINVAL otherwise.
  * @inheritance: Input: POSIXTRACE_CLOSE_FOR_CHILD, or POSIXTRACE_INHERITED:
  *		the processes the traced process forks from then on are
  *		traced too, and theirs, sharing its event names.
- * @kernel_events: Input (ABI 0.12; must be 0 before): 0, or the
+ * @kernel_events: Input: 0, or the
  *		POSIXTRACE_KERNEL_* classes of kernel events to record for
  *		every process the stream traces; EINVAL for an unknown bit.
  *		Their types are then in the stream's type list. The right
@@ -413,7 +414,7 @@ struct posixtrace_create {
 	__u32 __reserved;
 };
 
-#define POSIXTRACE_CREATE_SIZE_VER0	24
+#define POSIXTRACE_CREATE_SIZE_VER0	32
 
 /**
  * struct posixtrace_eventid - map an event name to an identifier
@@ -427,7 +428,7 @@ struct posixtrace_create {
  *		process has opened POSIXTRACE_USER_EVENT_MAX names (the unnamed
  *		event is predefined and not counted).
  * @__reserved:	Input: must be 0.
- * @format:	Input (ABI 0.7, POSIXTRACE_EVENTID_SIZE_VER1): 0, or a pointer
+ * @format:	Input: 0, or a pointer
  *		to the NUL-terminated format of the events of this name (see
  *		"Event formats" below), which the name keeps from then on.
  *		EINVAL if it is not well formed, ENAMETOOLONG past
@@ -450,11 +451,10 @@ struct posixtrace_eventid {
 	__u64 format;
 };
 
-#define POSIXTRACE_EVENTID_SIZE_VER0	24
-#define POSIXTRACE_EVENTID_SIZE_VER1	32
+#define POSIXTRACE_EVENTID_SIZE_VER0	32
 
 /*
- * Event formats (ABI 0.7): what the data of a user event type carries, so
+ * Event formats: what the data of a user event type carries, so
  * that tools can show fields instead of bytes. The kernel checks the
  * grammar and keeps the text; it never looks at event data. A format is
  * one to POSIXTRACE_FORMAT_FIELDS_MAX fields separated by ',', without
@@ -478,7 +478,7 @@ struct posixtrace_eventid {
 /**
  * struct posixtrace_event - record a user event (POSIXTRACE_IOC_EVENT)
  * @size:	Input: see the conventions above.
- * @flags:	Input: 0, or (ABI 0.10) POSIXTRACE_EVENT_RINGLESS; anything
+ * @flags:	Input: 0, or POSIXTRACE_EVENT_RINGLESS; anything
  *		else is EINVAL.
  * @event_id:	Input: an identifier this process opened, or
  *		POSIXTRACE_EVENT_UNNAMED_USER; anything else is EINVAL.
@@ -610,8 +610,7 @@ struct posixtrace_getnext {
 	__u64 map_size;
 };
 
-#define POSIXTRACE_GETNEXT_SIZE_VER0	48
-#define POSIXTRACE_GETNEXT_SIZE_VER1	64	/* map_offset, map_size */
+#define POSIXTRACE_GETNEXT_SIZE_VER0	64
 
 /*
  * The smallest buffer GETNEXT always fills, for a given max data size: an
@@ -648,11 +647,10 @@ struct posixtrace_getnext {
  * @events_read: Output: events read since creation.
  * @bytes_used:	Output: bytes of event storage in use.
  * @bytes_total: Output: bytes of event storage (the stream size).
- * @log_events_discarded: Output (ABI 0.6; a caller's @size of
- *		POSIXTRACE_STATUS_SIZE_VER0 does not get it): events the log
- *		did not keep since creation: not written (a write failed, the
- *		log was abandoned), discarded by an UNTIL_FULL log or
- *		overwritten in a LOOP log. The log's END block carries the
+ * @log_events_discarded: Output: events the log did not keep since
+ *		creation: not written (a write failed, the log was
+ *		abandoned), discarded by an UNTIL_FULL log or overwritten in
+ *		a LOOP log. The log's END block carries the
  *		same count, if it can be written; this one can be read when
  *		it cannot (a full disk, a broken pipe). 0 without a log.
  *
@@ -678,7 +676,7 @@ struct posixtrace_status {
 	__u64 log_events_discarded;
 };
 
-#define POSIXTRACE_STATUS_SIZE_VER0	80
+#define POSIXTRACE_STATUS_SIZE_VER0	88
 
 /**
  * struct posixtrace_eventtype - event types of a stream
@@ -691,7 +689,7 @@ struct posixtrace_status {
  * @name:	Input: pointer to a buffer of POSIXTRACE_EVENT_NAME_MAX + 1
  *		bytes, where the name is stored. EINVAL for an unknown identifier
  *		(EVENTID_NAME).
- * @format:	Input (ABI 0.7, POSIXTRACE_EVENTTYPE_SIZE_VER1): 0, or a
+ * @format:	Input: 0, or a
  *		pointer to a buffer of @format_size bytes, where the type's
  *		format is stored, NUL-terminated, if it has one and it fits.
  * @format_size: Input: the size of that buffer.
@@ -711,8 +709,7 @@ struct posixtrace_eventtype {
 	__u32 format_len;
 };
 
-#define POSIXTRACE_EVENTTYPE_SIZE_VER0	24
-#define POSIXTRACE_EVENTTYPE_SIZE_VER1	40
+#define POSIXTRACE_EVENTTYPE_SIZE_VER0	40
 
 /* The system calls a selection may name: numbers 0 to this less one. */
 #define POSIXTRACE_SYSCALL_NR_MAX	1024
@@ -723,7 +720,7 @@ struct posixtrace_eventtype {
 
 /**
  * struct posixtrace_syscalls - which system calls a stream records
- *	(SET_SYSCALLS, GET_SYSCALLS; ABI 0.14)
+ *	(SET_SYSCALLS, GET_SYSCALLS)
  * @size:	Input/Output (GET): see the conventions above.
  * @flags:	Input (SET): POSIXTRACE_SYSCALLS_ALL, every call of the table
  *		(@bits must then be 0), or 0, the calls of @bits only.
@@ -806,7 +803,7 @@ struct posixtrace_filter {
  * keeps and the module can drop the rest without copying it (or, for a
  * stream larger than that, copy it between fewer kicks).
  *
- * @wake (ABI 0.9) changes when a reader of a stream tracing the process
+ * @wake changes when a reader of a stream tracing the process
  * has waited a millisecond for events in a blocking GETNEXT: a thread that
  * sees it change after it committed a record to its ring kicks at once
  * (POSIXTRACE_IOC_RING_DRAIN), once, so that the reader gets the record
@@ -995,7 +992,7 @@ struct posixtrace_ring_record {
  * STATUS tells when it is done. EINVAL for a stream without a log.
  */
 #define POSIXTRACE_IOC_FLUSH		_IO(POSIXTRACE_IOC_MAGIC, 0x1c)
-/* Which system calls the stream records (ABI 0.14). */
+/* Which system calls the stream records. */
 #define POSIXTRACE_IOC_SET_SYSCALLS \
 	_IOW(POSIXTRACE_IOC_MAGIC, 0x1d, struct posixtrace_syscalls)
 #define POSIXTRACE_IOC_GET_SYSCALLS \

@@ -80,9 +80,9 @@ enum posixtrace_nl_attr {
 	 * POSIXTRACE_NL_TRACED_MAX
 	 */
 	POSIXTRACE_NL_A_TRACED_COUNT,
-	POSIXTRACE_NL_A_EVENTS_READ,	/* u64 (ABI 0.7) */
+	POSIXTRACE_NL_A_EVENTS_READ,	/* u64 */
 	/*
-	 * u64, with a log only (ABI 0.7): events the log did not keep, as
+	 * u64, with a log only: events the log did not keep, as
 	 * struct posixtrace_status's log_events_discarded
 	 */
 	POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED,
