@@ -391,6 +391,7 @@ host_case build_bench no_warnings make -C "$TOP_DIR/bench" --no-print-directory 
 host_case exported_symbols_match_map exported_symbols_match_map
 host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
+host_case uapi_keeps_abi_1_0 "$TOP_DIR/selftests/abi/layout.sh" "$TOP_DIR"
 host_case public_headers_compile public_headers_compile
 host_case install_and_build_against_it install_and_build_against_it
 host_case install_then_uninstall install_then_uninstall
@@ -401,7 +402,7 @@ host_case man_pages_install man_pages_install
 host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/selftests"
 # Trace logs are read without the module: the reader's own tests, then a
 # short libFuzzer run over it (seeds in fuzz/corpus).
-host_case log_reader_tests make -C "$TOP_DIR/ulib" --no-print-directory test
+host_case ulib_host_tests make -C "$TOP_DIR/ulib" --no-print-directory test
 # posixtrace dump on synthesized logs: filters, formats, damaged logs.
 host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
 # posixtrace export against dump through babeltrace2, on the seed logs
