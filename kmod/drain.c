@@ -42,6 +42,7 @@
 #include <linux/wait_bit.h>
 #include <linux/workqueue.h>
 
+#include "debugfs.h"
 #include "drain.h"
 #include "drain_domain.h"
 #include "links.h"
@@ -73,7 +74,6 @@ MODULE_PARM_DESC(ring_drain_ms, "Milliseconds between drains of every thread rin
  * posixtrace/drain_hold_max_ns, root's alone.
  */
 static u64 drain_hold_max_ns;
-static struct dentry *posixtrace_debugfs_dir;
 
 static int posixtrace_hold_get(void *data, u64 *val)
 {
@@ -1299,9 +1299,8 @@ int posixtrace_drains_init(void)
 	if (!posixtrace_drain_wq)
 		return -ENOMEM;
 	/* Without debugfs, or if it fails, the statistic is not shown. */
-	posixtrace_debugfs_dir = debugfs_create_dir("posixtrace", NULL);
 	debugfs_create_file_unsafe("drain_hold_max_ns", 0600,
-				   posixtrace_debugfs_dir, NULL,
+				   posixtrace_debugfs, NULL,
 				   &posixtrace_hold_fops);
 	return 0;
 }
@@ -1334,5 +1333,4 @@ void posixtrace_drains_exit(void)
 	/* The frees wait for a grace period, then run on our queue. */
 	rcu_barrier();
 	destroy_workqueue(posixtrace_drain_wq);
-	debugfs_remove(posixtrace_debugfs_dir);
 }

@@ -10,15 +10,17 @@
  */
 
 #include <linux/capability.h>
+#include <linux/debugfs.h>
 #include <linux/kernel.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/posixtrace.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
-#include <linux/sysfs.h>
 #include <linux/tracepoint.h>
 #include <linux/workqueue.h>
 
+#include "debugfs.h"
 #include "kprobes.h"
 
 /* What posixtrace_tracepoint() looks for, and finds. */
@@ -187,8 +189,12 @@ module_param_cb(kernel_probes_linger_ms, &posixtrace_linger_ops,
 MODULE_PARM_DESC(kernel_probes_linger_ms,
 		 "How long a class of kernel events keeps its probes after its last stream, in ms");
 
-/* Which classes have their probes on now: for tests and the curious. */
-static int posixtrace_kprobes_get(char *buf, const struct kernel_param *kp)
+/*
+ * The POSIXTRACE_KERNEL_* classes whose probes are registered now: for
+ * the tests (kevent_stream_test), not a setting: in debugfs, as
+ * posixtrace/kernel_probes.
+ */
+static int posixtrace_kprobes_show(struct seq_file *m, void *unused)
 {
 	u32 on = 0;
 	unsigned int c;
@@ -198,16 +204,10 @@ static int posixtrace_kprobes_get(char *buf, const struct kernel_param *kp)
 		if (posixtrace_kclass_on[c])
 			on |= BIT(c);
 	mutex_unlock(&posixtrace_kevents_mutex);
-	return sysfs_emit(buf, "%u\n", on);
+	seq_printf(m, "%u\n", on);
+	return 0;
 }
-
-static const struct kernel_param_ops posixtrace_kprobes_ops = {
-	.get = posixtrace_kprobes_get,
-};
-
-module_param_cb(kernel_probes, &posixtrace_kprobes_ops, NULL, 0444);
-MODULE_PARM_DESC(kernel_probes,
-		 "POSIXTRACE_KERNEL_* classes whose tracepoint probes are registered (read-only)");
+DEFINE_SHOW_ATTRIBUTE(posixtrace_kprobes);
 
 /**
  * posixtrace_kevents_put - a stream that recorded @classes is gone
@@ -283,6 +283,8 @@ int posixtrace_kprobes_init(struct posixtrace_kprobe *probes, unsigned int n)
 	}
 	posixtrace_kprobes = probes;
 	posixtrace_nr_kprobes = n;
+	debugfs_create_file("kernel_probes", 0400, posixtrace_debugfs, NULL,
+			    &posixtrace_kprobes_fops);
 	return 0;
 }
 

@@ -7,11 +7,13 @@
  * init in reverse order.
  */
 
+#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/posixtrace.h>
 
 #include "access.h"
+#include "debugfs.h"
 #include "device.h"
 #include "drain.h"
 #include "drain_domain.h"
@@ -23,14 +25,17 @@
 #include "ring_mem.h"
 #include "stream.h"
 
+struct dentry *posixtrace_debugfs;
+
 static int __init posixtrace_init(void)
 {
 	int ret;
 
+	posixtrace_debugfs = debugfs_create_dir("posixtrace", NULL);
 	posixtrace_access_init();
 	ret = posixtrace_streams_init();
 	if (ret)
-		return ret;
+		goto err_debugfs;
 	ret = posixtrace_ring_mem_init();
 	if (ret)
 		goto err_streams_exit;
@@ -66,6 +71,8 @@ err_ring_mem_exit:
 	posixtrace_ring_mem_exit();
 err_streams_exit:
 	posixtrace_streams_exit();
+err_debugfs:
+	debugfs_remove(posixtrace_debugfs);
 	return ret;
 }
 
@@ -87,6 +94,7 @@ static void __exit posixtrace_exit(void)
 	/* The entries' last references on their drain domains went too. */
 	posixtrace_drain_domains_exit();
 	posixtrace_quota_exit();
+	debugfs_remove(posixtrace_debugfs);
 	/*
 	 * A task work of ours (hooks) puts the module as its last call, but
 	 * still returns through our code: wait until every task that may be

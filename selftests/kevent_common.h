@@ -521,7 +521,8 @@ static inline int kevs_match(const struct kevs *l,
 
 /* ---- the module's parameters and users ---------------------------------- */
 
-#define PROBES_PARAM	PARAM_DIR "kernel_probes"
+/* In debugfs: a statistic, not a setting. */
+#define PROBES_FILE	"/sys/kernel/debug/posixtrace/kernel_probes"
 #define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
 #define PARANOID_PARAM	PARAM_DIR "kernel_events_paranoid"
 
@@ -531,7 +532,7 @@ static inline int probes_settle(int want)
 	int on = -1, i;
 
 	for (i = 0; i < 500; i++) {
-		if (!param_read(PROBES_PARAM, &on) || on == want)
+		if (!param_read(PROBES_FILE, &on) || on == want)
 			break;
 		usleep(10000);
 	}
