@@ -39,10 +39,9 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/task_work.h>
 #include <linux/workqueue.h>
 
-#include "compat.h"
+#include "hook_work.h"
 #include "inherit.h"
 #include "links.h"
 #include "process.h"
@@ -334,11 +333,9 @@ void posixtrace_inherit_fork(struct task_struct *parent,
 		ticket->parent = from;
 		ticket->seq = seq;
 		posixtrace_process_hold(from);
-		__module_get(THIS_MODULE);
-		init_task_work(&ticket->work, posixtrace_inherit_child);
 		/* Never fails: a child that never ran is before its works. */
-		WARN_ON_ONCE(task_work_add(child, &ticket->work,
-					   POSIXTRACE_TWA_HOOK));
+		WARN_ON_ONCE(posixtrace_hook_work_add(child, &ticket->work,
+						      posixtrace_inherit_child));
 	}
 	if (READ_ONCE(posixtrace_tickets_free) < READ_ONCE(fork_tickets))
 		queue_work(posixtrace_inherit_wq, &posixtrace_tickets_work);

@@ -21,14 +21,13 @@
 #include <linux/sched/task.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
-#include <linux/task_work.h>
 #include <linux/timekeeping.h>
 #include <linux/vmalloc.h>
 
 #include "access.h"
-#include "compat.h"
 #include "drain.h"
 #include "drain_domain.h"
+#include "hook_work.h"
 #include "kbuf.h"
 #include "kprobes.h"
 #include "links.h"
@@ -1276,12 +1275,9 @@ void posixtrace_streams_creator_gone(struct task_struct *task)
 		 * Listed, so its file is open: the file holds the module
 		 * and a reference, and neither taken here is the last.
 		 */
-		__module_get(THIS_MODULE);
 		posixtrace_stream_get(stream);
-		init_task_work(&stream->creator_cb,
-			       posixtrace_stream_creator_died);
-		if (!task_work_add(task, &stream->creator_cb,
-				   POSIXTRACE_TWA_HOOK))
+		if (!posixtrace_hook_work_add(task, &stream->creator_cb,
+					      posixtrace_stream_creator_died))
 			continue;
 		/*
 		 * Past its task works (the hooks come before): the reap
@@ -1289,7 +1285,6 @@ void posixtrace_streams_creator_gone(struct task_struct *task)
 		 */
 		WRITE_ONCE(stream->creator_gone, true);
 		posixtrace_stream_put(stream);
-		module_put(THIS_MODULE);
 		orphans = true;
 	}
 	raw_spin_unlock(&posixtrace_streams_lock);
