@@ -3,7 +3,7 @@
  * The check a thread ring's record header passes before anything takes
  * the record (<linux/posixtrace.h>, "Thread rings"), written once: the
  * module applies it to every record its kicks walk and its drains take
- * (kmod/ring_kick.c, kmod/thread_ring.c), and the benchmark's fake kernel
+ * (lib/ring_walk.c, kmod/thread_ring.c), and the benchmark's fake kernel
  * (bench/producer_host.c) the same. Freestanding C, as lib/ is.
  */
 #ifndef _POSIXTRACE_RING_RECORD_H

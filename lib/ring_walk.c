@@ -31,7 +31,7 @@
  * meanwhile (a vfork child on its parent's ring) can only misplace its
  * own events: the walk never reads outside the lap.
  *
- * Compiled into the module (kmod/ring_walk.c includes this file) and into
+ * Compiled into the module (kmod/walk.c includes this file) and into
  * the benchmark's fake kernel (bench/producer_host.c).
  */
 

@@ -2,7 +2,7 @@
 /*
  * A kick's walk of a thread ring (ring_walk.c): what of its records the
  * only stream of its process, a LOOP one, would overwrite. Written once:
- * the module compiles it (kmod/ring_walk.c), and the benchmark's fake
+ * the module compiles it (kmod/walk.c), and the benchmark's fake
  * kernel (bench/producer_host.c), so that what the benchmark times is the
  * module's walk. Freestanding C, as lib/ is.
  *
