@@ -61,3 +61,15 @@ for load in idle untraced traced; do
 					load, v[NR], NR, v[int((NR + 1) / 2)]
 			}' | sed 's/^/# bench: cyclictest /'
 done
+
+# The tail of posix_trace_event() against a null system call (rt_tail),
+# with the ring the library chooses (two streams: 64 KiB) and with a
+# 1 MiB ring asked for.
+say ""
+for ring in "" 1048576; do
+	if [ -n "$ring" ]; then
+		POSIXTRACE_RING_SIZE=$ring rt_tail "${RT_TAIL_EVENTS:-10000000}"
+	else
+		rt_tail "${RT_TAIL_EVENTS:-10000000}"
+	fi 2>&1 | sed 's/^/# bench: /'
+done

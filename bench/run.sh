@@ -25,7 +25,12 @@
 # --rt boots Debian's PREEMPT_RT kernel instead and measures cyclictest's
 # wakeup latency there, with nothing running, under bench/rt_load's
 # workload (threads recording events, children forked one after another)
-# untraced, and under the same workload traced (bench/rt_guest.sh).
+# untraced, and under the same workload traced (bench/rt_guest.sh); then
+# bench/rt_tail: the median, p99, p99.99 and maximum of posix_trace_event()
+# over 10 million events (RT_TAIL_EVENTS) against a null system call's,
+# in alternating blocks, while a reader reads, a log is written and a
+# thread stops, starts, clears and filters the stream, with the ring the
+# library chooses and with a 1 MiB one.
 #
 # --host measures natively, on this machine, with no guest: ust_cost under
 # a private lttng-sessiond (--no-kernel, LTTNG_HOME in a directory of its
@@ -239,8 +244,9 @@ if [ -n "$RT" ]; then
 	set +e
 	"$VM_DIR/run-vm.sh" --label bench-rt --kernel "/boot/vmlinuz-$rel" \
 		--module "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko" --out "$out" \
-		--timeout 900 --demo "$BENCH_DIR/rt_guest.sh" \
-		--bin "$BUILD_DIR/bench/rt_load" --bin "$(command -v cyclictest)" \
+		--timeout 2400 --demo "$BENCH_DIR/rt_guest.sh" \
+		--bin "$BUILD_DIR/bench/rt_load" --bin "$BUILD_DIR/bench/rt_tail" \
+		--bin "$(command -v cyclictest)" \
 		>"$out.log" 2>&1
 	rc=$?
 	set -e
