@@ -22,10 +22,11 @@
  * program, with its calls into the module replaced (ulib/sys.h,
  * PTK_SYS_FAKE): its open() of the device, and its ioctl(), mmap(),
  * munmap() and close() of what the device hands out, reach this file's
- * ptk_sys_*() (ptk_sys_fake.h); nothing else of the program or the C
+ * ptk_sys_*(); nothing else of the program or the C
  * library is replaced.
  *
- * - /dev/posixtrace opens as a memfd; EVENTID_OPEN hands out identifiers;
+ * - /dev/posixtrace opens as a memfd; VERSION says the library's own ABI;
+ *   EVENTID_OPEN hands out identifiers;
  *   the enable page is a page of ours whose bits each row sets or clears.
  * - A ring is mapped as the module maps it: a control page, then the data
  *   area twice in a row, the same pages. The stream the events go to is
@@ -75,7 +76,9 @@
 #include <trace.h>
 
 #include "harness.h"
-#include "ptk_sys_fake.h"
+/* The library's calls into the module, which this file defines. */
+#define PTK_SYS_FAKE
+#include "../ulib/sys.h"
 /* The module's check of a record header, and its kick's walk (lib/). */
 #include "../lib/ring_walk.h"
 
@@ -510,6 +513,15 @@ int ptk_sys_ioctl(int fd, unsigned long req, void *arg)
 	if (!is_fake(fd))
 		return ioctl(fd, req, arg);
 	switch (req) {
+	case POSIXTRACE_IOC_VERSION: {
+		/* The ABI the library was built for: it checks at open. */
+		struct posixtrace_version *ver = arg;
+
+		ver->size = sizeof(*ver);
+		ver->major = POSIXTRACE_ABI_MAJOR;
+		ver->minor = POSIXTRACE_ABI_MINOR;
+		return 0;
+	}
 	case POSIXTRACE_IOC_EVENTID_OPEN:
 		eid = arg;
 		eid->event_id = next_id++;

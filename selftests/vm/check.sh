@@ -388,6 +388,9 @@ host_case build_ulib no_warnings make -C "$TOP_DIR/ulib" --no-print-directory
 host_case build_tools no_warnings make -C "$TOP_DIR/tools" --no-print-directory
 host_case build_examples no_warnings make -C "$TOP_DIR/examples" --no-print-directory
 host_case build_bench no_warnings make -C "$TOP_DIR/bench" --no-print-directory O="$BUILD_DIR/bench"
+# The fake kernel under the library's own code: every event arrives, every read
+# in order (its exit status); a moment, not a measurement.
+host_case producer_host_runs "$BUILD_DIR/bench/producer_host" -r 1 -t 0.05
 host_case exported_symbols_match_map exported_symbols_match_map
 host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90

@@ -18,7 +18,8 @@
 #include <posixtrace-k.h>
 
 #include "../internal.h"
-#include "abi/ptk_sys_fake.h"
+/* Built with PTK_SYS_FAKE (ulib/Makefile), as device.c and version.c. */
+#include "../sys.h"
 
 #define FAKE_FD	1000
 
