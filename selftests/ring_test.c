@@ -1515,9 +1515,16 @@ static void raw_wrap(struct raw_case *rc)
 		if (rr.head + sizeof(*rec) + sizeof(big) - rr.ctl->consumed >
 		    RING_SIZE) {
 			ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0);
-			while (rr.head + sizeof(*rec) + sizeof(big) -
-			       rr.ctl->consumed > RING_SIZE)
-				usleep(1000);
+			/* The kick's drain makes room: 10 s at most. */
+			STEP(rc, 2, WAIT_UNTIL(rr.head + sizeof(*rec) +
+					       sizeof(big) -
+					       __atomic_load_n(&rr.ctl->consumed,
+							       __ATOMIC_ACQUIRE) <=
+					       RING_SIZE, 10000));
+			if (rc->err) {
+				raw_ring_unmap(&rr);
+				return;
+			}
 		}
 		raw_commit(&rr, raw_put(&rr, rc->id, big, sizeof(big), NULL));
 	}
