@@ -7,7 +7,6 @@
  * init in reverse order.
  */
 
-#include <linux/debugfs.h>
 #include <linux/module.h>
 #include <linux/rcupdate.h>
 #include <linux/posixtrace.h>
@@ -25,13 +24,11 @@
 #include "ring_mem.h"
 #include "stream.h"
 
-struct dentry *posixtrace_debugfs;
-
 static int __init posixtrace_init(void)
 {
 	int ret;
 
-	posixtrace_debugfs = debugfs_create_dir("posixtrace", NULL);
+	posixtrace_debugfs_init();
 	posixtrace_access_init();
 	ret = posixtrace_streams_init();
 	if (ret)
@@ -72,7 +69,7 @@ err_ring_mem_exit:
 err_streams_exit:
 	posixtrace_streams_exit();
 err_debugfs:
-	debugfs_remove(posixtrace_debugfs);
+	posixtrace_debugfs_exit();
 	return ret;
 }
 
@@ -94,7 +91,7 @@ static void __exit posixtrace_exit(void)
 	/* The entries' last references on their drain domains went too. */
 	posixtrace_drain_domains_exit();
 	posixtrace_quota_exit();
-	debugfs_remove(posixtrace_debugfs);
+	posixtrace_debugfs_exit();
 	/*
 	 * A task work of ours (hooks) puts the module as its last call, but
 	 * still returns through our code: wait until every task that may be
