@@ -434,12 +434,7 @@ static void *reader(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&reader_stop)) {
-		clock_gettime(CLOCK_REALTIME, &soon);
-		soon.tv_nsec += 10000000;
-		if (soon.tv_nsec >= 1000000000) {
-			soon.tv_sec++;
-			soon.tv_nsec -= 1000000000;
-		}
+		soon = realtime_in_ms(10);
 		err = posix_trace_timedgetnext_event(cur_trid, &info, data,
 						     sizeof(data), &len,
 						     &unavailable, &soon);

@@ -63,6 +63,21 @@ static inline double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / NSEC_PER_SEC;
 }
 
+/* CLOCK_REALTIME @ms milliseconds from now: a timed wait's deadline. */
+static inline struct timespec realtime_in_ms(unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 /* ---- running a command -------------------------------------------------- */
 
 /*

@@ -461,14 +461,8 @@ static void *reader(void *arg)
 			 * read per event would be the bench's cost counted as
 			 * the reader's.
 			 */
-			if (stale) {
-				clock_gettime(CLOCK_REALTIME, &soon);
-				soon.tv_nsec += 10000000;
-				if (soon.tv_nsec >= 1000000000) {
-					soon.tv_sec++;
-					soon.tv_nsec -= 1000000000;
-				}
-			}
+			if (stale)
+				soon = realtime_in_ms(10);
 			err = posix_trace_timedgetnext_event(trid, &info, data,
 							     sizeof(data),
 							     &len,

@@ -216,12 +216,7 @@ static void *drain_main(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&drain_stop)) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 100000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		until = realtime_in_ms(100);
 		pthread_mutex_lock(&drain_wake_lock);
 		while (!drain_due && !atomic_load(&drain_stop) &&
 		       !pthread_cond_timedwait(&drain_wake, &drain_wake_lock,

@@ -40,6 +40,8 @@
 
 #include <trace.h>
 
+#include "harness.h"
+
 /* Log-linear buckets: exact below 1024 ns, then 64 a power of two. */
 #define EXACT		1024
 #define SUB		64
@@ -116,12 +118,7 @@ static void *reader(void *arg)
 
 	(void)arg;
 	while (!atomic_load(&stop_all)) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 20000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		until = realtime_in_ms(20);
 		ret = posix_trace_timedgetnext_event(loop_trid, &info, &data,
 						     sizeof(data), &len,
 						     &unavailable, &until);
@@ -184,7 +181,7 @@ static unsigned long ring_size(void)
 	return size;
 }
 
-static void print_row(const char *what, const struct hist *h)
+static void print_tail_row(const char *what, const struct hist *h)
 {
 	printf("%-28s %10llu %8llu %8llu %10llu %10llu\n", what,
 	       (unsigned long long)h->count,
@@ -305,9 +302,9 @@ int main(int argc, char **argv)
 	       " (the library's choice)");
 	printf("%-28s %10s %8s %8s %10s %10s\n", "ns per call", "calls",
 	       "median", "p99", "p99.99", "max");
-	print_row("posix_trace_event()", &h_ev);
-	print_row("getppid()", &h_sys);
-	print_row("clock_gettime() x2, nothing", &h_clock);
+	print_tail_row("posix_trace_event()", &h_ev);
+	print_tail_row("getppid()", &h_sys);
+	print_tail_row("clock_gettime() x2, nothing", &h_clock);
 	printf("event / getppid: median %.2f, p99 %.2f, p99.99 %.2f, max "
 	       "%.2f\n",
 	       ratio(quantile(&h_ev, 0.5), sys_median),

@@ -107,12 +107,7 @@ static void *reader(void *arg)
 	int unavailable, ret;
 
 	for (;;) {
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 50 * 1000 * 1000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		until = realtime_in_ms(50);
 		ret = posix_trace_timedgetnext_event(run->loop, &info, &data,
 						     sizeof(data), &len,
 						     &unavailable, &until);
@@ -156,13 +151,6 @@ static bool pin_log_writer(int cpu)
 	}
 	closedir(d);
 	return done;
-}
-
-static int status_of(int fd, struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(fd, POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
 }
 
 FIXTURE(rt) {
@@ -262,8 +250,8 @@ static void rt_scenario(struct __test_metadata *_metadata,
 	atomic_store(&run->reader_stop, true);
 	ASSERT_EQ(0, pthread_join(rd, NULL));
 	ASSERT_EQ(2, stream_fds(fds, 2));
-	ASSERT_EQ(0, status_of(fds[0] == log_stream ? fds[1] : fds[0],
-			       &loop_st));
+	ASSERT_EQ(0, stream_status(fds[0] == log_stream ? fds[1] : fds[0],
+				   &loop_st));
 	EXPECT_EQ(emitted, run->read + loop_st.events_lost) {
 		TH_LOG("LOOP: %llu read, %llu lost, %llu emitted",
 		       (unsigned long long)run->read,
@@ -272,7 +260,7 @@ static void rt_scenario(struct __test_metadata *_metadata,
 	}
 	ASSERT_EQ(0, posix_trace_flush(run->logged));
 	ASSERT_EQ(0, wait_flushed(run->logged));
-	ASSERT_EQ(0, status_of(log_stream, &log_st));
+	ASSERT_EQ(0, stream_status(log_stream, &log_st));
 	ASSERT_EQ(0, posix_trace_shutdown(run->logged));
 	ASSERT_EQ(0, posix_trace_shutdown(run->loop));
 	ASSERT_EQ(0, read_log(self->log_fd, &lb));
@@ -294,8 +282,8 @@ static void rt_scenario(struct __test_metadata *_metadata,
  * Whether the producer slept is said, not judged: today a full ring's
  * event by system call and a kick that meets a reader's cut may wait for
  * the drain mutex or the reader's turn, even with the reader and the log
- * on the other CPU (0 to 59 sleeps in 300,000 events, in 6.12 guests);
- * that it never does is issue 30's part 4, measured by make bench-rt.
+ * on the other CPU; that it never does is issue 30's part 4, measured by
+ * make bench-rt.
  */
 TEST_F_TIMEOUT(rt, every_event_of_a_fifo_producer_is_counted, 300)
 {

@@ -303,6 +303,21 @@ static inline int stream_fds(int *fds, int max)
 	return n;
 }
 
+/* CLOCK_REALTIME @ms milliseconds from now: a timed wait's deadline. */
+static inline struct timespec realtime_in_ms(unsigned int ms)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 /*
  * Wait for what the module does after a call returns (a worker's drain, a
  * kick's): poll @cond every millisecond until it holds, for up to @ms
@@ -325,12 +340,18 @@ static inline int stream_fd(void)
 	return stream_fds(&fd, 1) == 1 ? fd : -1;
 }
 
-/* The module's STATUS of this process's only stream: 0 or -errno. */
-static inline int own_stream_status(struct posixtrace_status *st)
+/* The module's STATUS of the stream on descriptor @fd: 0 or -errno. */
+static inline int stream_status(int fd, struct posixtrace_status *st)
 {
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
-	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+	return ioctl(fd, POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
+}
+
+/* The module's STATUS of this process's only stream: 0 or -errno. */
+static inline int own_stream_status(struct posixtrace_status *st)
+{
+	return stream_status(stream_fd(), st);
 }
 
 /*

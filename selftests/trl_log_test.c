@@ -240,14 +240,6 @@ static void until_full_keeps(struct __test_metadata *_metadata,
 		  self->lb.status.posix_log_overrun_status);
 }
 
-/* The module's STATUS of this process's only stream. */
-static int stream_status(struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	return ioctl(stream_fd(), POSIXTRACE_IOC_STATUS, st) ? -errno : 0;
-}
-
 /* Flush and wait until the flush is done (5 s at most). */
 static int flush_and_wait(trace_id_t trid)
 {
@@ -279,11 +271,11 @@ TEST_F(log, status_counts_the_events_the_log_did_not_keep)
 			      10 * EVENT8_SIZE + STOP_RECORD_SIZE));
 	ASSERT_EQ(0, create_log(self));
 	ASSERT_EQ(0, posix_trace_start(self->trid));
-	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.log_events_discarded);
 	emit_numbered(self->a, 0, 20);
 	ASSERT_EQ(0, flush_and_wait(self->trid));
-	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_LE(10, st.log_events_discarded);
 	ASSERT_GE(12, st.log_events_discarded);
 	ASSERT_EQ(0, shutdown_log(self));
@@ -299,7 +291,7 @@ TEST_F(log, status_counts_nothing_discarded_by_a_log_with_room)
 	ASSERT_EQ(0, posix_trace_start(self->trid));
 	emit_numbered(self->a, 0, 100);
 	ASSERT_EQ(0, flush_and_wait(self->trid));
-	ASSERT_EQ(0, stream_status(&st));
+	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(0, st.log_events_discarded);
 	ASSERT_EQ(0, shutdown_log(self));
 }
