@@ -30,7 +30,9 @@
 # over 10 million events (RT_TAIL_EVENTS) against a null system call's,
 # in alternating blocks, while a reader reads, a log is written and a
 # thread stops, starts, clears and filters the stream, with the ring the
-# library chooses and with a 1 MiB one.
+# library chooses and with a 1 MiB one; and the same for each kind of
+# event apart (ring only, a kick, by system call), with how often each
+# comes.
 #
 # --host measures natively, on this machine, with no guest: ust_cost under
 # a private lttng-sessiond (--no-kernel, LTTNG_HOME in a directory of its

@@ -95,17 +95,48 @@ static long posixtrace_ioctl_eventid_open_self(struct posixtrace_eventid __user 
 #define POSIXTRACE_EVENT_STACK_DATA	POSIXTRACE_KBUF_DATA_MAX
 
 /*
+ * An event by system call of a thread at a realtime priority (drain.h),
+ * @n bytes of its data copied (0: the copy faulted): it waits for no
+ * drain, and so for no reader and no log's thread. If the thread says it
+ * writes no ring (@ringless), or the module has no live ring for it, and
+ * the data the streams keep is copied, the event goes to the kbufs, as
+ * any ringless thread's; otherwise (its ring was full, or busy with an
+ * event the signal handler that made this one interrupted, or the data
+ * is long) it would have to wait for a drain to store what came before
+ * it, and is lost instead, counted in every stream that would have
+ * recorded it, while a worker drains. Under RCU; never sleeps.
+ */
+static long posixtrace_event_nowait(struct posixtrace_process *proc,
+				    const struct posixtrace_emit *emit,
+				    size_t n, bool ringless)
+{
+	struct posixtrace_drain_domain *dom;
+	bool keep;
+
+	if (emit->copied && !n)
+		return -EFAULT;
+	keep = emit->copied <= n &&
+	       (ringless || !posixtrace_thread_ring_open(proc));
+	posixtrace_links_nowait(proc, emit, keep);
+	dom = READ_ONCE(proc->domain);
+	if (!keep && dom)
+		posixtrace_drain_soon(dom);
+	return 0;
+}
+
+/*
  * An event whose data the streams keep whole within @n bytes already
  * copied to @data: recorded under RCU alone, without a reference on the
  * process entry (two atomic operations less per event); into the streams'
  * kbufs if @ringless, and then *@drain says if they want a drain, and
- * @retry holds those whose kbuf was full. Returns 1 if it was not such an
- * event and the caller must take the long way.
+ * @retry holds those whose kbuf was full. A realtime thread's (@nowait),
+ * whatever its data, as posixtrace_event_nowait() says. Returns 1 if it
+ * was not such an event and the caller must take the long way.
  */
 static long posixtrace_event_short(const struct posixtrace_event *ev,
 				   struct posixtrace_emit *emit,
 				   const void *data, size_t n, bool ringless,
-				   bool *drain,
+				   bool nowait, bool *drain,
 				   struct posixtrace_post_retry *retry)
 {
 	struct posixtrace_process *proc;
@@ -122,16 +153,15 @@ static long posixtrace_event_short(const struct posixtrace_event *ev,
 	} else if (posixtrace_links_traced(proc)) {
 		emit->copied = min_t(size_t, ev->data_len,
 				     posixtrace_process_data_max(proc));
-		if (emit->copied <= n) {
-			emit->data = data;
-			if (ringless)
-				*drain = posixtrace_links_post(proc, emit,
-							       retry);
-			else
-				posixtrace_links_emit(proc, emit, 1);
-		} else {
+		emit->data = data;
+		if (nowait)
+			ret = posixtrace_event_nowait(proc, emit, n, ringless);
+		else if (emit->copied > n)
 			ret = 1;
-		}
+		else if (ringless)
+			*drain = posixtrace_links_post(proc, emit, retry);
+		else
+			posixtrace_links_emit(proc, emit, 1);
 	}
 	rcu_read_unlock();
 	return ret;
@@ -145,7 +175,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	struct posixtrace_event ev;
 	struct posixtrace_post_retry retry = { };
 	void *data = stack_data;
-	bool ringless, drain = false;
+	bool ringless, nowait, drain = false;
 	size_t n;
 	long ret;
 
@@ -159,9 +189,11 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	 * What the thread wrote in its ring came first. A thread that says
 	 * it has none goes through kbufs, which the drains merge with the
 	 * rings (kbuf.c): if it lies, only its own events are out of order.
+	 * A realtime thread's waits for no drain (posixtrace_event_nowait()).
 	 */
 	ringless = ev.flags & POSIXTRACE_EVENT_RINGLESS;
-	if (!ringless)
+	nowait = posixtrace_current_realtime();
+	if (!ringless && !nowait)
 		posixtrace_drain_current();
 	emit.event_id = ev.event_id;
 	emit.tgid = task_tgid(current);
@@ -179,7 +211,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	if (copy_from_user(stack_data, u64_to_user_ptr(ev.data), n))
 		n = 0;
 	ret = posixtrace_event_short(&ev, &emit, stack_data, n, ringless,
-				     &drain, &retry);
+				     nowait, &drain, &retry);
 	if (drain)
 		posixtrace_drain_current();
 	posixtrace_stream_post_retry(&retry, &emit);

@@ -879,6 +879,40 @@ bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom)
 }
 
 /**
+ * posixtrace_drain_try_pause - posixtrace_drain_pause(), waiting only if told
+ * @dom: the domain
+ * @wait: wait for the drain lock if someone holds it
+ *
+ * For a kick. A realtime thread's kick does not wait even for a hold:
+ * under PREEMPT_RT the lock sleeps (the holder, lent the thread's
+ * priority, would run meanwhile); the thread has a worker drain
+ * instead. Never sleeps.
+ *
+ * Return: true, with the lock held, if drains are paused; false, without
+ * it, if a drain or a reader's cut is under way, or, unless @wait, if
+ * someone holds the lock.
+ */
+bool posixtrace_drain_try_pause(struct posixtrace_drain_domain *dom,
+				bool wait)
+{
+	if (wait)
+		spin_lock(&dom->lock);
+	else if (!spin_trylock(&dom->lock))
+		return false;
+	if (!dom->open && !dom->cut_list) {
+		/*
+		 * Sparse cannot follow a lock kept on one return only: to it,
+		 * as with posixtrace_drain_pause() and _resume(), whose
+		 * declarations say nothing, the caller holds no lock.
+		 */
+		__release(&dom->lock);
+		return true;
+	}
+	spin_unlock(&dom->lock);
+	return false;
+}
+
+/**
  * posixtrace_drain_busy - is a drain of @dom taking records now?
  * @dom: the domain
  *

@@ -3,6 +3,8 @@
 #define _POSIXTRACE_DRAIN_H
 
 #include <linux/list.h>
+#include <linux/sched.h>
+#include <linux/sched/prio.h>
 #include <linux/types.h>
 
 struct posixtrace_drain_domain;
@@ -163,6 +165,19 @@ struct posixtrace_source {
  */
 #define POSIXTRACE_DRAIN_HOLD_RECORDS	256
 
+/*
+ * Does the calling thread run at a realtime priority (SCHED_FIFO, SCHED_RR,
+ * SCHED_DEADLINE, or lent one by priority inheritance)? Such a thread
+ * never waits for a drain, nor so for the readers and the log's thread
+ * whose turns a drain may wait for: where an event of its would, it is
+ * lost, counted, and a worker drains (device.c); its kicks leave to a
+ * worker what they cannot do at once (thread_ring.c).
+ */
+static inline bool posixtrace_current_realtime(void)
+{
+	return current->prio < MAX_RT_PRIO;
+}
+
 int posixtrace_drains_init(void);
 void posixtrace_drains_exit(void);
 
@@ -199,6 +214,8 @@ void posixtrace_source_close(struct posixtrace_source *src);
 void posixtrace_source_free_later(struct rcu_work *work);
 struct posixtrace_emit *posixtrace_drain_slot(struct posixtrace_source *src);
 bool posixtrace_drain_pause(struct posixtrace_drain_domain *dom);
+bool posixtrace_drain_try_pause(struct posixtrace_drain_domain *dom,
+				bool wait);
 void posixtrace_drain_resume(struct posixtrace_drain_domain *dom);
 
 #endif /* _POSIXTRACE_DRAIN_H */

@@ -16,8 +16,9 @@
  * is judged by the state before it, one made after by the state after.
  *
  * Its thread writes no ring, so its own events all go through kbufs (or,
- * with data too long for one, straight to the stream after a drain): a
- * thread's events stay in the order it made them. A thread that maps a
+ * with data too long for one, straight to the stream after a drain; a
+ * realtime thread's are lost instead, counted: device.c): a thread's
+ * events stay in the order it made them. A thread that maps a
  * ring drains the kbufs first (thread_ring.c); a thread whose ring
  * closes has made its ring's records before its first kbuf record, and a
  * drain reads the kbufs before the rings, so a drain that sees the latter

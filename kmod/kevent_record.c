@@ -155,7 +155,7 @@ void posixtrace_kev_record(struct posixtrace_process *proc, u32 class,
 			continue;
 		if (number)
 			number(data, posixtrace_stream_pid_ns(stream), arg);
-		posixtrace_stream_post_kernel(stream, emit);
+		posixtrace_stream_post_nowait(stream, emit);
 	}
 }
 
@@ -196,5 +196,5 @@ void posixtrace_kev_record_call(struct posixtrace_process *proc,
 
 	list_for_each_entry_rcu(link, &proc->links, proc_node)
 		if (posixtrace_kev_stream_calls(link->stream, nr, compat))
-			posixtrace_stream_post_kernel(link->stream, emit);
+			posixtrace_stream_post_nowait(link->stream, emit);
 }

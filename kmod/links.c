@@ -290,6 +290,24 @@ bool posixtrace_links_post(struct posixtrace_process *proc,
 	return drain;
 }
 
+/*
+ * @emit, made by system call by a realtime thread (drain.h), for every
+ * stream tracing @proc, without waiting: into their kbufs if @keep (the
+ * thread writes no ring), else lost, counted; under RCU.
+ */
+void posixtrace_links_nowait(struct posixtrace_process *proc,
+			     const struct posixtrace_emit *emit, bool keep)
+{
+	struct posixtrace_link *link;
+
+	list_for_each_entry_rcu(link, &proc->links, proc_node) {
+		if (keep)
+			posixtrace_stream_post_nowait(link->stream, emit);
+		else
+			posixtrace_stream_lose_nowait(link->stream, emit);
+	}
+}
+
 /**
  * posixtrace_links_only_stream - the stream tracing @proc, if only one does
  * @proc: a traced process

@@ -51,6 +51,8 @@ void posixtrace_links_emit(struct posixtrace_process *proc,
 bool posixtrace_links_post(struct posixtrace_process *proc,
 			   const struct posixtrace_emit *emit,
 			   struct posixtrace_post_retry *retry);
+void posixtrace_links_nowait(struct posixtrace_process *proc,
+			     const struct posixtrace_emit *emit, bool keep);
 unsigned int posixtrace_links_pids(struct posixtrace_stream *stream,
 				   struct pid **pids, unsigned int max,
 				   unsigned int *count);

@@ -614,6 +614,8 @@ static void posixtrace_stream_clear(struct posixtrace_stream *stream)
 {
 	spin_lock(&stream->lock);
 	if (!stream->shut_down) {
+		/* Counted lost before: their overrun goes with the rest. */
+		posixtrace_stream_count_lost_nowait(stream);
 		posixtrace_buf_reset(&stream->buf);
 		stream->full_status = POSIXTRACE_NOT_FULL;
 		stream->overrun_status = POSIXTRACE_NO_OVERRUN;
@@ -1102,7 +1104,7 @@ void __posixtrace_stream_status(struct posixtrace_stream *stream,
 				struct posixtrace_status *st)
 {
 	lockdep_assert_held(&stream->lock);
-	posixtrace_stream_kernel_lost(stream);
+	posixtrace_stream_count_lost_nowait(stream);
 	memset(st, 0, sizeof(*st));
 	st->size = sizeof(*st);
 	if (stream->shut_down)

@@ -133,7 +133,9 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
 			    struct posixtrace_post_retry *retry);
 void posixtrace_stream_post_retry(struct posixtrace_post_retry *retry,
 				  const struct posixtrace_emit *emit);
-void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
+void posixtrace_stream_post_nowait(struct posixtrace_stream *stream,
+				   const struct posixtrace_emit *emit);
+void posixtrace_stream_lose_nowait(struct posixtrace_stream *stream,
 				   const struct posixtrace_emit *emit);
 void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,

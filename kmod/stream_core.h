@@ -61,11 +61,11 @@ struct posixtrace_news {
  * What a stream does with an event generated now: its recording state
  * (stream_record.c). One word, written under the stream's lock with
  * WRITE_ONCE() (posixtrace_stream_set_state()) and only once a change is
- * whole, so that the kernel events' probes, which take no lock, never see
- * one half made (posixtrace_stream_post_kernel()). Shutting down is the
- * stream's lifetime, not a recording state (@shut_down): a stream killed
- * after its creator's death keeps its state for the records made before
- * the death that still come in.
+ * whole, so that the kernel events' probes and realtime threads, which
+ * take no lock, never see one half made (posixtrace_stream_lose_nowait()).
+ * Shutting down is the stream's lifetime, not a recording state
+ * (@shut_down): a stream killed after its creator's death keeps its state
+ * for the records made before the death that still come in.
  */
 enum posixtrace_stream_state {
 	/* Suspended (as created, or posix_trace_stop()): not generated. */
@@ -147,10 +147,12 @@ struct posixtrace_stream {
 	struct posixtrace_kbufs __rcu *kbufs;
 	size_t kbuf_threshold;
 	/*
-	 * kevents.c: the kernel events found their kbuf full, not yet in
-	 * @events_lost (probes take no sleeping lock: status adds them).
+	 * Events lost by makers that take no sleeping lock, a probe's that
+	 * found its kbuf full and a realtime thread's that would have
+	 * waited (posixtrace_stream_lose_nowait()), not yet in
+	 * @events_lost: a drain or a status adds them.
 	 */
-	atomic64_t kernel_lost;
+	atomic64_t lost_nowait;
 	bool kevents_held;		/* posixtrace_kevents_get() done */
 	/* stream_record.c: the records and the recording state, under @lock. */
 	struct posixtrace_buf buf;
@@ -287,7 +289,7 @@ void posixtrace_stream_news(struct posixtrace_stream *stream, u32 event);
 
 /* stream_record.c */
 size_t posixtrace_stream_ring_size(const struct posixtrace_stream *stream);
-void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream);
+void posixtrace_stream_count_lost_nowait(struct posixtrace_stream *stream);
 bool posixtrace_stream_store_system(struct posixtrace_stream *stream, u32 id,
 				    struct task_struct *task,
 				    const struct timespec64 *ts,

@@ -224,21 +224,21 @@ static void posixtrace_stream_auto_stop(struct posixtrace_stream *stream,
 					const struct timespec64 *ts);
 
 /**
- * posixtrace_stream_kernel_lost - count the kernel events lost meanwhile
+ * posixtrace_stream_count_lost_nowait - count the events lost meanwhile
  * @stream: the stream, its lock held
  *
- * Those a probe found no room for in a kbuf (posixtrace_stream_post_kernel()
- * cannot take this lock): lost as any, a gap in the sequence and an
- * overrun, from the next drain or status on.
+ * Those whose makers could not take this lock, nor wait for a drain
+ * (posixtrace_stream_lose_nowait()): lost as any, a gap in the sequence
+ * and an overrun, from the next drain or status on.
  */
-void posixtrace_stream_kernel_lost(struct posixtrace_stream *stream)
+void posixtrace_stream_count_lost_nowait(struct posixtrace_stream *stream)
 {
 	s64 n;
 
 	lockdep_assert_held(&stream->lock);
-	if (!atomic64_read(&stream->kernel_lost))
+	if (!atomic64_read(&stream->lost_nowait))
 		return;
-	n = atomic64_xchg(&stream->kernel_lost, 0);
+	n = atomic64_xchg(&stream->lost_nowait, 0);
 	stream->seq += n;
 	stream->events_lost += n;
 	stream->overrun_status = POSIXTRACE_OVERRUN;
@@ -720,7 +720,7 @@ void posixtrace_stream_emit(struct posixtrace_stream *stream,
 	unsigned int i, run;
 
 	spin_lock(&stream->lock);
-	posixtrace_stream_kernel_lost(stream);
+	posixtrace_stream_count_lost_nowait(stream);
 	for (i = 0; i < n; i++) {
 		/*
 		 * Runs where they may be, the record that ends one alone. A
@@ -805,19 +805,48 @@ bool posixtrace_stream_post(struct posixtrace_stream *stream,
 }
 
 /**
- * posixtrace_stream_post_kernel - a kernel event, from a tracepoint's probe
- * @stream: a stream tracing the process the event is about, that records
- *	its class
- * @emit: the event, with all its data
+ * posixtrace_stream_lose_nowait - an event lost, without the stream's lock
+ * @stream: a stream tracing the process the event is about
+ * @emit: the event
  *
- * Into the stream's kbuf for this CPU, as posixtrace_stream_post(); the
- * drain judges it. A probe may run in an interrupt, with preemption off,
- * under the scheduler's or a signal's locks: this takes raw locks only,
- * and leaves waking readers to the worker it asks to drain, through an
- * irq_work (posixtrace_drain_deferred()). A full kbuf loses the event,
- * counted. Under RCU.
+ * Lost as the drain would count it (posixtrace_stream_emit_one()): not if
+ * the stream keeps more of its data than was copied (it came after), is
+ * shut down or its creator died (the event is not the stream's), or
+ * filters it out; else by a running stream, and by one stopped because
+ * full until it restarts. Each word is read once, whole (the state is
+ * one): a state the stream was in. Takes no lock. Under RCU.
  */
-void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
+void posixtrace_stream_lose_nowait(struct posixtrace_stream *stream,
+				   const struct posixtrace_emit *emit)
+{
+	size_t len;
+
+	if (!posixtrace_stream_data_kept(stream, emit, &len) ||
+	    READ_ONCE(stream->shut_down) ||
+	    posixtrace_stream_after_death(stream, emit) ||
+	    test_bit(emit->event_id, stream->filter))
+		return;
+	if (posixtrace_stream_counts_lost(READ_ONCE(stream->state)))
+		atomic64_inc(&stream->lost_nowait);
+}
+
+/**
+ * posixtrace_stream_post_nowait - an event whose maker cannot wait
+ * @stream: a stream tracing the process the event is about (that records
+ *	its class, for a kernel event)
+ * @emit: the event, with all its data (at most POSIXTRACE_KBUF_DATA_MAX
+ *	bytes)
+ *
+ * A kernel event, from a tracepoint's probe, which may run in an
+ * interrupt, with preemption off, under the scheduler's or a signal's
+ * locks; or an event by system call of a realtime thread that writes no
+ * ring (device.c). Into the stream's kbuf for this CPU, as
+ * posixtrace_stream_post(), but a full kbuf loses the event, counted,
+ * rather than wait for a drain. Takes raw locks only, and leaves waking
+ * readers to the worker it asks to drain, through an irq_work
+ * (posixtrace_drain_deferred()). Under RCU.
+ */
+void posixtrace_stream_post_nowait(struct posixtrace_stream *stream,
 				   const struct posixtrace_emit *emit)
 {
 	int ret;
@@ -826,15 +855,8 @@ void posixtrace_stream_post_kernel(struct posixtrace_stream *stream,
 	if (test_bit(emit->event_id, stream->filter))
 		return;
 	ret = posixtrace_stream_post_kbuf(stream, emit);
-	/*
-	 * Lost as the drain would count it (posixtrace_stream_emit_one()):
-	 * by a running stream, and by one stopped because full until it
-	 * restarts. The state is one word, whole: read once, without the
-	 * lock, it is a state the stream was in.
-	 */
-	if (ret == -ENOSPC &&
-	    posixtrace_stream_counts_lost(READ_ONCE(stream->state)))
-		atomic64_inc(&stream->kernel_lost);
+	if (ret == -ENOSPC)
+		posixtrace_stream_lose_nowait(stream, emit);
 	/* Full, past the threshold, or a reader waits: a worker drains. */
 	if (ret)
 		posixtrace_drain_deferred(stream->domain);

@@ -1077,7 +1077,9 @@ static bool posixtrace_thread_ring_drop(struct posixtrace_thread_ring *ring,
 		will = true;
 		goto done;
 	}
-	if (!posixtrace_drain_pause(dom) || ring->dead || ring->revoked) {
+	if (!posixtrace_drain_try_pause(dom, !posixtrace_current_realtime()))
+		return false;
+	if (ring->dead || ring->revoked) {
 		posixtrace_drain_resume(dom);
 		return false;
 	}
@@ -1109,7 +1111,9 @@ done:
  * the stream would overwrite, or drains them, so that the thread goes on
  * at once (on another CPU, the worker makes room while the thread writes
  * more); but a thread whose ring a reader's cut holds first waits for the
- * reader's turn, a tick at most, and kicks once more. Sleeps.
+ * reader's turn, a tick at most, and kicks once more. Sleeps, except in a
+ * thread at a realtime priority: it never waits for the reader, nor for
+ * the drain lock (posixtrace_current_realtime()).
  */
 void posixtrace_thread_ring_kick(void)
 {
@@ -1129,7 +1133,7 @@ again:
 		room = posixtrace_thread_ring_drop(ring, &wait);
 	if (proc)
 		dom = READ_ONCE(proc->domain);
-	if (!room && dom && wait && !waited) {
+	if (!room && dom && wait && !waited && !posixtrace_current_realtime()) {
 		posixtrace_drain_domain_get(dom);
 		rcu_read_unlock();
 		waited = true;
@@ -1145,6 +1149,23 @@ again:
 	if (!room && dom)
 		posixtrace_drain_soon(dom);
 	rcu_read_unlock();
+}
+
+/**
+ * posixtrace_thread_ring_open - does the calling thread write a ring?
+ * @proc: its process's entry
+ *
+ * If it does, what the ring holds came before the thread's event by
+ * system call, which must wait for a drain to take it first; if not (no
+ * ring open, or a revoked one, which is taken nothing more from), the
+ * event may go to a kbuf (kbuf.c). Under RCU; never sleeps.
+ */
+bool posixtrace_thread_ring_open(struct posixtrace_process *proc)
+{
+	struct posixtrace_thread_ring *ring;
+
+	ring = posixtrace_thread_ring_find(proc, current);
+	return ring && !READ_ONCE(ring->revoked);
 }
 
 /**

@@ -12,6 +12,7 @@ struct vm_area_struct;
 
 int posixtrace_thread_ring_mmap(struct vm_area_struct *vma, bool grow);
 void posixtrace_thread_ring_kick(void);
+bool posixtrace_thread_ring_open(struct posixtrace_process *proc);
 void posixtrace_thread_ring_retire_task(struct task_struct *task);
 void posixtrace_thread_rings_close(struct posixtrace_process *proc);
 

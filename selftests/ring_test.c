@@ -1798,6 +1798,73 @@ TEST(raw_each_bad_header_costs_one_event_and_revokes_the_ring)
 }
 
 /*
+ * A realtime thread never waits for a drain (kmod/drain.h). Its event by
+ * system call while its ring is open would wait for one to store the
+ * ring's records first: it is lost, counted, instead. Once the ring is
+ * revoked, nothing more is taken from it, and the event goes to a kbuf.
+ * Raw, without POSIXTRACE_EVENT_RINGLESS, as a full ring's event goes.
+ */
+static void raw_fifo_events(struct raw_case *rc)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	struct sched_param other = { .sched_priority = 0 };
+	struct posixtrace_event ev = { .size = sizeof(ev) };
+	struct posixtrace_ring_record *rec;
+	struct raw_ring rr;
+	uint64_t v = 9;
+
+	STEP(rc, 1, !raw_ring_map(&rr, RING_SIZE));
+	if (rc->err)
+		return;
+	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
+	ev.event_id = rc->id;
+	ev.data = (uintptr_t)&v;
+	ev.data_len = sizeof(v);
+	v = 10;
+	STEP(rc, 2, !pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo));
+	STEP(rc, 3, !ioctl(rr.dev, POSIXTRACE_IOC_EVENT, &ev));
+	STEP(rc, 4, !pthread_setschedparam(pthread_self(), SCHED_OTHER,
+					  &other));
+	/* A header below the minimum revokes the ring. */
+	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
+	rec->size = 16;
+	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
+	rr.head += 64;
+	STEP(rc, 5, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, 6, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED, 10000));
+	v = 11;
+	STEP(rc, 7, !pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo));
+	STEP(rc, 8, !ioctl(rr.dev, POSIXTRACE_IOC_EVENT, &ev));
+	STEP(rc, 9, !pthread_setschedparam(pthread_self(), SCHED_OTHER,
+					  &other));
+	raw_ring_unmap(&rr);
+}
+
+TEST(raw_a_fifo_threads_event_behind_its_open_ring_is_lost_counted)
+{
+	struct raw_case rc = { .fn = raw_fifo_events };
+	struct posixtrace_status st;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root: SCHED_FIFO");
+	run_raw(_metadata, &rc);
+	ASSERT_NEXT(rc.trid, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(9, *(uint64_t *)r.data);
+	/* 10 was lost behind the ring, the bad header too; 11 kept. */
+	ASSERT_NEXT(rc.trid, &r, rc.id);
+	ASSERT_EQ(11, *(uint64_t *)r.data);
+	ASSERT_NEXT_STOP(rc.trid, &r, 0);
+	ASSERT_EMPTY(rc.trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(2, st.events_lost);
+	ASSERT_EQ(POSIX_TRACE_OVERRUN, st.overrun_status);
+	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
+}
+
+/*
  * The thread says (@produced) it committed a record it did not: a lie, or
  * it wrote over its own record. That costs one event and revokes the
  * ring, as a bad header does; what it committed before is taken.

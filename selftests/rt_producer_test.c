@@ -9,10 +9,12 @@
  * (the module's ptlog kernel thread) of a FLUSH stream with a log. They
  * cannot run until it stops: had recording waited for them for good, the
  * producer would never finish (the test demotes it after a minute and
- * fails), and its voluntary context switches say how often it slept at
- * all. Afterwards the reader and the log catch up, and every event
- * is accounted for exactly: read + counted lost = emitted in the LOOP
- * stream, logged + counted lost = emitted in the FLUSH stream.
+ * fails), and it must not have waited at all: its voluntary context
+ * switches during the loop are none (a realtime thread's event never
+ * waits for a drain: drain.h). Afterwards the reader and the log catch
+ * up, and every event is accounted for exactly: read + counted lost =
+ * emitted in the LOOP stream, logged + counted lost = emitted in the
+ * FLUSH stream.
  *
  * The producer's ring is grown to its size before it turns realtime: a
  * ring's growth maps pages and takes the drain mutex, which a realtime
@@ -278,18 +280,169 @@ static void rt_scenario(struct __test_metadata *_metadata,
 }
 
 /*
- * Starved of their CPU, the reader and the log lose nothing uncounted.
- * Whether the producer slept is said, not judged: today a full ring's
- * event by system call and a kick that meets a reader's cut may wait for
- * the drain mutex or the reader's turn, even with the reader and the log
- * on the other CPU; that it never does is issue 30's part 4, measured by
- * make bench-rt.
+ * Starved of their CPU, the reader and the log lose nothing uncounted,
+ * and the producer never waited for them, nor for anything else: a full
+ * ring's event is lost, counted, rather than wait for a drain, and a kick
+ * never waits for a reader's turn or the drain lock.
  */
 TEST_F_TIMEOUT(rt, every_event_of_a_fifo_producer_is_counted, 300)
 {
 	rt_scenario(_metadata, self, variant->cpu);
-	TH_LOG("the realtime producer slept %ld times in %d events",
-	       self->run.switches, RT_EVENTS);
+	EXPECT_EQ(0, self->run.switches) {
+		TH_LOG("the realtime producer slept %ld times in %d events",
+		       self->run.switches, RT_EVENTS);
+	}
+}
+
+/*
+ * A realtime thread's event by system call checks what any event does:
+ * a name of the process, data it can read. Raw, so that the library's
+ * own checks come second. Needs no throttling change: it records a few.
+ */
+TEST(fifo_event_by_system_call_checks_its_input)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct sched_param other = { .sched_priority = 0 };
+	struct posixtrace_event req = { .size = sizeof(req) };
+	struct posixtrace_status before, st;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t data = 42;
+	int dev, fds[1] = { -1 };
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root: SCHED_FIFO");
+	ASSERT_EQ(0, posix_trace_eventid_open("rt.checked", &id));
+	ASSERT_EQ(0, log_attr(&attr, POSIX_TRACE_LOOP, 0, STREAM_SIZE, 0));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	posix_trace_attr_destroy(&attr);
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_EQ(1, stream_fds(fds, 1));
+	ASSERT_EQ(0, stream_status(fds[0], &before));
+	dev = open("/dev/posixtrace", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp));
+
+	/* A name the process never opened. */
+	req.event_id = id + 1000;
+	EXPECT_EQ(-1, ioctl(dev, POSIXTRACE_IOC_EVENT, &req));
+	EXPECT_EQ(EINVAL, errno);
+	/* Data it cannot read. */
+	req.event_id = id;
+	req.data = 8;
+	req.data_len = sizeof(data);
+	EXPECT_EQ(-1, ioctl(dev, POSIXTRACE_IOC_EVENT, &req));
+	EXPECT_EQ(EFAULT, errno);
+	/* A flag that does not exist. */
+	req.data = (uintptr_t)&data;
+	req.flags = ~POSIXTRACE_EVENT_RINGLESS;
+	EXPECT_EQ(-1, ioctl(dev, POSIXTRACE_IOC_EVENT, &req));
+	EXPECT_EQ(EINVAL, errno);
+	/* And one that is right: recorded (ringless: into a kbuf). */
+	req.flags = POSIXTRACE_EVENT_RINGLESS;
+	EXPECT_EQ(0, ioctl(dev, POSIXTRACE_IOC_EVENT, &req));
+
+	ASSERT_EQ(0, pthread_setschedparam(pthread_self(), SCHED_OTHER,
+					   &other));
+	close(dev);
+	/* A status drains first: the kbuf's event is in. */
+	ASSERT_EQ(0, stream_status(fds[0], &st));
+	EXPECT_EQ(before.events_recorded + 1, st.events_recorded);
+	EXPECT_EQ(0, st.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
+/* @id by system call from this thread at SCHED_FIFO, without a flag. */
+static int fifo_event(int dev, trace_event_id_t id)
+{
+	struct sched_param sp = { .sched_priority = 1 };
+	struct sched_param other = { .sched_priority = 0 };
+	uint64_t data = id;
+	struct posixtrace_event req = {
+		.size = sizeof(req),
+		.event_id = id,
+		.data = (uintptr_t)&data,
+		.data_len = sizeof(data),
+	};
+	int ret;
+
+	if (pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp))
+		return -1;
+	ret = ioctl(dev, POSIXTRACE_IOC_EVENT, &req) ? -errno : 0;
+	pthread_setschedparam(pthread_self(), SCHED_OTHER, &other);
+	return ret;
+}
+
+/*
+ * A realtime thread's event that would wait for a drain (its ring is
+ * open: it came after what the ring holds) is lost, counted as the
+ * stream would judge it stored: not when filtered out, nor while the
+ * stream is stopped; and a clear takes its overrun with the rest. With
+ * rings off, the same events go to the kbufs and are recorded.
+ */
+TEST(fifo_events_behind_a_ring_are_lost_as_the_stream_judges)
+{
+	struct posixtrace_status s0, s1, s2;
+	trace_event_id_t a, b;
+	trace_event_set_t set;
+	trace_attr_t attr;
+	trace_id_t trid;
+	uint64_t v = 1;
+	int dev, fds[1] = { -1 };
+	bool ring;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root: SCHED_FIFO");
+	ASSERT_EQ(0, posix_trace_eventid_open("rt.kept", &a));
+	ASSERT_EQ(0, posix_trace_eventid_open("rt.filtered", &b));
+	ASSERT_EQ(0, log_attr(&attr, POSIX_TRACE_LOOP, 0, STREAM_SIZE, 0));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	posix_trace_attr_destroy(&attr);
+	ASSERT_EQ(0, posix_trace_start(trid));
+	posix_trace_eventset_empty(&set);
+	posix_trace_eventset_add(b, &set);
+	ASSERT_EQ(0, posix_trace_set_filter(trid, &set,
+					    POSIX_TRACE_SET_EVENTSET));
+	/* The library maps this thread's ring at its first event. */
+	posix_trace_event(a, &v, sizeof(v));
+	ring = ring_mapped(getpid());
+	dev = open("/dev/posixtrace", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(1, stream_fds(fds, 1));
+	ASSERT_EQ(0, stream_status(fds[0], &s0));
+
+	ASSERT_EQ(0, fifo_event(dev, a));
+	ASSERT_EQ(0, fifo_event(dev, b));
+	if (ring) {
+		/* Lost before the clear: its overrun goes with it. */
+		ASSERT_EQ(0, posix_trace_clear(trid));
+		ASSERT_EQ(0, stream_status(fds[0], &s1));
+		EXPECT_EQ(s0.events_lost + 1, s1.events_lost);
+		EXPECT_EQ(POSIX_TRACE_NO_OVERRUN, s1.overrun_status);
+		ASSERT_EQ(0, fifo_event(dev, a));
+		ASSERT_EQ(0, stream_status(fds[0], &s2));
+		EXPECT_EQ(s1.events_lost + 1, s2.events_lost);
+		EXPECT_EQ(s1.events_recorded, s2.events_recorded);
+		EXPECT_EQ(POSIX_TRACE_OVERRUN, s2.overrun_status);
+	} else {
+		ASSERT_EQ(0, stream_status(fds[0], &s1));
+		TH_LOG("no thread ring: the events go to the kbufs");
+		EXPECT_EQ(s0.events_lost, s1.events_lost);
+		EXPECT_EQ(s0.events_recorded + 1, s1.events_recorded);
+	}
+
+	/* Made while stopped: not generated, not lost. */
+	ASSERT_EQ(0, posix_trace_stop(trid));
+	ASSERT_EQ(0, stream_status(fds[0], &s1));
+	ASSERT_EQ(0, fifo_event(dev, a));
+	ASSERT_EQ(0, stream_status(fds[0], &s2));
+	EXPECT_EQ(s1.events_lost, s2.events_lost);
+	EXPECT_EQ(s1.events_recorded, s2.events_recorded);
+	close(dev);
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
 }
 
 TEST_HARNESS_MAIN
