@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "logcheck.h"
@@ -60,6 +61,14 @@ void dump_text_footer(const struct log_reader *lr,
 		      const struct dump_totals *t);
 
 /* dump_json.c */
+/*
+ * The members of an event's object, comma-separated, without braces:
+ * what dump --json writes of it, for another writer's object (the Chrome
+ * export's "args").
+ */
+void dump_json_members(FILE *out, const struct log_reader *lr,
+		       const struct log_event *ev, const struct dump_opts *o,
+		       const struct dump_clock *c);
 void dump_json_event(const struct log_reader *lr, const struct log_event *ev,
 		     const struct dump_opts *o, const struct dump_clock *c);
 

@@ -10,17 +10,20 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "command.h"
 #include "ctf.h"
+#include "export_chrome.h"
 #include "export_lttng.h"
 #include "logcheck.h"
 
 static const char export_usage[] =
 "usage: posixtrace export [--force] [--format=ctf|lttng] -o DIR LOG\n"
+"       posixtrace export [--force] --format=chrome -o FILE LOG\n"
 "Convert the trace log LOG to a CTF 1.8 trace in the directory DIR (made if\n"
 "missing; it must be empty): DIR/metadata and DIR/stream. Event classes are\n"
 "the log's event types, named as 'posixtrace dump' names them; timestamps\n"
@@ -36,8 +39,14 @@ static const char export_usage[] =
 "                    events as LTTng's kernel tracer names them\n"
 "                    (sched_switch, syscall_entry_openat...), one stream\n"
 "                    per CPU (DIR/channel0_N), for Trace Compass's\n"
-"                    Control Flow and Resources views\n"
-"  -f, --force       overwrite DIR if it holds a previous export only\n"
+"                    Control Flow and Resources views; or chrome: the\n"
+"                    Trace Event Format (JSON) in the file FILE ('-':\n"
+"                    standard output), which Perfetto (ui.perfetto.dev)\n"
+"                    and chrome://tracing open: a track per thread, system\n"
+"                    calls and the time a thread runs as spans, the other\n"
+"                    events as instants with dump --json's members as args\n"
+"  -f, --force       overwrite DIR if it holds a previous export only;\n"
+"                    overwrite FILE\n"
 "  -h, --help        print this help\n"
 "\n"
 "A log with bytes it cannot read (cut short, a bad record or block header)\n"
@@ -152,14 +161,9 @@ static int write_stream(struct log_reader *lr, int dirfd,
 	if (err)
 		return err;
 	while (!err) {
-		err = log_next(lr, &ev, &end);
-		if (err) {
-			*read_error = true;
+		err = log_next_counted(lr, &ev, &end, nread, read_error);
+		if (err || end)
 			break;
-		}
-		if (end)
-			break;
-		++*nread;
 		err = ctf_stream_event(&cs, &ev);
 	}
 	posix_trace_attr_getcreatetime(&lr->attr, &created);
@@ -169,6 +173,59 @@ static int write_stream(struct log_reader *lr, int dirfd,
 		err = close_err;
 	if (!err)
 		warn_times(prog, &cs);
+	return err;
+}
+
+/* The process's umask, which only umask() tells (it sets it too). */
+static mode_t umask_now(void)
+{
+	mode_t mask = umask(0);
+
+	umask(mask);
+	return mask;
+}
+
+/*
+ * The Chrome export, into @path ("-": standard output): written to a new
+ * file beside it, which replaces @path only once whole (only if @force,
+ * when @path exists).
+ */
+static int write_chrome(struct log_reader *lr, const char *path, bool force,
+			uint64_t *nread, bool *read_error)
+{
+	char *tmp;
+	FILE *out;
+	int err, fd;
+
+	if (!strcmp(path, "-"))
+		return export_chrome(lr, stdout, nread, read_error);
+	if (!force && !access(path, F_OK))
+		return EEXIST;
+	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
+		return ENOMEM;
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		err = errno;
+		free(tmp);
+		return err;
+	}
+	/* As a plain create would make it: mkstemp() says 0600. */
+	fchmod(fd, 0666 & ~umask_now());
+	out = fdopen(fd, "w");
+	if (!out) {
+		err = errno;
+		close(fd);
+		goto fail;
+	}
+	err = export_chrome(lr, out, nread, read_error);
+	if (fclose(out) && !err)
+		err = errno;
+	if (!err && rename(tmp, path))
+		err = errno;
+fail:
+	if (err)
+		unlink(tmp);
+	free(tmp);
 	return err;
 }
 
@@ -186,6 +243,7 @@ int cmd_export(int argc, char **argv)
 	struct log_reader lr;
 	uint8_t uuid[16];
 	bool force = false, made, read_error = false, lttng = false;
+	bool chrome = false;
 	uint64_t nread = 0;
 	int c, dirfd, err;
 
@@ -198,10 +256,12 @@ int cmd_export(int argc, char **argv)
 			force = true;
 			break;
 		case 'F':
-			if (strcmp(optarg, "ctf") && strcmp(optarg, "lttng"))
-				return usage_error(export_usage,
-						   "bad --format: ctf or lttng");
+			if (strcmp(optarg, "ctf") && strcmp(optarg, "lttng") &&
+			    strcmp(optarg, "chrome"))
+				return usage_error(export_usage, "bad --format: "
+						   "ctf, lttng or chrome");
 			lttng = !strcmp(optarg, "lttng");
+			chrome = !strcmp(optarg, "chrome");
 			break;
 		case 'h':
 			return usage_help(export_usage);
@@ -210,7 +270,9 @@ int cmd_export(int argc, char **argv)
 		}
 	}
 	if (!dir)
-		return usage_error(export_usage, "no output: -o DIR is required");
+		return usage_error(export_usage, chrome ?
+				   "no output: -o FILE is required" :
+				   "no output: -o DIR is required");
 	if (argc - optind != 1)
 		return usage_error(export_usage, argc == optind ?
 				   "no LOG given" : "one LOG at a time");
@@ -222,6 +284,18 @@ int cmd_export(int argc, char **argv)
 			strerror(err));
 		log_close(&lr);
 		return 1;
+	}
+	if (chrome) {
+		err = write_chrome(&lr, dir, force, &nread, &read_error);
+		if (err && read_error)
+			fprintf(stderr, "%s: %s: reading event %" PRIu64
+				": %s\n", prog, lr.path, nread + 1,
+				strerror(err));
+		else if (err)
+			fprintf(stderr, "%s: %s: %s%s\n", prog, dir,
+				strerror(err), err == EEXIST ?
+				" (--force overwrites it)" : "");
+		goto out;
 	}
 	dirfd = open_dir(dir, force, &made);
 	if (dirfd < 0) {
@@ -257,6 +331,7 @@ int cmd_export(int argc, char **argv)
 		undo(dirfd, dir, made);
 	}
 	close(dirfd);
+out:
 	if (!err && log_damaged(&damage))
 		log_damage_warn(prog, lr.path, &damage);
 	log_close(&lr);

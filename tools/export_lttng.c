@@ -515,14 +515,9 @@ int export_lttng(struct log_reader *lr, int dirfd, const uint8_t uuid[16],
 	x->dirfd = dirfd;
 	x->uuid = uuid;
 	while (!err) {
-		err = log_next(lr, &ev, &end);
-		if (err) {
-			*read_error = true;
+		err = log_next_counted(lr, &ev, &end, nread, read_error);
+		if (err || end)
 			break;
-		}
-		if (end)
-			break;
-		++*nread;
 		x->discarded += ev.gap;
 		err = proctree_add(&x->tree, &ev);
 		if (err)

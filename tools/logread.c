@@ -239,6 +239,18 @@ int log_next(struct log_reader *lr, struct log_event *ev, bool *end)
 	return unavailable ? 0 : complete(lr, ev);
 }
 
+int log_next_counted(struct log_reader *lr, struct log_event *ev, bool *end,
+		     uint64_t *nread, bool *read_error)
+{
+	int err = log_next(lr, ev, end);
+
+	if (err)
+		*read_error = true;
+	else if (!*end)
+		++*nread;
+	return err;
+}
+
 int log_next_live(struct log_reader *lr, struct log_event *ev,
 		  const struct timespec *abstime, bool *got)
 {

@@ -79,6 +79,12 @@ int log_open(struct log_reader *lr, const char *path, const char *prog);
  */
 int log_next(struct log_reader *lr, struct log_event *ev, bool *end);
 void log_close(struct log_reader *lr);
+/*
+ * log_next() for a writer of every event (the exports): *nread counts the
+ * events read, and *read_error says that a failure is the log's.
+ */
+int log_next_counted(struct log_reader *lr, struct log_event *ev, bool *end,
+		     uint64_t *nread, bool *read_error);
 
 /*
  * The same reading of an active stream that trid names (not a log: name

@@ -196,8 +196,9 @@ bash_completion_completes() {
 	expect "a.ptlog b.ptl sub" dump -x --since +1 ''
 	expect "" dump a.ptlog ''
 	expect "" dump -e ''
-	expect "sub" export -o ''
-	expect "sub" export --output = ''
+	expect "a.ptlog b.ptl c.txt sub" export -o ''
+	expect "a.ptlog b.ptl c.txt sub" export --output = ''
+	expect "chrome" export --format ch
 	expect "--output=sub" export --output=s
 	expect "a.ptlog b.ptl sub" export -o out ''
 	expect "append loop until-full" record --log-policy ''
@@ -342,7 +343,8 @@ guest_failures() {
 # counts to ours.
 # Each guest reads the logs the one before it wrote (another kernel), and
 # the host exports each guest's logs as CTF and checks babeltrace2 reads
-# them as the library does.
+# them as the library does, and as Chrome's Trace Event Format against
+# dump --json.
 IMPORT=
 run_vm() {
 	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
@@ -363,6 +365,8 @@ run_vm() {
 		[ -f "$log" ] || continue
 		host_case "lttng_export.$label.$(basename "$log" .ptlog)" \
 			"$TOP_DIR/tools/tests/lttng-export.sh" "$log"
+		host_case "chrome_check.$label.$(basename "$log" .ptlog)" \
+			"$TOP_DIR/tools/tests/chrome-check.py" "$log"
 		# Debian's babeltrace2 (2.0.4) shows an empty string field
 		# with the value the same field had in the event of its class
 		# before (the CTF holds the empty string): a log of system
@@ -414,6 +418,9 @@ host_case export_names_trace export_names_trace
 for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
 	host_case "bt2_compare.corpus.$(basename "$log" .ptl)" \
 		"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
+	# The Chrome export against dump --json (Perfetto's format).
+	host_case "chrome_check.corpus.$(basename "$log" .ptl)" \
+		"$TOP_DIR/tools/tests/chrome-check.py" "$log"
 done
 host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
 	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"

@@ -343,6 +343,20 @@ check_sh export_cut 3 'rm -rf cut.ctf; "$0" export -o cut.ctf cut.ptlog
 	fi
 	echo "$n events"; exit $rc'
 
+# The Chrome export of the same: the warning once, the events it read, and
+# the file in place although the log is damaged (3); an existing file only
+# with --force, and nothing left beside it.
+echo "posixtrace export: warning: cut.ptlog: $(offset cut.bytes) bytes not" \
+	"read: cut short in the block at offset $(offset cut)" | expect_err
+printf '6 events\nrefused 1\n3 cut.json\n' | expect
+check_sh export_chrome_cut 3 'rm -f cut.json; "$0" export --format=chrome -o cut.json cut.ptlog
+	rc=$?
+	grep -c "\"ts_sec\"" cut.json | sed "s/$/ events/"
+	"$0" export --format=chrome -o cut.json cut.ptlog 2>/dev/null
+	echo "refused $?"
+	"$0" export --format=chrome --force -o cut.json cut.ptlog 2>/dev/null
+	echo "$? $(ls cut.json*)"; exit $rc'
+
 head -n 6 <<'EOF' | expect
 {"ts": "1764122400.123456789", "ts_sec": 1764122400, "ts_nsec": 123456789, "time": "2025-11-26T02:00:00.123456789Z", "event": "posix_trace_start", "id": 1, "system": "START", "meaning": "tracing started", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 0, "gap": 0, "truncated": false, "truncation": "no", "data_len": 144, "data_encoding": "hex", "data": "000000000000000008000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "filter": ["app.debug"]}
 {"ts": "1764122400.123706789", "ts_sec": 1764122400, "ts_nsec": 123706789, "time": "2025-11-26T02:00:00.123706789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4242, "tid": 4242, "thread": "0x7f0000000001", "prog_address": "0x400001", "seq": 1, "gap": 0, "truncated": false, "truncation": "no", "data_len": 15, "data_encoding": "text", "data": "hello \"world\"\n\u0000"}
