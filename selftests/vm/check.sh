@@ -375,6 +375,8 @@ run_vm() {
 		[[ $log == *.lttng.ptlog ]] && continue
 		host_case "bt2_compare.$label.$(basename "$log" .ptlog)" \
 			"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
+		host_case "python_bt2.$label.$(basename "$log" .ptlog)" \
+			"$TOP_DIR/tools/tests/python-bt2.sh" "$log"
 	done
 	IMPORT=$out/export
 }
@@ -421,6 +423,9 @@ for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
 	# The Chrome export against dump --json (Perfetto's format).
 	host_case "chrome_check.corpus.$(basename "$log" .ptl)" \
 		"$TOP_DIR/tools/tests/chrome-check.py" "$log"
+	# The CTF export read in Python (examples/ctf_fields.py, python3-bt2).
+	host_case "python_bt2.corpus.$(basename "$log" .ptl)" \
+		"$TOP_DIR/tools/tests/python-bt2.sh" "$log"
 done
 host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
 	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"

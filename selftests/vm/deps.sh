@@ -17,7 +17,7 @@ PKGS=(
 	libnl-genl-3-dev libnl-utils
 	lttng-tools liblttng-ust-dev rt-tests
 	man-db
-	python3
+	python3 python3-bt2
 )
 
 missing() {
