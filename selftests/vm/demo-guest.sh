@@ -82,4 +82,4 @@ else
 fi
 
 say
-say "To try it on your machine: README.md, \"Using it on a real machine\"."
+say "To try it on your machine: README.md, \"Install\" and \"A first trace\"."
