@@ -30,6 +30,9 @@
 #                        pages, bash completion (DESTDIR, PREFIX, LIBDIR,
 #                        INCLUDEDIR, BINDIR, MANDIR, BASHCOMPDIR)
 #   make uninstall       removes exactly that (the same variables)
+#   make deb             Debian packages into build/deb: posixtrace-dkms,
+#                        libposixtrace-k1, libposixtrace-k-dev, posixtrace
+#                        (selftests/vm/deb.sh; lintian must be clean)
 #   make style           checkpatch --strict on the module
 
 VERSION := 0.1.0
@@ -73,6 +76,10 @@ check-debug:
 demo:
 	$(VM)/demo.sh
 
+# Debian packages of debian/ into build/deb (debhelper, dh-dkms, lintian).
+deb:
+	$(VM)/deb.sh
+
 mutants:
 	$(VM)/mutants.sh $(MUTANTS)
 
@@ -96,5 +103,5 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install uninstall check \
-	check-quick check-debug demo mutants bench bench-host bench-rt style \
+	check-quick check-debug demo deb mutants bench bench-host bench-rt style \
 	clean

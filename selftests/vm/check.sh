@@ -439,10 +439,12 @@ if [ $MODE != debug ]; then
 	# Layering: no dependency cycle of more than the stream core's four
 	# files, and no file outside the core sees the stream's fields.
 	host_case kmod_layering "$VM_DIR/kmod-deps.sh" "$BUILD_DIR/kmod-${KERNELS[-1]}/kmod"
+	# The Debian packages (make deb; lintian clean), then installed,
+	# upgraded and purged here, DKMS building the module for every
+	# kernel, and a guest loading what it built.
 	if [ $MODE = full ]; then
-		for rel in "${KERNELS[@]}"; do
-			host_case "dkms.$rel" "$VM_DIR/dkms-check.sh" "$rel"
-		done
+		host_case deb_packages "$VM_DIR/deb.sh"
+		host_case deb_install_upgrade_purge "$VM_DIR/deb-test.sh"
 	fi
 	for rel in "${KERNELS[@]}"; do
 		run_vm "$rel" "/boot/vmlinuz-$rel" "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko"
