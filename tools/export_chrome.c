@@ -279,6 +279,7 @@ static void chrome_kevent(struct chrome *c, struct chrome_thread *t,
 {
 	char name[SYSCALL_NAME_SIZE];
 	struct chrome_thread *child;
+	const char *parent_name;
 
 	switch (k->kind) {
 	case KEVENT_SYSCALL_ENTRY:
@@ -310,12 +311,14 @@ static void chrome_kevent(struct chrome *c, struct chrome_thread *t,
 		chrome_name(c, t, k->u.exec.comm.p, k->u.exec.comm.len);
 		break;
 	case KEVENT_FORK:
+		/* Adding the child may move the table: @t with it. */
+		parent_name = t->name;
 		child = chrome_thread(c, k->u.fork.pid, k->u.fork.tid);
 		if (!child)
 			c->err = ENOMEM;
-		else if (t->name && !child->name)
-			chrome_name(c, child, (const unsigned char *)t->name,
-				    strlen(t->name));
+		else if (parent_name && !child->name)
+			chrome_name(c, child, (const unsigned char *)parent_name,
+				    strlen(parent_name));
 		break;
 	default:
 		break;

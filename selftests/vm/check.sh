@@ -167,6 +167,23 @@ complete_posixtrace() {
 # The bash completion, in a directory holding logs, another file and a
 # directory: commands, options (as --help lists them), option values, log
 # files, pids, and the command record runs.
+# The command and the library built with AddressSanitizer and UBSan (in a
+# copy of their sources), then dump-test.sh's every case run with them:
+# each log it synthesizes, damaged ones included, through dump, export
+# (CTF, LTTng, Chrome) and the rest; a sanitizer's report on stderr, or
+# its exit status, fails the case it comes from.
+dump_tool_tests_asan() {
+	local dir=$BUILD_DIR/asan
+	local flags="-O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all"
+	rm -rf "$dir" && mkdir -p "$dir" || return 1
+	cp -r "$TOP_DIR/tools" "$TOP_DIR/ulib" "$TOP_DIR/lib" "$TOP_DIR/include" \
+		"$dir"/ || return 1
+	make -s -C "$dir/ulib" clean >/dev/null && make -s -C "$dir/tools" clean >/dev/null &&
+		make -s -C "$dir/tools" posixtrace tests/dump_logs \
+			CFLAGS="$flags" LDFLAGS="-fsanitize=address,undefined" || return 1
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 "$dir/tools/tests/dump-test.sh"
+}
+
 bash_completion_completes() {
 	local dir bad=0 got
 	dir=$(mktemp -d) || return 1
@@ -414,6 +431,7 @@ host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/s
 host_case ulib_host_tests make -C "$TOP_DIR/ulib" --no-print-directory test
 # posixtrace dump on synthesized logs: filters, formats, damaged logs.
 host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
+host_case dump_tool_tests_asan dump_tool_tests_asan
 # posixtrace export against dump through babeltrace2, on the seed logs
 # (the guests' logs are compared the same way after each run_vm).
 host_case export_names_trace export_names_trace

@@ -343,6 +343,13 @@ check_sh export_cut 3 'rm -rf cut.ctf; "$0" export -o cut.ctf cut.ptlog
 	fi
 	echo "$n events"; exit $rc'
 
+# A fork's child is named after its parent, however many threads there
+# are: the export's table of threads grows while the fork is read (run
+# under AddressSanitizer by make check's dump_tool_tests_asan).
+echo "151 threads named sh" | expect
+check_sh export_chrome_many_forks 0 '"$0" export --format=chrome -o - forks.ptlog |
+	grep -c "\"thread_name\".*\"args\":{\"name\":\"sh\"}" | sed "s/$/ threads named sh/"'
+
 # The Chrome export of the same: the warning once, the events it read, and
 # the file in place although the log is damaged (3); an existing file only
 # with --force, and nothing left beside it.

@@ -16,6 +16,7 @@
  *			events that do not, a damaged format
  *	typed-incomplete.ptlog the same without TYPES and END: the formats
  *			come from DEFINE entries
+ *	forks.ptlog	a shell's 150 forks, each child recording once
  *	kernel.ptlog	a shell script's kernel events (fork, vfork,
  *			a thread, exec, exits, signals) among its own
  *			events, with a gap: trace --replay, dump's
@@ -497,6 +498,47 @@ static void kernel(void)
 	free(k);
 }
 
+/*
+ * forks.ptlog: sh (2000) forks FORKS children one after another, each of
+ * which records a note: tools that keep a table of threads grow it while
+ * a fork is being read (the Chrome export's, past 64 threads).
+ */
+#define FORKS	150
+
+static void forks(void)
+{
+	static const char *const sh_argv[4] = { "sh", "-c", "many" };
+	uint64_t filter[POSIXTRACE_EVENTSET_WORDS] = { 0 };
+	struct kscript *k = calloc(1, sizeof(*k));
+	int32_t child;
+
+	if (!k)
+		die("calloc");
+	synth_init(&k->s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(&k->s, 0, 0);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_FORK,
+			    "posixtrace_proc_fork", POSIXTRACE_PROC_FORK_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXEC,
+			    "posixtrace_proc_exec", POSIXTRACE_PROC_EXEC_FORMAT);
+	synth_define(&k->s, ID_NOTE, "app.note");
+	synth_start(&k->s, k->seq++, filter);
+	stamp(&k->s, 0, 0, 0);
+	kexec(k, 2000, 3, 0, "/bin/sh", "sh", sh_argv);
+	for (child = 2001; child <= 2000 + FORKS; child++) {
+		kfork(k, 2000, child, K_SIGCHLD, false);
+		kuser(k, ID_NOTE, "child", 6, child, child);
+	}
+	synth_stop(&k->s, k->seq, 0);
+	stamp(&k->s, (int64_t)k->seq++ * 1000000, 0, 0);
+	synth_events_end(&k->s);
+	synth_types(&k->s);
+	synth_end(&k->s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL, filter);
+	save("forks.ptlog", k->s.buf, k->s.len);
+	synth_free(&k->s);
+	free(k);
+}
+
 int main(int argc, char **argv)
 {
 	static const char text[] = "not a trace log\n";
@@ -542,6 +584,7 @@ int main(int argc, char **argv)
 	slots();
 	typed();
 	kernel();
+	forks();
 	save("notalog.txt", (const unsigned char *)text, sizeof(text) - 1);
 	return 0;
 }
