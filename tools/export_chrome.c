@@ -10,12 +10,17 @@
  * "pid N" and "tid N". Every event of the log is in the file exactly once,
  * as an "args" object with the members dump --json gives it:
  *  - a system call's entry and exit on one thread make one complete event
- *    ("X") named by the call, args {"begin": entry, "end": exit}; so do a
- *    thread's sched_in and sched_out ("running"), a FLUSH_START and its
- *    FLUSH_STOP ("flush"), a STOP and the next START ("stopped"), an
- *    OVERFLOW and its RESUME ("overflow"). One the log does not close ends
- *    at the log's last event (or where the next of its kind begins), with
- *    "unfinished": true and no "end";
+ *    ("X") named by the call, args {"begin": entry, "end": exit}, on the
+ *    thread's track, where nothing else has a duration: spans on a track
+ *    must nest, and the calls of one thread never overlap. One the log
+ *    does not close ends at the thread's exit, or where its next call
+ *    begins, or at the log's last event, with "unfinished": true and no
+ *    "end";
+ *  - so do the stream's own: a FLUSH_START and its FLUSH_STOP ("flush"),
+ *    a STOP and the next START ("stopped"), an OVERFLOW and its RESUME
+ *    ("overflow"), each kind on a track of its own under pid 0
+ *    ("flushes", "stopped", "overflows"), since they may overlap each
+ *    other and any thread's calls;
  *  - every other event, user events first of all, is an instant event
  *    ("i") on its thread's track, named by its type, args the event;
  *  - events missing from the log (a gap in the sequence numbers) are a
@@ -54,7 +59,21 @@ struct chrome_open {
 struct chrome_thread {
 	pid_t pid, tid;
 	char *name;		/* the command it ran, if seen */
-	struct chrome_open call, run;
+	struct chrome_open call;
+};
+
+/* The tracks of the stream's spans, under pid 0 (the module's). */
+enum chrome_stream_track {
+	TRACK_FLUSHES = 1,
+	TRACK_STOPPED,
+	TRACK_OVERFLOWS,
+	TRACKS,
+};
+
+static const char *const chrome_track_names[TRACKS] = {
+	[TRACK_FLUSHES] = "flushes",
+	[TRACK_STOPPED] = "stopped",
+	[TRACK_OVERFLOWS] = "overflows",
 };
 
 struct chrome {
@@ -69,8 +88,9 @@ struct chrome {
 	size_t nthreads, cap;
 	size_t *slots;		/* index + 1; 0 empty */
 	size_t nslots;
-	/* The stream's own spans. */
+	/* The stream's own spans, and whether each track has had one. */
 	struct chrome_open flush, stopped, overflow;
+	bool track_used[TRACKS];
 	int err;
 };
 
@@ -82,11 +102,18 @@ static void chrome_time(FILE *out, int64_t ns)
 		a % 1000);
 }
 
+/* @to - @from in ns, within int64_t: a damaged log's times may be anything. */
 static int64_t ns_between(const struct timespec *from,
 			  const struct timespec *to)
 {
-	return (int64_t)(to->tv_sec - from->tv_sec) * 1000000000 +
-	       (to->tv_nsec - from->tv_nsec);
+	__int128 ns = ((__int128)to->tv_sec - from->tv_sec) * 1000000000 +
+		      ((__int128)to->tv_nsec - from->tv_nsec);
+
+	if (ns > INT64_MAX)
+		return INT64_MAX;
+	if (ns < INT64_MIN + 1)
+		return INT64_MIN + 1;
+	return (int64_t)ns;
 }
 
 static size_t chrome_hash(pid_t pid, pid_t tid, size_t nslots)
@@ -298,14 +325,9 @@ static void chrome_kevent(struct chrome *c, struct chrome_thread *t,
 			return;
 		}
 		break;
-	case KEVENT_SCHED_IN:
-		chrome_open(c, &t->run, ev, "running");
-		return;
-	case KEVENT_SCHED_OUT:
-		if (t->run.begin) {
-			chrome_close(c, &t->run, "sched", ev);
-			return;
-		}
+	case KEVENT_EXIT:
+		/* A call it made last (exit_group) never returns. */
+		chrome_close(c, &t->call, "syscall", NULL);
 		break;
 	case KEVENT_EXEC:
 		chrome_name(c, t, k->u.exec.comm.p, k->u.exec.comm.len);
@@ -326,13 +348,28 @@ static void chrome_kevent(struct chrome *c, struct chrome_thread *t,
 	chrome_instant(c, ev, "kernel");
 }
 
+/*
+ * Open the stream's span @o at @ev, on its kind's track (@track): one
+ * already open there ends unfinished.
+ */
+static void chrome_open_stream(struct chrome *c, struct chrome_open *o,
+			       const struct log_event *ev, const char *name,
+			       const char *cat, enum chrome_stream_track track)
+{
+	chrome_close(c, o, cat, NULL);
+	chrome_open(c, o, ev, name);
+	o->pid = 0;
+	o->tid = track;
+	c->track_used[track] = true;
+}
+
 /* A system event of the stream: its spans, or an instant. */
 static void chrome_sys(struct chrome *c, const struct log_event *ev)
 {
 	switch (ev->info.posix_event_id) {
 	case POSIX_TRACE_FLUSH_START:
-		chrome_close(c, &c->flush, "stream", NULL);
-		chrome_open(c, &c->flush, ev, "flush");
+		chrome_open_stream(c, &c->flush, ev, "flush", "stream",
+				   TRACK_FLUSHES);
 		return;
 	case POSIX_TRACE_FLUSH_STOP:
 		if (!c->flush.begin)
@@ -340,8 +377,8 @@ static void chrome_sys(struct chrome *c, const struct log_event *ev)
 		chrome_close(c, &c->flush, "stream", ev);
 		return;
 	case POSIX_TRACE_STOP:
-		chrome_close(c, &c->stopped, "stream", NULL);
-		chrome_open(c, &c->stopped, ev, "stopped");
+		chrome_open_stream(c, &c->stopped, ev, "stopped", "stream",
+				   TRACK_STOPPED);
 		return;
 	case POSIX_TRACE_START:
 		if (!c->stopped.begin)
@@ -349,8 +386,8 @@ static void chrome_sys(struct chrome *c, const struct log_event *ev)
 		chrome_close(c, &c->stopped, "stream", ev);
 		return;
 	case POSIX_TRACE_OVERFLOW:
-		chrome_close(c, &c->overflow, "loss", NULL);
-		chrome_open(c, &c->overflow, ev, "overflow");
+		chrome_open_stream(c, &c->overflow, ev, "overflow", "loss",
+				   TRACK_OVERFLOWS);
 		return;
 	case POSIX_TRACE_RESUME:
 		if (!c->overflow.begin)
@@ -426,12 +463,12 @@ static struct chrome_thread *chrome_first_of(const struct chrome *c,
 static void chrome_finish(struct chrome *c)
 {
 	struct chrome_thread *t, *main;
+	bool named0 = false;
 	size_t i;
 
 	for (i = 0; i < c->nthreads; i++) {
 		t = &c->threads[i];
 		chrome_close(c, &t->call, "syscall", NULL);
-		chrome_close(c, &t->run, "sched", NULL);
 	}
 	chrome_close(c, &c->flush, "stream", NULL);
 	chrome_close(c, &c->stopped, "stream", NULL);
@@ -446,6 +483,17 @@ static void chrome_finish(struct chrome *c)
 			continue;
 		chrome_metadata(c, "process_name", t->pid, t->pid,
 				t->pid ? t->name : "kernel", "pid", t->pid);
+		named0 |= !t->pid;
+	}
+	for (i = 1; i < TRACKS; i++) {
+		if (!c->track_used[i])
+			continue;
+		chrome_metadata(c, "thread_name", 0, (pid_t)i,
+				chrome_track_names[i], NULL, 0);
+		if (!named0)
+			chrome_metadata(c, "process_name", 0, 0, "kernel",
+					NULL, 0);
+		named0 = true;
 	}
 }
 
@@ -495,7 +543,6 @@ int export_chrome(struct log_reader *lr, FILE *out, uint64_t *nread,
 	for (i = 0; i < c.nthreads; i++) {
 		free(c.threads[i].name);
 		free(c.threads[i].call.begin);
-		free(c.threads[i].run.begin);
 	}
 	free(c.flush.begin);
 	free(c.stopped.begin);
@@ -504,6 +551,9 @@ int export_chrome(struct log_reader *lr, FILE *out, uint64_t *nread,
 	free(c.slots);
 	if (!err)
 		err = c.err;
+	/* What is still buffered fails here, on a full disk or /dev/full. */
+	if (fflush(out) && !err)
+		err = errno;
 	if (!err && ferror(out))
 		err = EIO;
 	return err;

@@ -43,8 +43,8 @@ static const char export_usage[] =
 "                    Trace Event Format (JSON) in the file FILE ('-':\n"
 "                    standard output), which Perfetto (ui.perfetto.dev)\n"
 "                    and chrome://tracing open: a track per thread, system\n"
-"                    calls and the time a thread runs as spans, the other\n"
-"                    events as instants with dump --json's members as args\n"
+"                    calls as spans, the other events as instants with\n"
+"                    dump --json's members as args\n"
 "  -f, --force       overwrite DIR if it holds a previous export only;\n"
 "                    overwrite FILE\n"
 "  -h, --help        print this help\n"
@@ -185,47 +185,71 @@ static mode_t umask_now(void)
 	return mask;
 }
 
+/* @fp's export, closed; the first error of the two. */
+static int chrome_into(struct log_reader *lr, FILE *fp, uint64_t *nread,
+		       bool *read_error)
+{
+	int err = export_chrome(lr, fp, nread, read_error);
+
+	if (fclose(fp) && !err)
+		err = errno;
+	return err;
+}
+
 /*
- * The Chrome export, into @path ("-": standard output): written to a new
- * file beside it, which replaces @path only once whole (only if @force,
- * when @path exists).
+ * The Chrome export, into @path ("-": standard output). A file that is
+ * not a regular one (a FIFO, /dev/stdout) is written as it is. A regular
+ * file (the one a symbolic link names, for a link) is written beside it,
+ * with the old file's mode, and renamed into place once whole; it must
+ * not exist unless @force.
  */
 static int write_chrome(struct log_reader *lr, const char *path, bool force,
 			uint64_t *nread, bool *read_error)
 {
-	char *tmp;
+	struct stat st;
+	char *target, *tmp = NULL;
+	bool exists;
+	mode_t mode;
 	FILE *out;
 	int err, fd;
 
 	if (!strcmp(path, "-"))
 		return export_chrome(lr, stdout, nread, read_error);
-	if (!force && !access(path, F_OK))
+	exists = !stat(path, &st);
+	if (exists && !S_ISREG(st.st_mode)) {
+		out = fopen(path, "w");
+		if (!out)
+			return errno;
+		return chrome_into(lr, out, nread, read_error);
+	}
+	if (exists && !force)
 		return EEXIST;
-	if (asprintf(&tmp, "%s.XXXXXX", path) < 0)
-		return ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
+	target = exists ? realpath(path, NULL) : strdup(path);
+	if (!target)
+		return errno;
+	mode = exists ? st.st_mode & 07777 : 0666 & ~umask_now();
+	err = asprintf(&tmp, "%s.XXXXXX", target) < 0 ? ENOMEM : 0;
+	fd = err ? -1 : mkstemp(tmp);
+	if (!err && fd < 0)
 		err = errno;
-		free(tmp);
-		return err;
-	}
-	/* As a plain create would make it: mkstemp() says 0600. */
-	fchmod(fd, 0666 & ~umask_now());
-	out = fdopen(fd, "w");
-	if (!out) {
+	if (!err && fchmod(fd, mode))
 		err = errno;
+	out = err ? NULL : fdopen(fd, "w");
+	if (!err && !out)
+		err = errno;
+	if (err && fd >= 0)
 		close(fd);
-		goto fail;
-	}
-	err = export_chrome(lr, out, nread, read_error);
-	if (fclose(out) && !err)
+	if (!err)
+		err = chrome_into(lr, out, nread, read_error);
+	/* Not over a file that appeared meanwhile, unless told to. */
+	if (!err && (force ? rename(tmp, target) :
+		     renameat2(AT_FDCWD, tmp, AT_FDCWD, target,
+			       RENAME_NOREPLACE)))
 		err = errno;
-	if (!err && rename(tmp, path))
-		err = errno;
-fail:
-	if (err)
+	if (err && tmp && fd >= 0)
 		unlink(tmp);
 	free(tmp);
+	free(target);
 	return err;
 }
 

@@ -34,6 +34,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+from decimal import Decimal
 
 PHASES = {"i", "X", "M", "B", "E"}
 failures = []
@@ -55,7 +56,8 @@ def no_duplicates(pairs):
 
 
 def canon(obj):
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+    # Decimals (floats read exactly) as the text they were read from.
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), default=str)
 
 
 def event_ns(args):
@@ -63,8 +65,19 @@ def event_ns(args):
 
 
 def us_to_ns(us):
-    # ts and dur carry three decimals: nanoseconds, exactly.
-    return round(us * 1000)
+    """ts and dur carry three decimals: nanoseconds, read exactly."""
+    ns = us * 1000
+    if ns != ns.to_integral_value():
+        fail("a time of %s us is not a whole number of ns" % us)
+    return int(ns)
+
+
+def no_constant(name):
+    raise ValueError("%s is not JSON (RFC 8259)" % name)
+
+
+# The stream's spans: each kind on its track under pid 0.
+STREAM_TRACKS = {"flush": 1, "stopped": 2, "overflow": 3}
 
 
 def check_shape(doc):
@@ -95,9 +108,9 @@ def check_shape(doc):
         for key in ("pid", "tid"):
             if not isinstance(e.get(key), int):
                 fail(where + ": %s %r" % (key, e.get(key)))
-        if ph != "M" and not isinstance(e.get("ts"), (int, float)):
+        if ph != "M" and not isinstance(e.get("ts"), (int, Decimal)):
             fail(where + ": no ts")
-        if ph == "X" and not (isinstance(e.get("dur"), (int, float))
+        if ph == "X" and not (isinstance(e.get("dur"), (int, Decimal))
                               and e["dur"] >= 0):
             fail(where + ": dur %r" % e.get("dur"))
         if ph == "i" and e.get("s") not in ("t", "p", "g"):
@@ -118,6 +131,22 @@ def check_shape(doc):
         if left:
             fail("%d B without their E on pid %d tid %d" %
                  (len(left), track[0], track[1]))
+    # Spans on one track nest or are apart, as viewers stack them.
+    spans = {}
+    for e in events:
+        if isinstance(e, dict) and e.get("ph") == "X":
+            spans.setdefault((e.get("pid"), e.get("tid")), []).append(e)
+    for track, xs in spans.items():
+        xs.sort(key=lambda e: (e["ts"], -e["dur"]))
+        open_ends = []
+        for e in xs:
+            while open_ends and open_ends[-1] <= e["ts"]:
+                open_ends.pop()
+            end = e["ts"] + e["dur"]
+            if open_ends and end > open_ends[-1]:
+                fail("span %s at %s on pid %s tid %s crosses the one "
+                     "around it" % (e["name"], e["ts"], track[0], track[1]))
+            open_ends.append(end)
     named_threads = {(e["pid"], e["tid"]) for e in events
                      if e.get("ph") == "M" and e.get("name") == "thread_name"}
     named_procs = {e["pid"] for e in events
@@ -158,7 +187,8 @@ def main():
         print("chrome-check: dump failed: %s" % dump.stderr.decode(),
               file=sys.stderr)
         return 1
-    want = [json.loads(line) for line in dump.stdout.decode().splitlines()]
+    want = [json.loads(line, parse_float=Decimal, parse_constant=no_constant)
+            for line in dump.stdout.decode().splitlines()]
     fd, path = tempfile.mkstemp(suffix=".json")
     os.close(fd)
     try:
@@ -178,7 +208,8 @@ def main():
         else:
             os.unlink(path)
     try:
-        doc = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates)
+        doc = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates,
+                         parse_float=Decimal, parse_constant=no_constant)
     except ValueError as e:
         print("chrome-check: not JSON: %s" % e, file=sys.stderr)
         return 1
@@ -189,6 +220,7 @@ def main():
 
     got = []
     lost = 0
+    last = max((event_ns(w) for w in want), default=origin) - origin
     for e in events:
         args = e.get("args", {})
         if e.get("ph") == "i" and e.get("cat") == "loss":
@@ -206,15 +238,32 @@ def main():
                 fail("span %s without its begin" % e.get("name"))
                 continue
             got.append(canon(begin))
-            on_track(e, begin, "span")
+            if e.get("cat") in ("stream", "loss"):
+                if (e["pid"], e["tid"]) != (0, STREAM_TRACKS.get(e["name"])):
+                    fail("stream span %s on pid %d tid %d" %
+                         (e["name"], e["pid"], e["tid"]))
+            else:
+                on_track(e, begin, "span")
+            if e.get("cat") == "syscall" and \
+                    e["name"] != begin.get("syscall_name"):
+                fail("span %s begins with %s" % (e["name"],
+                                                  begin.get("syscall_name")))
             if us_to_ns(e["ts"]) != event_ns(begin) - origin:
                 fail("span seq %s: ts %s" % (begin.get("seq"), e["ts"]))
             if end is None:
                 if args.get("unfinished") is not True:
                     fail("span seq %s: no end, not unfinished" %
                          begin.get("seq"))
+                if us_to_ns(e["ts"]) + us_to_ns(e["dur"]) > last:
+                    fail("unfinished span seq %s ends after the log" %
+                         begin.get("seq"))
                 continue
             got.append(canon(end))
+            if e.get("cat") == "syscall" and (
+                    end.get("syscall_name") != begin.get("syscall_name") or
+                    (end["pid"], end["tid"]) != (begin["pid"], begin["tid"])):
+                fail("span seq %s ends with another call or thread (seq %s)"
+                     % (begin.get("seq"), end.get("seq")))
             if us_to_ns(e["dur"]) != max(0, event_ns(end) - event_ns(begin)):
                 fail("span seq %s: dur %s" % (begin.get("seq"), e["dur"]))
     want_c = Counter(canon(w) for w in want)

@@ -350,6 +350,16 @@ echo "151 threads named sh" | expect
 check_sh export_chrome_many_forks 0 '"$0" export --format=chrome -o - forks.ptlog |
 	grep -c "\"thread_name\".*\"args\":{\"name\":\"sh\"}" | sed "s/$/ threads named sh/"'
 
+# Every synthesized log, damaged ones too, through chrome-check.py: the
+# format's rules, and dump --json event by event.
+echo "every log agrees" | expect
+check_sh chrome_check_every_log 0 'command -v python3 >/dev/null || { echo "every log agrees"; exit 0; }
+	for f in *.ptlog; do
+		POSIXTRACE="$0" python3 "'"$here"'/chrome-check.py" "$f" >/dev/null 2>chrome.err ||
+			{ echo "$f:"; cat chrome.err; exit 1; }
+	done
+	echo "every log agrees"'
+
 # The Chrome export of the same: the warning once, the events it read, and
 # the file in place although the log is damaged (3); an existing file only
 # with --force, and nothing left beside it.
