@@ -28,6 +28,16 @@ if [ ${#need[@]} -gt 0 ]; then
 		--no-install-recommends "${need[@]}" >/dev/null
 fi
 
+# The tree the packages come from: its commit, and a hash of what differs.
+source_id() {
+	if git -C "$TOP_DIR" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$TOP_DIR" rev-parse HEAD
+		git -C "$TOP_DIR" diff HEAD | sha256sum
+	else
+		echo none
+	fi
+}
+
 version=${1:-$(dpkg-parsechangelog -l "$TOP_DIR/debian/changelog" -S Version)}
 out=$BUILD_DIR/deb${1:+-$1}
 work=$BUILD_DIR/deb-work/posixtrace-$version
@@ -45,8 +55,8 @@ else
 		tar -xf - -C "$work"
 fi
 if [ -n "${1:-}" ]; then
-	# Another version: its own changelog entry, and dkms.conf's version.
-	sed -i "s/^PACKAGE_VERSION=.*/PACKAGE_VERSION=\"$version\"/" "$work/dkms.conf"
+	# Another version: a changelog entry of its own (debian/rules gives
+	# DKMS the changelog's version).
 	(cd "$work" && DEBEMAIL=maintainers@users.noreply.a-seed-7372f896.example \
 		DEBFULLNAME="posixtrace maintainers" dch -b -v "$version" \
 		"Built as $version for the packaging test." >/dev/null 2>&1 ||
@@ -55,13 +65,18 @@ fi
 log "deb: building posixtrace $version"
 (cd "$work" && dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1) ||
 	{ tail -n 30 "$out/build.log" >&2; die "dpkg-buildpackage failed ($out/build.log)"; }
-mv "$BUILD_DIR"/deb-work/*.deb "$BUILD_DIR"/deb-work/*.changes \
-	"$BUILD_DIR"/deb-work/*.buildinfo "$out"/
-rm -rf "$BUILD_DIR/deb-work"
-# Errors and warnings fail; notes (I:) and pedantic tags are shown.
-lintian --pedantic -I "$out"/*.changes >"$out/lintian.txt" 2>&1 || true
+# Errors and warnings fail, as does lintian failing to run (2); notes (I:)
+# and pedantic tags are shown. The packages reach $out only if clean.
+rc=0
+lintian --pedantic -I "$BUILD_DIR"/deb-work/*.changes >"$out/lintian.txt" 2>&1 || rc=$?
 grep -v '^running with root privileges' "$out/lintian.txt" >&2 || true
+[ $rc -lt 2 ] || die "lintian failed to run (exit $rc, $out/lintian.txt)"
 if grep -q '^[EW]:' "$out/lintian.txt"; then
 	die "lintian reports errors or warnings ($out/lintian.txt)"
 fi
+mv "$BUILD_DIR"/deb-work/*.deb "$BUILD_DIR"/deb-work/*.changes \
+	"$BUILD_DIR"/deb-work/*.buildinfo "$out"/
+rm -rf "$BUILD_DIR/deb-work"
+# What they were built from, for deb-test.sh to tell stale packages.
+source_id >"$out/source"
 ls "$out"/*.deb
