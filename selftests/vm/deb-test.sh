@@ -79,24 +79,26 @@ fi
 mapfile -t KERNELS < <(kernels)
 [ ${#KERNELS[@]} -gt 0 ] || die "no kernel headers installed"
 
+# Install version $2's packages from $1 as a user would; DKMS must have
+# built the module for every kernel with headers.
+install_version() {
+	local pkgs
+	mapfile -t pkgs < <(debs "$1")
+	[ ${#pkgs[@]} = ${#PKGS[@]} ] || fail "the $2 packages were built"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${pkgs[@]}" >"$WORK/install-$2.log" 2>&1 ||
+		{ tail -n 20 "$WORK/install-$2.log"; fail "install $2"; }
+	for k in "${KERNELS[@]}"; do
+		built_for "$k" "$2" || fail "DKMS built $2 for $k"
+	done
+}
+
 # 1. The old version.
-mapfile -t old < <(debs "$BUILD_DIR/deb-$OLD")
-[ ${#old[@]} = ${#PKGS[@]} ] || fail "the $OLD packages were built"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${old[@]}" \
-	>"$WORK/install-old.log" 2>&1 || { tail -n 20 "$WORK/install-old.log"; fail "install $OLD"; }
-for k in "${KERNELS[@]}"; do
-	built_for "$k" "$OLD" || fail "DKMS built $OLD for $k"
-done
+install_version "$BUILD_DIR/deb-$OLD" "$OLD"
 ok "install $OLD: DKMS built it for ${KERNELS[*]}"
 
 # 2. The upgrade.
-mapfile -t new < <(debs "$BUILD_DIR/deb")
-[ ${#new[@]} = ${#PKGS[@]} ] || fail "the $NEW packages were built"
-DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${new[@]}" \
-	>"$WORK/install-new.log" 2>&1 || { tail -n 20 "$WORK/install-new.log"; fail "upgrade to $NEW"; }
-for k in "${KERNELS[@]}"; do
-	built_for "$k" "$NEW" || fail "DKMS built $NEW for $k"
-done
+install_version "$BUILD_DIR/deb" "$NEW"
 st=$(dkms status posixtrace 2>/dev/null || true)
 [[ $st == *"$OLD"* ]] && fail "DKMS still has $OLD"
 for p in "${PKGS[@]}"; do

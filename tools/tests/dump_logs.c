@@ -409,6 +409,40 @@ static void kuser(struct kscript *k, uint32_t id, const void *d, size_t n,
 	kev(k, id, d, n, pid, tid);
 }
 
+/*
+ * A script's log begun: sequential, the process events' types defined,
+ * started. The caller defines its other types, then writes the events.
+ */
+static struct kscript *kscript_begin(void)
+{
+	struct kscript *k = calloc(1, sizeof(*k));
+
+	if (!k)
+		die("calloc");
+	synth_init(&k->s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
+	synth_events_begin(&k->s, 0, 0);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_FORK,
+			    "posixtrace_proc_fork", POSIXTRACE_PROC_FORK_FORMAT);
+	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXEC,
+			    "posixtrace_proc_exec", POSIXTRACE_PROC_EXEC_FORMAT);
+	return k;
+}
+
+/* The script's log ended (STOP, TYPES, END) and saved as @name; @k freed. */
+static void kscript_save(struct kscript *k, const char *name,
+			 const uint64_t *filter)
+{
+	synth_stop(&k->s, k->seq, 0);
+	stamp(&k->s, (int64_t)k->seq++ * 1000000, 0, 0);
+	synth_events_end(&k->s);
+	synth_types(&k->s);
+	synth_end(&k->s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
+		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL, filter);
+	save(name, k->s.buf, k->s.len);
+	synth_free(&k->s);
+	free(k);
+}
+
 /* Linux's numbers, whatever the host: the log is the kernel's. */
 #define K_SIGKILL	9
 #define K_SIGUSR1	10
@@ -437,18 +471,10 @@ static void kernel(void)
 		"cat", "a", "a-name-the-kernel-cut", "c",
 	};
 	uint64_t filter[POSIXTRACE_EVENTSET_WORDS] = { 0 };
-	struct kscript *k = calloc(1, sizeof(*k));
+	struct kscript *k = kscript_begin();
 	unsigned char d[16];
 	size_t n;
 
-	if (!k)
-		die("calloc");
-	synth_init(&k->s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
-	synth_events_begin(&k->s, 0, 0);
-	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_FORK,
-			    "posixtrace_proc_fork", POSIXTRACE_PROC_FORK_FORMAT);
-	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXEC,
-			    "posixtrace_proc_exec", POSIXTRACE_PROC_EXEC_FORMAT);
 	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXIT,
 			    "posixtrace_proc_exit", POSIXTRACE_PROC_EXIT_FORMAT);
 	synth_define_format(&k->s, POSIXTRACE_EVENT_SIGNAL_GENERATE,
@@ -487,15 +513,7 @@ static void kernel(void)
 	kgen(k, 1000, K_SIGTERM, K_SI_KERNEL, 0, 1, false);
 	kgen(k, 1000, K_SIGUSR1, K_SI_TKILL, 1000, 2, false);
 	kexit(k, 1000, 1000, 3, 0, false, true);
-	synth_stop(&k->s, k->seq, 0);
-	stamp(&k->s, (int64_t)k->seq++ * 1000000, 0, 0);
-	synth_events_end(&k->s);
-	synth_types(&k->s);
-	synth_end(&k->s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
-		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL, filter);
-	save("kernel.ptlog", k->s.buf, k->s.len);
-	synth_free(&k->s);
-	free(k);
+	kscript_save(k, "kernel.ptlog", filter);
 }
 
 /*
@@ -509,17 +527,9 @@ static void forks(void)
 {
 	static const char *const sh_argv[4] = { "sh", "-c", "many" };
 	uint64_t filter[POSIXTRACE_EVENTSET_WORDS] = { 0 };
-	struct kscript *k = calloc(1, sizeof(*k));
+	struct kscript *k = kscript_begin();
 	int32_t child;
 
-	if (!k)
-		die("calloc");
-	synth_init(&k->s, POSIXTRACE_LOG_SEQUENTIAL, 0, 0, 0);
-	synth_events_begin(&k->s, 0, 0);
-	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_FORK,
-			    "posixtrace_proc_fork", POSIXTRACE_PROC_FORK_FORMAT);
-	synth_define_format(&k->s, POSIXTRACE_EVENT_PROC_EXEC,
-			    "posixtrace_proc_exec", POSIXTRACE_PROC_EXEC_FORMAT);
 	synth_define(&k->s, ID_NOTE, "app.note");
 	synth_start(&k->s, k->seq++, filter);
 	stamp(&k->s, 0, 0, 0);
@@ -528,15 +538,7 @@ static void forks(void)
 		kfork(k, 2000, child, K_SIGCHLD, false);
 		kuser(k, ID_NOTE, "child", 6, child, child);
 	}
-	synth_stop(&k->s, k->seq, 0);
-	stamp(&k->s, (int64_t)k->seq++ * 1000000, 0, 0);
-	synth_events_end(&k->s);
-	synth_types(&k->s);
-	synth_end(&k->s, POSIXTRACE_NOT_FULL, POSIXTRACE_NO_OVERRUN, 0,
-		  POSIXTRACE_NO_OVERRUN, POSIXTRACE_NOT_FULL, filter);
-	save("forks.ptlog", k->s.buf, k->s.len);
-	synth_free(&k->s);
-	free(k);
+	kscript_save(k, "forks.ptlog", filter);
 }
 
 int main(int argc, char **argv)
