@@ -1748,6 +1748,20 @@ static const struct {
 	{ "nanoseconds past a second", 0, ~0u, 1000000000 },
 };
 
+/*
+ * Commit @rec, a bad header at @rr's head, and kick: the ring is revoked
+ * (steps @step and @step + 1).
+ */
+static void raw_commit_bad(struct raw_case *rc, struct raw_ring *rr,
+			   struct posixtrace_ring_record *rec, int step)
+{
+	__atomic_store_n(&rec->commit, ~rr->head, __ATOMIC_RELEASE);
+	rr->head += 64;
+	STEP(rc, step, !ioctl(rr->dev, POSIXTRACE_IOC_RING_DRAIN, 0));
+	STEP(rc, step + 1,
+	     WAIT_UNTIL(rr->ctl->state == POSIXTRACE_RING_REVOKED, 10000));
+}
+
 static void raw_bad_header(struct raw_case *rc)
 {
 	struct posixtrace_ring_record *rec;
@@ -1765,10 +1779,7 @@ static void raw_bad_header(struct raw_case *rc)
 		rec->data_len = bad_headers[rc->extra].data_len;
 	if (bad_headers[rc->extra].ts_nsec)
 		rec->ts_nsec = bad_headers[rc->extra].ts_nsec;
-	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
-	rr.head += 64;
-	STEP(rc, 2, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	STEP(rc, 3, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED, 10000));
+	raw_commit_bad(rc, &rr, rec, 2);
 	/* Nothing more is taken from it. */
 	raw_commit(&rr, raw_put(&rr, rc->id, &v, sizeof(v), NULL));
 	raw_ring_unmap(&rr);
@@ -1828,10 +1839,7 @@ static void raw_fifo_events(struct raw_case *rc)
 	/* A header below the minimum revokes the ring. */
 	rec = raw_put(&rr, rc->id, &v, sizeof(v), NULL);
 	rec->size = 16;
-	__atomic_store_n(&rec->commit, ~rr.head, __ATOMIC_RELEASE);
-	rr.head += 64;
-	STEP(rc, 5, !ioctl(rr.dev, POSIXTRACE_IOC_RING_DRAIN, 0));
-	STEP(rc, 6, WAIT_UNTIL(rr.ctl->state == POSIXTRACE_RING_REVOKED, 10000));
+	raw_commit_bad(rc, &rr, rec, 5);
 	v = 11;
 	STEP(rc, 7, !pthread_setschedparam(pthread_self(), SCHED_FIFO, &fifo));
 	STEP(rc, 8, !ioctl(rr.dev, POSIXTRACE_IOC_EVENT, &ev));
