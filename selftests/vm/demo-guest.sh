@@ -3,8 +3,10 @@
 #
 # Runs inside the demo guest after init.sh loaded the module, and tells the
 # story make demo shows: a program traced live, a command's processes
-# followed live as strace -f would, a command recorded into a log, the streams listed while one runs, the log dumped with a filter, then
-# exported to CTF and read by babeltrace2. Every line of it is a "# demo: "
+# followed live as strace -f would, a command recorded into a log, the
+# streams listed while one runs, the log dumped with a filter, then
+# exported to CTF and read by babeltrace2, and exported for Perfetto.
+# Every line of it is a "# demo: "
 # line, which demo.sh prints without the prefix; the rest of the guest's
 # output (KTAP, the kernel log) is the test harness's. A command of the
 # story that fails says its exit status and prints "# demo-failed: ", which
@@ -80,6 +82,13 @@ if command -v babeltrace2 >/dev/null; then
 else
 	say "  (babeltrace2 is not installed on the host: not shown here)"
 fi
+
+step "7. posixtrace export --format=chrome writes the same log for Perfetto
+(ui.perfetto.dev) and chrome://tracing: a track per thread, its events as
+instants with their fields, system calls as spans, and the tracks' names;
+here, how many of each."
+run 'posixtrace export --format=chrome -o demo.json demo.ptlog'
+run 'grep -o "\"ph\":\"[iXM]\"" demo.json | sort | uniq -c'
 
 say
 say "To try it on your machine: README.md, \"Install\" and \"A first trace\"."
