@@ -123,38 +123,6 @@ static void *reader(void *arg)
 	return NULL;
 }
 
-/* Pin the ptlog kernel thread of this process's log to @cpu. */
-static bool pin_log_writer(int cpu)
-{
-	char path[300], comm[32], want[32];
-	struct dirent *e;
-	cpu_set_t set;
-	bool done = false;
-	DIR *d;
-	FILE *f;
-
-	snprintf(want, sizeof(want), "ptlog/%d\n", getpid());
-	CPU_ZERO(&set);
-	CPU_SET(cpu, &set);
-	d = opendir("/proc");
-	if (!d)
-		return false;
-	while (!done && (e = readdir(d))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
-			done = !sched_setaffinity(atoi(e->d_name), sizeof(set),
-						  &set);
-		fclose(f);
-	}
-	closedir(d);
-	return done;
-}
-
 FIXTURE(rt) {
 	int runtime;		/* sched_rt_runtime_us before; 0: not read */
 	int log_fd;
@@ -221,7 +189,7 @@ static void rt_scenario(struct __test_metadata *_metadata,
 						&run->logged));
 	ASSERT_EQ(1, stream_fds(fds, 1));
 	log_stream = fds[0];
-	ASSERT_TRUE(pin_log_writer(cpu));
+	ASSERT_TRUE(pin_log_writer(getpid(), cpu));
 	ASSERT_EQ(0, log_attr(&attr, POSIX_TRACE_LOOP, 0, STREAM_SIZE, 0));
 	ASSERT_EQ(0, posix_trace_create(0, &attr, &run->loop));
 	posix_trace_attr_destroy(&attr);

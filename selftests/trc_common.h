@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -387,6 +388,41 @@ static inline void *ring_mapping(size_t *len)
 	if (len)
 		*len = end - start;
 	return (void *)(uintptr_t)start;
+}
+
+/*
+ * Pin the log's kernel thread of the streams @creator made (ptlog/PID) to
+ * @cpu, as root; false if there is none or it cannot be pinned.
+ */
+static inline bool pin_log_writer(pid_t creator, int cpu)
+{
+	char path[300], comm[32], want[32];
+	struct dirent *e;
+	cpu_set_t set;
+	bool done = false;
+	DIR *d;
+	FILE *f;
+
+	snprintf(want, sizeof(want), "ptlog/%d\n", (int)creator);
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	d = opendir("/proc");
+	if (!d)
+		return false;
+	while (!done && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, want))
+			done = !sched_setaffinity(atoi(e->d_name), sizeof(set),
+						  &set);
+		fclose(f);
+	}
+	closedir(d);
+	return done;
 }
 
 /* Is a thread ring of process @pid mapped (the device at its offset)? */

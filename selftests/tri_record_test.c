@@ -41,11 +41,32 @@ static void emit_types(void)
 }
 
 /*
+ * MANY_EVENTS at once, which an 8 KiB stream cannot hold until its log's
+ * thread takes them: so that it cannot, that thread (ptlog/<record's
+ * pid>) and this one share CPU 0, this one at SCHED_FIFO, as root. The
+ * log's thread gets only what RT throttling leaves (5 %), whatever the
+ * speed of the machine, and of events by system call (rings off). Without
+ * the privilege, the burst alone.
+ */
+static void burst_starving_the_log(trace_event_id_t id)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(0, &one);
+	if (!sched_setaffinity(0, sizeof(one), &one) &&
+	    pin_log_writer(getppid(), 0))
+		sched_setscheduler(0, SCHED_FIFO, &fifo);
+	emit_numbered(id, 0, MANY_EVENTS);
+}
+
+/*
  * The traced program: TRI_RECORD_WORKER=fork records WORK_EVENTS events
  * and has a child record as many; =loop records until SIGTERM; =many
  * records MANY_EVENTS as fast as it can, pausing a little every 1000 so
  * that the stream itself keeps up (the losses are then the log's); =burst
- * records them without a pause; =types opens sel.a, sel.b and other.c,
+ * records them without a pause, starving the log's thread; =types opens sel.a, sel.b and other.c,
  * waits for record to see them, and records TYPE_EVENTS of each.
  */
 static void __attribute__((constructor)) worker(void)
@@ -78,7 +99,7 @@ static void __attribute__((constructor)) worker(void)
 		_exit(0);
 	}
 	if (!strcmp(mode, "burst")) {
-		emit_numbered(id, 0, MANY_EVENTS);
+		burst_starving_the_log(id);
 		_exit(0);
 	}
 	emit_numbered(id, 0, WORK_EVENTS);
