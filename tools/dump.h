@@ -69,6 +69,14 @@ void dump_text_footer(const struct log_reader *lr,
 void dump_json_members(FILE *out, const struct log_reader *lr,
 		       const struct log_event *ev, const struct dump_opts *o,
 		       const struct dump_clock *c);
+/* Its time's members: "ts", "ts_sec", "ts_nsec", "time". */
+void dump_json_time(FILE *out, const struct timespec *ts);
+/*
+ * The members after them (--relative and --delta's excepted), each
+ * after ", ": dump_json_members() is the two.
+ */
+void dump_json_untimed(FILE *out, const struct log_reader *lr,
+		       const struct log_event *ev, const struct dump_opts *o);
 void dump_json_event(const struct log_reader *lr, const struct log_event *ev,
 		     const struct dump_opts *o, const struct dump_clock *c);
 

@@ -21,10 +21,8 @@ static void json_key(FILE *out, const char *key)
 	fprintf(out, ", \"%s\": ", key);
 }
 
-static void json_time(FILE *out, const struct log_event *ev,
-		      const struct dump_opts *o, const struct dump_clock *c)
+void dump_json_time(FILE *out, const struct timespec *ts)
 {
-	const struct timespec *ts = &ev->info.posix_timestamp;
 	char text[TIME_TEXT_SIZE];
 
 	format_epoch(text, ts);
@@ -32,6 +30,15 @@ static void json_time(FILE *out, const struct log_event *ev,
 		text, (intmax_t)ts->tv_sec, ts->tv_nsec);
 	format_time(text, ts);
 	fprintf(out, ", \"time\": \"%s\"", text);
+}
+
+static void json_time(FILE *out, const struct log_event *ev,
+		      const struct dump_opts *o, const struct dump_clock *c)
+{
+	const struct timespec *ts = &ev->info.posix_timestamp;
+	char text[TIME_TEXT_SIZE];
+
+	dump_json_time(out, ts);
 	/* Only when asked: they depend on the events chosen. */
 	if (o->time == DUMP_TIME_RELATIVE) {
 		format_offset(text, ts, &c->first);
@@ -214,6 +221,12 @@ void dump_json_members(FILE *out, const struct log_reader *lr,
 		       const struct dump_clock *c)
 {
 	json_time(out, ev, o, c);
+	dump_json_untimed(out, lr, ev, o);
+}
+
+void dump_json_untimed(FILE *out, const struct log_reader *lr,
+		       const struct log_event *ev, const struct dump_opts *o)
+{
 	json_ids(out, ev);
 	json_truncation(out, ev);
 	json_data(out, ev, o->hex);

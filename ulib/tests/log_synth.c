@@ -277,6 +277,16 @@ void synth_event(struct synth *s, uint32_t id, uint64_t seq,
 	s->open_count++;
 }
 
+size_t synth_event_unkept(struct synth *s, uint32_t id, uint64_t seq,
+			  const void *data, uint32_t data_len)
+{
+	size_t p = synth_entry(s, id, seq, data, data_len,
+			       POSIXTRACE_NOT_TRUNCATED);
+
+	s->open_count++;
+	return p;
+}
+
 static void synth_set_le(unsigned char *dst, const uint64_t *words)
 {
 	size_t i;

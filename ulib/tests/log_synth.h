@@ -102,6 +102,13 @@ void synth_define_format(struct synth *s, uint32_t id, const char *name,
 			 const char *format);
 void synth_event(struct synth *s, uint32_t id, uint64_t seq,
 		 const void *data, uint32_t data_len, uint32_t truncation);
+/*
+ * An event written and not remembered, for logs of more than
+ * SYNTH_EVENTS_MAX events; returns where its entry is, for the caller to
+ * stamp its time, pid, tid and addresses with synth_put32/64.
+ */
+size_t synth_event_unkept(struct synth *s, uint32_t id, uint64_t seq,
+			  const void *data, uint32_t data_len);
 /* Helpers for the system events' data. */
 void synth_start(struct synth *s, uint64_t seq, const uint64_t *filter);
 void synth_stop(struct synth *s, uint64_t seq, uint32_t auto_stop);
