@@ -19,6 +19,7 @@ int cmd_export(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_monitor(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* True if argv[i] is -h or --help. */
 bool is_help(const char *arg);

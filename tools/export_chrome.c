@@ -157,10 +157,5 @@ int export_chrome(struct log_reader *lr, FILE *out, uint64_t *nread,
 	err = trace_model_walk(lr, &sink, &totals, nread, read_error);
 	if (!err)
 		chrome_other_data(&c, &totals);
-	/* What is still buffered fails here, on a full disk or /dev/full. */
-	if (fflush(out) && !err)
-		err = errno;
-	if (!err && ferror(out))
-		err = EIO;
 	return err;
 }

@@ -15,7 +15,8 @@
 /*
  * Writes every event of @lr to @out as one JSON object. *@nread counts the
  * events read; *@read_error tells a failure to read the log from one to
- * write. Returns 0 or an error number.
+ * write (which the caller's flush or close may yet report). Returns 0 or
+ * an error number.
  */
 int export_chrome(struct log_reader *lr, FILE *out, uint64_t *nread,
 		  bool *read_error);

@@ -20,6 +20,7 @@
 #include "export_chrome.h"
 #include "export_lttng.h"
 #include "logcheck.h"
+#include "output.h"
 
 static const char export_usage[] =
 "usage: posixtrace export [--force] [--format=ctf|lttng] -o DIR LOG\n"
@@ -176,81 +177,18 @@ static int write_stream(struct log_reader *lr, int dirfd,
 	return err;
 }
 
-/* The process's umask, which only umask() tells (it sets it too). */
-static mode_t umask_now(void)
+struct chrome_job {
+	struct log_reader *lr;
+	uint64_t *nread;
+	bool *read_error;
+};
+
+/* The Chrome export into @fp, which write_output() then closes. */
+static int chrome_fill(FILE *fp, void *arg)
 {
-	mode_t mask = umask(0);
+	struct chrome_job *job = arg;
 
-	umask(mask);
-	return mask;
-}
-
-/* @fp's export, closed; the first error of the two. */
-static int chrome_into(struct log_reader *lr, FILE *fp, uint64_t *nread,
-		       bool *read_error)
-{
-	int err = export_chrome(lr, fp, nread, read_error);
-
-	if (fclose(fp) && !err)
-		err = errno;
-	return err;
-}
-
-/*
- * The Chrome export, into @path ("-": standard output). A file that is
- * not a regular one (a FIFO, /dev/stdout) is written as it is. A regular
- * file (the one a symbolic link names, for a link) is written beside it,
- * with the old file's mode, and renamed into place once whole; it must
- * not exist unless @force.
- */
-static int write_chrome(struct log_reader *lr, const char *path, bool force,
-			uint64_t *nread, bool *read_error)
-{
-	struct stat st;
-	char *target, *tmp = NULL;
-	bool exists;
-	mode_t mode;
-	FILE *out;
-	int err, fd;
-
-	if (!strcmp(path, "-"))
-		return export_chrome(lr, stdout, nread, read_error);
-	exists = !stat(path, &st);
-	if (exists && !S_ISREG(st.st_mode)) {
-		out = fopen(path, "w");
-		if (!out)
-			return errno;
-		return chrome_into(lr, out, nread, read_error);
-	}
-	if (exists && !force)
-		return EEXIST;
-	target = exists ? realpath(path, NULL) : strdup(path);
-	if (!target)
-		return errno;
-	mode = exists ? st.st_mode & 07777 : 0666 & ~umask_now();
-	err = asprintf(&tmp, "%s.XXXXXX", target) < 0 ? ENOMEM : 0;
-	fd = err ? -1 : mkstemp(tmp);
-	if (!err && fd < 0)
-		err = errno;
-	if (!err && fchmod(fd, mode))
-		err = errno;
-	out = err ? NULL : fdopen(fd, "w");
-	if (!err && !out)
-		err = errno;
-	if (err && fd >= 0)
-		close(fd);
-	if (!err)
-		err = chrome_into(lr, out, nread, read_error);
-	/* Not over a file that appeared meanwhile, unless told to. */
-	if (!err && (force ? rename(tmp, target) :
-		     renameat2(AT_FDCWD, tmp, AT_FDCWD, target,
-			       RENAME_NOREPLACE)))
-		err = errno;
-	if (err && tmp && fd >= 0)
-		unlink(tmp);
-	free(tmp);
-	free(target);
-	return err;
+	return export_chrome(job->lr, fp, job->nread, job->read_error);
 }
 
 int cmd_export(int argc, char **argv)
@@ -310,7 +248,9 @@ int cmd_export(int argc, char **argv)
 		return 1;
 	}
 	if (chrome) {
-		err = write_chrome(&lr, dir, force, &nread, &read_error);
+		struct chrome_job job = { &lr, &nread, &read_error };
+
+		err = write_output(dir, force, chrome_fill, &job);
 		if (err && read_error)
 			fprintf(stderr, "%s: %s: reading event %" PRIu64
 				": %s\n", prog, lr.path, nread + 1,

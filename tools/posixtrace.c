@@ -26,8 +26,9 @@ static const struct command commands[] = {
 	  "events as they happen", cmd_trace },
 	{ "version", "print the loaded module's ABI version", cmd_version },
 	{ "dump", "print a trace log as text", cmd_dump },
-	{ "export", "convert a trace log to a CTF trace (babeltrace2)",
-	  cmd_export },
+	{ "export", "convert a trace log to a CTF trace (babeltrace2) or "
+	  "for Perfetto", cmd_export },
+	{ "view", "write a trace log's timeline as an HTML page", cmd_view },
 	{ "list", "list the trace streams of the loaded module", cmd_list },
 	{ "monitor", "print trace streams' changes as they happen (root)",
 	  cmd_monitor },

@@ -47,6 +47,30 @@ host_case() {
 	fi
 }
 
+# view's pages of the host's logs; screenshots in $LOGS/view.
+view_pages() {
+	local work rc=0
+	work=$(mktemp -d) || return 1
+	"$TOP_DIR/tools/tests/dump_logs" "$work" >/dev/null &&
+		"$TOP_DIR/tools/tests/big_log" 20000 "$work/server-20k.ptlog" &&
+		"$TOP_DIR/tools/tests/view-test.sh" "$LOGS/view" "$work"/*.ptlog \
+			"$TOP_DIR"/fuzz/corpus/*.ptl || rc=1
+	rm -rf "$work"
+	return $rc
+}
+
+view_million_events() {
+	local work rc=0
+	work=$(mktemp -d) || return 1
+	# The page (28 MB) goes; its screenshot stays.
+	"$TOP_DIR/tools/tests/big_log" 1000000 "$work/server-1m.ptlog" &&
+		"$TOP_DIR/tools/tests/view-test.sh" --load "$work/out" \
+			"$work/server-1m.ptlog" || rc=1
+	mkdir -p "$LOGS/view" && cp "$work"/out/*.png "$LOGS/view/" 2>/dev/null
+	rm -rf "$work"
+	return $rc
+}
+
 # Fails when the command succeeds but printed a compiler warning.
 no_warnings() {
 	local out rc
@@ -199,7 +223,7 @@ bash_completion_completes() {
 			bad=1
 		fi
 	}
-	expect "dump export help list monitor record trace version" ''
+	expect "dump export help list monitor record trace version view" ''
 	expect "--help --version -V -h" -
 	expect "dump" help d
 	expect "--full-data" dump --fu
@@ -218,6 +242,9 @@ bash_completion_completes() {
 	expect "chrome" export --format ch
 	expect "--output=sub" export --output=s
 	expect "a.ptlog b.ptl sub" export -o out ''
+	expect "--force --help --output -f -h -o" view -
+	expect "a.ptlog b.ptl c.txt sub" view -o ''
+	expect "a.ptlog b.ptl sub" view -o out.html ''
 	expect "append loop until-full" record --log-policy ''
 	expect "all none proc sched signal syscall" record --kernel ''
 	expect "proc" trace -k pr
@@ -384,6 +411,9 @@ run_vm() {
 			"$TOP_DIR/tools/tests/lttng-export.sh" "$log"
 		host_case "chrome_check.$label.$(basename "$log" .ptlog)" \
 			"$TOP_DIR/tools/tests/chrome-check.py" "$log"
+		host_case "view_page.$label.$(basename "$log" .ptlog)" \
+			"$TOP_DIR/tools/tests/view-test.sh" \
+			"$LOGS/view.$label" "$log"
 		# Debian's babeltrace2 (2.0.4) shows an empty string field
 		# with the value the same field had in the event of its class
 		# before (the CTF holds the empty string): a log of system
@@ -445,6 +475,12 @@ for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
 	host_case "python_bt2.corpus.$(basename "$log" .ptl)" \
 		"$TOP_DIR/tools/tests/python-bt2.sh" "$log"
 done
+# posixtrace view's pages in Debian's chromium: the dump tests' logs, the
+# seed logs, a server's log of 20,000 events (several chunks of the page's
+# data), all against export --format=chrome; and a page of a million events
+# loaded, drawn and counted (its speed is make bench's).
+host_case view_pages view_pages
+host_case view_million_events view_million_events
 host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
 	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 

@@ -13,7 +13,7 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-PKGS=(debhelper dh-dkms dkms lintian dpkg-dev fakeroot libnl-genl-3-dev
+PKGS=(debhelper dh-dkms dkms lintian dpkg-dev fakeroot libnl-genl-3-dev zlib1g-dev
 	pkg-config)
 need=()
 for p in "${PKGS[@]}"; do

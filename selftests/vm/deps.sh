@@ -18,6 +18,7 @@ PKGS=(
 	lttng-tools liblttng-ust-dev rt-tests
 	man-db
 	python3 python3-bt2
+	zlib1g-dev chromium
 )
 
 missing() {
@@ -35,6 +36,10 @@ apt_install() {
 	INITRD=No DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y -q --no-install-recommends "$@" >/dev/null
 }
+
+# view's browser test drives chromium from node (with npm, for
+# playwright-core): Debian's nodejs where the machine has none of its own.
+command -v node >/dev/null && command -v npm >/dev/null || PKGS+=(nodejs npm)
 
 need=$(missing "${PKGS[@]}")
 if [ -n "$need" ]; then
