@@ -374,6 +374,35 @@ check_sh export_chrome_cut 3 'rm -f cut.json; "$0" export --format=chrome -o cut
 	"$0" export --format=chrome --force -o cut.json cut.ptlog 2>/dev/null
 	echo "$? $(ls cut.json*)"; exit $rc'
 
+# view: every synthesized log makes a whole page (its three parts
+# filled, its data decodable: the browser test in make check reads them),
+# damaged logs as far as they read (3); an existing file only with
+# --force; usage errors.
+echo "every log makes a page" | expect
+check_sh view_every_log 0 'for f in *.ptlog; do
+		"$0" view -f -o page.html "$f" 2>/dev/null
+		rc=$?
+		[ $rc = 0 ] || [ $rc = 3 ] || { echo "$f: status $rc"; exit 1; }
+		grep -q "@META@\|@ROWS@\|@ARGS@" page.html && { echo "$f: a part unfilled"; exit 1; }
+		grep -c "<script" page.html | grep -qx 4 || { echo "$f: scripts"; exit 1; }
+	done
+	echo "every log makes a page"'
+echo "posixtrace view: warning: cut.ptlog: $(offset cut.bytes) bytes not" \
+	"read: cut short in the block at offset $(offset cut)" | expect_err
+printf 'refused 1\n3 cut.html\n' | expect
+check_sh view_cut 3 'rm -f cut.html; "$0" view -o cut.html cut.ptlog
+	rc=$?
+	"$0" view -o cut.html cut.ptlog 2>/dev/null
+	echo "refused $?"
+	"$0" view --force -o cut.html cut.ptlog 2>/dev/null
+	echo "$? $(ls cut.html*)"; exit $rc'
+printf "posixtrace view: no output: -o FILE is required\nTry 'posixtrace view --help'.\n" | expect_err
+check view_no_output 2 view basic.ptlog
+printf "posixtrace view: one LOG at a time\nTry 'posixtrace view --help'.\n" | expect_err
+check view_two_logs 2 view -o x.html basic.ptlog cut.ptlog
+printf "posixtrace view: notalog.txt: not a readable trace log: Invalid argument\n" | expect_err
+check view_not_a_log 1 view -o x.html notalog.txt
+
 head -n 6 <<'EOF' | expect
 {"ts": "1764122400.123456789", "ts_sec": 1764122400, "ts_nsec": 123456789, "time": "2025-11-26T02:00:00.123456789Z", "event": "posix_trace_start", "id": 1, "system": "START", "meaning": "tracing started", "pid": 0, "tid": 0, "thread": "0x0", "prog_address": "0x0", "seq": 0, "gap": 0, "truncated": false, "truncation": "no", "data_len": 144, "data_encoding": "hex", "data": "000000000000000008000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000", "filter": ["app.debug"]}
 {"ts": "1764122400.123706789", "ts_sec": 1764122400, "ts_nsec": 123706789, "time": "2025-11-26T02:00:00.123706789Z", "event": "app.step", "id": 65, "system": null, "meaning": null, "pid": 4242, "tid": 4242, "thread": "0x7f0000000001", "prog_address": "0x400001", "seq": 1, "gap": 0, "truncated": false, "truncation": "no", "data_len": 15, "data_encoding": "text", "data": "hello \"world\"\n\u0000"}
