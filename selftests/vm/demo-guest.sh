@@ -90,5 +90,11 @@ here, how many of each."
 run 'posixtrace export --format=chrome -o demo.json demo.ptlog'
 run 'grep -o "\"ph\":\"[iXM]\"" demo.json | sort | uniq -c'
 
+step "8. posixtrace view draws the same timeline in one HTML page, which any
+browser opens from disk with nothing fetched: lanes per thread, zoom, pan,
+an event's fields on hover, counts per type and per process."
+run 'posixtrace view -o demo.html demo.ptlog'
+run 'wc -c < demo.html'
+
 say
 say "To try it on your machine: README.md, \"Install\" and \"A first trace\"."
