@@ -304,6 +304,24 @@ static inline void print_header(void)
 	       "median ns", "max ns", "x getppid", "x marker");
 }
 
+/*
+ * With BENCH_TABLE set (bench/run.sh sets it), each row is also printed
+ * as a line of tab-separated fields, "@row", the program, the case, N,
+ * min, median and max ns, x getppid, that run.sh keeps in its results
+ * table and does not show.
+ */
+static inline void print_table_row(const char *name, uint64_t n,
+				   const double *ns, const double *ref,
+				   int rounds)
+{
+	if (!getenv("BENCH_TABLE"))
+		return;
+	printf("@row\t%s\t%s\t%llu\t%.1f\t%.1f\t%.1f\t%.3f\n",
+	       program_invocation_short_name, name, (unsigned long long)n,
+	       min_of(ns, rounds), median(ns, rounds), max_of(ns, rounds),
+	       ratio_of(ns, ref, rounds));
+}
+
 static inline void print_row(const char *name, bool skipped,
 			     const char *note, uint64_t n, const double *ns,
 			     const double *ref, const double *mk, int rounds)
@@ -319,6 +337,7 @@ static inline void print_row(const char *name, bool skipped,
 		printf(" %10.3f\n", ratio_of(ns, mk, rounds));
 	else
 		printf(" %10s\n", "-");
+	print_table_row(name, n, ns, ref, rounds);
 }
 
 static inline void print_legend(int rounds)

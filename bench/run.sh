@@ -34,6 +34,19 @@
 # event apart (ring only, a kick, by system call), with how often each
 # comes.
 #
+# Every run adds its rows to a results table, build/bench/results.tsv
+# (tab-separated, a header line first): the date, the commit (with
+# "-dirty" if the tree differs from it), the kernel, the program, the case,
+# N, min, median and max ns per call over the rounds, and x getppid, for
+# every row of event_cost, ust_cost and producer_host, and view's; the
+# rows of the other programs, whose figures are not per-call times, are
+# in the report only. bench/README.rst says how to read it.
+#
+# --view (and --host, and make bench) times posixtrace view's page of a
+# million events (tools/tests/big_log) in this machine's chromium: the
+# page's bytes per event, its load, and its zoom and pan frames, three
+# times (tools/tests/view-test.sh --perf).
+#
 # --host measures natively, on this machine, with no guest: ust_cost under
 # a private lttng-sessiond (--no-kernel, LTTNG_HOME in a directory of its
 # own; as root in a mount namespace of its own, with its own /var/run/lttng
@@ -121,6 +134,9 @@ elif [ "${1:-}" = --profile ]; then
 elif [ "${1:-}" = --syscalls ]; then
 	ROWS=syscalls
 	shift
+elif [ "${1:-}" = --view ]; then
+	ROWS=view
+	shift
 fi
 # The options reach the guest on the kernel command line: allow only the
 # ones the programs take, with their plain values.
@@ -129,6 +145,57 @@ for a in "$@"; do
 done
 
 # The rows measured on this machine (--host), one program each.
+# The results table: its rows are kept, the report's other lines shown.
+TABLE=$BUILD_DIR/bench/results.tsv
+COMMIT=$(git -C "$TOP_DIR" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$TOP_DIR" diff --quiet HEAD 2>/dev/null || COMMIT=$COMMIT-dirty
+export BENCH_TABLE=1
+mkdir -p "$BUILD_DIR/bench"
+[ -s "$TABLE" ] || printf 'date\tcommit\tkernel\tprogram\tcase\tN\tmin_ns\tmedian_ns\tmax_ns\tx_getppid\n' >"$TABLE"
+ROWS_BEFORE=$(wc -l <"$TABLE")
+
+# table KERNEL: stdin's report shown, its "@row" lines into the table.
+table() {
+	local kernel=$1 date
+	date=$(date -u +%Y-%m-%dT%H:%MZ)
+	awk -v pre="$date	$COMMIT	$kernel" -v table="$TABLE" -F '\t' '
+		/^@row\t/ { sub(/^@row\t/, ""); print pre "\t" $0 >>table; next }
+		{ print }'
+}
+
+table_said() {
+	local n
+	n=$(($(wc -l <"$TABLE") - ROWS_BEFORE))
+	log "$n rows added to the results table, $TABLE"
+}
+
+# view's page of a million events, in this machine's chromium, 3 times.
+view_rows() {
+	local work i report ms=() fr=() bytes=""
+	make -s -C "$TOP_DIR/tools" posixtrace tests/big_log >/dev/null
+	work=$(mktemp -d)
+	"$TOP_DIR/tools/tests/big_log" 1000000 "$work/server-1m.ptlog"
+	echo "posixtrace view: a server's log of 1,000,000 events (tools/tests/big_log), in $(/usr/bin/chromium --version 2>/dev/null | head -n 1)"
+	for i in 1 2 3; do
+		report=$("$TOP_DIR/tools/tests/view-test.sh" --perf "$work/out" \
+			"$work/server-1m.ptlog" 2>&1) || true
+		echo "$report" | sed 's/^/  /'
+		report=$(grep '^view-perf ' <<<"$report" | sed 's/^view-perf //')
+		[ -n "$report" ] || continue
+		ms+=("$(sed 's/.*"load_ms_wall":\([0-9.]*\).*/\1/' <<<"$report")")
+		fr+=("$(sed 's/.*"frame_ms_max":\([0-9.]*\).*/\1/' <<<"$report")")
+		bytes=$(sed 's/.*"bytes_per_event":\([0-9.]*\).*/\1/' <<<"$report")
+	done
+	rm -rf "$work"
+	[ ${#ms[@]} -gt 0 ] || { echo "view: not measured"; return; }
+	# min, median, max of each: as ns, the table's unit.
+	printf '%s\n' "${ms[@]}" | sort -n | awk -v n=1000000 '{ v[NR] = $1 * 1e6 }
+		END { printf "@row\tview\tload, 1M events\t%d\t%.1f\t%.1f\t%.1f\t-\n", n, v[1], v[int((NR + 1) / 2)], v[NR] }'
+	printf '%s\n' "${fr[@]}" | sort -n | awk -v n=1000000 '{ v[NR] = $1 * 1e6 }
+		END { printf "@row\tview\tslowest frame, 1M events\t%d\t%.1f\t%.1f\t%.1f\t-\n", n, v[1], v[int((NR + 1) / 2)], v[NR] }'
+	echo "view: ${bytes} bytes an event (goal <= 40); load ${ms[*]} ms (goal <= 5000); slowest frame ${fr[*]} ms (goal <= 50)"
+}
+
 host_rows() {
 	local cs=/sys/devices/system/clocksource/clocksource0/current_clocksource
 	echo "host: kernel $(uname -r), $(nproc) CPUs," \
@@ -149,11 +216,11 @@ host_rows() {
 			exec "$@"' sh "$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
 	else
 		"$BENCH_DIR/lttng.sh" "$BUILD_DIR/bench/ust_cost" "$@"
-	fi | tee "$out/ust_cost.txt"
+	fi | table "$(uname -r)" | tee "$out/ust_cost.txt"
 	echo
 	# Our producer path, the library's own code (built into it, with its
 	# system calls faked), against a faked kernel.
-	"$BUILD_DIR/bench/producer_host" "$@" |
+	"$BUILD_DIR/bench/producer_host" "$@" | table "$(uname -r)" |
 		tee "$out/producer_host.txt"
 	echo
 	# Both against getppid of their own run: their quotient is ours
@@ -233,6 +300,14 @@ if [ -n "$HOST" ]; then
 	make -s -C "$BENCH_DIR" O="$BUILD_DIR/bench" >/dev/null
 	log "measuring on this machine ($(uname -r))"
 	host_rows "$@"
+	echo
+	view_rows | table "$(uname -r)"
+	table_said
+	exit 0
+fi
+if [ $ROWS = view ]; then
+	view_rows | table "$(uname -r)"
+	table_said
 	exit 0
 fi
 
@@ -336,6 +411,7 @@ guest=$BUILD_DIR/bench/guest.sh
 	echo "#!/bin/sh"
 	echo "BENCH_ARGS='$*'"
 	echo "BENCH_ROWS=$ROWS"
+	echo "export BENCH_TABLE=1"
 	tail -n +2 "$BENCH_DIR/guest.sh"
 } >"$guest"
 chmod +x "$guest"
@@ -359,7 +435,7 @@ set +e
 	>"$out.log" 2>&1
 rc=$?
 set -e
-sed -n 's/^\[bench\] # bench: \{0,1\}//p' "$out.log"
+sed -n 's/^\[bench\] # bench: \{0,1\}//p' "$out.log" | table "$rel"
 if [ $rc != 0 ]; then
 	log "the guest run failed (run-vm.sh exit $rc):"
 	grep -v '# bench:' "$out.log" >&2 || true
@@ -367,3 +443,8 @@ if [ $rc != 0 ]; then
 fi
 log "$(tail -n 1 "$out.log")"
 [ $ROWS != all ] || syscall_rows "$@"
+if [ $ROWS = all ]; then
+	echo
+	view_rows | table "$(uname -r)"
+fi
+table_said
