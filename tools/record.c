@@ -33,6 +33,7 @@
 #include "command.h"
 #include "kernel_classes.h"
 #include "launch.h"
+#include "record.h"
 #include "record_progress.h"
 #include "record_select.h"
 #include "record_status.h"
@@ -46,20 +47,6 @@
 #define FLUSH_TICKS		4
 /* Events were lost in the stream, or missing from the log unasked. */
 #define EXIT_EVENTS_LOST	3
-
-struct record_opts {
-	const char *output;		/* "-": standard output */
-	pid_t pid;			/* attach to it; 0: run argv */
-	char **argv;			/* the command, NULL-terminated */
-	const char *name;		/* NULL: the command's basename */
-	size_t stream_size, max_data_size, log_size;
-	bool has_stream_size, has_max_data_size, has_log_size;
-	int log_policy;
-	bool inherit;
-	bool quiet;			/* -q: the summary's first line */
-	struct record_select select;	/* -e */
-	struct kernel_classes kernel;	/* --kernel */
-};
 
 struct record_run {
 	struct record_opts *opts;	/* --kernel may fall back to none */
@@ -83,6 +70,8 @@ struct record_run {
 static const char record_usage[] =
 "usage: posixtrace record -o LOG [OPTIONS] [--] COMMAND [ARGS...]\n"
 "       posixtrace record -o LOG [OPTIONS] -p PID\n"
+"       posixtrace record --loop SIZE --snapshot-on TRIGGERS -o DIR [OPTIONS]\n"
+"                         [--] COMMAND [ARGS...] (or -p PID)\n"
 "Run COMMAND, or attach to the running process PID, and record the events\n"
 "it and the processes it creates (POSIX_TRACE_INHERITED) generate into the\n"
 "trace log LOG. Tracing stops when COMMAND or PID exits, or on SIGINT or\n"
@@ -91,6 +80,9 @@ static const char record_usage[] =
 "events lost, read from the stream's status, counts per process (named by\n"
 "command) and per event type, the process tree with exit statuses, and\n"
 "what would keep the events lost.\n"
+"The flight recorder (--loop) writes nothing until a trigger fires: it\n"
+"then writes what its stream holds, the events since the last snapshot\n"
+"(at most SIZE of them), as a log of its own in DIR, and goes on.\n"
 "\n"
 "  -o, --output LOG         the trace log to write, truncated if it exists;\n"
 "                           '-' writes it to standard output (a pipe or a\n"
@@ -125,6 +117,16 @@ static const char record_usage[] =
 "                           PID's command name)\n"
 "      --no-inherit         trace only COMMAND or PID, not the processes it\n"
 "                           creates (POSIX_TRACE_CLOSE_FOR_CHILD)\n"
+"      --loop SIZE          the flight recorder: keep the last SIZE of\n"
+"                           events in memory (a LOOP stream) and write what\n"
+"                           it holds as a log, DIR/snapshot-N.ptlog, each\n"
+"                           time a trigger fires; -o names the directory\n"
+"      --snapshot-on TRIGGERS  with --loop, a comma list (repeatable) of:\n"
+"                           a signal a traced thread takes (SIGSEGV, ABRT,\n"
+"                           11), exit-status (a traced process exits\n"
+"                           failing or killed by a signal), or the name of\n"
+"                           an event type a traced process records\n"
+"                           (event:NAME, or NAME)\n"
 "  -q, --quiet              the summary's first line and its losses only,\n"
 "                           from the module's counts: no counts per process\n"
 "                           or type, process tree or system-call statistics,\n"
@@ -188,6 +190,8 @@ enum {
 	OPT_NAME,
 	OPT_NO_INHERIT,
 	OPT_SYSCALLS,
+	OPT_LOOP,
+	OPT_SNAPSHOT_ON,
 };
 
 static int add_event(struct record_opts *o, const char *arg)
@@ -231,7 +235,15 @@ static int set_option(struct record_opts *o, int c, const char *arg)
 		o->has_log_size = true;
 		return parse_size(arg, &o->log_size) ?
 			misuse("bad --log-size '%s'", arg) : 0;
+	case OPT_LOOP:
+		o->loop = true;
+		return parse_size(arg, &o->loop_size) ?
+			misuse("bad --loop '%s'", arg) : 0;
+	case OPT_SNAPSHOT_ON:
+		return record_loop_triggers(o, arg, &why) ?
+			misuse("bad --snapshot-on '%s': %s", arg, why) : 0;
 	case OPT_LOG_POLICY:
+		o->has_log_policy = true;
 		return parse_log_policy(arg, &o->log_policy) ?
 			misuse("bad --log-policy '%s' (append, until-full "
 			       "or loop)", arg) : 0;
@@ -267,6 +279,18 @@ static int check_options(const struct record_opts *o)
 		return misuse("-p PID and a COMMAND: give one");
 	if (!o->pid && !o->argv[0])
 		return misuse("nothing to trace: give a COMMAND or -p PID");
+	if (o->loop != (o->ntriggers > 0))
+		return misuse(o->loop ? "--loop needs --snapshot-on: what "
+			      "makes a snapshot" : "--snapshot-on needs --loop "
+			      "SIZE: the flight recorder");
+	if (o->loop && (o->has_log_policy || o->has_log_size ||
+			o->has_stream_size))
+		return misuse("--loop SIZE is the stream's size, and snapshots "
+			      "are whole logs: no --stream-size, --log-policy "
+			      "or --log-size");
+	if (o->loop && !strcmp(o->output, "-"))
+		return misuse("--loop writes its snapshots into a directory: "
+			      "-o DIR");
 	if (o->has_log_size && o->log_policy == POSIX_TRACE_APPEND)
 		return misuse("--log-size needs --log-policy until-full or "
 			      "loop (append has no limit)");
@@ -295,6 +319,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "kernel", required_argument, NULL, 'k' },
 		{ "syscalls", required_argument, NULL, OPT_SYSCALLS },
+		{ "loop", required_argument, NULL, OPT_LOOP },
+		{ "snapshot-on", required_argument, NULL, OPT_SNAPSHOT_ON },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -324,7 +350,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 }
 
 /* The trace name: COMMAND's basename, or the name the kernel gives PID. */
-static void default_name(const struct record_opts *o, char *name,
+void record_default_name(const struct record_opts *o, char *name,
 			 size_t size)
 {
 	const char *slash;
@@ -347,18 +373,23 @@ static void default_name(const struct record_opts *o, char *name,
 }
 
 /* Returns 0, or the option whose value the library refused. */
-static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
+const char *record_make_attr(const struct record_opts *o, trace_attr_t *attr)
 {
 	char name[TRACE_NAME_MAX + 1];
 
 	if (posix_trace_attr_init(attr))
 		return "attributes";
 	if (!o->name)
-		default_name(o, name, sizeof(name));
+		record_default_name(o, name, sizeof(name));
 	if (posix_trace_attr_setname(attr, o->name ? o->name : name))
 		return "--name";
-	/* Set, not left to the default, so that a dump says it. */
-	if (posix_trace_attr_setstreamfullpolicy(attr, POSIX_TRACE_FLUSH))
+	/*
+	 * Set, not left to the default, so that a dump says it. The flight
+	 * recorder's stream loops in memory; its log (a pipe) gets only what
+	 * a snapshot flushes.
+	 */
+	if (posix_trace_attr_setstreamfullpolicy(attr, o->loop ?
+			POSIX_TRACE_LOOP : POSIX_TRACE_FLUSH))
 		return "stream policy";
 	if (posix_trace_attr_setlogfullpolicy(attr, o->log_policy))
 		return "--log-policy";
@@ -368,13 +399,15 @@ static const char *make_attr(const struct record_opts *o, trace_attr_t *attr)
 	if (o->has_stream_size &&
 	    posix_trace_attr_setstreamsize(attr, o->stream_size))
 		return "--stream-size";
+	if (o->loop && posix_trace_attr_setstreamsize(attr, o->loop_size))
+		return "--loop";
 	if (o->has_max_data_size &&
 	    posix_trace_attr_setmaxdatasize(attr, o->max_data_size))
 		return "--max-data-size";
 	if (o->has_log_size && posix_trace_attr_setlogsize(attr, o->log_size))
 		return "--log-size";
 	if (kernel_classes_apply(&o->kernel, attr, o->has_max_data_size,
-				 o->has_stream_size))
+				 o->has_stream_size || o->loop))
 		return "--kernel";
 	return NULL;
 }
@@ -407,9 +440,8 @@ static void close_log(struct record_run *run)
 	run->log_fd = -1;
 }
 
-static void print_trace_error(const struct record_run *run, int err)
+void record_trace_error(const struct record_opts *o, int err)
 {
-	const struct record_opts *o = run->opts;
 	char who[32];
 
 	if (o->pid)
@@ -437,7 +469,7 @@ static void announce(const struct record_run *run, pid_t pid)
 	const struct record_opts *o = run->opts;
 	char name[TRACE_NAME_MAX + 1];
 
-	default_name(o, name, sizeof(name));
+	record_default_name(o, name, sizeof(name));
 	fprintf(stderr, PROG ": recording PID %d (%s)%s into %s; ", (int)pid,
 		name, !o->inherit ? "" : o->pid ?
 		" and the processes it starts" : " and its children",
@@ -456,7 +488,7 @@ static int start_trace(struct record_run *run, pid_t pid)
 	const char *bad;
 	int err;
 
-	bad = make_attr(run->opts, &attr);
+	bad = record_make_attr(run->opts, &attr);
 	if (bad) {
 		/* cmd_record() checked them before anything ran. */
 		fprintf(stderr, PROG ": %s: %s\n", bad, strerror(EINVAL));
@@ -482,7 +514,7 @@ static int start_trace(struct record_run *run, pid_t pid)
 			posix_trace_shutdown(run->trid);
 	}
 	if (err) {
-		print_trace_error(run, err);
+		record_trace_error(run->opts, err);
 		return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &run->started);
@@ -517,7 +549,7 @@ static int open_pidfd(struct record_run *run)
 {
 	run->launch.pidfd = launch_pidfd_open(run->opts->pid);
 	if (run->launch.pidfd < 0) {
-		print_trace_error(run, errno);
+		record_trace_error(run->opts, errno);
 		return 1;
 	}
 	return 0;
@@ -754,7 +786,7 @@ int cmd_record(int argc, char **argv)
 	status = parse_args(argc, argv, &opts);
 	if (!status) {
 		/* The library checks sizes too: refuse them before COMMAND. */
-		bad = make_attr(&opts, &attr);
+		bad = record_make_attr(&opts, &attr);
 		if (bad)
 			status = misuse("%s: value not accepted (too small or "
 					"too large)", bad);
@@ -762,7 +794,7 @@ int cmd_record(int argc, char **argv)
 			posix_trace_attr_destroy(&attr);
 	}
 	if (!status)
-		status = record(&opts);
+		status = opts.loop ? record_loop(&opts) : record(&opts);
 	record_select_free(&opts.select);
 	return status < 0 ? 0 : status;
 }

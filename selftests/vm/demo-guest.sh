@@ -5,7 +5,8 @@
 # story make demo shows: a program traced live, a command's processes
 # followed live as strace -f would, a command recorded into a log, the
 # streams listed while one runs, the log dumped with a filter, then
-# exported to CTF and read by babeltrace2, and exported for Perfetto.
+# exported to CTF and read by babeltrace2, exported for Perfetto, drawn as
+# a page, and a flight recorder's snapshot of a crash.
 # Every line of it is a "# demo: "
 # line, which demo.sh prints without the prefix; the rest of the guest's
 # output (KTAP, the kernel log) is the test harness's. A command of the
@@ -95,6 +96,16 @@ browser opens from disk with nothing fetched: lanes per thread, zoom, pan,
 an event's fields on hover, counts per type and per process."
 run 'posixtrace view -o demo.html demo.ptlog'
 run 'wc -c < demo.html'
+
+step "9. The flight recorder: record --loop keeps the last 1 MiB of events in
+memory, writes nothing, and when a trigger fires (here the shell crashing
+with SIGSEGV after its loop) writes what it holds as a log of its own."
+# The crash is the story: record passes the shell's status (139) on.
+say "  \$ posixtrace record --loop=1M --snapshot-on=SIGSEGV -o crash -- sh -c '...; kill -SEGV \$\$'"
+posixtrace record --loop=1M --snapshot-on=SIGSEGV -o crash -- \
+	sh -c 'for i in 1 2 3; do /bin/true; done; kill -SEGV $$' 2>&1 | show
+run 'posixtrace dump --tree crash/snapshot-1.ptlog'
+run 'posixtrace dump crash/snapshot-1.ptlog | grep -c posixtrace_proc_exec'
 
 say
 say "To try it on your machine: README.md, \"Install\" and \"A first trace\"."
