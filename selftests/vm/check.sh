@@ -246,6 +246,8 @@ bash_completion_completes() {
 	expect "a.ptlog b.ptl c.txt sub" view -o ''
 	expect "a.ptlog b.ptl sub" view -o out.html ''
 	expect "append loop until-full" record --log-policy ''
+	expect "exit-status" record --loop 1M --snapshot-on ex
+	expect "SIGSEGV" record --snapshot-on SIGS
 	expect "all none proc sched signal syscall" record --kernel ''
 	expect "proc" trace -k pr
 	expect "a.ptlog b.ptl sub" trace --replay ''
@@ -255,7 +257,8 @@ bash_completion_completes() {
 	expect "echo" record -o x.ptlog --name n ech
 	expect "a.ptlog b.ptl c.txt sub" record -o x -- ls ''
 	got=$(cd "$dir" && complete_posixtrace record -)
-	for o in --output --pid --stream-size --log-policy --no-inherit -o -p; do
+	for o in --output --pid --stream-size --log-policy --no-inherit --loop \
+		--snapshot-on -o -p; do
 		grep -qw -- "$o" <<<"$got" || { echo "record -: no $o in $got"; bad=1; }
 	done
 	# c.txt is offered when no log is there to complete
