@@ -22,6 +22,12 @@
  *   (g) reading: ns per event of posix_trace_trygetnext_event() (the
  *       same way as getnext's, which could wait for ever on a stream that
  *       ran dry) on a stopped stream that holds the events;
+ *   (j) the flight recorder's (posixtrace record --loop): as (c), into
+ *       a 1 MiB LOOP stream whose log is a pipe nobody reads (a LOOP
+ *       stream writes its log only when flushed, and nothing flushes it
+ *       here), with a second, 64 KiB, stream on the process whose filter
+ *       holds the event type (the recorder's trigger stream): its peer is
+ *       ust_cost's LTTng-UST snapshot session in the same run;
  *   (h), (i) the ceiling of (e): no tracing, a loop of the same shape as
  *       the producer's (read CLOCK_REALTIME, store a 56-byte record into
  *       a private 1 MiB buffer), from one thread, then two: how much two
@@ -85,7 +91,7 @@
 
 enum {
 	C_GETPPID, C_MARKER, C_A, C_A_CALL, C_B, C_C, C_D, C_E, C_F, C_G,
-	C_H, C_I, NR_CASES
+	C_H, C_I, C_J, NR_CASES
 };
 
 struct bench_case {
@@ -365,6 +371,79 @@ static void teardown_recorded(void)
 	stream_shutdown();
 }
 
+/* (j): the flight recorder's trigger stream and log pipe. */
+static trace_id_t flight_trig;
+static bool have_flight_trig;
+static int flight_pipe[2] = { -1, -1 };
+
+/*
+ * What (j) recorded is not read back: a stream with a log has no reader
+ * but its log, and the path is (c)'s, which is checked.
+ */
+static void teardown_flight(void)
+{
+	/* Its shutdown's flush then fails at once (EPIPE): nobody waits. */
+	if (flight_pipe[0] >= 0)
+		close(flight_pipe[0]);
+	if (flight_pipe[1] >= 0)
+		close(flight_pipe[1]);
+	flight_pipe[0] = flight_pipe[1] = -1;
+	if (have_flight_trig)
+		posix_trace_shutdown(flight_trig);
+	have_flight_trig = false;
+	stream_shutdown();
+}
+
+static int setup_flight(void)
+{
+	trace_event_set_t set;
+	trace_attr_t attr;
+	int err;
+
+	if (pipe2(flight_pipe, O_CLOEXEC))
+		return errno;
+	err = posix_trace_attr_init(&attr);
+	if (!err)
+		err = posix_trace_attr_setname(&attr, "bench-flight");
+	if (!err)
+		err = posix_trace_attr_setstreamfullpolicy(&attr,
+							   POSIX_TRACE_LOOP);
+	if (!err)
+		err = posix_trace_attr_setlogfullpolicy(&attr,
+							POSIX_TRACE_APPEND);
+	if (!err)
+		err = posix_trace_attr_setmaxdatasize(&attr, DATA_LEN);
+	if (!err)
+		err = posix_trace_create_withlog(0, &attr, flight_pipe[1],
+						 &cur_trid);
+	have_trid = !err;
+	if (!err)
+		err = posix_trace_attr_setname(&attr, "bench-flight.triggers");
+	if (!err)
+		err = posix_trace_attr_setlogfullpolicy(&attr,
+							POSIX_TRACE_LOOP);
+	if (!err)
+		err = posix_trace_attr_setstreamsize(&attr, 64 * 1024);
+	if (!err)
+		err = posix_trace_create(0, &attr, &flight_trig);
+	have_flight_trig = have_trid && !err;
+	posix_trace_attr_destroy(&attr);
+	if (!err)
+		err = posix_trace_eventset_empty(&set);
+	if (!err)
+		err = posix_trace_eventset_add(ev_id, &set);
+	if (!err)
+		err = posix_trace_set_filter(flight_trig, &set,
+					     POSIX_TRACE_SET_EVENTSET);
+	if (!err)
+		err = posix_trace_start(flight_trig);
+	if (!err)
+		err = posix_trace_start(cur_trid);
+	if (err)
+		teardown_flight();
+	return err;
+}
+
 static int setup_logged(void)
 {
 	char path[] = "/tmp/bench-logXXXXXX";
@@ -591,6 +670,12 @@ static struct bench_case cases[NR_CASES] = {
 		.name = "no tracing (i)",
 		.setup = no_setup, .teardown = no_teardown,
 		.loop = loop_ceiling_two,
+	},
+	[C_J] = {
+		.name = "posix_trace_event (j)",
+		.summary = "posix_trace_event (j) recorded, flight recorder",
+		.setup = setup_flight, .teardown = teardown_flight,
+		.loop = loop_event,
 	},
 };
 
@@ -1018,6 +1103,11 @@ int main(int argc, char **argv)
 	       "%.2fx ((h) / (i))\n",
 	       ratio(&cases[C_C], &cases[C_E], rounds),
 	       ratio(&cases[C_H], &cases[C_I], rounds));
+	if (!cases[C_J].skipped && !cases[C_C].skipped)
+		printf("(j): %.2fx (c): what the flight recorder's trigger "
+		       "stream adds to an event (its peer: LTTng-UST's "
+		       "snapshot session, ust_cost)\n",
+		       ratio(&cases[C_J], &cases[C_C], rounds));
 	if (reader_emitted)
 		printf("(f): %.0f events/s end to end; %llu of %llu lost\n",
 		       NSEC_PER_SEC / median(cases[C_F].ns, rounds),
