@@ -92,4 +92,20 @@ static inline int wait_status(pid_t pid)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/*
+ * This test binary's path, for a test that has the tool run it again as
+ * its traced program ("/proc/self/exe" would name the tool in its child).
+ */
+static inline const char *self_exe(void)
+{
+	static char path[4096];
+	ssize_t n;
+
+	if (!path[0]) {
+		n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		path[n > 0 ? n : 0] = '\0';
+	}
+	return path;
+}
+
 #endif /* TOOL_COMMON_H */

@@ -58,18 +58,6 @@ static void __attribute__((constructor)) worker(void)
 	_exit(!strcmp(mode, "exit") ? 3 : 0);
 }
 
-static const char *self_exe(void)
-{
-	static char path[4096];
-	ssize_t n;
-
-	if (!path[0]) {
-		n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-	}
-	return path;
-}
-
 /* posixtrace record ARGS -- this binary in @mode; its status. */
 static int flight(const char *const *args, const char *mode, int errfd)
 {
@@ -134,6 +122,42 @@ static void rm_dir(const char *dir)
 	rmdir(dir);
 }
 
+/* A case: its snapshot directory, and record's stderr. */
+struct flight_case {
+	char dir[64];
+	char err[4096];
+	int errfd;
+};
+
+static bool flight_begin(struct flight_case *fc)
+{
+	make_tmp_dir(fc->dir, sizeof(fc->dir));
+	fc->errfd = memfd_create("err", 0);
+	return fc->dir[0] && fc->errfd >= 0;
+}
+
+/*
+ * record --loop @size --snapshot-on @triggers -o the case's directory,
+ * the worker in @mode: its status, its stderr in fc->err.
+ */
+static int flight_run(struct flight_case *fc, const char *size,
+		      const char *triggers, const char *mode)
+{
+	const char *args[] = { "--loop", size, "--snapshot-on", triggers,
+			       "-o", fc->dir, NULL };
+	int status = flight(args, mode, fc->errfd);
+
+	slurp(fc->errfd, fc->err, sizeof(fc->err));
+	return status;
+}
+
+static void flight_end(struct flight_case *fc)
+{
+	if (fc->errfd >= 0)
+		close(fc->errfd);
+	rm_dir(fc->dir);
+}
+
 /* Snapshot @n of @dir, read. 0 or the error. */
 static int read_snapshot(const char *dir, int n, struct logbuf *lb)
 {
@@ -174,24 +198,18 @@ static int first_named(const struct logbuf *lb, const char *name)
  */
 TEST(flight_recorder_snapshots_a_crash)
 {
-	const char *args[] = { "--loop", "256K", "--snapshot-on", "SIGSEGV",
-			       "-o", NULL, NULL };
-	char dir[64], err[4096];
+	struct flight_case fc;
 	struct logbuf lb;
-	int errfd, i, sig;
+	int i, sig;
 
 	SKIP_WITHOUT_TOOL();
-	make_tmp_dir(dir, sizeof(dir));
-	ASSERT_NE('\0', dir[0]);
-	args[5] = dir;
-	errfd = memfd_create("err", 0);
-	ASSERT_LE(0, errfd);
-	EXPECT_EQ(128 + SIGSEGV, flight(args, "crash", errfd));
-	slurp(errfd, err, sizeof(err));
-	EXPECT_NE(NULL, strstr(err, "snapshot 1: ")) TH_LOG("%s", err);
-	EXPECT_NE(NULL, strstr(err, "SIGSEGV taken in pid")) TH_LOG("%s", err);
-	EXPECT_EQ(1, count_snapshots(dir));
-	ASSERT_EQ(0, read_snapshot(dir, 1, &lb));
+	ASSERT_TRUE(flight_begin(&fc));
+	EXPECT_EQ(128 + SIGSEGV, flight_run(&fc, "256K", "SIGSEGV", "crash"));
+	EXPECT_NE(NULL, strstr(fc.err, "snapshot 1: ")) TH_LOG("%s", fc.err);
+	EXPECT_NE(NULL, strstr(fc.err, "SIGSEGV taken in pid"))
+		TH_LOG("%s", fc.err);
+	EXPECT_EQ(1, count_snapshots(fc.dir));
+	ASSERT_EQ(0, read_snapshot(fc.dir, 1, &lb));
 	EXPECT_EQ(WORK, count_named(&lb, "fl.work"));
 	for (i = 0, sig = -1; i < lb.n; i++) {
 		if (!strcmp(lb.ev[i].name, "fl.work")) {
@@ -206,8 +224,7 @@ TEST(flight_recorder_snapshots_a_crash)
 	/* The flush that made it ends it. */
 	EXPECT_STREQ("posix_trace_flush_start", lb.ev[lb.n - 1].name);
 	free_log(&lb);
-	close(errfd);
-	rm_dir(dir);
+	flight_end(&fc);
 }
 
 /*
@@ -216,26 +233,20 @@ TEST(flight_recorder_snapshots_a_crash)
  */
 TEST(flight_recorder_keeps_recording_after_a_snapshot)
 {
-	const char *args[] = { "--loop", "256K", "--snapshot-on",
-			       "event:fl.fail", "-o", NULL, NULL };
-	char dir[64], err[4096];
+	struct flight_case fc;
 	struct logbuf a, b;
 	uint64_t last_a = 0;
-	int errfd, i;
+	int i;
 
 	SKIP_WITHOUT_TOOL();
-	make_tmp_dir(dir, sizeof(dir));
-	ASSERT_NE('\0', dir[0]);
-	args[5] = dir;
-	errfd = memfd_create("err", 0);
-	ASSERT_LE(0, errfd);
-	EXPECT_EQ(0, flight(args, "fail", errfd));
-	slurp(errfd, err, sizeof(err));
-	EXPECT_NE(NULL, strstr(err, "event fl.fail in pid")) TH_LOG("%s", err);
-	EXPECT_NE(NULL, strstr(err, "2 snapshots in ")) TH_LOG("%s", err);
-	ASSERT_EQ(2, count_snapshots(dir));
-	ASSERT_EQ(0, read_snapshot(dir, 1, &a));
-	ASSERT_EQ(0, read_snapshot(dir, 2, &b));
+	ASSERT_TRUE(flight_begin(&fc));
+	EXPECT_EQ(0, flight_run(&fc, "256K", "event:fl.fail", "fail"));
+	EXPECT_NE(NULL, strstr(fc.err, "event fl.fail in pid"))
+		TH_LOG("%s", fc.err);
+	EXPECT_NE(NULL, strstr(fc.err, "2 snapshots in ")) TH_LOG("%s", fc.err);
+	ASSERT_EQ(2, count_snapshots(fc.dir));
+	ASSERT_EQ(0, read_snapshot(fc.dir, 1, &a));
+	ASSERT_EQ(0, read_snapshot(fc.dir, 2, &b));
 	EXPECT_EQ(WORK, count_named(&a, "fl.work"));
 	EXPECT_EQ(1, count_named(&a, "fl.fail"));
 	EXPECT_EQ(WORK, count_named(&b, "fl.work"));
@@ -247,32 +258,24 @@ TEST(flight_recorder_keeps_recording_after_a_snapshot)
 	EXPECT_EQ(WORK, (int)ev_num(&b.ev[first_named(&b, "fl.work")]));
 	free_log(&a);
 	free_log(&b);
-	close(errfd);
-	rm_dir(dir);
+	flight_end(&fc);
 }
 
 /* exit-status: a failing exit makes one, a clean one none. */
 TEST(flight_recorder_snapshots_a_failing_exit_only)
 {
-	const char *args[] = { "--loop", "256K", "--snapshot-on",
-			       "exit-status", "-o", NULL, NULL };
-	char dir[64], err[4096];
+	struct flight_case fc;
 	struct logbuf lb;
-	int errfd, i, found = 0;
+	int i, found = 0;
 
 	SKIP_WITHOUT_TOOL();
-	make_tmp_dir(dir, sizeof(dir));
-	ASSERT_NE('\0', dir[0]);
-	args[5] = dir;
-	errfd = memfd_create("err", 0);
-	ASSERT_LE(0, errfd);
-	EXPECT_EQ(0, flight(args, "ok", errfd));
-	EXPECT_EQ(0, count_snapshots(dir));
-	EXPECT_EQ(3, flight(args, "exit", errfd));
-	slurp(errfd, err, sizeof(err));
-	EXPECT_NE(NULL, strstr(err, "exited 3")) TH_LOG("%s", err);
-	ASSERT_EQ(1, count_snapshots(dir));
-	ASSERT_EQ(0, read_snapshot(dir, 1, &lb));
+	ASSERT_TRUE(flight_begin(&fc));
+	EXPECT_EQ(0, flight_run(&fc, "256K", "exit-status", "ok"));
+	EXPECT_EQ(0, count_snapshots(fc.dir));
+	EXPECT_EQ(3, flight_run(&fc, "256K", "exit-status", "exit"));
+	EXPECT_NE(NULL, strstr(fc.err, "exited 3")) TH_LOG("%s", fc.err);
+	ASSERT_EQ(1, count_snapshots(fc.dir));
+	ASSERT_EQ(0, read_snapshot(fc.dir, 1, &lb));
 	EXPECT_EQ(WORK, count_named(&lb, "fl.work"));
 	/* The exit's status is its data's first int. */
 	for (i = 0; i < lb.n; i++) {
@@ -286,8 +289,7 @@ TEST(flight_recorder_snapshots_a_failing_exit_only)
 	}
 	EXPECT_EQ(1, found);
 	free_log(&lb);
-	close(errfd);
-	rm_dir(dir);
+	flight_end(&fc);
 }
 
 /*
@@ -296,21 +298,15 @@ TEST(flight_recorder_snapshots_a_failing_exit_only)
  */
 TEST(flight_recorder_keeps_the_latest_events)
 {
-	const char *args[] = { "--loop", "16K", "--snapshot-on",
-			       "exit-status", "-o", NULL, NULL };
-	char dir[64];
+	struct flight_case fc;
 	struct logbuf lb;
-	int errfd, i, n, first;
+	int i, n, first;
 
 	SKIP_WITHOUT_TOOL();
-	make_tmp_dir(dir, sizeof(dir));
-	ASSERT_NE('\0', dir[0]);
-	args[5] = dir;
-	errfd = memfd_create("err", 0);
-	ASSERT_LE(0, errfd);
-	EXPECT_EQ(3, flight(args, "many", errfd));
-	ASSERT_EQ(1, count_snapshots(dir));
-	ASSERT_EQ(0, read_snapshot(dir, 1, &lb));
+	ASSERT_TRUE(flight_begin(&fc));
+	EXPECT_EQ(3, flight_run(&fc, "16K", "exit-status", "many"));
+	ASSERT_EQ(1, count_snapshots(fc.dir));
+	ASSERT_EQ(0, read_snapshot(fc.dir, 1, &lb));
 	n = count_named(&lb, "fl.work");
 	EXPECT_LT(0, n);
 	EXPECT_GT(MANY, n);
@@ -330,8 +326,7 @@ TEST(flight_recorder_keeps_the_latest_events)
 			break;
 	EXPECT_EQ(MANY - 1, (int)ev_num(&lb.ev[i]));
 	free_log(&lb);
-	close(errfd);
-	rm_dir(dir);
+	flight_end(&fc);
 }
 
 /* Each rule of the options, refused before anything runs. */

@@ -113,19 +113,6 @@ static void __attribute__((constructor)) worker(void)
 	_exit(7);	/* record passes the command's status on */
 }
 
-/* This binary's path: "/proc/self/exe" would name record in its child. */
-static const char *self_exe(void)
-{
-	static char path[4096];
-	ssize_t n;
-
-	if (!path[0]) {
-		n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-		path[n > 0 ? n : 0] = '\0';
-	}
-	return path;
-}
-
 /*
  * Run posixtrace record with argv (after "record"), the worker in the
  * given mode; *pid is the record process. Its stderr goes to errfd.

@@ -17,6 +17,7 @@
 #include <linux/posixtrace_log.h>
 
 #include "logcheck.h"
+#include "logread.h"
 
 #define WINDOW		(64 * 1024)
 #define SHORT		(-1)	/* not all in the file */
@@ -401,4 +402,21 @@ void log_damage_warn(const char *prog, const char *path,
 		path, log_damage_bytes(d));
 	log_damage_print(stderr, d);
 	fputc('\n', stderr);
+}
+
+int log_open_checked(struct log_reader *lr, const char *path,
+		     const char *prog, struct log_damage *d)
+{
+	int err;
+
+	if (log_open(lr, path, prog))
+		return 1;
+	err = log_check(lr->fd, d);
+	if (err) {
+		fprintf(stderr, "%s: %s: checking the log: %s\n", prog, lr->path,
+			strerror(err));
+		log_close(lr);
+		return 1;
+	}
+	return 0;
 }

@@ -69,4 +69,13 @@ void log_damage_print(FILE *out, const struct log_damage *d);
 void log_damage_warn(const char *prog, const char *path,
 		     const struct log_damage *d);
 
+struct log_reader;
+
+/*
+ * log_open() then log_check(), for the commands that read a whole log:
+ * 0, or 1 with what went wrong said on stderr (the log closed).
+ */
+int log_open_checked(struct log_reader *lr, const char *path,
+		     const char *prog, struct log_damage *d);
+
 #endif /* POSIXTRACE_TOOL_LOGCHECK_H */

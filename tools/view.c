@@ -651,15 +651,8 @@ int cmd_view(int argc, char **argv)
 	if (argc - optind != 1)
 		return usage_error(view_usage, argc == optind ?
 				   "no LOG given" : "one LOG at a time");
-	if (log_open(&lr, argv[optind], prog))
+	if (log_open_checked(&lr, argv[optind], prog, &damage))
 		return 1;
-	err = log_check(lr.fd, &damage);
-	if (err) {
-		fprintf(stderr, "%s: %s: checking the log: %s\n", prog, lr.path,
-			strerror(err));
-		log_close(&lr);
-		return 1;
-	}
 	err = write_output(path, force, view_fill, &job);
 	if (err && read_error)
 		fprintf(stderr, "%s: %s: reading event %" PRIu64 ": %s\n", prog,
