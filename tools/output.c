@@ -60,7 +60,8 @@ int write_output(const char *path, bool force,
 	target = exists ? realpath(path, NULL) : strdup(path);
 	if (!target)
 		return errno;
-	mode = exists ? st.st_mode & 07777 : 0666 & ~umask_now();
+	/* Its permissions, not its set-id bits: the content is new. */
+	mode = exists ? st.st_mode & 0777 : 0666 & ~umask_now();
 	err = asprintf(&tmp, "%s.XXXXXX", target) < 0 ? ENOMEM : 0;
 	fd = err ? -1 : mkstemp(tmp);
 	if (!err && fd < 0)

@@ -438,6 +438,10 @@ static void model_finish(struct model *m)
 	model_close(m, &m->overflow, "loss", NULL);
 	for (i = 0; i < m->nthreads; i++) {
 		t = &m->threads[i];
+		/* A damaged log's event on a stream track's (0, tid): below. */
+		if (!t->pid && t->tid > 0 && t->tid < TRACKS &&
+		    m->track_used[t->tid])
+			continue;
 		main = model_find(m, t->pid, t->pid);
 		names = main ? main == t : model_first_of(m, t) == t;
 		snprintf(text[0], sizeof(text[0]), "tid %d", (int)t->tid);

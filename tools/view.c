@@ -61,6 +61,13 @@ static const char *const view_cats[] = {
  */
 #define VIEW_CHUNK	4096
 
+/*
+ * The most a page's data may deflate to: its base64 (4/3 of it) stays
+ * below the 512 MiB a browser's string holds, and zlib's 32-bit
+ * avail_out never sees more room than it counts.
+ */
+#define VIEW_DEFLATED_MAX	((uLong)360 << 20)
+
 /* A deflate stream into a growing buffer. */
 struct view_zbuf {
 	z_stream z;
@@ -113,6 +120,9 @@ static int zbuf_put(struct view_zbuf *b, const void *p, size_t len, int flush)
 	b->z.next_in = (unsigned char *)p;
 	b->z.avail_in = (uInt)len;
 	do {
+		/* Base64 of more is more than a browser holds as a string. */
+		if (b->z.total_out > VIEW_DEFLATED_MAX)
+			return EFBIG;
 		if (b->z.total_out + 65536 > b->cap) {
 			size_t cap = b->cap ? 2 * b->cap : 1 << 20;
 
@@ -371,7 +381,9 @@ static void view_record(void *arg, const struct model_record *r)
 			flags |= VIEW_UNFINISHED;
 			break;
 		}
-		if (r->ts > INT64_MAX - r->dur ||
+		/* The page adds the two as doubles: both exact, and the sum. */
+		if (r->dur >= (int64_t)1 << 53 ||
+		    r->ts > INT64_MAX - r->dur ||
 		    !view_time_derived(v, &r->ev->info.posix_timestamp,
 				       r->ts + r->dur))
 			flags |= VIEW_END_TIMED;
@@ -425,11 +437,15 @@ static void page_string(FILE *out, const char *s)
 	size_t len = 0, i;
 	FILE *f = open_memstream(&text, &len);
 
-	if (!f)
+	/* Without memory, an empty string: the JSON stays whole. */
+	if (!f) {
+		fputs("\"\"", out);
 		return;
+	}
 	json_string(f, s);
 	if (fclose(f)) {
 		free(text);
+		fputs("\"\"", out);
 		return;
 	}
 	for (i = 0; i < len; i++) {

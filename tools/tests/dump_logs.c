@@ -10,6 +10,9 @@
  *	cut.ptlog	cut inside an entry of the second block
  *	damaged.ptlog	an entry of the first block with a bad size
  *	badblock.ptlog	the second block's header with a bad size
+ *	times.ptlog	basic.ptlog with an event at the epoch and one
+ *			160 years on
+ *	pid0.ptlog	basic.ptlog with a user event on pid 0, tid 2
  *	slots.ptlog	LOOP layout, cut inside its second slot; its
  *			filter has types the log never names
  *	typed.ptlog	types with event formats: events that match,
@@ -30,6 +33,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +92,16 @@ static void user(struct synth *s, uint32_t id, uint64_t seq, const void *data,
 {
 	synth_event(s, id, seq, data, len, POSIXTRACE_NOT_TRUNCATED);
 	stamp(s, off_nsec, pid, tid);
+}
+
+/* @v, little-endian, in @bytes bytes at @p of a copy of a log. */
+static void synth_put_at(unsigned char *buf, size_t p, uint64_t v,
+			 unsigned int bytes)
+{
+	unsigned int i;
+
+	for (i = 0; i < bytes; i++)
+		buf[p + i] = (unsigned char)(v >> (8 * i));
 }
 
 static void set_add(uint64_t *set, uint32_t id)
@@ -579,6 +593,29 @@ int main(int argc, char **argv)
 	save("badblock.ptlog", copy, s->len);
 	printf("badblock %zu\nbadblock.bytes %zu\n", m.block1,
 	       s->len - m.block1);
+	/*
+	 * Times no clock gave: seq 2 at the epoch, seq 4 some 160 years
+	 * after the stream's creation (offsets past 2^53 ns, which a
+	 * double does not hold: view's page must rebuild every later time
+	 * exactly all the same).
+	 */
+	memcpy(copy, s->buf, s->len);
+	/* Created with its first event, so that the others' times are near. */
+	synth_put_at(copy, offsetof(struct posixtrace_log_header, attr) +
+		     offsetof(struct posixtrace_log_attr, create_time_sec),
+		     BASE_SEC, 8);
+	memset(copy + s->events[2].pos + 8, 0, 12);
+	synth_put_at(copy, s->events[4].pos + 8, (uint64_t)BASE_SEC +
+		     UINT64_C(5000000000), 8);
+	save("times.ptlog", copy, s->len);
+	/*
+	 * A user event on pid 0 and tid 2, the track the timeline gives the
+	 * stream's stops: named once, by the stream.
+	 */
+	memcpy(copy, s->buf, s->len);
+	synth_put_at(copy, s->events[3].pos + 24, 0, 4);
+	synth_put_at(copy, s->events[3].pos + 28, 2, 4);
+	save("pid0.ptlog", copy, s->len);
 	free(copy);
 	synth_free(s);
 	free(s);
