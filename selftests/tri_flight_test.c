@@ -24,7 +24,7 @@
  * =fail: WORK events, fl.fail, WORK more, fl.fail, exit 0, pausing
  * between so that each fl.fail has its snapshot before the next; =exit:
  * WORK events, exit 3; =ok: WORK events, exit 0; =many: MANY events,
- * exit 3.
+ * exit 3; =wait: WORK events, then waits for a signal (record's stop).
  */
 static void __attribute__((constructor)) worker(void)
 {
@@ -55,15 +55,22 @@ static void __attribute__((constructor)) worker(void)
 		usleep(500000);
 		_exit(0);
 	}
+	if (!strcmp(mode, "wait"))
+		for (;;)
+			pause();
 	_exit(!strcmp(mode, "exit") ? 3 : 0);
 }
 
-/* posixtrace record ARGS -- this binary in @mode; its status. */
-static int flight(const char *const *args, const char *mode, int errfd)
+/*
+ * posixtrace record ARGS -- this binary in @mode, started as @uid (0:
+ * as we are); its pid.
+ */
+static pid_t flight_start(const char *const *args, const char *mode,
+			  int errfd, uid_t uid)
 {
 	const char *argv[16] = { tool(), "record" };
-	int i, status;
 	pid_t pid;
+	int i;
 
 	for (i = 0; args[i] && i < 11; i++)
 		argv[i + 2] = args[i];
@@ -72,11 +79,22 @@ static int flight(const char *const *args, const char *mode, int errfd)
 	argv[i + 4] = NULL;
 	pid = fork();
 	if (!pid) {
+		if (uid && (setgid(uid) || setuid(uid)))
+			_exit(125);
 		setenv("FLIGHT_WORKER", mode, 1);
 		dup2(errfd, 2);
 		execv(argv[0], (char **)argv);
 		_exit(126);
 	}
+	return pid;
+}
+
+/* posixtrace record ARGS -- this binary in @mode; its status. */
+static int flight(const char *const *args, const char *mode, int errfd)
+{
+	pid_t pid = flight_start(args, mode, errfd, 0);
+	int status;
+
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
@@ -389,6 +407,58 @@ TEST(flight_recorder_needs_a_directory)
 	EXPECT_EQ(3, sb.st_size);
 	unlink("/tmp/flight-file");
 	close(errfd);
+}
+
+/*
+ * record's own stop (SIGINT) passes a SIGTERM on to the command, whose
+ * exit is then no failure: no snapshot.
+ */
+TEST(flight_recorder_stop_is_no_failure)
+{
+	const char *args[] = { "--loop", "256K", "--snapshot-on",
+			       "exit-status", "-o", NULL, NULL };
+	struct flight_case fc;
+	int status;
+	pid_t pid;
+
+	SKIP_WITHOUT_TOOL();
+	ASSERT_TRUE(flight_begin(&fc));
+	args[5] = fc.dir;
+	pid = flight_start(args, "wait", fc.errfd, 0);
+	ASSERT_LT(0, pid);
+	ASSERT_TRUE(said_within(fc.errfd, "to stop", fc.err, sizeof(fc.err)));
+	usleep(200000);
+	kill(pid, SIGINT);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	slurp(fc.errfd, fc.err, sizeof(fc.err));
+	EXPECT_NE(NULL, strstr(fc.err, "0 snapshots in")) TH_LOG("%s", fc.err);
+	EXPECT_EQ(0, count_snapshots(fc.dir));
+	flight_end(&fc);
+}
+
+/* A directory its user cannot write is refused before anything runs. */
+TEST(flight_recorder_refuses_a_directory_it_cannot_write)
+{
+	const char *args[] = { "--loop", "1M", "--snapshot-on", "SEGV", "-o",
+			       NULL, NULL };
+	struct flight_case fc;
+	int status;
+	pid_t pid;
+
+	SKIP_WITHOUT_TOOL();
+	if (getuid())
+		SKIP(return, "needs root, to run record as nobody");
+	ASSERT_TRUE(flight_begin(&fc));
+	ASSERT_EQ(0, chmod(fc.dir, 0755));
+	args[5] = fc.dir;
+	pid = flight_start(args, "ok", fc.errfd, 65534);
+	ASSERT_LT(0, pid);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1);
+	slurp(fc.errfd, fc.err, sizeof(fc.err));
+	EXPECT_NE(NULL, strstr(fc.err, "Permission denied")) TH_LOG("%s", fc.err);
+	EXPECT_EQ(NULL, strstr(fc.err, "flight recorder on")) TH_LOG("%s", fc.err);
+	flight_end(&fc);
 }
 
 TEST_HARNESS_MAIN

@@ -52,8 +52,13 @@
 #define TRIGGER_STREAM_SIZE	(64 * 1024)
 /* How often the trigger stream is read: a snapshot's delay, at most. */
 #define POLL_NS			20000000L
-/* A snapshot's flush that writes nothing in this long has failed. */
-#define SNAPSHOT_TIMEOUT_S	60
+/* How often, in polls, -e's patterns meet the types named since. */
+#define SELECT_TICKS		12
+/*
+ * A snapshot's flush that writes nothing in this long has failed (a stop
+ * signal waits as long: it is blocked meanwhile).
+ */
+#define SNAPSHOT_TIMEOUT_S	30
 /* The largest block the pipe may carry: a damaged log stops the cutting. */
 #define BLOCK_MAX		((uint64_t)1 << 30)
 
@@ -85,6 +90,7 @@ struct loop_run {
 	trace_event_id_t event_ids[RECORD_TRIGGERS_MAX];
 	struct cutter cut;
 	bool cutter_started;
+	uint64_t flushes;		/* asked for: each makes one cut */
 	int snapshots;
 	int next_number;
 	bool failed;
@@ -129,19 +135,29 @@ static void cutter_header(struct cutter *c)
 	c->len -= size;
 }
 
-/* The event records of an EVENTS block; *flush_start if one is its. */
+/*
+ * The event records of an EVENTS block, as far as its "used" says;
+ * *flush_start if one is a FLUSH_START.
+ */
 static int cutter_events(const unsigned char *b, uint64_t size,
 			 uint64_t *events, bool *flush_start)
 {
-	size_t at = sizeof(struct posixtrace_log_events);
+	const size_t head = sizeof(struct posixtrace_log_events);
+	uint64_t used, end, at = head;
 	uint32_t n, id;
 
-	while (at + 8 <= size) {
+	if (size < head)
+		return EPROTO;
+	used = get_le64(b + offsetof(struct posixtrace_log_events, used));
+	if (used > size - head)
+		return EPROTO;
+	end = head + used;
+	while (at < end) {
+		if (end - at < 8)
+			return EPROTO;
 		n = get_le32(b + at);
 		id = get_le32(b + at + 4);
-		if (!n && at + 8 <= size)
-			break;		/* the rest is padding */
-		if (n < 8 || n % 8 || n > size - at)
+		if (n < 8 || n % 8 || n > end - at)
 			return EPROTO;
 		if (id != POSIXTRACE_LOG_DEFINE)
 			(*events)++;
@@ -221,6 +237,7 @@ static void *cutter_main(void *arg)
 				c->cap = cap;
 			} else {
 				c->err = ENOMEM;
+				pthread_cond_broadcast(&c->cond);
 			}
 		}
 		if (!c->err) {
@@ -234,12 +251,17 @@ static void *cutter_main(void *arg)
 
 static int cutter_start(struct cutter *c, int fd)
 {
+	pthread_condattr_t attr;
 	int err;
 
 	memset(c, 0, sizeof(*c));
 	c->fd = fd;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_cond_init(&c->cond, NULL);
+	/* A snapshot's timeout, whatever the wall clock does. */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&c->cond, &attr);
+	pthread_condattr_destroy(&attr);
 	err = pthread_create(&c->thread, NULL, cutter_main, c);
 	if (err) {
 		pthread_mutex_destroy(&c->lock);
@@ -258,14 +280,21 @@ static void cutter_stop(struct cutter *c)
 	free(c->buf);
 }
 
-/* A snapshot file in DIR: snapshot-N.ptlog, the first N free from ours. */
+/*
+ * A snapshot file in DIR: snapshot-N.ptlog, the first N free from ours.
+ * -1 and errno on failure.
+ */
 static int snapshot_open(struct loop_run *run, char *path, size_t size)
 {
-	int fd;
+	int fd, n;
 
 	for (;;) {
-		snprintf(path, size, "%s/snapshot-%d.ptlog", run->opts->output,
-			 ++run->next_number);
+		n = snprintf(path, size, "%s/snapshot-%d.ptlog",
+			     run->opts->output, ++run->next_number);
+		if (n < 0 || (size_t)n >= size) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd >= 0 || errno != EEXIST)
 			return fd;
@@ -288,53 +317,69 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 	return 0;
 }
 
+/* The header and the blocks before the cut, as a file of their own. */
+static int snapshot_file(struct loop_run *run, char *path, size_t size)
+{
+	struct cutter *c = &run->cut;
+	int fd, err;
+
+	fd = snapshot_open(run, path, size);
+	if (fd < 0)
+		return errno;
+	err = write_all(fd, c->header, c->header_size);
+	if (!err)
+		err = write_all(fd, c->buf, c->cut);
+	if (close(fd) && !err)
+		err = errno;
+	/* No half snapshot: it is kept for the next one instead. */
+	if (err)
+		unlink(path);
+	return err;
+}
+
 /*
- * Waits for @want cuts, then writes the header and the blocks up to the
- * last cut as a snapshot, and forgets them. 0, or an error (said).
+ * Waits until every flush asked for has made its cut, then writes the
+ * header and the blocks up to the last cut as a snapshot, and forgets
+ * them; if it cannot, they stay, for the next snapshot to hold. The lock
+ * is held while the file is written: the pipe (1 MiB) and the stream
+ * keep what comes meanwhile. 0, or an error (said).
  */
-static int snapshot_write(struct loop_run *run, uint64_t want,
-			  const char *reason)
+static int snapshot_write(struct loop_run *run, const char *reason)
 {
 	struct cutter *c = &run->cut;
 	struct timespec until;
 	char path[4096];
 	uint64_t events;
-	int fd, err = 0;
+	int err = 0;
 
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += SNAPSHOT_TIMEOUT_S;
 	pthread_mutex_lock(&c->lock);
-	while (c->cuts < want && !c->eof && !c->err && !err)
+	while (c->cuts < run->flushes && !c->eof && !c->err && !err)
 		err = pthread_cond_timedwait(&c->cond, &c->lock, &until);
-	if (c->cuts < want) {
+	if (c->cuts < run->flushes || !c->cut) {
 		err = c->err ? c->err : err == ETIMEDOUT ? ETIMEDOUT : EPIPE;
 		pthread_mutex_unlock(&c->lock);
 		fprintf(stderr, PROG ": snapshot (%s): the stream's flush "
 			"wrote no whole log: %s\n", reason, strerror(err));
 		return err;
 	}
-	fd = snapshot_open(run, path, sizeof(path));
-	if (fd < 0) {
-		err = errno;
-	} else {
-		err = write_all(fd, c->header, c->header_size);
-		if (!err)
-			err = write_all(fd, c->buf, c->cut);
-		if (close(fd) && !err)
-			err = errno;
-	}
+	err = snapshot_file(run, path, sizeof(path));
 	events = c->cut_events;
-	/* Taken, even if not written: the next snapshot starts after. */
-	memmove(c->buf, c->buf + c->cut, c->len - c->cut);
-	c->len -= c->cut;
-	c->parsed -= c->cut;
-	c->parsed_events -= c->cut_events;
-	c->cut = 0;
-	c->cut_events = 0;
+	if (!err) {
+		memmove(c->buf, c->buf + c->cut, c->len - c->cut);
+		c->len -= c->cut;
+		c->parsed -= c->cut;
+		c->parsed_events -= c->cut_events;
+		c->cut = 0;
+		c->cut_events = 0;
+	}
 	pthread_mutex_unlock(&c->lock);
 	if (err) {
-		fprintf(stderr, PROG ": snapshot (%s): %s: %s\n", reason,
-			fd < 0 ? run->opts->output : path, strerror(err));
+		fprintf(stderr, PROG ": snapshot (%s): %s: %s (its events go "
+			"into the next snapshot)\n", reason,
+			err == ENAMETOOLONG ? run->opts->output : path,
+			strerror(err));
 		return err;
 	}
 	run->snapshots++;
@@ -343,15 +388,14 @@ static int snapshot_write(struct loop_run *run, uint64_t want,
 	return 0;
 }
 
-/* A snapshot now: the stream flushed into the pipe, then cut. */
+/*
+ * A snapshot now: the stream flushed into the pipe, then cut. Each flush
+ * makes one cut, late or not: a snapshot waits for its own flush's.
+ */
 static void snapshot(struct loop_run *run, const char *reason)
 {
-	uint64_t want;
 	int err;
 
-	pthread_mutex_lock(&run->cut.lock);
-	want = run->cut.cuts + 1;
-	pthread_mutex_unlock(&run->cut.lock);
 	err = posix_trace_flush(run->trid);
 	if (err) {
 		fprintf(stderr, PROG ": snapshot (%s): flushing the stream: "
@@ -359,7 +403,8 @@ static void snapshot(struct loop_run *run, const char *reason)
 		run->failed = true;
 		return;
 	}
-	if (snapshot_write(run, want, reason))
+	run->flushes++;
+	if (snapshot_write(run, reason))
 		run->failed = true;
 }
 
@@ -471,7 +516,8 @@ static int trigger_stream(struct loop_run *run, pid_t pid)
 	kc.classes = trigger_classes(o);
 	kc.explicit = true;
 	record_default_name(o, name, sizeof(name));
-	snprintf(full, sizeof(full), "%.*s.triggers", TRACE_NAME_MAX - 9,
+	/* A name keeps 62 bytes: the suffix is kept. */
+	snprintf(full, sizeof(full), "%.*s.triggers", TRACE_NAME_MAX - 1 - 9,
 		 o->name ? o->name : name);
 	err = posix_trace_attr_init(&attr);
 	if (err)
@@ -575,6 +621,10 @@ static const char *fired(struct loop_run *run,
 				break;
 			status = (int)get_le32(data);
 			signal = (int)get_le32(data + 4);
+			/* Our stop, passed on to COMMAND: no failure. */
+			if (launch_stop_signal &&
+			    (signal == SIGTERM || signal == SIGINT))
+				break;
 			if (signal)
 				snprintf(why, size, "pid %d killed by %s",
 					 (int)ev->posix_pid,
@@ -637,8 +687,13 @@ static void loop_wait(struct loop_run *run)
 	struct timespec timeout = { 0, POLL_NS };
 	int n;
 
+	unsigned int ticks = 0;
+
 	while (!launch_stop_signal) {
 		check_triggers(run);
+		/* -e patterns: the types named since, as record does. */
+		if (++ticks % SELECT_TICKS == 0)
+			record_select_update(&run->opts->select, run->trid);
 		n = ppoll(&pfd, 1, &timeout, &run->launch.run_mask);
 		if (n > 0)
 			break;
@@ -678,6 +733,11 @@ static int make_dir(const char *dir)
 	}
 	if (stat(dir, &sb) || !S_ISDIR(sb.st_mode)) {
 		fprintf(stderr, PROG ": %s: %s\n", dir, strerror(ENOTDIR));
+		return 1;
+	}
+	/* Before anything runs: a snapshot must have somewhere to go. */
+	if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, PROG ": %s: %s\n", dir, strerror(errno));
 		return 1;
 	}
 	return 0;
