@@ -651,7 +651,8 @@ static void check_triggers(struct loop_run *run)
 {
 	struct posix_trace_event_info ev;
 	unsigned char data[64];
-	char why[160], first[160] = "";
+	/* Room for "FIRST, and N more" whatever FIRST holds. */
+	char why[200], first[160] = "";
 	int unavailable, n = 0;
 	size_t len;
 
