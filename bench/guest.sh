@@ -151,7 +151,7 @@ fi
 
 # BENCH_ARGS: event_cost's options, set by run.sh above this script.
 # shellcheck disable=SC2086
-event_cost ${BENCH_ARGS:-} 2>&1 | show
+event_cost ${BENCH_ARGS:-} 2>&1 | tee /tmp/event_cost.txt | show
 
 # The same producer without a ring: every event by system call, into the
 # streams' per-CPU buffers (kbufs); the rows that say what that costs.
@@ -213,7 +213,23 @@ if command -v ust_cost >/dev/null && command -v lttng.sh >/dev/null; then
 	lttng_env
 	# shellcheck disable=SC2086
 	LTTNG_CONSUMERD=/bin/lttng-consumerd LTTNG_SESSION_CONFIG_XSD_PATH=/bin \
-		BABELTRACE_PLUGIN_PATH=/bin lttng.sh ust_cost ${BENCH_ARGS:-} 2>&1 | show
+		BABELTRACE_PLUGIN_PATH=/bin lttng.sh ust_cost ${BENCH_ARGS:-} 2>&1 |
+		tee /tmp/ust_cost.txt | show
+	# The flight recorder (record --loop, event_cost's row (j)) against
+	# its peer, an LTTng-UST snapshot session, both against getppid of
+	# their own run.
+	say "$(awk '
+		FNR == 1 { file++ }
+		file == 1 && /^posix_trace_event \(j\) recorded, flight recorder:/ {
+			sub(/.*: /, ""); ours = $1 + 0 }
+		file == 2 && /^lttng-ust tracepoint, a snapshot session/ {
+			sub(/.*: /, ""); ust = $1 + 0 }
+		END {
+			if (!ours || !ust)
+				print "flight recorder against an LTTng-UST snapshot session: not measured (a row is missing)"
+			else
+				printf "flight recorder (j) %.3fx getppid, LTTng-UST snapshot session %.3fx: %.2fx LTTng-UST\n", ours, ust, ours / ust
+		}' /tmp/event_cost.txt /tmp/ust_cost.txt)"
 else
 	say "lttng-ust: ust_cost or lttng.sh is missing from the guest: no LTTng rows"
 fi

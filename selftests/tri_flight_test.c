@@ -242,6 +242,28 @@ TEST(flight_recorder_snapshots_a_crash)
 	/* The flush that made it ends it. */
 	EXPECT_STREQ("posix_trace_flush_start", lb.ev[lb.n - 1].name);
 	free_log(&lb);
+	/* A log as any: dump, view and export take it, unwarned. */
+	{
+		char snap[200], page[200], ctf[200];
+		const char *dump[] = { "dump", "--tree", snap, NULL };
+		const char *view[] = { "view", "-o", page, snap, NULL };
+		const char *export[] = { "export", "-o", ctf, snap, NULL };
+		int out = memfd_create("out", 0);
+
+		ASSERT_LE(0, out);
+		snprintf(snap, sizeof(snap), "%s/snapshot-1.ptlog", fc.dir);
+		snprintf(page, sizeof(page), "%s/crash.html", fc.dir);
+		snprintf(ctf, sizeof(ctf), "%s/ctf", fc.dir);
+		EXPECT_EQ(0, wait_status(run_tool(dump, out, out, 0)));
+		slurp(out, fc.err, sizeof(fc.err));
+		EXPECT_NE(NULL, strstr(fc.err, "killed by SIGSEGV"))
+			TH_LOG("%s", fc.err);
+		EXPECT_EQ(0, wait_status(run_tool(view, out, out, 0)));
+		EXPECT_EQ(0, wait_status(run_tool(export, out, out, 0)));
+		close(out);
+		unlink(page);
+		rm_dir(ctf);
+	}
 	flight_end(&fc);
 }
 
