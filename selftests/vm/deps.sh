@@ -18,7 +18,7 @@ PKGS=(
 	lttng-tools liblttng-ust-dev rt-tests
 	man-db
 	python3 python3-bt2
-	zlib1g-dev chromium
+	zlib1g-dev chromium fonts-liberation
 )
 
 missing() {
@@ -39,6 +39,8 @@ apt_install() {
 
 # view's browser test drives chromium from node (with npm, for
 # playwright-core): Debian's nodejs where the machine has none of its own.
+# Fonts are only chromium's Recommends, which apt_install leaves out: the
+# screenshots want some.
 command -v node >/dev/null && command -v npm >/dev/null || PKGS+=(nodejs npm)
 
 need=$(missing "${PKGS[@]}")
