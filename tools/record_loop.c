@@ -651,8 +651,8 @@ static void check_triggers(struct loop_run *run)
 {
 	struct posix_trace_event_info ev;
 	unsigned char data[64];
-	/* Room for "FIRST, and N more" whatever FIRST holds. */
-	char why[200], first[160] = "";
+	/* The first reason, and room for "FIRST, and N more" after it. */
+	char why[160], first[160] = "", all[200];
 	int unavailable, n = 0;
 	size_t len;
 
@@ -664,13 +664,13 @@ static void check_triggers(struct loop_run *run)
 		if (!fired(run, &ev, data, len, why, sizeof(why)))
 			continue;
 		if (!n++)
-			snprintf(first, sizeof(first), "%s", why);
+			memcpy(first, why, sizeof(first));
 	}
 	if (!n)
 		return;
 	if (n > 1)
-		snprintf(why, sizeof(why), "%s, and %d more", first, n - 1);
-	snapshot(run, n > 1 ? why : first);
+		snprintf(all, sizeof(all), "%s, and %d more", first, n - 1);
+	snapshot(run, n > 1 ? all : first);
 }
 
 static int64_t now_ns(void)
