@@ -11,7 +11,7 @@ The rules: an object with a "traceEvents" array, "displayTimeUnit" and
 tid, and a time ("ts", microseconds) unless it is metadata; a complete
 event ("X") has a duration of at least 0; an instant ("i") a scope; every
 "B" has its "E" on the same thread, nested; every thread that has events
-has a "thread_name" and every process a "process_name".
+has a "thread_name" and every process a "process_name", each once.
 
 The agreement: the objects of dump --json's lines, and the "args" of the
 export (an instant's args; a span's "begin" and "end"), are the same
@@ -147,10 +147,19 @@ def check_shape(doc):
                 fail("span %s at %s on pid %s tid %s crosses the one "
                      "around it" % (e["name"], e["ts"], track[0], track[1]))
             open_ends.append(end)
-    named_threads = {(e["pid"], e["tid"]) for e in events
-                     if e.get("ph") == "M" and e.get("name") == "thread_name"}
-    named_procs = {e["pid"] for e in events
-                   if e.get("ph") == "M" and e.get("name") == "process_name"}
+    thread_names = [(e["pid"], e["tid"]) for e in events
+                    if e.get("ph") == "M" and e.get("name") == "thread_name"]
+    proc_names = [e["pid"] for e in events
+                  if e.get("ph") == "M" and e.get("name") == "process_name"]
+    # Each track and each process named once: two names disagree.
+    for what, names in (("thread", thread_names), ("process", proc_names)):
+        seen = set()
+        for key in names:
+            if key in seen:
+                fail("%s %s named twice" % (what, key))
+            seen.add(key)
+    named_threads = set(thread_names)
+    named_procs = set(proc_names)
     for e in events:
         if e.get("ph") == "M":
             if not isinstance(e.get("args", {}).get("name"), str):
