@@ -141,9 +141,18 @@ void posixtrace_stream_error(struct posixtrace_stream *stream, int error);
 bool posixtrace_stream_admitted(struct posixtrace_stream *stream,
 				unsigned long *admitted);
 size_t posixtrace_stream_data_max(struct posixtrace_stream *stream);
+/* The events of a batch a reader took: to count them if it never gets it. */
+struct posixtrace_batch_taken {
+	u64 events;
+	s64 ts_sec;		/* the first's time */
+	u32 ts_nsec;
+};
+
 int posixtrace_stream_read(struct posixtrace_stream *stream,
 			   const struct posixtrace_getnext *gn, size_t *bytes,
-			   u64 *map_offset);
+			   u64 *map_offset, struct posixtrace_batch_taken *taken);
+void posixtrace_stream_lose_taken(struct posixtrace_stream *stream,
+				  const struct posixtrace_batch_taken *taken);
 size_t posixtrace_stream_map_size(const struct posixtrace_stream *stream);
 int posixtrace_stream_mmap(struct posixtrace_stream *stream,
 			   struct vm_area_struct *vma);

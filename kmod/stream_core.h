@@ -307,6 +307,8 @@ void posixtrace_stream_stop(struct posixtrace_stream *stream);
 int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 			   size_t room, u64 seq_limit, size_t *bytes,
 			   bool reader, u32 *clears);
+void posixtrace_batch_events(const void *batch, size_t bytes,
+			     struct posixtrace_batch_taken *taken);
 bool posixtrace_stream_direct_fits(struct posixtrace_stream *stream,
 				   u64 source_bytes);
 bool posixtrace_stream_direct_begin(struct posixtrace_stream *stream,

@@ -25,11 +25,12 @@
 static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 				      struct posixtrace_getnext __user *ugn)
 {
+	struct posixtrace_batch_taken taken = { 0 };
 	struct posixtrace_getnext gn;
 	u64 map_offset = POSIXTRACE_GETNEXT_IN_BUF;
 	size_t bytes = 0;
 	u32 usize;
-	int n;
+	int n, ret;
 
 	n = posixtrace_struct_from_user(&gn, sizeof(gn), ugn,
 					POSIXTRACE_GETNEXT_SIZE_VER0);
@@ -40,7 +41,7 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	    (gn.flags & POSIXTRACE_GETNEXT_FLAGS) == POSIXTRACE_GETNEXT_FLAGS ||
 	    gn.__reserved || gn.__reserved2)
 		return -EINVAL;
-	n = posixtrace_stream_read(stream, &gn, &bytes, &map_offset);
+	n = posixtrace_stream_read(stream, &gn, &bytes, &map_offset, &taken);
 	if (n < 0)
 		return n;
 
@@ -50,7 +51,11 @@ static long posixtrace_stream_getnext(struct posixtrace_stream *stream,
 	gn.bytes = bytes;
 	gn.map_offset = map_offset;
 	gn.map_size = posixtrace_stream_map_size(stream);
-	return posixtrace_struct_to_user(ugn, usize, &gn, sizeof(gn));
+	ret = posixtrace_struct_to_user(ugn, usize, &gn, sizeof(gn));
+	/* A batch the reader cannot be told of is lost: counted so. */
+	if (ret && n > 0)
+		posixtrace_stream_lose_taken(stream, &taken);
+	return ret;
 }
 
 static long posixtrace_stream_get_status(struct posixtrace_stream *stream,

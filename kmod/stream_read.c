@@ -233,7 +233,8 @@ out:
  */
 static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 				       const struct posixtrace_getnext *gn,
-				       size_t *bytes, u64 *map_offset)
+				       size_t *bytes, u64 *map_offset,
+				       struct posixtrace_batch_taken *taken)
 {
 	bool mapped = gn->flags & POSIXTRACE_GETNEXT_MAPPED;
 	size_t room = stream->bounce_size;
@@ -247,11 +248,16 @@ static int posixtrace_stream_read_once(struct posixtrace_stream *stream,
 	bounce = stream->bounce;
 	spin_unlock(&stream->lock);
 	n = posixtrace_stream_fill_batch(stream, bounce, room, bytes);
-	if (n > 0 && mapped)
+	if (n > 0)
+		posixtrace_batch_events(bounce, *bytes, taken);
+	if (n > 0 && mapped) {
 		*map_offset = 0;
-	else if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf), bounce,
-				       *bytes))
+	} else if (n > 0 && copy_to_user(u64_to_user_ptr(gn->buf), bounce,
+					 *bytes)) {
+		/* Out of the stream already: lost, and said to be. */
+		posixtrace_stream_lose_taken(stream, taken);
 		n = -EFAULT;
+	}
 	spin_lock(&stream->lock);
 	stream->reading = false;
 	posixtrace_stream_unlock_done(stream);
@@ -311,6 +317,8 @@ static int posixtrace_stream_wait(struct posixtrace_stream *stream,
  *	MAPPED: the batch stays in the bounce buffer, which the reader maps
  * @bytes: the bytes of the batch
  * @map_offset: where it is in the mapping (MAPPED); not set otherwise
+ * @taken: what the batch holds, for posixtrace_stream_lose_taken() if
+ *	   the caller cannot tell the reader of it
  *
  * Readers take turns (they share the bounce buffer). The deadline is
  * checked only when the call would wait, as POSIX has it.
@@ -321,7 +329,7 @@ static int posixtrace_stream_wait(struct posixtrace_stream *stream,
  */
 int posixtrace_stream_read(struct posixtrace_stream *stream,
 			   const struct posixtrace_getnext *gn, size_t *bytes,
-			   u64 *map_offset)
+			   u64 *map_offset, struct posixtrace_batch_taken *taken)
 {
 	ktime_t expires, soon, *timeout = NULL;
 	bool waking = false, theirs;
@@ -335,7 +343,8 @@ int posixtrace_stream_read(struct posixtrace_stream *stream,
 			ret = -ERESTARTSYS;
 			break;
 		}
-		ret = posixtrace_stream_read_once(stream, gn, bytes, map_offset);
+		ret = posixtrace_stream_read_once(stream, gn, bytes, map_offset,
+						  taken);
 		mutex_unlock(&stream->read_lock);
 		if (ret || (gn->flags & POSIXTRACE_GETNEXT_NONBLOCK))
 			break;

@@ -170,13 +170,26 @@ static void posixtrace_record_append(struct posixtrace_buf *buf,
  * readers, which begins at the oldest event lost (a thread ring's kick may
  * drop newer events before older ones of another ring are overwritten).
  */
+static void posixtrace_stream_gap_mark(struct posixtrace_stream *stream,
+				       s64 sec, u32 nsec);
+
 static void posixtrace_stream_gap(struct posixtrace_stream *stream, s64 sec,
 				  u32 nsec)
 {
 	if (stream->full_status != POSIXTRACE_FULL)
 		posixtrace_stream_news(stream, POSIXTRACE_NL_EV_FULL);
-	stream->overrun_status = POSIXTRACE_OVERRUN;
 	stream->full_status = POSIXTRACE_FULL;
+	posixtrace_stream_gap_mark(stream, sec, nsec);
+}
+
+/*
+ * A gap for readers, events made at @sec, @nsec and later lost, whatever
+ * lost them; and an overrun.
+ */
+static void posixtrace_stream_gap_mark(struct posixtrace_stream *stream,
+				       s64 sec, u32 nsec)
+{
+	stream->overrun_status = POSIXTRACE_OVERRUN;
 	if (stream->gap_pending) {
 		if (sec < stream->gap_ts_sec ||
 		    (sec == stream->gap_ts_sec && nsec < stream->gap_ts_nsec)) {
@@ -1299,6 +1312,61 @@ int posixtrace_stream_take(struct posixtrace_stream *stream, u8 *dst,
 	if (stale)
 		posixtrace_links_update(stream);
 	return n;
+}
+
+/**
+ * posixtrace_batch_events - what a reader's batch holds of the stream's
+ * @batch: the records taken for a reader, in the readers' format
+ * @bytes: their bytes
+ * @taken: filled in: how many are events (the OVERFLOW and RESUME a
+ *	   batch holds are the reader's own, not events) and the first's time
+ */
+void posixtrace_batch_events(const void *batch, size_t bytes,
+			     struct posixtrace_batch_taken *taken)
+{
+	const struct posixtrace_record *rec;
+	size_t off;
+
+	taken->events = 0;
+	for (off = 0; off + sizeof(*rec) <= bytes; off += rec->size) {
+		rec = batch + off;
+		if (rec->size < sizeof(*rec))
+			break;
+		if (rec->event_id == POSIXTRACE_EVENT_OVERFLOW ||
+		    rec->event_id == POSIXTRACE_EVENT_RESUME)
+			continue;
+		if (!taken->events++) {
+			taken->ts_sec = rec->ts_sec;
+			taken->ts_nsec = rec->ts_nsec;
+		}
+	}
+}
+
+/**
+ * posixtrace_stream_lose_taken - a batch its reader could not be given
+ * @stream: the stream, no lock held
+ * @taken: what the batch held (posixtrace_batch_events())
+ *
+ * Copying it out, or telling the reader of it, faulted (the reader's
+ * memory, or memory to fault it in): its records are out of the stream,
+ * so they are lost, and counted so: lost rather than read, an overrun,
+ * and for a LOOP stream's readers an OVERFLOW and a RESUME where they
+ * were.
+ */
+void posixtrace_stream_lose_taken(struct posixtrace_stream *stream,
+				  const struct posixtrace_batch_taken *taken)
+{
+	if (!taken->events)
+		return;
+	spin_lock(&stream->lock);
+	stream->events_read -= taken->events;
+	stream->events_lost += taken->events;
+	if (stream->attr.stream_full_policy == POSIXTRACE_LOOP)
+		posixtrace_stream_gap_mark(stream, taken->ts_sec,
+					   taken->ts_nsec);
+	else
+		stream->overrun_status = POSIXTRACE_OVERRUN;
+	spin_unlock(&stream->lock);
 }
 
 /**

@@ -230,6 +230,49 @@ static void start_blocked_reader(struct __test_metadata *_metadata,
 	ASSERT_TRUE(wait_blocked_in_ioctl(atomic_load(&rd->tid)));
 }
 
+/*
+ * A batch its reader cannot be given (its buffer faults) is out of the
+ * stream already: lost, and counted so, never silently: the module's
+ * count, an overrun, and OVERFLOW and RESUME before the next event.
+ */
+TEST_F(rd, a_read_into_a_bad_buffer_counts_what_it_loses)
+{
+	struct posixtrace_getnext gn = {
+		.size = sizeof(gn), .flags = POSIXTRACE_GETNEXT_NONBLOCK,
+		.buf_size = 4096,
+	};
+	struct posix_trace_status_info st;
+	struct posixtrace_status kst;
+	struct rec r;
+	uint64_t i;
+	void *none;
+	int fd;
+
+	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, none);
+	gn.buf = (uintptr_t)none;
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	for (i = 0; i < 10; i++)
+		posix_trace_event(self->id, &i, sizeof(i));
+	fd = stream_fd();
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(-1, ioctl(fd, POSIXTRACE_IOC_GETNEXT, &gn));
+	EXPECT_EQ(EFAULT, errno);
+	/* An overrun (reading the status resets it), then the counts. */
+	ASSERT_EQ(0, posix_trace_get_status(self->trid, &st));
+	EXPECT_EQ(POSIX_TRACE_OVERRUN, st.posix_stream_overrun_status);
+	/* START and the ten: none read, all lost. */
+	ASSERT_EQ(0, stream_status(fd, &kst));
+	EXPECT_EQ(11, kst.events_lost);
+	EXPECT_EQ(0, kst.events_read);
+	for (i = 10; i < 15; i++)
+		posix_trace_event(self->id, &i, sizeof(i));
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_OVERFLOW);
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_RESUME);
+	ASSERT_NEXT_NUMBERED(self->trid, &r, self->id, 10);
+	munmap(none, 4096);
+}
+
 TEST_F(rd, trygetnext_on_empty_suspended_stream_sets_unavailable)
 {
 	struct rec r;
