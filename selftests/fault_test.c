@@ -1,0 +1,672 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault_test: the module's failure points on the paths of its ABI, failed
+ * one at a time (issue 32), under a kernel with fault injection (the debug
+ * kernel's: FAILSLAB, FAIL_PAGE_ALLOC, FAULT_INJECTION_USERCOPY and the
+ * stack-trace filter); skipped elsewhere.
+ *
+ * failslab, fail_page_alloc and fail_usercopy count only calls made with
+ * the module's text on the stack (require-start/require-end, the module's
+ * text as /proc/kallsyms has it), GFP_KERNEL ones included. For each
+ * operation below, in turn with N = 1, 2, ...: the state it needs is set
+ * up, N is written to this thread's fail-nth, so that the module's Nth
+ * allocation or user copy from then on fails, and the operation runs.
+ * Reading fail-nth back says whether the failure happened; if not, the
+ * operation reached fewer than N failure points and the walk of it ends
+ * (it must then have succeeded). Each failure must give a clean error
+ * number (or be absorbed: the operation succeeds all the same), leave
+ * nothing recorded missing without a count, and leave the stream and the
+ * process usable: what the operation did is checked afterwards, with no
+ * failure injected. Leaks and splats are the guest's to find (init.sh's
+ * kmemleak scan and taint check after every test).
+ *
+ * What runs in the module's kernel threads and workers (a log's writer,
+ * drains queued to a worker) is not this task's: fail-nth does not reach
+ * it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "trc_common.h"
+#include "trl_common.h"
+
+#define FAULT_DIRS	3
+#define MAX_POINTS	160
+#define EVENTS		32
+
+static const char *const fault_dirs[FAULT_DIRS] = {
+	"/sys/kernel/debug/failslab",
+	"/sys/kernel/debug/fail_page_alloc",
+	"/sys/kernel/debug/fail_usercopy",
+};
+
+static bool write_str(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
+	close(fd);
+	return ok;
+}
+
+static bool fault_set(int dir, const char *knob, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", fault_dirs[dir], knob);
+	return write_str(path, value);
+}
+
+/* The module's text: the lowest and highest of its functions, and past. */
+static bool module_text(unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], type;
+	unsigned long a, lo = ~0ul, hi = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[posixtrace]"))
+			continue;
+		if (sscanf(line, "%lx %c", &a, &type) != 2 ||
+		    (type != 't' && type != 'T') || !a)
+			continue;
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	fclose(f);
+	if (!hi)
+		return false;
+	*start = lo;
+	/* The last function's own length, which kallsyms does not say. */
+	*end = hi + 4096;
+	return true;
+}
+
+/* Every fault type on, counted only in the module's text; false: skip. */
+static bool faults_setup(void)
+{
+	unsigned long start, end;
+	char text[32];
+	int i;
+
+	if (access("/proc/thread-self/fail-nth", W_OK) ||
+	    access("/sys/kernel/debug/failslab/require-start", W_OK) ||
+	    !module_text(&start, &end))
+		return false;
+	for (i = 0; i < FAULT_DIRS; i++) {
+		snprintf(text, sizeof(text), "%lu", start);
+		if (!fault_set(i, "require-start", text))
+			return false;
+		snprintf(text, sizeof(text), "%lu", end);
+		if (!fault_set(i, "require-end", text) ||
+		    !fault_set(i, "probability", "0") ||
+		    !fault_set(i, "times", "-1") ||
+		    !fault_set(i, "verbose", "0"))
+			return false;
+	}
+	/* GFP_KERNEL allocations too, and every order. */
+	return fault_set(0, "ignore-gfp-wait", "N") &&
+	       fault_set(1, "ignore-gfp-wait", "N") &&
+	       fault_set(1, "ignore-gfp-highmem", "N") &&
+	       fault_set(1, "min-order", "0");
+}
+
+static void fail_nth(int n)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%d", n);
+	write_str("/proc/thread-self/fail-nth", text);
+}
+
+/* Whether the failure set up was injected; fail-nth off either way. */
+static bool fail_nth_done(void)
+{
+	char text[16] = "";
+	int fd = open("/proc/thread-self/fail-nth", O_RDONLY);
+	ssize_t n;
+
+	if (fd >= 0) {
+		n = read(fd, text, sizeof(text) - 1);
+		text[n > 0 ? n : 0] = '\0';
+		close(fd);
+	}
+	fail_nth(0);
+	return text[0] == '0';
+}
+
+/* An error a failed allocation or copy may give. */
+static bool clean_error(int err)
+{
+	return err == ENOMEM || err == EFAULT || err == EAGAIN ||
+	       err == ENOSPC || err == EINTR;
+}
+
+/* One operation: its state, the call failed into, the check after. */
+struct op {
+	const char *name;
+	int (*prepare)(void);
+	int (*act)(void);
+	/* After the act (failed or not, @failed saying which): 0 if sound. */
+	int (*verify)(int act_ret, bool failed);
+	void (*cleanup)(void);
+};
+
+static trace_id_t trid, trid2;
+static bool have_trid, have_trid2;
+static trace_event_id_t ev_id;
+static int log_fd = -1;
+static int name_serial;
+static pid_t child;
+
+static int make_attr(trace_attr_t *attr, int policy)
+{
+	int err = posix_trace_attr_init(attr);
+
+	if (!err)
+		err = posix_trace_attr_setstreamfullpolicy(attr, policy);
+	if (!err)
+		err = posix_trace_attr_setstreamsize(attr, 64 * 1024);
+	if (!err)
+		err = posix_trace_attr_setmaxdatasize(attr, 64);
+	return err;
+}
+
+static void shut(void)
+{
+	if (have_trid)
+		posix_trace_shutdown(trid);
+	if (have_trid2)
+		posix_trace_shutdown(trid2);
+	have_trid = have_trid2 = false;
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = -1;
+}
+
+static int nothing(void)
+{
+	return 0;
+}
+
+/* A stream now works: it records events and gives them back in order. */
+static int stream_works(trace_id_t t)
+{
+	struct posix_trace_event_info info;
+	uint64_t data, seen = 0;
+	int i, err, unavailable;
+	size_t len;
+
+	err = posix_trace_start(t);
+	for (i = 0; !err && i < EVENTS; i++) {
+		data = (uint64_t)i;
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+	while (!err) {
+		err = posix_trace_trygetnext_event(t, &info, &data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err || unavailable)
+			break;
+		if (info.posix_event_id != ev_id)
+			continue;
+		if (data != seen)
+			return EPROTO;	/* one missing, or out of order */
+		seen++;
+	}
+	if (!err && seen != EVENTS)
+		return EPROTO;
+	return err;
+}
+
+/* posix_trace_create(): a stream, or a clean error and none. */
+static int create_act(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP);
+
+	if (!err)
+		err = posix_trace_create(0, &attr, &trid);
+	posix_trace_attr_destroy(&attr);
+	have_trid = !err;
+	return err;
+}
+
+static int create_verify(int ret, bool failed)
+{
+	if (ret) {
+		if (!failed || !clean_error(ret))
+			return -1;
+		/* None was made; one is now. */
+		if (create_act())
+			return -1;
+	}
+	return stream_works(trid);
+}
+
+/* posix_trace_create_withlog(): the log's file and its header too. */
+static int withlog_prepare(void)
+{
+	log_fd = tmp_log();
+	return log_fd < 0 ? errno : 0;
+}
+
+static int withlog_act(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_FLUSH);
+
+	if (!err)
+		err = posix_trace_attr_setlogfullpolicy(&attr,
+							POSIX_TRACE_APPEND);
+	if (!err)
+		err = posix_trace_create_withlog(0, &attr, log_fd, &trid);
+	posix_trace_attr_destroy(&attr);
+	have_trid = !err;
+	return err;
+}
+
+static int withlog_verify(int ret, bool failed)
+{
+	struct logbuf lb;
+	uint64_t data, seen = 0;
+	int i, err;
+
+	if (ret) {
+		if (!failed || !clean_error(ret))
+			return -1;
+		/* The same file takes a log after all. */
+		if (ftruncate(log_fd, 0) || withlog_act())
+			return -1;
+	}
+	/* Events in, the stream shut down: all of them in the log. */
+	err = posix_trace_start(trid);
+	for (i = 0; !err && i < EVENTS; i++) {
+		data = (uint64_t)i;
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+	if (!err)
+		err = posix_trace_shutdown(trid);
+	have_trid = false;
+	if (err || read_log(log_fd, &lb))
+		return -1;
+	for (i = 0; i < lb.n; i++)
+		if (!strcmp(lb.ev[i].name, "fault.work") &&
+		    ev_num(&lb.ev[i]) == seen)
+			seen++;
+	free_log(&lb);
+	return seen == EVENTS ? 0 : -1;
+}
+
+/* eventid_open() of a name new to the process. */
+static trace_event_id_t new_id;
+static char new_name[32];
+
+static int eventid_prepare(void)
+{
+	snprintf(new_name, sizeof(new_name), "fault.%d", ++name_serial);
+	return 0;
+}
+
+static int eventid_act(void)
+{
+	return posix_trace_eventid_open(new_name, &new_id);
+}
+
+static int eventid_verify(int ret, bool failed)
+{
+	trace_event_id_t again;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	/* Opened now (or then): the same id every time after. */
+	if (posix_trace_eventid_open(new_name, &again))
+		return -1;
+	if (!ret && again != new_id)
+		return -1;
+	return 0;
+}
+
+/* A stream running, for the operations on one. */
+static int running_prepare(void)
+{
+	int err = create_act();
+
+	if (!err)
+		err = posix_trace_start(trid);
+	return err;
+}
+
+/*
+ * Events recorded: the first ones map the thread's ring (its pages), the
+ * rest go through it or, if it could not be had, by system call. None
+ * may go missing.
+ */
+static int events_act(void)
+{
+	uint64_t data;
+	int i;
+
+	for (i = 0; i < EVENTS; i++) {
+		data = (uint64_t)i;
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+	return 0;
+}
+
+static int read_all(trace_id_t t, uint64_t *seen)
+{
+	struct posix_trace_event_info info;
+	int err, unavailable;
+	uint64_t data;
+	size_t len;
+
+	for (;;) {
+		err = posix_trace_trygetnext_event(t, &info, &data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err || unavailable)
+			return err;
+		if (info.posix_event_id != ev_id)
+			continue;
+		if (data != *seen)
+			return EPROTO;
+		(*seen)++;
+	}
+}
+
+static int events_verify(int ret, bool failed)
+{
+	uint64_t seen = 0;
+
+	/* posix_trace_event() says nothing: the events must all be there. */
+	if (ret)
+		return -1;
+	if (read_all(trid, &seen))
+		return -1;
+	return seen == EVENTS ? 0 : -1;
+}
+
+/* A stream holding EVENTS events, read: a batch copied out. */
+static int filled_prepare(void)
+{
+	int err = running_prepare();
+
+	if (!err)
+		err = events_act();
+	return err;
+}
+
+static uint64_t read_seen;
+
+static int getnext_act(void)
+{
+	read_seen = 0;
+	return read_all(trid, &read_seen);
+}
+
+/*
+ * The rest read in order after a gap, if any: the events a failed copy
+ * out lost must be counted (an overrun) and shown where they were (the
+ * LOOP stream's OVERFLOW before the next event).
+ */
+static int read_rest(trace_id_t t, uint64_t *seen, bool *overflow)
+{
+	struct posix_trace_event_info info;
+	int err, unavailable;
+	uint64_t data;
+	size_t len;
+
+	for (;;) {
+		err = posix_trace_trygetnext_event(t, &info, &data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err || unavailable)
+			return err;
+		if (info.posix_event_id == POSIX_TRACE_OVERFLOW)
+			*overflow = true;
+		if (info.posix_event_id != ev_id)
+			continue;
+		if (data < *seen || (data > *seen && !*overflow))
+			return EPROTO;	/* out of order, or lost unsaid */
+		*seen = data + 1;
+	}
+}
+
+static int getnext_verify(int ret, bool failed)
+{
+	struct posix_trace_status_info st;
+	bool overflow = false;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	if (read_rest(trid, &read_seen, &overflow))
+		return -1;
+	if (read_seen == EVENTS && !overflow)
+		return 0;
+	/*
+	 * Lost (the batch the failed read had taken, and nothing after it
+	 * to say so in the stream if it was the last): counted all the
+	 * same, in the status, and only by a failed read.
+	 */
+	if (!ret || posix_trace_get_status(trid, &st) ||
+	    st.posix_stream_overrun_status != POSIX_TRACE_OVERRUN)
+		return -1;
+	return 0;
+}
+
+/* The filter set, copied in, and read back, copied out. */
+static int filter_act(void)
+{
+	trace_event_set_t set, got;
+	int err, member = 0;
+
+	posix_trace_eventset_empty(&set);
+	posix_trace_eventset_add(ev_id, &set);
+	err = posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET);
+	if (!err)
+		err = posix_trace_get_filter(trid, &got);
+	if (!err)
+		err = posix_trace_eventset_ismember(ev_id, &got, &member);
+	return err ? err : member ? 0 : EPROTO;
+}
+
+static int filter_verify(int ret, bool failed)
+{
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	/* Whatever stuck, setting it again works. */
+	return filter_act() ? -1 : 0;
+}
+
+/* The stream's event types listed (each name copied out). */
+static int typelist_act(void)
+{
+	trace_event_id_t id;
+	int unavailable = 0, n = 0, err;
+	char name[TRACE_EVENT_NAME_MAX];
+
+	err = posix_trace_eventtypelist_rewind(trid);
+	/* The first few: each name is one more copy out of the same path. */
+	while (!err && n < 4) {
+		err = posix_trace_eventtypelist_getnext_id(trid, &id,
+							   &unavailable);
+		if (err || unavailable)
+			break;
+		err = posix_trace_eventid_get_name(trid, id, name);
+		n++;
+	}
+	return err ? err : n ? 0 : EPROTO;
+}
+
+static int typelist_verify(int ret, bool failed)
+{
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	return typelist_act() ? -1 : 0;
+}
+
+/* A second stream on the process: its links to the first's process. */
+static int second_act(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP);
+
+	if (!err)
+		err = posix_trace_create(0, &attr, &trid2);
+	posix_trace_attr_destroy(&attr);
+	have_trid2 = !err;
+	return err;
+}
+
+static int second_verify(int ret, bool failed)
+{
+	uint64_t data, seen = 0, seen2 = 0;
+	int i;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	if (ret && second_act())
+		return -1;
+	/* Both record what the process makes, all of it, in order. */
+	if (posix_trace_start(trid2))
+		return -1;
+	for (i = 0; i < EVENTS; i++) {
+		data = (uint64_t)i;
+		posix_trace_event(ev_id, &data, sizeof(data));
+	}
+	if (read_all(trid, &seen) || read_all(trid2, &seen2))
+		return -1;
+	return seen == EVENTS && seen2 == EVENTS ? 0 : -1;
+}
+
+/*
+ * fork() under an inheriting stream: the module's fork hook links the
+ * child. A failure there must not leave the parent's stream broken, and
+ * the child runs either way (or fork fails cleanly).
+ */
+static int fork_prepare(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP);
+
+	if (!err)
+		err = posix_trace_attr_setinherited(&attr,
+						    POSIX_TRACE_INHERITED);
+	if (!err)
+		err = posix_trace_create(0, &attr, &trid);
+	posix_trace_attr_destroy(&attr);
+	have_trid = !err;
+	return err;
+}
+
+static int fork_act(void)
+{
+	child = fork();
+	if (!child) {
+		uint64_t data = 7;
+
+		posix_trace_event(ev_id, &data, sizeof(data));
+		_exit(0);
+	}
+	return child < 0 ? errno : 0;
+}
+
+static int fork_verify(int ret, bool failed)
+{
+	int status;
+
+	if (ret)
+		return failed && clean_error(ret) ? stream_works(trid) : -1;
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return stream_works(trid);
+}
+
+static const struct op ops[] = {
+	{ "create", nothing, create_act, create_verify, shut },
+	{ "create_withlog", withlog_prepare, withlog_act, withlog_verify,
+	  shut },
+	{ "eventid_open", eventid_prepare, eventid_act, eventid_verify,
+	  shut },
+	{ "events", running_prepare, events_act, events_verify, shut },
+	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut },
+	{ "filter", running_prepare, filter_act, filter_verify, shut },
+	{ "eventtypelist", filled_prepare, typelist_act, typelist_verify,
+	  shut },
+	{ "second_stream", running_prepare, second_act, second_verify,
+	  shut },
+	{ "fork", fork_prepare, fork_act, fork_verify, shut },
+};
+
+FIXTURE(fault) {
+	bool ready;
+};
+
+FIXTURE_SETUP(fault)
+{
+	self->ready = false;
+	SKIP_WITHOUT_DEVICE();
+	if (!faults_setup())
+		SKIP(return, "no fault injection with a stack filter here");
+	ASSERT_EQ(0, posix_trace_eventid_open("fault.work", &ev_id));
+	self->ready = true;
+}
+
+FIXTURE_TEARDOWN(fault)
+{
+	fail_nth(0);
+}
+
+/*
+ * Every operation, every failure point it reaches: a clean error or
+ * none, and all sound after.
+ */
+TEST_F(fault, every_failure_point_fails_cleanly)
+{
+	int total = 0;
+	size_t i;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		const struct op *op = &ops[i];
+		int n, ret, points = 0, absorbed = 0;
+		bool failed;
+
+		for (n = 1; n <= MAX_POINTS; n++) {
+			ASSERT_EQ(0, op->prepare()) TH_LOG("%s: prepare", op->name);
+			fail_nth(n);
+			ret = op->act();
+			failed = fail_nth_done();
+			EXPECT_EQ(0, op->verify(ret, failed))
+				TH_LOG("%s: failure point %d: %s (%d)%s", op->name,
+				       n, strerror(ret), ret,
+				       failed ? "" : ", none injected");
+			op->cleanup();
+			if (!failed)
+				break;
+			points++;
+			absorbed += !ret;
+		}
+		EXPECT_GT(MAX_POINTS, n) TH_LOG("%s: more failure points than %d",
+						op->name, MAX_POINTS);
+		printf("# fault: %s: %d failure points reached, %d absorbed\n",
+		       op->name, points, absorbed);
+		total += points;
+	}
+	printf("# fault: %d failure points reached in all\n", total);
+}
+
+TEST_HARNESS_MAIN
