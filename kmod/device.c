@@ -228,26 +228,29 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 	emit.copied = min_t(size_t, ev.data_len,
 			    posixtrace_process_data_max(proc));
 	ret = 0;
-	if (emit.copied <= n)
-		goto out_emit;
-	data = kvmalloc(emit.copied, GFP_KERNEL);
-	if (!data) {
-		ret = -ENOMEM;
-		goto out_put_proc;
+	if (emit.copied > n) {
+		data = kvmalloc(emit.copied, GFP_KERNEL);
+		if (!data)
+			ret = -ENOMEM;
+		else if (copy_from_user(data, u64_to_user_ptr(ev.data),
+					emit.copied))
+			ret = -EFAULT;
 	}
-	if (copy_from_user(data, u64_to_user_ptr(ev.data), emit.copied)) {
-		ret = -EFAULT;
-		goto out_free_data;
-	}
-out_emit:
 	emit.data = data;
 	rcu_read_lock();
-	posixtrace_links_emit(proc, &emit, 1);
+	/*
+	 * Made, and no memory for its data: lost, and counted so in every
+	 * stream that would have recorded it, never dropped unsaid. Data
+	 * the producer's pointer does not give (EFAULT) is a call refused,
+	 * as it is at the short way's end (and a realtime thread's).
+	 */
+	if (ret == -ENOMEM)
+		posixtrace_links_nowait(proc, &emit, false);
+	else if (!ret)
+		posixtrace_links_emit(proc, &emit, 1);
 	rcu_read_unlock();
-out_free_data:
 	if (data != stack_data)
 		kvfree(data);
-out_put_proc:
 	posixtrace_process_put(proc);
 	return ret;
 }

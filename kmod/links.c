@@ -291,9 +291,10 @@ bool posixtrace_links_post(struct posixtrace_process *proc,
 }
 
 /*
- * @emit, made by system call by a realtime thread (drain.h), for every
- * stream tracing @proc, without waiting: into their kbufs if @keep (the
- * thread writes no ring), else lost, counted; under RCU.
+ * @emit, made by system call, for every stream tracing @proc, without
+ * waiting: into their kbufs if @keep (a realtime thread, drain.h, that
+ * writes no ring), else lost, counted (a realtime thread's behind its
+ * ring, or an event whose data could not be had); under RCU.
  */
 void posixtrace_links_nowait(struct posixtrace_process *proc,
 			     const struct posixtrace_emit *emit, bool keep)
