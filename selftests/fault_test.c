@@ -201,34 +201,22 @@ static int nothing(void)
 	return 0;
 }
 
+static int read_all(trace_id_t t, uint64_t *seen);
+
 /* A stream now works: it records events and gives them back in order. */
 static int stream_works(trace_id_t t)
 {
-	struct posix_trace_event_info info;
 	uint64_t data, seen = 0;
-	int i, err, unavailable;
-	size_t len;
+	int i, err;
 
 	err = posix_trace_start(t);
 	for (i = 0; !err && i < EVENTS; i++) {
 		data = (uint64_t)i;
 		posix_trace_event(ev_id, &data, sizeof(data));
 	}
-	while (!err) {
-		err = posix_trace_trygetnext_event(t, &info, &data,
-						   sizeof(data), &len,
-						   &unavailable);
-		if (err || unavailable)
-			break;
-		if (info.posix_event_id != ev_id)
-			continue;
-		if (data != seen)
-			return EPROTO;	/* one missing, or out of order */
-		seen++;
-	}
-	if (!err && seen != EVENTS)
-		return EPROTO;
-	return err;
+	if (!err)
+		err = read_all(t, &seen);
+	return err ? err : seen == EVENTS ? 0 : EPROTO;
 }
 
 /* posix_trace_create(): a stream, or a clean error and none. */
@@ -471,12 +459,18 @@ static int filter_act(void)
 	return err ? err : member ? 0 : EPROTO;
 }
 
-static int filter_verify(int ret, bool failed)
+/* A clean failure (or none), after which @act, done again, works. */
+static int works_again(int ret, bool failed, int (*act)(void))
 {
 	if (ret && (!failed || !clean_error(ret)))
 		return -1;
-	/* Whatever stuck, setting it again works. */
-	return filter_act() ? -1 : 0;
+	return act() ? -1 : 0;
+}
+
+/* Whatever stuck, setting it again works. */
+static int filter_verify(int ret, bool failed)
+{
+	return works_again(ret, failed, filter_act);
 }
 
 /* The stream's event types listed (each name copied out). */
@@ -501,9 +495,7 @@ static int typelist_act(void)
 
 static int typelist_verify(int ret, bool failed)
 {
-	if (ret && (!failed || !clean_error(ret)))
-		return -1;
-	return typelist_act() ? -1 : 0;
+	return works_again(ret, failed, typelist_act);
 }
 
 /* A second stream on the process: its links to the first's process. */
