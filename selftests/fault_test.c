@@ -38,7 +38,7 @@
 #include "trl_common.h"
 
 #define FAULT_DIRS	3
-#define MAX_POINTS	160
+#define MAX_POINTS	256
 #define EVENTS		32
 
 static const char *const fault_dirs[FAULT_DIRS] = {
@@ -131,20 +131,27 @@ static void fail_nth(int n)
 	write_str("/proc/thread-self/fail-nth", text);
 }
 
-/* Whether the failure set up was injected; fail-nth off either way. */
-static bool fail_nth_done(void)
+/* Whether the failure set up has come yet; fail-nth left as it is. */
+static bool fail_nth_fired(void)
 {
 	char text[16] = "";
 	int fd = open("/proc/thread-self/fail-nth", O_RDONLY);
 	ssize_t n;
 
-	if (fd >= 0) {
-		n = read(fd, text, sizeof(text) - 1);
-		text[n > 0 ? n : 0] = '\0';
-		close(fd);
-	}
+	if (fd < 0)
+		return false;
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	return n > 0 && text[0] == '0';
+}
+
+/* Whether the failure set up was injected; fail-nth off either way. */
+static bool fail_nth_done(void)
+{
+	bool fired = fail_nth_fired();
+
 	fail_nth(0);
-	return text[0] == '0';
+	return fired;
 }
 
 /* An error a failed allocation or copy may give. */
@@ -375,6 +382,156 @@ static int read_all(trace_id_t t, uint64_t *seen)
 	}
 }
 
+/*
+ * Events by system call, the request made by hand (as the library makes
+ * it when the thread has no ring), so that the call's error is seen: a
+ * failure in reading the request or its data refuses the call (EFAULT),
+ * and only that event may then be missing, uncounted, for the module
+ * never had it. Any other failure is a clean error with the event
+ * counted lost, or absorbed. With 8 bytes of data, the event takes the
+ * short way (the stack); with LONG_DATA, more than the stack holds and a
+ * stream keeping it, the long way (the heap).
+ */
+#define LONG_DATA	200
+
+static int raw_hit = -1;	/* the event the failure came in, or -1 */
+static int raw_dev = -1;	/* opened before, not in, the act */
+
+static int raw_dev_open(void)
+{
+	if (raw_dev < 0)
+		raw_dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	return raw_dev < 0 ? errno : 0;
+}
+
+static int raw_prepare(void)
+{
+	int err = raw_dev_open();
+
+	return err ? err : running_prepare();
+}
+
+static int raw_events(uint32_t flags, size_t len)
+{
+	unsigned char data[LONG_DATA] = { 0 };
+	struct posixtrace_event ev = {
+		.size = sizeof(ev),
+		.flags = flags,
+		.event_id = ev_id,
+		.data_len = len,
+		.data = (uintptr_t)data,
+	};
+	int i, ret = 0;
+	uint64_t n;
+
+	raw_hit = -1;
+	for (i = 0; i < EVENTS; i++) {
+		n = (uint64_t)i;
+		memcpy(data, &n, sizeof(n));
+		if (ioctl(raw_dev, POSIXTRACE_IOC_EVENT, &ev) && !ret)
+			ret = errno;
+		if (raw_hit < 0 && fail_nth_fired())
+			raw_hit = i;
+	}
+	return ret;
+}
+
+static int raw_small_act(void)
+{
+	return raw_events(0, sizeof(uint64_t));
+}
+
+static int raw_ringless_act(void)
+{
+	return raw_events(POSIXTRACE_EVENT_RINGLESS, sizeof(uint64_t));
+}
+
+static int raw_long_act(void)
+{
+	return raw_events(POSIXTRACE_EVENT_RINGLESS, LONG_DATA);
+}
+
+/* A running stream that keeps LONG_DATA bytes of an event. */
+static int long_prepare(void)
+{
+	trace_attr_t attr;
+	int err = raw_dev_open();
+
+	if (err || (err = make_attr(&attr, POSIX_TRACE_LOOP)))
+		return err;
+	err = posix_trace_attr_setmaxdatasize(&attr, LONG_DATA);
+	if (!err)
+		err = posix_trace_create(0, &attr, &trid);
+	posix_trace_attr_destroy(&attr);
+	have_trid = !err;
+	if (!err)
+		err = posix_trace_start(trid);
+	return err;
+}
+
+/*
+ * What came of the events: each in order, or refused (the one the failure
+ * came in, if the call said EFAULT), or lost and counted: the stream's
+ * sequence numbers skip exactly as many as went missing so (a sentinel
+ * event, made with no failure, shows a gap after the last), and the
+ * status says overrun.
+ */
+static int raw_verify(int ret, bool failed)
+{
+	struct posix_trace_status_info st;
+	struct posix_trace_event_info info;
+	unsigned char data[LONG_DATA];
+	int err, unavailable, refused = -1, missing = 0, i;
+	uint64_t n, next = 0, seq, skipped = 0, prev_seq = 0;
+	bool seen[EVENTS + 1] = { false }, first = true;
+	size_t len;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	if (ret == EFAULT)
+		refused = raw_hit;
+	n = EVENTS;
+	posix_trace_event(ev_id, &n, sizeof(n));
+	for (;;) {
+		err = posix_trace_trygetnext_event(trid, &info, data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err)
+			return -1;
+		if (unavailable)
+			break;
+		if (posixtrace_k_event_seq(trid, &seq))
+			return -1;
+		/* OVERFLOW and RESUME carry the number of the one after. */
+		if (!first && seq > prev_seq + 1)
+			skipped += seq - prev_seq - 1;
+		if (!first && seq < prev_seq)
+			return -1;
+		first = false;
+		prev_seq = seq;
+		if (info.posix_event_id != ev_id)
+			continue;
+		memcpy(&n, data, sizeof(n));
+		if (n < next || n > EVENTS)
+			return -1;
+		seen[n] = true;
+		next = n + 1;
+	}
+	if (!seen[EVENTS])
+		return -1;
+	for (i = 0; i < EVENTS; i++)
+		missing += !seen[i] && i != refused;
+	if (skipped != (uint64_t)missing)
+		return -1;
+	if (!missing)
+		return 0;
+	/* Lost: only by a failure, and said. */
+	if (!failed || posix_trace_get_status(trid, &st) ||
+	    st.posix_stream_overrun_status != POSIX_TRACE_OVERRUN)
+		return -1;
+	return 0;
+}
+
 /* A stream holding EVENTS events, read: a batch copied out. */
 static int filled_prepare(void)
 {
@@ -582,11 +739,10 @@ static const struct op ops[] = {
 	  shut },
 	{ "eventid_open", eventid_prepare, eventid_act, eventid_verify,
 	  shut },
-	/*
-	 * Not yet: events by system call (the rings off), where one failure
-	 * point of 64 still loses the run's last event uncounted (the next
-	 * step of issue 32). With the rings on, a task reaches none.
-	 */
+	{ "events", raw_prepare, raw_small_act, raw_verify, shut },
+	{ "events_ringless", raw_prepare, raw_ringless_act, raw_verify,
+	  shut },
+	{ "events_long", long_prepare, raw_long_act, raw_verify, shut },
 	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut },
 	{ "filter", running_prepare, filter_act, filter_verify, shut },
 	{ "eventtypelist", filled_prepare, typelist_act, typelist_verify,
