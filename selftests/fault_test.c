@@ -40,6 +40,8 @@
 #define FAULT_DIRS	3
 #define MAX_POINTS	256
 #define EVENTS		32
+/* Failures each fault type may inject: its count down says which did. */
+#define FAULT_TIMES	"1000000000"
 
 static const char *const fault_dirs[FAULT_DIRS] = {
 	"/sys/kernel/debug/failslab",
@@ -65,6 +67,22 @@ static bool fault_set(int dir, const char *knob, const char *value)
 
 	snprintf(path, sizeof(path), "%s/%s", fault_dirs[dir], knob);
 	return write_str(path, value);
+}
+
+/* Failures fault type @dir may still inject: one fewer per failure. */
+static long fault_times(int dir)
+{
+	char path[128], text[32] = "";
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/times", fault_dirs[dir]);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(text, sizeof(text), f))
+		text[0] = '\0';
+	fclose(f);
+	return atol(text);
 }
 
 /* The module's text: the lowest and highest of its functions, and past. */
@@ -94,28 +112,38 @@ static bool module_text(unsigned long *start, unsigned long *end)
 	return true;
 }
 
-/* Every fault type on, counted only in the module's text; false: skip. */
-static bool faults_setup(void)
+/* Failures counted only where [start, end) is on the stack. */
+static bool faults_within(unsigned long start, unsigned long end)
 {
-	unsigned long start, end;
 	char text[32];
 	int i;
 
-	if (access("/proc/thread-self/fail-nth", W_OK) ||
-	    access("/sys/kernel/debug/failslab/require-start", W_OK) ||
-	    !module_text(&start, &end))
-		return false;
 	for (i = 0; i < FAULT_DIRS; i++) {
 		snprintf(text, sizeof(text), "%lu", start);
 		if (!fault_set(i, "require-start", text))
 			return false;
 		snprintf(text, sizeof(text), "%lu", end);
-		if (!fault_set(i, "require-end", text) ||
-		    !fault_set(i, "probability", "0") ||
-		    !fault_set(i, "times", "-1") ||
-		    !fault_set(i, "verbose", "0"))
+		if (!fault_set(i, "require-end", text))
 			return false;
 	}
+	return true;
+}
+
+/* Every fault type on, counted only in the module's text; false: skip. */
+static bool faults_setup(void)
+{
+	unsigned long start, end;
+	int i;
+
+	if (access("/proc/thread-self/fail-nth", W_OK) ||
+	    access("/sys/kernel/debug/failslab/require-start", W_OK) ||
+	    !module_text(&start, &end) || !faults_within(start, end))
+		return false;
+	for (i = 0; i < FAULT_DIRS; i++)
+		if (!fault_set(i, "probability", "0") ||
+		    !fault_set(i, "times", FAULT_TIMES) ||
+		    !fault_set(i, "verbose", "0"))
+			return false;
 	/* GFP_KERNEL allocations too, and every order. */
 	return fault_set(0, "ignore-gfp-wait", "N") &&
 	       fault_set(1, "ignore-gfp-wait", "N") &&
@@ -170,6 +198,14 @@ struct op {
 	int (*verify)(int act_ret, bool failed);
 	void (*cleanup)(void);
 };
+
+/*
+ * An act may fail a child it makes instead (fresh_act()): it takes the
+ * walk's failure point off this thread, says so in act_in_child, and the
+ * child's failure came if child_fired.
+ */
+static int walk_n;
+static bool act_in_child, child_fired;
 
 static trace_id_t trid, trid2;
 static bool have_trid, have_trid2;
@@ -733,6 +769,93 @@ static int fork_verify(int ret, bool failed)
 	return stream_works(trid);
 }
 
+/*
+ * A process new to the module, failed in its first steps, which a process
+ * takes once: its entry, names, enable page and drain domain, its
+ * thread's ring (the library maps one at the first event, the rings on),
+ * a stream. fail-nth is not inherited: the child sets its own, checks
+ * what it recorded itself (raw_verify(), a failed request copy its only
+ * refusal) and says in its exit status.
+ */
+enum { CHILD_FIRED = 1, CHILD_UNSOUND = 2, CHILD_REFUSED = 4 };
+
+static int child_body(void)
+{
+	long copies = fault_times(2);
+	trace_attr_t attr;
+	uint64_t data;
+	int err, i, status = 0;
+	bool fired;
+
+	have_trid = false;
+	raw_hit = -1;
+	fail_nth(walk_n);
+	err = posix_trace_eventid_open("fault.child", &ev_id);
+	if (!err) {
+		err = make_attr(&attr, POSIX_TRACE_LOOP);
+		if (!err)
+			err = posix_trace_create(0, &attr, &trid);
+		posix_trace_attr_destroy(&attr);
+		have_trid = !err;
+	}
+	if (!err)
+		err = posix_trace_start(trid);
+	for (i = 0; !err && i < EVENTS; i++) {
+		data = (uint64_t)i;
+		posix_trace_event(ev_id, &data, sizeof(data));
+		if (raw_hit < 0 && fail_nth_fired())
+			raw_hit = i;
+	}
+	fired = fail_nth_done();
+	status |= fired ? CHILD_FIRED : 0;
+	if (err) {
+		status |= CHILD_REFUSED;
+		/* Refused cleanly; the process does it all now. */
+		if (!fired || !clean_error(err))
+			return status | CHILD_UNSOUND;
+		shut();
+		err = posix_trace_eventid_open("fault.child", &ev_id);
+		if (!err)
+			err = create_act();
+		if (err || stream_works(trid))
+			status |= CHILD_UNSOUND;
+		return status;
+	}
+	/* An event whose request the module could not read: refused. */
+	if (raw_verify(fault_times(2) < copies ? EFAULT : 0, fired))
+		status |= CHILD_UNSOUND;
+	return status;
+}
+
+static bool child_sound;
+
+static int fresh_act(void)
+{
+	int status;
+	pid_t pid;
+
+	fail_nth(0);
+	act_in_child = true;
+	child_fired = false;
+	child_sound = false;
+	pid = fork();
+	if (pid < 0)
+		return errno;
+	if (!pid)
+		_exit(child_body());
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return EPROTO;
+	status = WEXITSTATUS(status);
+	child_fired = status & CHILD_FIRED;
+	child_sound = !(status & CHILD_UNSOUND);
+	return status & CHILD_REFUSED ? ECANCELED : 0;
+}
+
+static int fresh_verify(int ret, bool failed)
+{
+	return child_sound && (ret == 0 || ret == ECANCELED) ? 0 : -1;
+}
+
 static const struct op ops[] = {
 	{ "create", nothing, create_act, create_verify, shut },
 	{ "create_withlog", withlog_prepare, withlog_act, withlog_verify,
@@ -750,6 +873,7 @@ static const struct op ops[] = {
 	{ "second_stream", running_prepare, second_act, second_verify,
 	  shut },
 	{ "fork", fork_prepare, fork_act, fork_verify, shut },
+	{ "new_process", nothing, fresh_act, fresh_verify, shut },
 };
 
 FIXTURE(fault) {
@@ -772,41 +896,119 @@ FIXTURE_TEARDOWN(fault)
 }
 
 /*
- * Every operation, every failure point it reaches: a clean error or
- * none, and all sound after.
+ * @op failed at each failure point it reaches in turn (the stack filter
+ * says which count): a clean error or none, and all sound after. Returns
+ * how many it reached; *@absorbed: how many the operation survived.
  */
+static int walk_op(struct __test_metadata *_metadata, const struct op *op,
+		   const char *where, int *absorbed)
+{
+	int n, ret, points = 0;
+	bool failed;
+
+	*absorbed = 0;
+	for (n = 1; n <= MAX_POINTS; n++) {
+		if (op->prepare()) {
+			EXPECT_TRUE(false) TH_LOG("%s: prepare", op->name);
+			op->cleanup();
+			break;
+		}
+		walk_n = n;
+		act_in_child = false;
+		fail_nth(n);
+		ret = op->act();
+		failed = fail_nth_done();
+		if (act_in_child)
+			failed = child_fired;
+		EXPECT_EQ(0, op->verify(ret, failed))
+			TH_LOG("%s%s: failure point %d: %s (%d)%s", where,
+			       op->name, n, strerror(ret), ret,
+			       failed ? "" : ", none injected");
+		op->cleanup();
+		if (!failed)
+			break;
+		points++;
+		*absorbed += !ret;
+	}
+	EXPECT_GT(MAX_POINTS, n) TH_LOG("%s%s: more failure points than %d",
+					where, op->name, MAX_POINTS);
+	return points;
+}
+
+/* Every operation, every failure point it reaches. */
 TEST_F(fault, every_failure_point_fails_cleanly)
 {
-	int total = 0;
+	int total = 0, points, absorbed;
 	size_t i;
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-		const struct op *op = &ops[i];
-		int n, ret, points = 0, absorbed = 0;
-		bool failed;
-
-		for (n = 1; n <= MAX_POINTS; n++) {
-			ASSERT_EQ(0, op->prepare()) TH_LOG("%s: prepare", op->name);
-			fail_nth(n);
-			ret = op->act();
-			failed = fail_nth_done();
-			EXPECT_EQ(0, op->verify(ret, failed))
-				TH_LOG("%s: failure point %d: %s (%d)%s", op->name,
-				       n, strerror(ret), ret,
-				       failed ? "" : ", none injected");
-			op->cleanup();
-			if (!failed)
-				break;
-			points++;
-			absorbed += !ret;
-		}
-		EXPECT_GT(MAX_POINTS, n) TH_LOG("%s: more failure points than %d",
-						op->name, MAX_POINTS);
+		points = walk_op(_metadata, &ops[i], "", &absorbed);
 		printf("# fault: %s: %d failure points reached, %d absorbed\n",
-		       op->name, points, absorbed);
+		       ops[i].name, points, absorbed);
 		total += points;
 	}
 	printf("# fault: %d failure points reached in all\n", total);
+}
+
+/* Where the module's @section is loaded, from sysfs; 0 if unknown. */
+static unsigned long section_base(const char *section)
+{
+	char path[128];
+	unsigned long base = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/module/posixtrace/sections/%s",
+		 section);
+	f = fopen(path, "r");
+	if (f) {
+		if (fscanf(f, "%lx", &base) != 1)
+			base = 0;
+		fclose(f);
+	}
+	return base;
+}
+
+/*
+ * One call site at a time, from the table selftests/vm/fault-map.sh made
+ * of this very module (fault-sites.tab beside this program; make fault
+ * puts it there): the stack filter narrowed to the call's return address,
+ * every operation walked again, so that each failure point of the site
+ * fails in turn, whichever operation reaches it. One line per site, which
+ * selftests/vm/fault.sh adds up: "# fault-site: SOURCE CALLEE POINTS".
+ */
+TEST_F(fault, every_call_site_fails_in_turn)
+{
+	char table[4096], section[64], source[128], callee[128];
+	unsigned long offset, base;
+	int points, absorbed, sites = 0, hit = 0, n;
+	ssize_t len;
+	size_t i;
+	FILE *f;
+
+	len = readlink("/proc/self/exe", table, sizeof(table) - 32);
+	ASSERT_LT(0, len);
+	table[len] = '\0';
+	strcpy(strrchr(table, '/') + 1, "fault-sites.tab");
+	f = fopen(table, "r");
+	if (!f)
+		SKIP(return, "no fault-sites.tab here: make fault makes it");
+	while (fscanf(f, "%63s %lx %127s %127s", section, &offset, source,
+		      callee) == 4) {
+		base = section_base(section);
+		ASSERT_NE(0, base) TH_LOG("%s: not loaded", section);
+		ASSERT_TRUE(faults_within(base + offset, base + offset + 1));
+		n = 0;
+		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+			points = walk_op(_metadata, &ops[i], source, &absorbed);
+			n += points;
+		}
+		printf("# fault-site: %s %s %d\n", source, callee, n);
+		sites++;
+		hit += n > 0;
+	}
+	fclose(f);
+	printf("# fault: %d of %d call sites failed\n", hit, sites);
+	ASSERT_TRUE(faults_setup());
 }
 
 TEST_HARNESS_MAIN

@@ -28,6 +28,8 @@ callees+='|__put_user|strncpy_from_user|clear_user|copy_struct_from_user'
 callees+='|memdup_user|vmemdup_user|strndup_user|copy_from_user_nofault'
 callees+='|strncpy_from_user_nofault|__copy_from_user_inatomic'
 callees+='|alloc_percpu|alloc_percpu_gfp|__alloc_percpu|vmap|vm_map_ram'
+callees+='|kmalloc_node|kzalloc_node|kcalloc_node|kvmalloc_node|kvzalloc_node'
+callees+='|krealloc_array|__vmalloc|__vmalloc_node|vmalloc_node|vzalloc_node'
 
 sites() {
 	local f
