@@ -229,7 +229,7 @@ static long posixtrace_ioctl_event(struct posixtrace_event __user *uev)
 			    posixtrace_process_data_max(proc));
 	ret = 0;
 	if (emit.copied > n) {
-		data = kvmalloc(emit.copied, GFP_KERNEL);
+		data = kvmalloc(emit.copied, GFP_KERNEL | __GFP_NOWARN);
 		if (!data)
 			ret = -ENOMEM;
 		else if (copy_from_user(data, u64_to_user_ptr(ev.data),

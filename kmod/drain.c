@@ -1229,7 +1229,8 @@ static int posixtrace_drain_reserve(struct posixtrace_drain_domain *dom,
 	if (dom->nr_sources + n > dom->heap_size) {
 		size = max_t(unsigned int, max(16U, 2 * dom->heap_size),
 			     roundup_pow_of_two(dom->nr_sources + n));
-		heap = kvmalloc_array(size, sizeof(*heap), GFP_KERNEL_ACCOUNT);
+		heap = kvmalloc_array(size, sizeof(*heap),
+				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 		if (!heap)
 			return -ENOMEM;
 		kvfree(dom->heap);

@@ -771,7 +771,7 @@ static void posixtrace_log_write_types(struct posixtrace_log *log,
 		}
 		id++;
 	}
-	buf = kvzalloc(size, GFP_KERNEL);
+	buf = kvzalloc(size, GFP_KERNEL | __GFP_NOWARN);
 	if (!buf) {
 		posixtrace_log_failed(log, -ENOMEM, false);
 		return;

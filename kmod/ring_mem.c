@@ -237,7 +237,8 @@ struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size,
 	if (ret)
 		goto err_free;
 	ret = -ENOMEM;
-	map = kvcalloc(1 + 2 * data_pages, sizeof(*map), GFP_KERNEL);
+	map = kvcalloc(1 + 2 * data_pages, sizeof(*map),
+		       GFP_KERNEL | __GFP_NOWARN);
 	if (!map)
 		goto err_uncharge;
 	/* Charged to the thread's memory cgroup: we run as the thread. */
@@ -390,7 +391,7 @@ int posixtrace_ring_mem_map(struct posixtrace_ring_mem *mem,
 	struct page **map;
 	int ret;
 
-	map = kvcalloc(num, sizeof(*map), GFP_KERNEL);
+	map = kvcalloc(num, sizeof(*map), GFP_KERNEL | __GFP_NOWARN);
 	if (!map)
 		return -ENOMEM;
 	for (i = 0; i < num; i++)
