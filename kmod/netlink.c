@@ -240,14 +240,18 @@ static int posixtrace_nl_msg(struct sk_buff *skb, u32 portid, u32 seq,
 			     struct user_namespace *user_ns)
 {
 	void *hdr;
+	int ret;
 
 	hdr = genlmsg_put(skb, portid, seq, &posixtrace_nl_family, flags, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if ((event && nla_put_u32(skb, POSIXTRACE_NL_A_EVENT, event)) ||
-	    posixtrace_nl_fill(skb, stream, pid_ns, user_ns)) {
+	ret = event ? nla_put_u32(skb, POSIXTRACE_NL_A_EVENT, event) : 0;
+	/* -EMSGSIZE, or the TRACED list's -ENOMEM, as it is. */
+	if (!ret)
+		ret = posixtrace_nl_fill(skb, stream, pid_ns, user_ns);
+	if (ret) {
 		genlmsg_cancel(skb, hdr);
-		return -EMSGSIZE;
+		return ret;
 	}
 	genlmsg_end(skb, hdr);
 	return 0;
@@ -321,10 +325,13 @@ static int posixtrace_nl_get_dumpit(struct sk_buff *skb,
 			cb->args[0] = posixtrace_stream_id(stream);
 		posixtrace_stream_put(stream);
 		if (ret) {
-			/* Not even one fits: say so, rather than end early. */
+			/*
+			 * Not even one fits, or no memory for the first: say
+			 * so, rather than end early.
+			 */
 			if (!skb->len)
 				return ret;
-			/* Full: the next call goes on from there. */
+			/* Full, or no memory: the next call goes on. */
 			break;
 		}
 	}
@@ -343,13 +350,20 @@ static void posixtrace_nl_send(struct posixtrace_stream *stream, u32 event)
 
 	msg = nlmsg_new(posixtrace_nl_msg_size(stream), GFP_KERNEL);
 	if (!msg)
-		return;
+		goto lost;
 	if (posixtrace_nl_msg(msg, 0, 0, 0, POSIXTRACE_NL_CMD_NOTIFY, event,
 			      stream, &init_pid_ns, &init_user_ns)) {
 		nlmsg_free(msg);
-		return;
+		goto lost;
 	}
 	genlmsg_multicast(&posixtrace_nl_family, msg, 0, 0, GFP_KERNEL);
+	return;
+lost:
+	/*
+	 * Never dropped unsaid: every listener's next receive fails with
+	 * ENOBUFS, as when its socket's buffer was full.
+	 */
+	genl_set_err(&posixtrace_nl_family, &init_net, 0, 0, -ENOBUFS);
 }
 
 static const struct posixtrace_stream_watcher posixtrace_nl_watcher = {

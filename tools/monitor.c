@@ -162,7 +162,8 @@ static int run(struct ptnl *nl, bool json, const sigset_t *wait_mask)
 		err = ptnl_receive(nl, print_notification, &json);
 		if (err == ENOBUFS) {
 			fprintf(stderr, PROG ": notifications were lost: the "
-				"socket's receive buffer overflowed\n");
+				"socket's receive buffer overflowed, or the "
+				"kernel had no memory for them\n");
 			continue;
 		}
 		if (err == ENODEV) {
