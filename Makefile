@@ -83,6 +83,11 @@ deb:
 mutants:
 	$(VM)/mutants.sh $(MUTANTS)
 
+# The module's failure points failed one call site at a time, under the
+# debug kernel; the report in build/fault/report.txt.
+fault:
+	$(VM)/fault.sh
+
 bench:
 	bench/run.sh
 
@@ -103,5 +108,5 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install uninstall check \
-	check-quick check-debug demo deb mutants bench bench-host bench-rt style \
+	check-quick check-debug demo deb mutants fault bench bench-host bench-rt style \
 	clean

@@ -25,6 +25,7 @@
  * it.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -34,6 +35,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "nl_common.h"
 #include "trc_common.h"
 #include "trl_common.h"
 
@@ -288,10 +290,22 @@ static int create_verify(int ret, bool failed)
 }
 
 /* posix_trace_create_withlog(): the log's file and its header too. */
+static int log_policy;
+
 static int withlog_prepare(void)
 {
+	log_policy = POSIX_TRACE_APPEND;
 	log_fd = tmp_log();
 	return log_fd < 0 ? errno : 0;
+}
+
+/* A log of a fixed size (LOOP): its space reserved at create. */
+static int loop_log_prepare(void)
+{
+	int err = withlog_prepare();
+
+	log_policy = POSIX_TRACE_LOOP;
+	return err;
 }
 
 static int withlog_act(void)
@@ -300,8 +314,9 @@ static int withlog_act(void)
 	int err = make_attr(&attr, POSIX_TRACE_FLUSH);
 
 	if (!err)
-		err = posix_trace_attr_setlogfullpolicy(&attr,
-							POSIX_TRACE_APPEND);
+		err = posix_trace_attr_setlogfullpolicy(&attr, log_policy);
+	if (!err && log_policy == POSIX_TRACE_LOOP)
+		err = posix_trace_attr_setlogsize(&attr, 256 * 1024);
 	if (!err)
 		err = posix_trace_create_withlog(0, &attr, log_fd, &trid);
 	posix_trace_attr_destroy(&attr);
@@ -368,6 +383,25 @@ static int eventid_verify(int ret, bool failed)
 	if (!ret && again != new_id)
 		return -1;
 	return 0;
+}
+
+/* The same with a format (typed payloads): the format copied in, kept. */
+static int format_act(void)
+{
+	return posixtrace_k_eventid_open_format(new_name, "n:u32,what:str",
+						&new_id);
+}
+
+static int format_verify(int ret, bool failed)
+{
+	trace_event_id_t again;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	if (posixtrace_k_eventid_open_format(new_name, "n:u32,what:str",
+					     &again))
+		return -1;
+	return !ret && again != new_id ? -1 : 0;
 }
 
 /* A stream running, for the operations on one. */
@@ -782,7 +816,6 @@ enum { CHILD_FIRED = 1, CHILD_UNSOUND = 2, CHILD_REFUSED = 4 };
 static int child_body(void)
 {
 	long copies = fault_times(2);
-	trace_attr_t attr;
 	uint64_t data;
 	int err, i, status = 0;
 	bool fired;
@@ -791,13 +824,8 @@ static int child_body(void)
 	raw_hit = -1;
 	fail_nth(walk_n);
 	err = posix_trace_eventid_open("fault.child", &ev_id);
-	if (!err) {
-		err = make_attr(&attr, POSIX_TRACE_LOOP);
-		if (!err)
-			err = posix_trace_create(0, &attr, &trid);
-		posix_trace_attr_destroy(&attr);
-		have_trid = !err;
-	}
+	if (!err)
+		err = create_act();
 	if (!err)
 		err = posix_trace_start(trid);
 	for (i = 0; !err && i < EVENTS; i++) {
@@ -856,12 +884,195 @@ static int fresh_verify(int ret, bool failed)
 	return child_sound && (ret == 0 || ret == ECANCELED) ? 0 : -1;
 }
 
+/*
+ * Monitoring over generic netlink: a dump of the streams and a GET of one
+ * (the answers the module builds in the task), and the notifications a
+ * listener gets, which the module's worker sends (elsewhere_site() fails
+ * those): a notification not sent is told, the listener's next receive
+ * failing with ENOBUFS.
+ */
+static struct nl mon;
+static bool mon_ready;
+static uint64_t mon_stream;	/* trid's stream id, as monitoring has it */
+
+/* A u32 or u64 attribute of a family message; false if absent. */
+static bool nl_attr(const struct nlmsghdr *nlh, uint16_t type, void *v,
+		    size_t len)
+{
+	const struct nlattr *nla = (const void *)((const char *)NLMSG_DATA(nlh) +
+						  GENL_HDRLEN);
+	int rem = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+
+	for (; rem >= NLA_HDRLEN && nla->nla_len >= NLA_HDRLEN &&
+	       nla->nla_len <= rem;
+	     rem -= NLA_ALIGN(nla->nla_len),
+	     nla = (const void *)((const char *)nla + NLA_ALIGN(nla->nla_len)))
+		if ((nla->nla_type & NLA_TYPE_MASK) == type &&
+		    nla->nla_len == NLA_HDRLEN + len) {
+			memcpy(v, (const char *)nla + NLA_HDRLEN, len);
+			return true;
+		}
+	return false;
+}
+
+/* A dump's answer: the id of the stream this process made. */
+static int mon_find(const struct nlmsghdr *nlh, void *ctx)
+{
+	uint32_t pid;
+	uint64_t id;
+
+	if (nl_attr(nlh, POSIXTRACE_NL_A_CREATOR_PID, &pid, sizeof(pid)) &&
+	    pid == (uint32_t)getpid() &&
+	    nl_attr(nlh, POSIXTRACE_NL_A_STREAM_ID, &id, sizeof(id)))
+		*(uint64_t *)ctx = id;
+	return 0;
+}
+
+/* The streams dumped; 0 or an error number, *id: this process's. */
+static int mon_dump(uint64_t *id)
+{
+	struct result res;
+
+	*id = 0;
+	msg_begin(&mon, mon.family, NLM_F_REQUEST | NLM_F_DUMP,
+		  POSIXTRACE_NL_CMD_GET);
+	return -nl_transact(&mon, mon_find, id, &res);
+}
+
+/* A stream, and monitoring's name for it. */
+static int mon_prepare(void)
+{
+	int err = 0;
+
+	if (!mon_ready)
+		err = -nl_open(&mon);
+	mon_ready = !err;
+	if (!err)
+		err = create_act();
+	if (!err)
+		err = mon_dump(&mon_stream);
+	return err ? err : mon_stream ? 0 : ENOENT;
+}
+
+static int dump_act(void)
+{
+	uint64_t id;
+
+	return mon_dump(&id);
+}
+
+static int get_act(void)
+{
+	struct result res;
+
+	msg_begin(&mon, mon.family, NLM_F_REQUEST | NLM_F_ACK,
+		  POSIXTRACE_NL_CMD_GET);
+	msg_u64(&mon, POSIXTRACE_NL_A_STREAM_ID, mon_stream);
+	return -nl_transact(&mon, NULL, NULL, &res);
+}
+
+/* Refused cleanly or answered; the socket answers whole after. */
+static int mon_verify(int ret, bool failed)
+{
+	uint64_t id;
+
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	return !mon_dump(&id) && id == mon_stream && !get_act() ? 0 : -1;
+}
+
+static struct nl listener = { .fd = -1 };
+
+/* A listener to the notify group, then a stream (CREATED is news). */
+static int notify_prepare(void)
+{
+	int err = mon_prepare(), group = (int)mon.group;
+
+	if (!err)
+		err = -nl_socket(&listener);
+	if (!err && setsockopt(listener.fd, SOL_NETLINK,
+			       NETLINK_ADD_MEMBERSHIP, &group, sizeof(group)))
+		err = errno;
+	return err;
+}
+
+static int notify_act(void)
+{
+	return posix_trace_start(trid);
+}
+
+/* STARTED heard of, or (a failure only) that something was not. */
+static int notify_verify(int ret, bool failed)
+{
+	const struct nlmsghdr *nlh;
+	uint32_t event;
+	uint64_t id;
+	ssize_t n;
+	size_t rem;
+
+	if (ret)
+		return -1;
+	for (;;) {
+		n = nl_recv(&listener, TIMEOUT_MS);
+		if (n == -ENOBUFS)
+			return failed ? 0 : -1;
+		if (n < 0)
+			return -1;
+		nlh = (const struct nlmsghdr *)listener.rx;
+		for (rem = n; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem))
+			if (nl_attr(nlh, POSIXTRACE_NL_A_STREAM_ID, &id,
+				    sizeof(id)) && id == mon_stream &&
+			    nl_attr(nlh, POSIXTRACE_NL_A_EVENT, &event,
+				    sizeof(event)) &&
+			    event == POSIXTRACE_NL_EV_STARTED)
+				return 0;
+	}
+}
+
+static void notify_cleanup(void)
+{
+	shut();
+	nl_close(&listener);
+}
+
+/* A formatted type's format, copied out of a stream's type list. */
+static trace_event_id_t fmt_id;
+
+static int getformat_prepare(void)
+{
+	int err = running_prepare();
+
+	if (!err)
+		err = posixtrace_k_eventid_open_format("fault.typed",
+						       "n:u32,what:str",
+						       &fmt_id);
+	return err;
+}
+
+static int getformat_act(void)
+{
+	char format[64];
+
+	return posixtrace_k_eventid_get_format(trid, fmt_id, format,
+					       sizeof(format));
+}
+
+static int getformat_verify(int ret, bool failed)
+{
+	if (ret && (!failed || !clean_error(ret)))
+		return -1;
+	return getformat_act() ? -1 : stream_works(trid);
+}
+
 static const struct op ops[] = {
 	{ "create", nothing, create_act, create_verify, shut },
 	{ "create_withlog", withlog_prepare, withlog_act, withlog_verify,
 	  shut },
+	{ "create_withlog_loop", loop_log_prepare, withlog_act,
+	  withlog_verify, shut },
 	{ "eventid_open", eventid_prepare, eventid_act, eventid_verify,
 	  shut },
+	{ "eventid_format", eventid_prepare, format_act, format_verify, shut },
 	{ "events", raw_prepare, raw_small_act, raw_verify, shut },
 	{ "events_ringless", raw_prepare, raw_ringless_act, raw_verify,
 	  shut },
@@ -874,6 +1085,12 @@ static const struct op ops[] = {
 	  shut },
 	{ "fork", fork_prepare, fork_act, fork_verify, shut },
 	{ "new_process", nothing, fresh_act, fresh_verify, shut },
+	{ "netlink_dump", mon_prepare, dump_act, mon_verify, shut },
+	{ "netlink_get", mon_prepare, get_act, mon_verify, shut },
+	{ "netlink_notify", notify_prepare, notify_act, notify_verify,
+	  notify_cleanup },
+	{ "eventid_get_format", getformat_prepare, getformat_act,
+	  getformat_verify, shut },
 };
 
 FIXTURE(fault) {
@@ -935,8 +1152,8 @@ static int walk_op(struct __test_metadata *_metadata, const struct op *op,
 	return points;
 }
 
-/* Every operation, every failure point it reaches. */
-TEST_F(fault, every_failure_point_fails_cleanly)
+/* Every operation, every failure point it reaches: a minute or two. */
+TEST_F_TIMEOUT(fault, every_failure_point_fails_cleanly, 600)
 {
 	int total = 0, points, absorbed;
 	size_t i;
@@ -969,6 +1186,103 @@ static unsigned long section_base(const char *section)
 }
 
 /*
+ * Failures elsewhere (@on), where the stack filter lets them: in the
+ * module's workers and the log's thread, and in the children this process
+ * forks (a child's inheritance, before it runs), which fail-nth, this
+ * task's own, cannot reach. make-it-fail on this process, on kthreadd and
+ * its children, and so on the threads either starts from now on; each
+ * type's task filter on, and the next failure a filter lets through
+ * injected, once.
+ */
+static bool fail_elsewhere(bool on)
+{
+	const char *flag = on ? "1" : "0";
+	char path[320], line[256];
+	bool ok = true;
+	int i, ppid;
+	FILE *f;
+	DIR *d;
+	struct dirent *e;
+
+	/* This process too, and the children it forks from now on. */
+	ok &= write_str("/proc/self/make-it-fail", flag);
+	ok &= write_str("/proc/2/make-it-fail", flag);
+	d = opendir("/proc");
+	if (!d)
+		return false;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		ppid = 0;
+		/* pid (comm) state ppid: comm without spaces for kthreads */
+		if (fgets(line, sizeof(line), f) && strrchr(line, ')'))
+			sscanf(strrchr(line, ')') + 2, "%*c %d", &ppid);
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/%s/make-it-fail",
+			 e->d_name);
+		if (ppid == 2)
+			write_str(path, flag);
+	}
+	closedir(d);
+	for (i = 0; i < FAULT_DIRS; i++)
+		ok &= fault_set(i, "task-filter", on ? "Y" : "N") &&
+		      fault_set(i, "probability", on ? "100" : "0") &&
+		      fault_set(i, "times", on ? "1" : FAULT_TIMES);
+	return ok;
+}
+
+/* Whether the one failure fail_elsewhere() allowed came. */
+static bool failed_elsewhere(void)
+{
+	int i;
+
+	for (i = 0; i < FAULT_DIRS; i++)
+		if (fault_times(i) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * A site no operation's task reaches, failed elsewhere instead: each
+ * operation run once, with the site's first call failed wherever it
+ * comes; the operation, and all it did, checked as a failure point's. 1
+ * if it failed once, 0 if nothing called it.
+ */
+static int elsewhere_site(struct __test_metadata *_metadata, const char *where)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (ops[i].prepare()) {
+			EXPECT_TRUE(false) TH_LOG("%s: prepare", ops[i].name);
+			ops[i].cleanup();
+			continue;
+		}
+		ASSERT_TRUE(fail_elsewhere(true));
+		ret = ops[i].act();
+		/* What the kernel threads do for it: a while, in a guest. */
+		usleep(20000);
+		EXPECT_EQ(0, ops[i].verify(ret, failed_elsewhere()))
+			TH_LOG("%s: %s, failed elsewhere: %s (%d)", where,
+			       ops[i].name, strerror(ret), ret);
+		ops[i].cleanup();
+		if (failed_elsewhere()) {
+			printf("# fault: %s failed elsewhere by %s\n",
+			       where, ops[i].name);
+			ASSERT_TRUE(fail_elsewhere(false));
+			return 1;
+		}
+		ASSERT_TRUE(fail_elsewhere(false));
+	}
+	return 0;
+}
+
+/*
  * One call site at a time, from the table selftests/vm/fault-map.sh made
  * of this very module (fault-sites.tab beside this program; make fault
  * puts it there): the stack filter narrowed to the call's return address,
@@ -976,7 +1290,8 @@ static unsigned long section_base(const char *section)
  * fails in turn, whichever operation reaches it. One line per site, which
  * selftests/vm/fault.sh adds up: "# fault-site: SOURCE CALLEE POINTS".
  */
-TEST_F(fault, every_call_site_fails_in_turn)
+/* Every site walked again: many minutes under emulation. */
+TEST_F_TIMEOUT(fault, every_call_site_fails_in_turn, 1800)
 {
 	char table[4096], section[64], source[128], callee[128];
 	unsigned long offset, base;
@@ -1002,6 +1317,8 @@ TEST_F(fault, every_call_site_fails_in_turn)
 			points = walk_op(_metadata, &ops[i], source, &absorbed);
 			n += points;
 		}
+		if (!n)
+			n = elsewhere_site(_metadata, source);
 		printf("# fault-site: %s %s %d\n", source, callee, n);
 		sites++;
 		hit += n > 0;

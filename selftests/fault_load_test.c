@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fault_load_test: the module's loading failed at each failure point in
+ * turn (issue 32), under a kernel with fault injection (the debug
+ * kernel's); skipped elsewhere. fault_test cannot reach these: they run
+ * once, in the task that loads the module, before any stream.
+ *
+ * The module is unloaded, then loaded again with finit_module() by this
+ * task, its fail-nth set to N = 1, 2, ...: failslab, fail_page_alloc and
+ * fail_usercopy count only calls made with a module's text on the stack
+ * (require-start and require-end: the modules' area), so that what the
+ * kernel's loader itself allocates does not count, and the module's init
+ * (and what it calls) fails at its Nth point. Each load must succeed (the
+ * failure absorbed) or fail with a clean error number and leave nothing
+ * behind: no device, no generic netlink family, and a load without a
+ * failure after it that works. The walk ends at the first N the load
+ * does not reach. kmemleak and the taint check follow, as after every
+ * test. The module is left loaded, with the parameters it had.
+ *
+ * Every point takes a load of the module, a third of a second of a debug
+ * kernel under emulation, and there are hundreds: make check walks every
+ * SHORT_STRIDE-th; make fault (selftests/vm/fault.sh), which puts
+ * "fault-load-full" beside this program, walks them all.
+ *
+ * The module must not be in use: no stream, no open descriptor (the
+ * guest runs one test program at a time).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "../kselftest_harness.h"
+
+/* Hundreds of loads of a debug module, under emulation. */
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 900
+
+#define MODULE_PATH	"/posixtrace/posixtrace.ko"
+#define PARAMS_DIR	"/sys/module/posixtrace/parameters"
+#define MAX_POINTS	4000
+#define SHORT_STRIDE	9
+/*
+ * x86_64's modules area, with KASLR (from 0xffffffffc0000000) or not
+ * (from 0xffffffffa0000000), to MODULES_END: only modules' text there.
+ */
+#define MODULES_START	0xffffffffa0000000ul
+#define MODULES_END	0xffffffffff000000ul
+
+static const char *const fault_dirs[] = {
+	"/sys/kernel/debug/failslab",
+	"/sys/kernel/debug/fail_page_alloc",
+	"/sys/kernel/debug/fail_usercopy",
+};
+
+static bool write_str(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text);
+}
+
+static bool read_str(const char *path, char *text, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, text, size - 1);
+	close(fd);
+	if (n < 0)
+		return false;
+	text[n] = '\0';
+	text[strcspn(text, "\n")] = '\0';
+	return true;
+}
+
+static bool fault_set(const char *dir, const char *knob, const char *value)
+{
+	char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, knob);
+	return write_str(path, value);
+}
+
+static bool faults_setup(void)
+{
+	char start[32], end[32];
+	size_t i;
+
+	snprintf(start, sizeof(start), "%lu", MODULES_START);
+	snprintf(end, sizeof(end), "%lu", MODULES_END);
+	for (i = 0; i < sizeof(fault_dirs) / sizeof(fault_dirs[0]); i++)
+		if (!fault_set(fault_dirs[i], "require-start", start) ||
+		    !fault_set(fault_dirs[i], "require-end", end) ||
+		    !fault_set(fault_dirs[i], "probability", "0") ||
+		    !fault_set(fault_dirs[i], "times", "-1") ||
+		    !fault_set(fault_dirs[i], "verbose", "0"))
+			return false;
+	return fault_set(fault_dirs[0], "ignore-gfp-wait", "N") &&
+	       fault_set(fault_dirs[1], "ignore-gfp-wait", "N") &&
+	       fault_set(fault_dirs[1], "ignore-gfp-highmem", "N") &&
+	       fault_set(fault_dirs[1], "min-order", "0");
+}
+
+/*
+ * The module's parameters as loaded, "name=value ...", into @params: the
+ * ones the guest's init.sh may set.
+ */
+static void loaded_params(char *params, size_t size)
+{
+	static const char *const names[] = { "max_ring_size" };
+	char path[128], value[64];
+	size_t i, len = 0;
+
+	params[0] = '\0';
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), PARAMS_DIR "/%s", names[i]);
+		if (read_str(path, value, sizeof(value)))
+			len += snprintf(params + len, size - len, "%s%s=%s",
+					len ? " " : "", names[i], value);
+	}
+}
+
+static int load(const char *params)
+{
+	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return errno;
+	ret = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
+	close(fd);
+	return ret;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "posixtrace", O_NONBLOCK) ? errno : 0;
+}
+
+static void fail_nth(int n)
+{
+	char text[16];
+
+	snprintf(text, sizeof(text), "%d", n);
+	write_str("/proc/thread-self/fail-nth", text);
+}
+
+static bool fail_nth_done(void)
+{
+	char text[16] = "";
+	bool fired = read_str("/proc/thread-self/fail-nth", text, sizeof(text)) &&
+		     text[0] == '0';
+
+	fail_nth(0);
+	return fired;
+}
+
+/* Nothing of the module is left: its device, its sysfs directory. */
+static bool gone(void)
+{
+	return access("/dev/posixtrace", F_OK) && access("/sys/module/posixtrace", F_OK);
+}
+
+/* Loaded and working: its device opens. */
+static bool works(void)
+{
+	int fd = open("/dev/posixtrace", O_RDWR | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+/* 1 if "fault-load-full" is beside this program, else SHORT_STRIDE. */
+static int stride(void)
+{
+	char path[4096];
+	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 32);
+
+	if (len <= 0)
+		return SHORT_STRIDE;
+	path[len] = '\0';
+	strcpy(strrchr(path, '/') + 1, "fault-load-full");
+	return access(path, F_OK) ? SHORT_STRIDE : 1;
+}
+
+/*
+ * One load, its Nth failure point failed (as the filter counts them): a
+ * clean error and nothing left, or loaded and working, then unloaded.
+ * Returns whether the failure came; *@absorbed counts the loads that
+ * succeeded all the same.
+ */
+static bool load_failed_at(struct __test_metadata *_metadata, int n,
+			   const char *params, int *absorbed)
+{
+	bool failed;
+	int ret;
+
+	fail_nth(n);
+	ret = load(params);
+	failed = fail_nth_done();
+	if (ret) {
+		EXPECT_TRUE(failed && (ret == ENOMEM || ret == EFAULT))
+			TH_LOG("failure point %d: %s", n, strerror(ret));
+		EXPECT_TRUE(gone()) TH_LOG("failure point %d: left behind", n);
+	} else {
+		(*absorbed)++;
+		EXPECT_TRUE(works()) TH_LOG("failure point %d: loaded, not working", n);
+		EXPECT_EQ(0, unload()) TH_LOG("failure point %d: unload", n);
+	}
+	return failed;
+}
+
+static bool injection_here(void)
+{
+	return !access("/proc/thread-self/fail-nth", W_OK) &&
+	       !access("/sys/kernel/debug/failslab/require-start", W_OK) &&
+	       !access(MODULE_PATH, R_OK);
+}
+
+TEST(every_failure_point_of_loading_fails_cleanly)
+{
+	int n, points = 0, absorbed = 0, step = stride();
+	char params[256];
+
+	if (!injection_here())
+		SKIP(return, "no fault injection with a stack filter, or no module file");
+	ASSERT_TRUE(faults_setup());
+	loaded_params(params, sizeof(params));
+	ASSERT_EQ(0, unload()) TH_LOG("the module is in use");
+	for (n = 1; n <= MAX_POINTS; n += step) {
+		if (!load_failed_at(_metadata, n, params, &absorbed))
+			break;
+		points++;
+	}
+	EXPECT_GT(MAX_POINTS, n);
+	ASSERT_EQ(0, load(params)) TH_LOG("loading it again");
+	EXPECT_TRUE(works());
+	printf("# fault: loading: %d failure points failed (every %d%s), %d absorbed\n",
+	       points, step, step == 1 ? "st" : "th", absorbed);
+}
+
+/* Where the module's .text is now; 0 if it is not loaded. */
+static unsigned long text_base(void)
+{
+	char text[32];
+
+	return read_str("/sys/module/posixtrace/sections/.text", text,
+			sizeof(text)) ? strtoul(text, NULL, 16) : 0;
+}
+
+/*
+ * fault_test's every_call_site_fails_in_turn, for loading: each call
+ * site of the table (fault-map.sh's, beside this program: make fault
+ * puts it there) failed alone, at each of its points in turn. The stack
+ * filter takes an address, so the module must load where it loaded
+ * before: the test says so if it did not.
+ */
+TEST(every_call_site_of_loading_fails_in_turn)
+{
+	char path[4096], section[64], source[128], callee[128], params[256];
+	char start[32], end[32];
+	unsigned long offset, base;
+	int n, points, absorbed = 0, moved = 0;
+	ssize_t len;
+	size_t i;
+	FILE *f;
+
+	if (!injection_here())
+		SKIP(return, "no fault injection with a stack filter, or no module file");
+	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
+	ASSERT_LT(0, len);
+	path[len] = '\0';
+	strcpy(strrchr(path, '/') + 1, "fault-sites.tab");
+	f = fopen(path, "r");
+	if (!f)
+		SKIP(return, "no fault-sites.tab here: make fault makes it");
+	ASSERT_TRUE(faults_setup());
+	loaded_params(params, sizeof(params));
+	base = text_base();
+	ASSERT_NE(0, base);
+	ASSERT_EQ(0, unload()) TH_LOG("the module is in use");
+	while (fscanf(f, "%63s %lx %127s %127s", section, &offset, source,
+		      callee) == 4) {
+		if (strcmp(section, ".text"))
+			continue;
+		snprintf(start, sizeof(start), "%lu", base + offset);
+		snprintf(end, sizeof(end), "%lu", base + offset + 1);
+		for (i = 0; i < sizeof(fault_dirs) / sizeof(fault_dirs[0]); i++)
+			ASSERT_TRUE(fault_set(fault_dirs[i], "require-start", start) &&
+				    fault_set(fault_dirs[i], "require-end", end));
+		points = 0;
+		for (n = 1; n <= MAX_POINTS; n++) {
+			if (!load_failed_at(_metadata, n, params, &absorbed))
+				break;
+			points++;
+		}
+		/* The last load, not failed, was unloaded: where was it? */
+		if (!load(params)) {
+			moved += text_base() != base;
+			EXPECT_EQ(0, unload());
+		}
+		printf("# fault-site: %s %s %d\n", source, callee, points);
+	}
+	fclose(f);
+	ASSERT_TRUE(faults_setup());
+	ASSERT_EQ(0, load(params)) TH_LOG("loading it again");
+	EXPECT_TRUE(works());
+	EXPECT_EQ(0, moved) TH_LOG("the module loaded elsewhere %d times", moved);
+}
+
+TEST_HARNESS_MAIN
