@@ -24,7 +24,8 @@ set -euo pipefail
 
 ko=${1:?usage: fault-map.sh KO}
 [ -r "$ko" ] || { echo "fault-map.sh: $ko: not readable" >&2; exit 1; }
-readelf -S "$ko" | grep -q '\.debug_info' || {
+# No grep -q: readelf would write on into a closed pipe (pipefail).
+readelf -S "$ko" | grep '\.debug_info' >/dev/null || {
 	echo "fault-map.sh: $ko has no debug info (build it with KCFLAGS=-g)" >&2
 	exit 1
 }
