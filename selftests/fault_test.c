@@ -21,8 +21,9 @@
  * kmemleak scan and taint check after every test).
  *
  * What runs in the module's kernel threads and workers (a log's writer,
- * drains queued to a worker) is not this task's: fail-nth does not reach
- * it.
+ * the notification worker) or in a child before it runs is not this
+ * task's, and fail-nth does not reach it: every_call_site_fails_in_turn
+ * fails those sites once each with make-it-fail (fail_elsewhere()).
  */
 #define _GNU_SOURCE
 #include <dirent.h>
