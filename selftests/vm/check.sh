@@ -47,6 +47,19 @@ host_case() {
 	fi
 }
 
+# Line and branch coverage of kmod/ over the debug guests (their gcov
+# counts), per file, in $LOGS/coverage.txt with every uncovered block; the
+# table is shown here too. Fails only when a guest brought no counts.
+coverage_report() {
+	local table rc=0
+	table=$("$VM_DIR/coverage.py" "$BUILD_DIR/kmod-debug/kmod" \
+		"$LOGS/coverage.txt" "$BUILD_DIR/vm-debug/export/gcov.tar" \
+		"$BUILD_DIR/vm-debug.rings-off/export/gcov.tar") || rc=1
+	printf '%s\n' "$table"
+	COVERAGE_TABLE=$table
+	return $rc
+}
+
 # view's pages of the host's logs; screenshots in $LOGS/view.
 view_pages() {
 	local work rc=0
@@ -354,8 +367,9 @@ checkpatch_strict() {
 
 # The module for one kernel (lib.sh), with the extra warnings of W=1, and
 # every warning an error.
+# build_module_strict RELEASE KDIR [MAKE ARGUMENTS...]
 build_module_strict() {
-	no_warnings build_module "$1" "$2" W=1 KCFLAGS=-Werror
+	no_warnings build_module "$@" W=1 KCFLAGS=-Werror
 }
 
 sparse_clean() {
@@ -523,10 +537,13 @@ if [ $MODE != quick ]; then
 	host_case debug_kernel sh -c "'$VM_DIR/debug-kernel.sh' > '$DKDIR'"
 	kdir=$(tail -n 1 "$DKDIR" 2>/dev/null)
 	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
-		host_case build_module.debug build_module_strict debug "$kdir"
+		# The debug guests' module counts what it runs (gcov): the
+		# two runs together are make check's coverage of kmod/.
+		host_case build_module.debug build_module_strict debug "$kdir" GCOV_PROFILE=y
 		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko"
 		run_vm debug.rings-off "$kdir/arch/x86/boot/bzImage" \
 			"$BUILD_DIR/kmod-debug/kmod/posixtrace.ko" --rings-off
+		host_case coverage coverage_report
 	fi
 fi
 
@@ -536,6 +553,10 @@ for log in "$LOGS"/vm.*.log; do
 	[ -f "$log" ] || continue
 	sed -n 's/^\[\(.*\)\] # time: \(.*\) \([0-9.]*\) s$/\1 \2 \3/p' "$log"
 done | sort -k3,3 -g -r | head -n 6 | sed 's/^/#   /'
+if [ -n "${COVERAGE_TABLE:-}" ]; then
+	echo "# coverage of kmod/ by the debug guests, per file in $LOGS/coverage.txt:"
+	printf '%s\n' "$COVERAGE_TABLE" | sed -n '1p;/^# all /p'
+fi
 echo "# skipped: $SKIPPED"
 if [ ${#FAILURES[@]} != 0 ]; then
 	echo "# failed (${#FAILURES[@]}):"

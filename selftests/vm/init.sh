@@ -110,6 +110,18 @@ fi
 if [ "$(splat_taint)" = 0 ]; then ok not_tainted_by_splat
 else not_ok not_tainted_by_splat "tainted=$(cat /proc/sys/kernel/tainted)"; fi
 
+# A module built for coverage (GCOV_PROFILE=y) leaves its counters in
+# debugfs after rmmod (gcov_persist): hand them over as one tar file. The
+# files there report a size of 0, so each is read into /tmp first.
+GCOV=/sys/kernel/debug/gcov
+if [ -d $GCOV ]; then
+	find $GCOV -name '*.gcda' | while read -r f; do
+		mkdir -p "/tmp/gcov${f%/*}"
+		cat "$f" > "/tmp/gcov$f"
+	done
+	[ -d /tmp/gcov ] && tar -C /tmp/gcov$GCOV -cf /export/gcov.tar .
+fi
+
 # Hand the exported logs to the host: "begin NAME", base64, "end".
 stty -F /dev/ttyS2 raw -echo 2>/dev/null
 for f in /export/*; do
