@@ -88,6 +88,11 @@ mutants:
 fault:
 	$(VM)/fault.sh
 
+# A million random calls on the module under the debug kernel, and the log
+# reader's fuzzer for ten minutes; the report in build/fuzz/report.txt.
+fuzz:
+	$(VM)/fuzz.sh $(FUZZ_ARGS)
+
 bench:
 	bench/run.sh
 
@@ -108,5 +113,6 @@ clean:
 	rm -rf build
 
 .PHONY: all kmod ulib tools examples selftests install uninstall check \
-	check-quick check-debug demo deb mutants fault bench bench-host bench-rt style \
+	check-quick check-debug demo deb mutants fault fuzz bench bench-host \
+	bench-rt style \
 	clean

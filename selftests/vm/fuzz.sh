@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make fuzz: the module and the log reader under random input, at scale
+# (issue 32).
+#
+#  1. fuzz_test under the debug kernel (KASAN, lockdep, kmemleak, UBSAN,
+#     KFENCE): CALLS random calls (default 1,000,000) from processes and
+#     threads that come and go (selftests/fuzz_test.c says what they do),
+#     then the guest's kmemleak scan, splat check and rmmod. The module is
+#     built for coverage (gcov), so the report says which of its lines the
+#     fuzzing ran.
+#  2. The log reader's libFuzzer target (fuzz/) for SECONDS (default 600).
+#
+# The report is $BUILD_DIR/fuzz/report.txt: the calls made of each kind,
+# the guest's verdict, the coverage of kmod/ by the fuzzing alone, and
+# libFuzzer's last status line. Exits non-zero if either part failed.
+#
+#   fuzz.sh [--calls N] [--seconds S] [--log-seconds S] [--seed SEED]
+#
+# --seconds bounds the guest's fuzzing (default 3000); --seed replaces
+# fuzz_test's fixed seed.
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED=
+while [ $# -gt 0 ]; do
+	case $1 in
+	--calls) CALLS=$2; shift 2 ;;
+	--seconds) SECONDS_MAX=$2; shift 2 ;;
+	--log-seconds) LOG_SECONDS=$2; shift 2 ;;
+	--seed) SEED=$2; shift 2 ;;
+	-h|--help) sed -n '3,/^set /p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
+	*) die "unknown argument $1 (see --help)" ;;
+	esac
+done
+
+WORK=$BUILD_DIR/fuzz
+rm -rf "$WORK" && mkdir -p "$WORK/tests" "$WORK/tree/posixtrace/tests"
+
+"$VM_DIR/deps.sh" || die "installing dependencies failed"
+kdir=$("$VM_DIR/debug-kernel.sh" | tail -n 1) || die "no debug kernel"
+log "fuzz: module (gcov) and fuzz_test"
+build_module fuzz "$kdir" GCOV_PROFILE=y -j"$(nproc)" >"$WORK/build.log" 2>&1 ||
+	die "module build failed: $WORK/build.log"
+objdir=$BUILD_DIR/kmod-fuzz/kmod
+if ! make -C "$TOP_DIR" --no-print-directory ulib >>"$WORK/build.log" 2>&1 ||
+	! "$VM_DIR/build-selftests.sh" "$WORK/selftests" >>"$WORK/build.log" 2>&1; then
+	die "selftests build failed: $WORK/build.log"
+fi
+cp "$WORK/selftests/fuzz_test" "$WORK/tests/"
+echo "$CALLS $SECONDS_MAX $SEED" >"$WORK/tree/posixtrace/tests/fuzz-calls"
+
+rc=0
+log "fuzz: $CALLS calls in the debug guest (at most $SECONDS_MAX s)"
+"$VM_DIR/run-vm.sh" --label fuzz --kernel "$kdir/arch/x86/boot/bzImage" \
+	--module "$objdir/posixtrace.ko" --out "$WORK/vm" --tests "$WORK/tests" \
+	--tree "$WORK/tree" --timeout $((SECONDS_MAX + 600)) \
+	>"$WORK/vm.log" 2>&1 || rc=1
+
+log "fuzz: the log reader, $LOG_SECONDS s"
+make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
+	>"$WORK/log_fuzz.log" 2>&1 || rc=1
+
+{
+	echo "make fuzz under $(basename "$kdir"), $(date -u +%F), commit $(git -C "$TOP_DIR" rev-parse --short HEAD 2>/dev/null)"
+	echo
+	echo "== fuzz_test: $CALLS calls at most, within $SECONDS_MAX s"
+	sed -n 's/^# fuzz_test\.c:[0-9]*:[a-z_]*://p' "$WORK/vm/ktap.txt" 2>/dev/null |
+		sed 's/^/  /'
+	grep -E '^(not )?ok ' "$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
+	tail -n 1 "$WORK/vm.log" | sed 's/^/  /'
+	echo
+	echo "== coverage of kmod/ by fuzz_test alone"
+	"$VM_DIR/coverage.py" "$objdir" "$WORK/coverage.txt" \
+		"$WORK/vm/export/gcov.tar" | sed -n 's/^# /  /p' |
+		sed -n '1p;/^  all /p;/uncovered/p' || rc=1
+	echo
+	echo "== the log reader (libFuzzer, $LOG_SECONDS s)"
+	grep -E '^#[0-9]+\s+(DONE|pulse)|^Done ' "$WORK/log_fuzz.log" | tail -n 2 |
+		sed 's/^/  /'
+	grep -E 'ERROR|SUMMARY|crash-|leak-' "$WORK/log_fuzz.log" | head -n 5 |
+		sed 's/^/  /'
+} >"$WORK/report.txt"
+cat "$WORK/report.txt"
+[ $rc = 0 ] || log "fuzz: failed (logs in $WORK)"
+exit $rc
