@@ -167,6 +167,31 @@ static inline int raw_status(int sfd, struct posixtrace_status *st)
 	return ioctl(sfd, POSIXTRACE_IOC_STATUS, st) ? errno : 0;
 }
 
+/* GETNEXT into buf: 0 or the errno; *count records of *bytes. */
+static inline int raw_getnext(int sfd, void *buf, uint32_t size,
+			      uint32_t flags, const struct timespec *abstime,
+			      uint32_t *count, uint32_t *bytes)
+{
+	struct posixtrace_getnext gn = {
+		.size = sizeof(gn),
+		.flags = flags,
+		.buf = (uintptr_t)buf,
+		.buf_size = size,
+	};
+
+	*count = 0;
+	*bytes = 0;
+	if (abstime) {
+		gn.timeout_sec = abstime->tv_sec;
+		gn.timeout_nsec = (uint32_t)abstime->tv_nsec;
+	}
+	if (ioctl(sfd, POSIXTRACE_IOC_GETNEXT, &gn))
+		return errno;
+	*count = gn.count;
+	*bytes = gn.bytes;
+	return 0;
+}
+
 /* ---- streams and their limit ---------------------------------------- */
 
 static inline void make_attr(trace_attr_t *attr, size_t stream_size,

@@ -166,30 +166,6 @@ static bool rec_sane(const struct posixtrace_record *rec, size_t left)
 	       rec->size == rec_header(rec) + ROUND8(rec->data_len);
 }
 
-static int raw_getnext(int sfd, void *buf, uint32_t size, uint32_t flags,
-		       const struct timespec *abstime, uint32_t *count,
-		       uint32_t *bytes)
-{
-	struct posixtrace_getnext gn = {
-		.size = sizeof(gn),
-		.flags = flags,
-		.buf = (uintptr_t)buf,
-		.buf_size = size,
-	};
-
-	*count = 0;
-	*bytes = 0;
-	if (abstime) {
-		gn.timeout_sec = abstime->tv_sec;
-		gn.timeout_nsec = (uint32_t)abstime->tv_nsec;
-	}
-	if (ioctl(sfd, POSIXTRACE_IOC_GETNEXT, &gn))
-		return errno;
-	*count = gn.count;
-	*bytes = gn.bytes;
-	return 0;
-}
-
 #define FDS_MAX	256
 
 /*

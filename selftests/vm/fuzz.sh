@@ -10,7 +10,11 @@
 #     then the guest's kmemleak scan, splat check and rmmod. The module is
 #     built for coverage (gcov), so the report says which of its lines the
 #     fuzzing ran.
-#  2. The log reader's libFuzzer target (fuzz/) for SECONDS (default 600).
+#  2. hotplug_test in a debug guest of four CPUs, the rings on and off:
+#     three CPUs taken offline and back, one at a time, over and over,
+#     while threads record and read and kernel events come (make check's
+#     guests have two CPUs, so one goes away there).
+#  3. The log reader's libFuzzer target (fuzz/) for SECONDS (default 600).
 #
 # The report is $BUILD_DIR/fuzz/report.txt: the calls made of each kind,
 # the guest's verdict, the coverage of kmod/ by the fuzzing alone, and
@@ -49,6 +53,8 @@ if ! make -C "$TOP_DIR" --no-print-directory ulib >>"$WORK/build.log" 2>&1 ||
 	die "selftests build failed: $WORK/build.log"
 fi
 cp "$WORK/selftests/fuzz_test" "$WORK/tests/"
+mkdir -p "$WORK/hotplug"
+cp "$WORK/selftests/hotplug_test" "$WORK/hotplug/"
 echo "$CALLS $SECONDS_MAX $SEED" >"$WORK/tree/posixtrace/tests/fuzz-calls"
 
 rc=0
@@ -57,6 +63,16 @@ log "fuzz: $CALLS calls in the debug guest (at most $SECONDS_MAX s)"
 	--module "$objdir/posixtrace.ko" --out "$WORK/vm" --tests "$WORK/tests" \
 	--tree "$WORK/tree" --timeout $((SECONDS_MAX + 600)) \
 	>"$WORK/vm.log" 2>&1 || rc=1
+
+for mode in on off; do
+	args=()
+	[ $mode = off ] && args=(--rings-off)
+	log "fuzz: CPUs offline and back, four CPUs, the rings $mode"
+	"$VM_DIR/run-vm.sh" --label "hotplug.$mode" --smp 4 \
+		--kernel "$kdir/arch/x86/boot/bzImage" --module "$objdir/posixtrace.ko" \
+		--out "$WORK/vm-hotplug.$mode" --tests "$WORK/hotplug" \
+		--timeout 900 "${args[@]}" >"$WORK/vm-hotplug.$mode.log" 2>&1 || rc=1
+done
 
 log "fuzz: the log reader, $LOG_SECONDS s"
 make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
@@ -70,11 +86,18 @@ make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 		sed 's/^/  /'
 	grep -E '^(not )?ok ' "$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
 	tail -n 1 "$WORK/vm.log" | sed 's/^/  /'
+	for mode in on off; do
+		echo
+		echo "== hotplug_test, four CPUs, the rings $mode"
+		sed -n 's/^# hotplug_test\.c:[0-9]*:[a-z_]*://p' \
+			"$WORK/vm-hotplug.$mode/ktap.txt" 2>/dev/null | sed 's/^/  /'
+		tail -n 1 "$WORK/vm-hotplug.$mode.log" | sed 's/^/  /'
+	done
 	echo
-	echo "== coverage of kmod/ by fuzz_test alone"
+	echo "== coverage of kmod/ by fuzz_test and hotplug_test"
 	"$VM_DIR/coverage.py" "$objdir" "$WORK/coverage.txt" \
-		"$WORK/vm/export/gcov.tar" | sed -n 's/^# /  /p' |
-		sed -n '1p;/^  all /p;/uncovered/p' || rc=1
+		"$WORK/vm/export/gcov.tar" "$WORK"/vm-hotplug.*/export/gcov.tar |
+		sed -n 's/^# /  /p' | sed -n '1p;/^  all /p;/uncovered/p' || rc=1
 	echo
 	echo "== the log reader (libFuzzer, $LOG_SECONDS s)"
 	grep -E '^#[0-9]+\s+(DONE|pulse)|^Done ' "$WORK/log_fuzz.log" | tail -n 2 |

@@ -16,21 +16,22 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
-          [--import DIR] [--tree DIR]... [--rings-off]
+          [--import DIR] [--tree DIR]... [--rings-off] [--smp N]
 --bin FILE puts a program (with the libraries ldd finds) or a script in the
 guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
 the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT). --tree DIR
 copies DIR's files into the guest's root (another tracer's modules under
 lib/modules, for the benchmark).
 --rings-off loads the module with max_ring_size=0: every event goes by
-system call, and ring_test (which tests the rings) is skipped.
+system call, and ring_test (which tests the rings) is skipped. --smp N
+gives the guest N CPUs (2 by default).
 USAGE
 	exit 2
 }
 
 KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
 TREES=()
-RINGS=on
+RINGS=on SMP=2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -44,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--import) IMPORT=$2; shift 2 ;;
 	--tree) TREES+=("$2"); shift 2 ;;
 	--rings-off) RINGS=off; shift ;;
+	--smp) SMP=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -97,7 +99,7 @@ fi
 (cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet) >"$OUT/initramfs.cpio"
 
 boot() {
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp 2 \
+	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" \
 		-m 2048 -nographic -no-reboot -monitor none \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" \
 		-append "$APPEND" \
