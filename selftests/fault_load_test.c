@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "../kselftest_harness.h"
+#include "fault_common.h"
 
 /* Hundreds of loads of a debug module, under emulation. */
 #undef TEST_TIMEOUT_DEFAULT
@@ -51,66 +52,11 @@
 #define MODULES_START	0xffffffffa0000000ul
 #define MODULES_END	0xffffffffff000000ul
 
-static const char *const fault_dirs[] = {
-	"/sys/kernel/debug/failslab",
-	"/sys/kernel/debug/fail_page_alloc",
-	"/sys/kernel/debug/fail_usercopy",
-};
-
-static bool write_str(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = write(fd, text, strlen(text));
-	close(fd);
-	return n == (ssize_t)strlen(text);
-}
-
-static bool read_str(const char *path, char *text, size_t size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, text, size - 1);
-	close(fd);
-	if (n < 0)
-		return false;
-	text[n] = '\0';
-	text[strcspn(text, "\n")] = '\0';
-	return true;
-}
-
-static bool fault_set(const char *dir, const char *knob, const char *value)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, knob);
-	return write_str(path, value);
-}
-
+/* Failures counted only with the modules' area on the stack, unlimited. */
 static bool faults_setup(void)
 {
-	char start[32], end[32];
-	size_t i;
-
-	snprintf(start, sizeof(start), "%lu", MODULES_START);
-	snprintf(end, sizeof(end), "%lu", MODULES_END);
-	for (i = 0; i < sizeof(fault_dirs) / sizeof(fault_dirs[0]); i++)
-		if (!fault_set(fault_dirs[i], "require-start", start) ||
-		    !fault_set(fault_dirs[i], "require-end", end) ||
-		    !fault_set(fault_dirs[i], "probability", "0") ||
-		    !fault_set(fault_dirs[i], "times", "-1") ||
-		    !fault_set(fault_dirs[i], "verbose", "0"))
-			return false;
-	return fault_set(fault_dirs[0], "ignore-gfp-wait", "N") &&
-	       fault_set(fault_dirs[1], "ignore-gfp-wait", "N") &&
-	       fault_set(fault_dirs[1], "ignore-gfp-highmem", "N") &&
-	       fault_set(fault_dirs[1], "min-order", "0");
+	return faults_within(MODULES_START, MODULES_END) &&
+	       faults_by_fail_nth("-1");
 }
 
 /*
@@ -148,24 +94,6 @@ static int unload(void)
 	return syscall(SYS_delete_module, "posixtrace", O_NONBLOCK) ? errno : 0;
 }
 
-static void fail_nth(int n)
-{
-	char text[16];
-
-	snprintf(text, sizeof(text), "%d", n);
-	write_str("/proc/thread-self/fail-nth", text);
-}
-
-static bool fail_nth_done(void)
-{
-	char text[16] = "";
-	bool fired = read_str("/proc/thread-self/fail-nth", text, sizeof(text)) &&
-		     text[0] == '0';
-
-	fail_nth(0);
-	return fired;
-}
-
 /* Nothing of the module is left: its device, its sysfs directory. */
 static bool gone(void)
 {
@@ -187,13 +115,9 @@ static bool works(void)
 static int stride(void)
 {
 	char path[4096];
-	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 32);
 
-	if (len <= 0)
-		return SHORT_STRIDE;
-	path[len] = '\0';
-	strcpy(strrchr(path, '/') + 1, "fault-load-full");
-	return access(path, F_OK) ? SHORT_STRIDE : 1;
+	return beside_program(path, sizeof(path), "fault-load-full") &&
+	       !access(path, F_OK) ? 1 : SHORT_STRIDE;
 }
 
 /*
@@ -225,9 +149,7 @@ static bool load_failed_at(struct __test_metadata *_metadata, int n,
 
 static bool injection_here(void)
 {
-	return !access("/proc/thread-self/fail-nth", W_OK) &&
-	       !access("/sys/kernel/debug/failslab/require-start", W_OK) &&
-	       !access(MODULE_PATH, R_OK);
+	return fault_injection_here() && !access(MODULE_PATH, R_OK);
 }
 
 TEST(every_failure_point_of_loading_fails_cleanly)
@@ -252,15 +174,6 @@ TEST(every_failure_point_of_loading_fails_cleanly)
 	       points, step, step == 1 ? "st" : "th", absorbed);
 }
 
-/* Where the module's .text is now; 0 if it is not loaded. */
-static unsigned long text_base(void)
-{
-	char text[32];
-
-	return read_str("/sys/module/posixtrace/sections/.text", text,
-			sizeof(text)) ? strtoul(text, NULL, 16) : 0;
-}
-
 /*
  * fault_test's every_call_site_fails_in_turn, for loading: each call
  * site of the table (fault-map.sh's, beside this program: make fault
@@ -270,37 +183,28 @@ static unsigned long text_base(void)
  */
 TEST(every_call_site_of_loading_fails_in_turn)
 {
-	char path[4096], section[64], source[128], callee[128], params[256];
-	char start[32], end[32];
-	unsigned long offset, base;
+	char path[4096], params[256];
+	struct fault_site site;
 	int n, points, absorbed = 0, moved = 0;
-	ssize_t len;
-	size_t i;
+	unsigned long base;
 	FILE *f;
 
 	if (!injection_here())
 		SKIP(return, "no fault injection with a stack filter, or no module file");
-	len = readlink("/proc/self/exe", path, sizeof(path) - 32);
-	ASSERT_LT(0, len);
-	path[len] = '\0';
-	strcpy(strrchr(path, '/') + 1, "fault-sites.tab");
+	ASSERT_TRUE(beside_program(path, sizeof(path), "fault-sites.tab"));
 	f = fopen(path, "r");
 	if (!f)
 		SKIP(return, "no fault-sites.tab here: make fault makes it");
 	ASSERT_TRUE(faults_setup());
 	loaded_params(params, sizeof(params));
-	base = text_base();
+	base = section_base(".text");
 	ASSERT_NE(0, base);
 	ASSERT_EQ(0, unload()) TH_LOG("the module is in use");
-	while (fscanf(f, "%63s %lx %127s %127s", section, &offset, source,
-		      callee) == 4) {
-		if (strcmp(section, ".text"))
+	while (fault_site_next(f, &site)) {
+		if (strcmp(site.section, ".text"))
 			continue;
-		snprintf(start, sizeof(start), "%lu", base + offset);
-		snprintf(end, sizeof(end), "%lu", base + offset + 1);
-		for (i = 0; i < sizeof(fault_dirs) / sizeof(fault_dirs[0]); i++)
-			ASSERT_TRUE(fault_set(fault_dirs[i], "require-start", start) &&
-				    fault_set(fault_dirs[i], "require-end", end));
+		ASSERT_TRUE(faults_within(base + site.offset,
+					  base + site.offset + 1));
 		points = 0;
 		for (n = 1; n <= MAX_POINTS; n++) {
 			if (!load_failed_at(_metadata, n, params, &absorbed))
@@ -309,10 +213,11 @@ TEST(every_call_site_of_loading_fails_in_turn)
 		}
 		/* The last load, not failed, was unloaded: where was it? */
 		if (!load(params)) {
-			moved += text_base() != base;
+			moved += section_base(".text") != base;
 			EXPECT_EQ(0, unload());
 		}
-		printf("# fault-site: %s %s %d\n", source, callee, points);
+		printf("# fault-site: %s %s %d\n", site.source, site.callee,
+		       points);
 	}
 	fclose(f);
 	ASSERT_TRUE(faults_setup());

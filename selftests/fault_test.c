@@ -36,41 +36,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fault_common.h"
 #include "nl_common.h"
 #include "trc_common.h"
 #include "trl_common.h"
 
-#define FAULT_DIRS	3
 #define MAX_POINTS	256
 #define EVENTS		32
 /* Failures each fault type may inject: its count down says which did. */
 #define FAULT_TIMES	"1000000000"
-
-static const char *const fault_dirs[FAULT_DIRS] = {
-	"/sys/kernel/debug/failslab",
-	"/sys/kernel/debug/fail_page_alloc",
-	"/sys/kernel/debug/fail_usercopy",
-};
-
-static bool write_str(const char *path, const char *text)
-{
-	int fd = open(path, O_WRONLY);
-	bool ok;
-
-	if (fd < 0)
-		return false;
-	ok = write(fd, text, strlen(text)) == (ssize_t)strlen(text);
-	close(fd);
-	return ok;
-}
-
-static bool fault_set(int dir, const char *knob, const char *value)
-{
-	char path[128];
-
-	snprintf(path, sizeof(path), "%s/%s", fault_dirs[dir], knob);
-	return write_str(path, value);
-}
 
 /* Failures fault type @dir may still inject: one fewer per failure. */
 static long fault_times(int dir)
@@ -115,74 +89,13 @@ static bool module_text(unsigned long *start, unsigned long *end)
 	return true;
 }
 
-/* Failures counted only where [start, end) is on the stack. */
-static bool faults_within(unsigned long start, unsigned long end)
-{
-	char text[32];
-	int i;
-
-	for (i = 0; i < FAULT_DIRS; i++) {
-		snprintf(text, sizeof(text), "%lu", start);
-		if (!fault_set(i, "require-start", text))
-			return false;
-		snprintf(text, sizeof(text), "%lu", end);
-		if (!fault_set(i, "require-end", text))
-			return false;
-	}
-	return true;
-}
-
 /* Every fault type on, counted only in the module's text; false: skip. */
 static bool faults_setup(void)
 {
 	unsigned long start, end;
-	int i;
 
-	if (access("/proc/thread-self/fail-nth", W_OK) ||
-	    access("/sys/kernel/debug/failslab/require-start", W_OK) ||
-	    !module_text(&start, &end) || !faults_within(start, end))
-		return false;
-	for (i = 0; i < FAULT_DIRS; i++)
-		if (!fault_set(i, "probability", "0") ||
-		    !fault_set(i, "times", FAULT_TIMES) ||
-		    !fault_set(i, "verbose", "0"))
-			return false;
-	/* GFP_KERNEL allocations too, and every order. */
-	return fault_set(0, "ignore-gfp-wait", "N") &&
-	       fault_set(1, "ignore-gfp-wait", "N") &&
-	       fault_set(1, "ignore-gfp-highmem", "N") &&
-	       fault_set(1, "min-order", "0");
-}
-
-static void fail_nth(int n)
-{
-	char text[16];
-
-	snprintf(text, sizeof(text), "%d", n);
-	write_str("/proc/thread-self/fail-nth", text);
-}
-
-/* Whether the failure set up has come yet; fail-nth left as it is. */
-static bool fail_nth_fired(void)
-{
-	char text[16] = "";
-	int fd = open("/proc/thread-self/fail-nth", O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return false;
-	n = read(fd, text, sizeof(text) - 1);
-	close(fd);
-	return n > 0 && text[0] == '0';
-}
-
-/* Whether the failure set up was injected; fail-nth off either way. */
-static bool fail_nth_done(void)
-{
-	bool fired = fail_nth_fired();
-
-	fail_nth(0);
-	return fired;
+	return fault_injection_here() && module_text(&start, &end) &&
+	       faults_within(start, end) && faults_by_fail_nth(FAULT_TIMES);
 }
 
 /* An error a failed allocation or copy may give. */
@@ -190,6 +103,15 @@ static bool clean_error(int err)
 {
 	return err == ENOMEM || err == EFAULT || err == EAGAIN ||
 	       err == ENOSPC || err == EINTR;
+}
+
+/*
+ * An operation's error @ret that the failure does not explain: none was
+ * injected (!@failed), or the error is not a clean one. 0 never is.
+ */
+static bool unexplained_error(int ret, bool failed)
+{
+	return ret && (!failed || !clean_error(ret));
 }
 
 /* One operation: its state, the call failed into, the check after. */
@@ -217,7 +139,18 @@ static int log_fd = -1;
 static int name_serial;
 static pid_t child;
 
-static int make_attr(trace_attr_t *attr, int policy)
+/*
+ * What a stream keeps of an event's data (its maximum data size): the
+ * events here carry 8 bytes. LONG_DATA's stream keeps more.
+ */
+#define MAX_DATA	64
+
+/*
+ * A stream's attributes: @policy when full, 64 KiB, @data bytes kept of
+ * an event, @inheritance across fork().
+ */
+static int make_attr(trace_attr_t *attr, int policy, size_t data,
+		     int inheritance)
 {
 	int err = posix_trace_attr_init(attr);
 
@@ -226,7 +159,26 @@ static int make_attr(trace_attr_t *attr, int policy)
 	if (!err)
 		err = posix_trace_attr_setstreamsize(attr, 64 * 1024);
 	if (!err)
-		err = posix_trace_attr_setmaxdatasize(attr, 64);
+		err = posix_trace_attr_setmaxdatasize(attr, data);
+	if (!err)
+		err = posix_trace_attr_setinherited(attr, inheritance);
+	return err;
+}
+
+/*
+ * posix_trace_create() of a LOOP stream into *@t, made with make_attr()'s
+ * attributes; *@made says whether shut() has it to shut down.
+ */
+static int loop_stream(trace_id_t *t, bool *made, size_t data,
+		       int inheritance)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP, data, inheritance);
+
+	*made = false;
+	if (!err)
+		err = create_stream(&attr, t, made);
+	posix_trace_attr_destroy(&attr);
 	return err;
 }
 
@@ -245,174 +197,6 @@ static void shut(void)
 static int nothing(void)
 {
 	return 0;
-}
-
-static int read_all(trace_id_t t, uint64_t *seen);
-
-/* A stream now works: it records events and gives them back in order. */
-static int stream_works(trace_id_t t)
-{
-	uint64_t data, seen = 0;
-	int i, err;
-
-	err = posix_trace_start(t);
-	for (i = 0; !err && i < EVENTS; i++) {
-		data = (uint64_t)i;
-		posix_trace_event(ev_id, &data, sizeof(data));
-	}
-	if (!err)
-		err = read_all(t, &seen);
-	return err ? err : seen == EVENTS ? 0 : EPROTO;
-}
-
-/* posix_trace_create(): a stream, or a clean error and none. */
-static int create_act(void)
-{
-	trace_attr_t attr;
-	int err = make_attr(&attr, POSIX_TRACE_LOOP);
-
-	if (!err)
-		err = posix_trace_create(0, &attr, &trid);
-	posix_trace_attr_destroy(&attr);
-	have_trid = !err;
-	return err;
-}
-
-static int create_verify(int ret, bool failed)
-{
-	if (ret) {
-		if (!failed || !clean_error(ret))
-			return -1;
-		/* None was made; one is now. */
-		if (create_act())
-			return -1;
-	}
-	return stream_works(trid);
-}
-
-/* posix_trace_create_withlog(): the log's file and its header too. */
-static int log_policy;
-
-static int withlog_prepare(void)
-{
-	log_policy = POSIX_TRACE_APPEND;
-	log_fd = tmp_log();
-	return log_fd < 0 ? errno : 0;
-}
-
-/* A log of a fixed size (LOOP): its space reserved at create. */
-static int loop_log_prepare(void)
-{
-	int err = withlog_prepare();
-
-	log_policy = POSIX_TRACE_LOOP;
-	return err;
-}
-
-static int withlog_act(void)
-{
-	trace_attr_t attr;
-	int err = make_attr(&attr, POSIX_TRACE_FLUSH);
-
-	if (!err)
-		err = posix_trace_attr_setlogfullpolicy(&attr, log_policy);
-	if (!err && log_policy == POSIX_TRACE_LOOP)
-		err = posix_trace_attr_setlogsize(&attr, 256 * 1024);
-	if (!err)
-		err = posix_trace_create_withlog(0, &attr, log_fd, &trid);
-	posix_trace_attr_destroy(&attr);
-	have_trid = !err;
-	return err;
-}
-
-static int withlog_verify(int ret, bool failed)
-{
-	struct logbuf lb;
-	uint64_t data, seen = 0;
-	int i, err;
-
-	if (ret) {
-		if (!failed || !clean_error(ret))
-			return -1;
-		/* The same file takes a log after all. */
-		if (ftruncate(log_fd, 0) || withlog_act())
-			return -1;
-	}
-	/* Events in, the stream shut down: all of them in the log. */
-	err = posix_trace_start(trid);
-	for (i = 0; !err && i < EVENTS; i++) {
-		data = (uint64_t)i;
-		posix_trace_event(ev_id, &data, sizeof(data));
-	}
-	if (!err)
-		err = posix_trace_shutdown(trid);
-	have_trid = false;
-	if (err || read_log(log_fd, &lb))
-		return -1;
-	for (i = 0; i < lb.n; i++)
-		if (!strcmp(lb.ev[i].name, "fault.work") &&
-		    ev_num(&lb.ev[i]) == seen)
-			seen++;
-	free_log(&lb);
-	return seen == EVENTS ? 0 : -1;
-}
-
-/* eventid_open() of a name new to the process. */
-static trace_event_id_t new_id;
-static char new_name[32];
-
-static int eventid_prepare(void)
-{
-	snprintf(new_name, sizeof(new_name), "fault.%d", ++name_serial);
-	return 0;
-}
-
-static int eventid_act(void)
-{
-	return posix_trace_eventid_open(new_name, &new_id);
-}
-
-static int eventid_verify(int ret, bool failed)
-{
-	trace_event_id_t again;
-
-	if (ret && (!failed || !clean_error(ret)))
-		return -1;
-	/* Opened now (or then): the same id every time after. */
-	if (posix_trace_eventid_open(new_name, &again))
-		return -1;
-	if (!ret && again != new_id)
-		return -1;
-	return 0;
-}
-
-/* The same with a format (typed payloads): the format copied in, kept. */
-static int format_act(void)
-{
-	return posixtrace_k_eventid_open_format(new_name, "n:u32,what:str",
-						&new_id);
-}
-
-static int format_verify(int ret, bool failed)
-{
-	trace_event_id_t again;
-
-	if (ret && (!failed || !clean_error(ret)))
-		return -1;
-	if (posixtrace_k_eventid_open_format(new_name, "n:u32,what:str",
-					     &again))
-		return -1;
-	return !ret && again != new_id ? -1 : 0;
-}
-
-/* A stream running, for the operations on one. */
-static int running_prepare(void)
-{
-	int err = create_act();
-
-	if (!err)
-		err = posix_trace_start(trid);
-	return err;
 }
 
 /*
@@ -451,6 +235,159 @@ static int read_all(trace_id_t t, uint64_t *seen)
 			return EPROTO;
 		(*seen)++;
 	}
+}
+
+/* A stream now works: it records events and gives them back in order. */
+static int stream_works(trace_id_t t)
+{
+	uint64_t seen = 0;
+	int err = posix_trace_start(t);
+
+	if (!err)
+		err = events_act();
+	if (!err)
+		err = read_all(t, &seen);
+	return err ? err : seen == EVENTS ? 0 : EPROTO;
+}
+
+/* posix_trace_create(): a stream, or a clean error and none. */
+static int create_act(void)
+{
+	return loop_stream(&trid, &have_trid, MAX_DATA,
+			   POSIX_TRACE_CLOSE_FOR_CHILD);
+}
+
+static int create_verify(int ret, bool failed)
+{
+	if (unexplained_error(ret, failed))
+		return -1;
+	/* None was made; one is now. */
+	if (ret && create_act())
+		return -1;
+	return stream_works(trid);
+}
+
+/* posix_trace_create_withlog(): the log's file and its header too. */
+static int log_policy;
+
+static int withlog_prepare(void)
+{
+	log_policy = POSIX_TRACE_APPEND;
+	log_fd = tmp_log();
+	return log_fd < 0 ? errno : 0;
+}
+
+/* A log of a fixed size (LOOP): its space reserved at create. */
+static int loop_log_prepare(void)
+{
+	int err = withlog_prepare();
+
+	log_policy = POSIX_TRACE_LOOP;
+	return err;
+}
+
+static int withlog_act(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_FLUSH, MAX_DATA,
+			    POSIX_TRACE_CLOSE_FOR_CHILD);
+
+	if (!err)
+		err = posix_trace_attr_setlogfullpolicy(&attr, log_policy);
+	if (!err && log_policy == POSIX_TRACE_LOOP)
+		err = posix_trace_attr_setlogsize(&attr, 256 * 1024);
+	if (!err)
+		err = posix_trace_create_withlog(0, &attr, log_fd, &trid);
+	posix_trace_attr_destroy(&attr);
+	have_trid = !err;
+	return err;
+}
+
+static int withlog_verify(int ret, bool failed)
+{
+	struct logbuf lb;
+	uint64_t seen = 0;
+	int i, err;
+
+	if (unexplained_error(ret, failed))
+		return -1;
+	/* The same file takes a log after all. */
+	if (ret && (ftruncate(log_fd, 0) || withlog_act()))
+		return -1;
+	/* Events in, the stream shut down: all of them in the log. */
+	err = posix_trace_start(trid);
+	if (!err)
+		err = events_act();
+	if (!err)
+		err = posix_trace_shutdown(trid);
+	have_trid = false;
+	if (err || read_log(log_fd, &lb))
+		return -1;
+	for (i = 0; i < lb.n; i++)
+		if (!strcmp(lb.ev[i].name, "fault.work") &&
+		    ev_num(&lb.ev[i]) == seen)
+			seen++;
+	free_log(&lb);
+	return seen == EVENTS ? 0 : -1;
+}
+
+/*
+ * eventid_open() of a name new to the process, or (typed payloads) the
+ * same with a format: the format copied in, kept.
+ */
+#define TYPED_FORMAT	"n:u32,what:str"
+
+static trace_event_id_t new_id;
+static char new_name[32];
+static bool new_typed;
+
+static int new_open(trace_event_id_t *id)
+{
+	return new_typed ?
+	       posixtrace_k_eventid_open_format(new_name, TYPED_FORMAT, id) :
+	       posix_trace_eventid_open(new_name, id);
+}
+
+static int eventid_prepare(void)
+{
+	snprintf(new_name, sizeof(new_name), "fault.%d", ++name_serial);
+	new_typed = false;
+	return 0;
+}
+
+static int format_prepare(void)
+{
+	int err = eventid_prepare();
+
+	new_typed = true;
+	return err;
+}
+
+static int eventid_act(void)
+{
+	return new_open(&new_id);
+}
+
+static int eventid_verify(int ret, bool failed)
+{
+	trace_event_id_t again;
+
+	if (unexplained_error(ret, failed))
+		return -1;
+	/* Opened now (or then): the same id every time after. */
+	if (new_open(&again))
+		return -1;
+	return !ret && again != new_id ? -1 : 0;
+}
+
+/* A stream running, for the operations on one. */
+static int running_prepare(void)
+{
+	int err = create_act();
+
+	if (!err)
+		err = posix_trace_start(trid);
+	return err;
 }
 
 /*
@@ -525,16 +462,11 @@ static int raw_long_act(void)
 /* A running stream that keeps LONG_DATA bytes of an event. */
 static int long_prepare(void)
 {
-	trace_attr_t attr;
 	int err = raw_dev_open();
 
-	if (err || (err = make_attr(&attr, POSIX_TRACE_LOOP)))
-		return err;
-	err = posix_trace_attr_setmaxdatasize(&attr, LONG_DATA);
 	if (!err)
-		err = posix_trace_create(0, &attr, &trid);
-	posix_trace_attr_destroy(&attr);
-	have_trid = !err;
+		err = loop_stream(&trid, &have_trid, LONG_DATA,
+				  POSIX_TRACE_CLOSE_FOR_CHILD);
 	if (!err)
 		err = posix_trace_start(trid);
 	return err;
@@ -557,7 +489,7 @@ static int raw_verify(int ret, bool failed)
 	bool seen[EVENTS + 1] = { false }, first = true;
 	size_t len;
 
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	if (ret == EFAULT)
 		refused = raw_hit;
@@ -654,7 +586,7 @@ static int getnext_verify(int ret, bool failed)
 	struct posix_trace_status_info st;
 	bool overflow = false;
 
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	if (read_rest(trid, &read_seen, &overflow))
 		return -1;
@@ -690,7 +622,7 @@ static int filter_act(void)
 /* A clean failure (or none), after which @act, done again, works. */
 static int works_again(int ret, bool failed, int (*act)(void))
 {
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	return act() ? -1 : 0;
 }
@@ -729,32 +661,22 @@ static int typelist_verify(int ret, bool failed)
 /* A second stream on the process: its links to the first's process. */
 static int second_act(void)
 {
-	trace_attr_t attr;
-	int err = make_attr(&attr, POSIX_TRACE_LOOP);
-
-	if (!err)
-		err = posix_trace_create(0, &attr, &trid2);
-	posix_trace_attr_destroy(&attr);
-	have_trid2 = !err;
-	return err;
+	return loop_stream(&trid2, &have_trid2, MAX_DATA,
+			   POSIX_TRACE_CLOSE_FOR_CHILD);
 }
 
 static int second_verify(int ret, bool failed)
 {
-	uint64_t data, seen = 0, seen2 = 0;
-	int i;
+	uint64_t seen = 0, seen2 = 0;
 
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	if (ret && second_act())
 		return -1;
 	/* Both record what the process makes, all of it, in order. */
 	if (posix_trace_start(trid2))
 		return -1;
-	for (i = 0; i < EVENTS; i++) {
-		data = (uint64_t)i;
-		posix_trace_event(ev_id, &data, sizeof(data));
-	}
+	events_act();
 	if (read_all(trid, &seen) || read_all(trid2, &seen2))
 		return -1;
 	return seen == EVENTS && seen2 == EVENTS ? 0 : -1;
@@ -767,17 +689,7 @@ static int second_verify(int ret, bool failed)
  */
 static int fork_prepare(void)
 {
-	trace_attr_t attr;
-	int err = make_attr(&attr, POSIX_TRACE_LOOP);
-
-	if (!err)
-		err = posix_trace_attr_setinherited(&attr,
-						    POSIX_TRACE_INHERITED);
-	if (!err)
-		err = posix_trace_create(0, &attr, &trid);
-	posix_trace_attr_destroy(&attr);
-	have_trid = !err;
-	return err;
+	return loop_stream(&trid, &have_trid, MAX_DATA, POSIX_TRACE_INHERITED);
 }
 
 static int fork_act(void)
@@ -796,10 +708,11 @@ static int fork_verify(int ret, bool failed)
 {
 	int status;
 
-	if (ret)
-		return failed && clean_error(ret) ? stream_works(trid) : -1;
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) ||
-	    WEXITSTATUS(status))
+	if (unexplained_error(ret, failed))
+		return -1;
+	/* Forked: the child ran to its _exit(0). */
+	if (!ret && (waitpid(child, &status, 0) != child ||
+		     !WIFEXITED(status) || WEXITSTATUS(status)))
 		return -1;
 	return stream_works(trid);
 }
@@ -816,7 +729,7 @@ enum { CHILD_FIRED = 1, CHILD_UNSOUND = 2, CHILD_REFUSED = 4 };
 
 static int child_body(void)
 {
-	long copies = fault_times(2);
+	long copies = fault_times(FAIL_USERCOPY);
 	uint64_t data;
 	int err, i, status = 0;
 	bool fired;
@@ -840,7 +753,7 @@ static int child_body(void)
 	if (err) {
 		status |= CHILD_REFUSED;
 		/* Refused cleanly; the process does it all now. */
-		if (!fired || !clean_error(err))
+		if (unexplained_error(err, fired))
 			return status | CHILD_UNSOUND;
 		shut();
 		err = posix_trace_eventid_open("fault.child", &ev_id);
@@ -851,7 +764,7 @@ static int child_body(void)
 		return status;
 	}
 	/* An event whose request the module could not read: refused. */
-	if (raw_verify(fault_times(2) < copies ? EFAULT : 0, fired))
+	if (raw_verify(fault_times(FAIL_USERCOPY) < copies ? EFAULT : 0, fired))
 		status |= CHILD_UNSOUND;
 	return status;
 }
@@ -977,7 +890,7 @@ static int mon_verify(int ret, bool failed)
 {
 	uint64_t id;
 
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	return !mon_dump(&id) && id == mon_stream && !get_act() ? 0 : -1;
 }
@@ -1045,8 +958,7 @@ static int getformat_prepare(void)
 
 	if (!err)
 		err = posixtrace_k_eventid_open_format("fault.typed",
-						       "n:u32,what:str",
-						       &fmt_id);
+						       TYPED_FORMAT, &fmt_id);
 	return err;
 }
 
@@ -1060,7 +972,7 @@ static int getformat_act(void)
 
 static int getformat_verify(int ret, bool failed)
 {
-	if (ret && (!failed || !clean_error(ret)))
+	if (unexplained_error(ret, failed))
 		return -1;
 	return getformat_act() ? -1 : stream_works(trid);
 }
@@ -1073,7 +985,8 @@ static const struct op ops[] = {
 	  withlog_verify, shut },
 	{ "eventid_open", eventid_prepare, eventid_act, eventid_verify,
 	  shut },
-	{ "eventid_format", eventid_prepare, format_act, format_verify, shut },
+	{ "eventid_format", format_prepare, eventid_act, eventid_verify,
+	  shut },
 	{ "events", raw_prepare, raw_small_act, raw_verify, shut },
 	{ "events_ringless", raw_prepare, raw_ringless_act, raw_verify,
 	  shut },
@@ -1166,24 +1079,6 @@ TEST_F_TIMEOUT(fault, every_failure_point_fails_cleanly, 600)
 		total += points;
 	}
 	printf("# fault: %d failure points reached in all\n", total);
-}
-
-/* Where the module's @section is loaded, from sysfs; 0 if unknown. */
-static unsigned long section_base(const char *section)
-{
-	char path[128];
-	unsigned long base = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/module/posixtrace/sections/%s",
-		 section);
-	f = fopen(path, "r");
-	if (f) {
-		if (fscanf(f, "%lx", &base) != 1)
-			base = 0;
-		fclose(f);
-	}
-	return base;
 }
 
 /*
@@ -1294,33 +1189,32 @@ static int elsewhere_site(struct __test_metadata *_metadata, const char *where)
 /* Every site walked again: many minutes under emulation. */
 TEST_F_TIMEOUT(fault, every_call_site_fails_in_turn, 1800)
 {
-	char table[4096], section[64], source[128], callee[128];
-	unsigned long offset, base;
+	char table[4096];
+	struct fault_site site;
 	int points, absorbed, sites = 0, hit = 0, n;
-	ssize_t len;
+	unsigned long base;
 	size_t i;
 	FILE *f;
 
-	len = readlink("/proc/self/exe", table, sizeof(table) - 32);
-	ASSERT_LT(0, len);
-	table[len] = '\0';
-	strcpy(strrchr(table, '/') + 1, "fault-sites.tab");
+	ASSERT_TRUE(beside_program(table, sizeof(table), "fault-sites.tab"));
 	f = fopen(table, "r");
 	if (!f)
 		SKIP(return, "no fault-sites.tab here: make fault makes it");
-	while (fscanf(f, "%63s %lx %127s %127s", section, &offset, source,
-		      callee) == 4) {
-		base = section_base(section);
-		ASSERT_NE(0, base) TH_LOG("%s: not loaded", section);
-		ASSERT_TRUE(faults_within(base + offset, base + offset + 1));
+	while (fault_site_next(f, &site)) {
+		base = section_base(site.section);
+		ASSERT_NE(0, base) TH_LOG("%s: not loaded", site.section);
+		ASSERT_TRUE(faults_within(base + site.offset,
+					  base + site.offset + 1));
 		n = 0;
 		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-			points = walk_op(_metadata, &ops[i], source, &absorbed);
+			points = walk_op(_metadata, &ops[i], site.source,
+					 &absorbed);
 			n += points;
 		}
 		if (!n)
-			n = elsewhere_site(_metadata, source);
-		printf("# fault-site: %s %s %d\n", source, callee, n);
+			n = elsewhere_site(_metadata, site.source);
+		printf("# fault-site: %s %s %d\n", site.source, site.callee,
+		       n);
 		sites++;
 		hit += n > 0;
 	}
