@@ -10,6 +10,7 @@
 #include <linux/vmalloc.h>
 
 #include "buf.h"
+#include "user_gfp.h"
 
 int posixtrace_buf_alloc(struct posixtrace_buf *buf, size_t size)
 {
@@ -20,7 +21,7 @@ int posixtrace_buf_alloc(struct posixtrace_buf *buf, size_t size)
 	 * of two, and a buffer is a power of two plus the room kept for STOP,
 	 * so a 1 MiB stream would take 2 MiB.
 	 */
-	buf->data = __vmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	buf->data = __vmalloc(size, POSIXTRACE_GFP_USER_SIZED);
 	if (!buf->data)
 		return -ENOMEM;
 	buf->size = size;

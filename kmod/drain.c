@@ -48,6 +48,7 @@
 #include "links.h"
 #include "process.h"
 #include "stream.h"
+#include "user_gfp.h"
 
 /* How often the records of a quiet thread are taken, at the latest. */
 static unsigned int ring_drain_ms = 100;
@@ -1230,7 +1231,7 @@ static int posixtrace_drain_reserve(struct posixtrace_drain_domain *dom,
 		size = max_t(unsigned int, max(16U, 2 * dom->heap_size),
 			     roundup_pow_of_two(dom->nr_sources + n));
 		heap = kvmalloc_array(size, sizeof(*heap),
-				      GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+				      POSIXTRACE_GFP_USER_SIZED);
 		if (!heap)
 			return -ENOMEM;
 		kvfree(dom->heap);

@@ -63,6 +63,7 @@
 #include "drain_domain.h"
 #include "kbuf.h"
 #include "stream.h"
+#include "user_gfp.h"
 
 /* A record in a kbuf; kernel-made, read back by the drain as it is. */
 struct posixtrace_kbuf_record {
@@ -143,7 +144,7 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 			goto err;
 		kbufs->srcs[cpu] = &kb->src;
 		/* The kernel's alone, never mapped: pages need not be adjacent. */
-		kb->data = kvmalloc_node(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN,
+		kb->data = kvmalloc_node(size, POSIXTRACE_GFP_USER_SIZED,
 					 cpu_to_node(cpu));
 		if (!kb->data)
 			goto err;

@@ -41,6 +41,7 @@
 #include "log.h"
 #include "names.h"
 #include "buf.h"
+#include "user_gfp.h"
 
 #define POSIXTRACE_LOG_HEADER_SIZE	sizeof(struct posixtrace_log_header)
 #define POSIXTRACE_LOG_EVENTS_SIZE	sizeof(struct posixtrace_log_events)
@@ -376,7 +377,7 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 	log->buf_size = max_t(size_t, POSIXTRACE_LOG_BUF_SIZE,
 			      POSIXTRACE_LOG_EVENTS_SIZE +
 			      posixtrace_log_unit_max(attr));
-	log->buf = kvmalloc(log->buf_size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	log->buf = kvmalloc(log->buf_size, POSIXTRACE_GFP_USER_SIZED);
 	if (!log->buf)
 		return -ENOMEM;
 	ret = posixtrace_log_reserve(log);

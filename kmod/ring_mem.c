@@ -42,6 +42,7 @@
 
 #include "compat.h"
 #include "ring_mem.h"
+#include "user_gfp.h"
 
 struct posixtrace_ring_mem {
 	refcount_t refs;		/* the memory: see above */
@@ -243,7 +244,7 @@ struct posixtrace_ring_mem *posixtrace_ring_mem_new(u64 size,
 		goto err_uncharge;
 	/* Charged to the thread's memory cgroup: we run as the thread. */
 	for (i = 0; i < mem->nr_pages; i++) {
-		map[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		map[i] = alloc_page(POSIXTRACE_GFP_USER_SIZED | __GFP_ZERO);
 		if (!map[i])
 			goto err_free_pages;
 	}

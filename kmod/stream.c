@@ -36,6 +36,7 @@
 #include "quota.h"
 #include "stream_core.h"
 #include "ustruct.h"
+#include "user_gfp.h"
 
 /*
  * Limits root may change. Each has a ceiling, so that no setting lets a
@@ -291,7 +292,7 @@ static int posixtrace_stream_alloc_storage(struct posixtrace_stream *stream)
 	size_t batch = max(POSIXTRACE_BOUNCE_SIZE,
 			   POSIXTRACE_RECORD_SIZE(stream->attr.max_data_size) +
 			   2 * sizeof(struct posixtrace_record));
-	gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
+	gfp_t gfp = POSIXTRACE_GFP_USER_SIZED;
 	struct posixtrace_kbufs *kbufs;
 	u32 kbuf_size;
 

@@ -11,7 +11,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define CGROUP_ROOT	"/sys/fs/cgroup"
@@ -50,6 +52,72 @@ static inline bool memcg_make(const char *dir)
 {
 	return write_string(CGROUP_ROOT "/cgroup.subtree_control", "+memory") &&
 	       (!mkdir(dir, 0755) || errno == EEXIST);
+}
+
+static inline long long read_number(const char *path)
+{
+	long long v = -1;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
+
+/*
+ * Run @fn in a child of its own, in the memory cgroup @dir (made here,
+ * with @max as its memory.max if given, and removed after). Returns what
+ * it returned, 100 if the child could not join the cgroup, -1 if it could
+ * not be run or was killed.
+ */
+static inline int in_memcg(const char *dir, const char *max,
+			   int (*fn)(void))
+{
+	char procs[128], pid[32];
+	int status = -1;
+	pid_t child;
+
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	if (!memcg_make(dir))
+		return -1;
+	if (max) {
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/memory.max", dir);
+		if (!write_string(path, max))
+			return -1;
+	}
+	child = fork();
+	if (!child) {
+		int ret = 100;
+
+		snprintf(pid, sizeof(pid), "%d", getpid());
+		if (write_string(procs, pid))
+			ret = fn();
+		/* What it printed, before _exit() leaves stdio unflushed. */
+		fflush(stdout);
+		_exit(ret);
+	}
+	if (child < 0 || waitpid(child, &status, 0) != child)
+		status = -1;
+	rmdir(dir);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * What memory.current may be off by either way: each CPU's charge cache
+ * (memcg_stock) holds up to MEMCG_CHARGE_BATCH (64) pages charged in
+ * advance, so a charge that the cache covers does not move the counter
+ * and one that refills it moves it by a whole batch. A count taken
+ * before and after is right to within that: a ring that was not charged
+ * at all is still far below it.
+ */
+static inline long long charge_caches(void)
+{
+	return 64LL * sysconf(_SC_PAGESIZE) * sysconf(_SC_NPROCESSORS_ONLN);
 }
 
 #endif /* _POSIXTRACE_CGROUP_COMMON_H */

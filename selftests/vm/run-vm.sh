@@ -169,7 +169,29 @@ SPLAT+='possible (circular|recursive|irq lock inversion)?.*locking|'
 SPLAT+='suspected memory leak|unreferenced object|Call Trace:|'
 SPLAT+='INFO: task .* blocked|rcu.*detected stall|'
 SPLAT+='sleeping function called from invalid context|list_(add|del) corruption'
-if grep -Eh "$SPLAT" "$OUT/console.log" "$OUT/ktap.txt" >"$OUT/splat.txt"; then
+# An OOM kill confined to a test's own memory cgroup (posixtrace-*, with
+# memory.max: memcg_test fills one) is what the kernel does there, not a
+# splat: its report, call trace and all, is left out, and said so. Any
+# other OOM report stays in.
+memcg_oom_out() {
+	awk '
+	/invoked oom-killer:/ { held = $0 "\n"; holding = 1; next }
+	holding {
+		held = held $0 "\n"
+		if (/Killed process/) {
+			holding = 0
+			if (held ~ /constraint=CONSTRAINT_MEMCG/ &&
+			    held ~ /oom_memcg=\/posixtrace-/)
+				print "# a memory cgroup of a test at its limit: OOM kill (report left out)"
+			else
+				printf "%s", held
+		}
+		next
+	}
+	{ print }
+	END { if (holding) printf "%s", held }' "$@"
+}
+if memcg_oom_out "$OUT/console.log" "$OUT/ktap.txt" | grep -Eh "$SPLAT" >"$OUT/splat.txt"; then
 	log "[$LABEL] kernel splat in the log:"
 	head -n 60 "$OUT/splat.txt" | sed "s/^/[$LABEL splat] /" >&2
 	verdict=1
