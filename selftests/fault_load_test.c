@@ -36,13 +36,12 @@
 
 #include "../kselftest_harness.h"
 #include "fault_common.h"
+#include "module_common.h"
 
 /* Hundreds of loads of a debug module, under emulation. */
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT 900
 
-#define MODULE_PATH	"/posixtrace/posixtrace.ko"
-#define PARAMS_DIR	"/sys/module/posixtrace/parameters"
 #define MAX_POINTS	4000
 #define SHORT_STRIDE	9
 /*
@@ -57,58 +56,6 @@ static bool faults_setup(void)
 {
 	return faults_within(MODULES_START, MODULES_END) &&
 	       faults_by_fail_nth("-1");
-}
-
-/*
- * The module's parameters as loaded, "name=value ...", into @params: the
- * ones the guest's init.sh may set.
- */
-static void loaded_params(char *params, size_t size)
-{
-	static const char *const names[] = { "max_ring_size" };
-	char path[128], value[64];
-	size_t i, len = 0;
-
-	params[0] = '\0';
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), PARAMS_DIR "/%s", names[i]);
-		if (read_str(path, value, sizeof(value)))
-			len += snprintf(params + len, size - len, "%s%s=%s",
-					len ? " " : "", names[i], value);
-	}
-}
-
-static int load(const char *params)
-{
-	int fd = open(MODULE_PATH, O_RDONLY | O_CLOEXEC), ret;
-
-	if (fd < 0)
-		return errno;
-	ret = syscall(SYS_finit_module, fd, params, 0) ? errno : 0;
-	close(fd);
-	return ret;
-}
-
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "posixtrace", O_NONBLOCK) ? errno : 0;
-}
-
-/* Nothing of the module is left: its device, its sysfs directory. */
-static bool gone(void)
-{
-	return access("/dev/posixtrace", F_OK) && access("/sys/module/posixtrace", F_OK);
-}
-
-/* Loaded and working: its device opens. */
-static bool works(void)
-{
-	int fd = open("/dev/posixtrace", O_RDWR | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
 }
 
 /* 1 if "fault-load-full" is beside this program, else SHORT_STRIDE. */
@@ -133,16 +80,16 @@ static bool load_failed_at(struct __test_metadata *_metadata, int n,
 	int ret;
 
 	fail_nth(n);
-	ret = load(params);
+	ret = module_load(params);
 	failed = fail_nth_done();
 	if (ret) {
 		EXPECT_TRUE(failed && (ret == ENOMEM || ret == EFAULT))
 			TH_LOG("failure point %d: %s", n, strerror(ret));
-		EXPECT_TRUE(gone()) TH_LOG("failure point %d: left behind", n);
+		EXPECT_TRUE(module_gone()) TH_LOG("failure point %d: left behind", n);
 	} else {
 		(*absorbed)++;
-		EXPECT_TRUE(works()) TH_LOG("failure point %d: loaded, not working", n);
-		EXPECT_EQ(0, unload()) TH_LOG("failure point %d: unload", n);
+		EXPECT_TRUE(module_works()) TH_LOG("failure point %d: loaded, not working", n);
+		EXPECT_EQ(0, module_unload()) TH_LOG("failure point %d: unload", n);
 	}
 	return failed;
 }
@@ -160,16 +107,16 @@ TEST(every_failure_point_of_loading_fails_cleanly)
 	if (!injection_here())
 		SKIP(return, "no fault injection with a stack filter, or no module file");
 	ASSERT_TRUE(faults_setup());
-	loaded_params(params, sizeof(params));
-	ASSERT_EQ(0, unload()) TH_LOG("the module is in use");
+	module_params(params, sizeof(params));
+	ASSERT_EQ(0, module_unload()) TH_LOG("the module is in use");
 	for (n = 1; n <= MAX_POINTS; n += step) {
 		if (!load_failed_at(_metadata, n, params, &absorbed))
 			break;
 		points++;
 	}
 	EXPECT_GT(MAX_POINTS, n);
-	ASSERT_EQ(0, load(params)) TH_LOG("loading it again");
-	EXPECT_TRUE(works());
+	ASSERT_EQ(0, module_load(params)) TH_LOG("loading it again");
+	EXPECT_TRUE(module_works());
 	printf("# fault: loading: %d failure points failed (every %d%s), %d absorbed\n",
 	       points, step, step == 1 ? "st" : "th", absorbed);
 }
@@ -196,10 +143,10 @@ TEST(every_call_site_of_loading_fails_in_turn)
 	if (!f)
 		SKIP(return, "no fault-sites.tab here: make fault makes it");
 	ASSERT_TRUE(faults_setup());
-	loaded_params(params, sizeof(params));
+	module_params(params, sizeof(params));
 	base = section_base(".text");
 	ASSERT_NE(0, base);
-	ASSERT_EQ(0, unload()) TH_LOG("the module is in use");
+	ASSERT_EQ(0, module_unload()) TH_LOG("the module is in use");
 	while (fault_site_next(f, &site)) {
 		if (strcmp(site.section, ".text"))
 			continue;
@@ -212,17 +159,17 @@ TEST(every_call_site_of_loading_fails_in_turn)
 			points++;
 		}
 		/* The last load, not failed, was unloaded: where was it? */
-		if (!load(params)) {
+		if (!module_load(params)) {
 			moved += section_base(".text") != base;
-			EXPECT_EQ(0, unload());
+			EXPECT_EQ(0, module_unload());
 		}
 		printf("# fault-site: %s %s %d\n", site.source, site.callee,
 		       points);
 	}
 	fclose(f);
 	ASSERT_TRUE(faults_setup());
-	ASSERT_EQ(0, load(params)) TH_LOG("loading it again");
-	EXPECT_TRUE(works());
+	ASSERT_EQ(0, module_load(params)) TH_LOG("loading it again");
+	EXPECT_TRUE(module_works());
 	EXPECT_EQ(0, moved) TH_LOG("the module loaded elsewhere %d times", moved);
 }
 

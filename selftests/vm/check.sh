@@ -468,6 +468,9 @@ host_case exported_symbols_match_map exported_symbols_match_map
 host_case soname_is_versioned soname_is_versioned
 host_case uapi_header_is_c90 uapi_header_is_c90
 host_case uapi_keeps_abi_1_0 "$TOP_DIR/selftests/abi/layout.sh" "$TOP_DIR"
+# The syzkaller description of the ABI against the header: every struct's
+# layout, command and constant (syzkaller itself cannot run here).
+host_case syzlang_matches_the_abi "$TOP_DIR/selftests/syzkaller/check.py"
 host_case public_headers_compile public_headers_compile
 host_case install_and_build_against_it install_and_build_against_it
 host_case install_then_uninstall install_then_uninstall

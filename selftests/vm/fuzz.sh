@@ -9,7 +9,9 @@
 #     threads that come and go (selftests/fuzz_test.c says what they do),
 #     then the guest's kmemleak scan, splat check and rmmod. The module is
 #     built for coverage (gcov), so the report says which of its lines the
-#     fuzzing ran.
+#     fuzzing ran. Then, in the same guest, unload_test: rmmod refused
+#     under each thing that can hold the module, and CYCLES (default 1000)
+#     unloads and loads with a traced workload between.
 #  2. hotplug_test in a debug guest of four CPUs, the rings on and off:
 #     three CPUs taken offline and back, one at a time, over and over,
 #     while threads record and read and kernel events come (make check's
@@ -21,19 +23,21 @@
 # libFuzzer's last status line. Exits non-zero if either part failed.
 #
 #   fuzz.sh [--calls N] [--seconds S] [--log-seconds S] [--seed SEED]
+#           [--cycles N]
 #
 # --seconds bounds the guest's fuzzing (default 3000); --seed replaces
 # fuzz_test's fixed seed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED=
+CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED= CYCLES=1000
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) CALLS=$2; shift 2 ;;
 	--seconds) SECONDS_MAX=$2; shift 2 ;;
 	--log-seconds) LOG_SECONDS=$2; shift 2 ;;
 	--seed) SEED=$2; shift 2 ;;
+	--cycles) CYCLES=$2; shift 2 ;;
 	-h|--help) sed -n '3,/^set /p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
@@ -52,7 +56,8 @@ if ! make -C "$TOP_DIR" --no-print-directory ulib >>"$WORK/build.log" 2>&1 ||
 	! "$VM_DIR/build-selftests.sh" "$WORK/selftests" >>"$WORK/build.log" 2>&1; then
 	die "selftests build failed: $WORK/build.log"
 fi
-cp "$WORK/selftests/fuzz_test" "$WORK/tests/"
+cp "$WORK/selftests/fuzz_test" "$WORK/selftests/unload_test" "$WORK/tests/"
+echo "$CYCLES" >"$WORK/tree/posixtrace/tests/unload-cycles"
 mkdir -p "$WORK/hotplug"
 cp "$WORK/selftests/hotplug_test" "$WORK/hotplug/"
 echo "$CALLS $SECONDS_MAX $SEED" >"$WORK/tree/posixtrace/tests/fuzz-calls"
@@ -61,7 +66,7 @@ rc=0
 log "fuzz: $CALLS calls in the debug guest (at most $SECONDS_MAX s)"
 "$VM_DIR/run-vm.sh" --label fuzz --kernel "$kdir/arch/x86/boot/bzImage" \
 	--module "$objdir/posixtrace.ko" --out "$WORK/vm" --tests "$WORK/tests" \
-	--tree "$WORK/tree" --timeout $((SECONDS_MAX + 600)) \
+	--tree "$WORK/tree" --timeout $((SECONDS_MAX + CYCLES * 2 + 600)) \
 	>"$WORK/vm.log" 2>&1 || rc=1
 
 for mode in on off; do
@@ -81,9 +86,9 @@ make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 {
 	echo "make fuzz under $(basename "$kdir"), $(date -u +%F), commit $(git -C "$TOP_DIR" rev-parse --short HEAD 2>/dev/null)"
 	echo
-	echo "== fuzz_test: $CALLS calls at most, within $SECONDS_MAX s"
-	sed -n 's/^# fuzz_test\.c:[0-9]*:[a-z_]*://p' "$WORK/vm/ktap.txt" 2>/dev/null |
-		sed 's/^/  /'
+	echo "== fuzz_test: $CALLS calls at most, within $SECONDS_MAX s; unload_test: $CYCLES cycles"
+	sed -n 's/^# \(fuzz\|unload\)_test\.c:[0-9]*:[a-z_]*://p' \
+		"$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
 	grep -E '^(not )?ok ' "$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
 	tail -n 1 "$WORK/vm.log" | sed 's/^/  /'
 	for mode in on off; do
