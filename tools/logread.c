@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "logread.h"
@@ -163,6 +164,29 @@ static int prepare(struct log_reader *lr, const char *prog)
 	return err;
 }
 
+/*
+ * Why posix_trace_open() refused @fd, in words: what kind of file it is
+ * when that is the reason (a log is read by its offsets, so it must be a
+ * file or a block device), else the library's @err.
+ */
+static const char *why_not_a_log(int fd, int err)
+{
+	static char why[128];
+	struct stat st;
+
+	if (!fstat(fd, &st)) {
+		if (S_ISDIR(st.st_mode))
+			return "is a directory, not a trace log";
+		if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))
+			return "a pipe or a socket: a trace log is read by offset; save it to a file first";
+		if (S_ISCHR(st.st_mode))
+			return "a character device, not a trace log";
+	}
+	snprintf(why, sizeof(why), "not a readable trace log: %s",
+		 strerror(err));
+	return why;
+}
+
 int log_open(struct log_reader *lr, const char *path, const char *prog)
 {
 	int fd, err;
@@ -178,9 +202,9 @@ int log_open(struct log_reader *lr, const char *path, const char *prog)
 	/* The library reads its own duplicate of the descriptor. */
 	err = posix_trace_open(fd, &lr->trid);
 	if (err) {
+		fprintf(stderr, "%s: %s: %s\n", prog, path,
+			why_not_a_log(fd, err));
 		close(fd);
-		fprintf(stderr, "%s: %s: not a readable trace log: %s\n", prog,
-			path, strerror(err));
 		return err;
 	}
 	lr->open = true;
