@@ -482,6 +482,8 @@ static void fork_child(struct fuzz_thread *t)
 	if (pid < 0)
 		return;
 	if (pid == 0) {
+		/* Gone with the thread that made it (a worker killed). */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		f->rng ^= (uint64_t)getpid() << 32;
 		fuzz_thread_timer(f);
 		/* A sibling may have had it away at the fork: ours again. */

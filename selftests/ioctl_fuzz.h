@@ -60,10 +60,10 @@ static inline void fuzz_alarm(int sig)
 {
 }
 
-/* Commands may block only where the one-shot timer will interrupt them. */
+/* Commands may block only where the timer will interrupt them. */
 static inline void fuzz_timer(unsigned int us)
 {
-	struct itimerval it = { .it_value = { 0, us } };
+	struct itimerval it = { .it_value = { 0, us }, .it_interval = { 0, us } };
 
 	setitimer(ITIMER_REAL, &it, NULL);
 }
@@ -87,11 +87,16 @@ static inline void fuzz_thread_timer(struct fuzz *f)
 	f->has_timer = !timer_create(CLOCK_MONOTONIC, &sev, &f->timer);
 }
 
-/* Interrupt this thread's call in us microseconds (0: disarm). */
+/*
+ * Interrupt this thread's call in us microseconds, and every us after
+ * until disarmed (0): a signal that comes before the call blocks (a slow
+ * kernel, a preempted thread) must not leave it blocked for good.
+ */
 static inline void fuzz_arm(struct fuzz *f, unsigned int us)
 {
 	struct itimerspec its = {
 		.it_value = { us / 1000000, (long)(us % 1000000) * 1000 },
+		.it_interval = { us / 1000000, (long)(us % 1000000) * 1000 },
 	};
 
 	if (f->has_timer)
@@ -658,7 +663,12 @@ static inline bool fuzz_one(struct fuzz *f, int fd, bool on_stream,
 		return true;
 	}
 	f->successes++;
-	if (!on_stream && id == IOC_ID(POSIXTRACE_IOC_CREATE) && ret > 0) {
+	/*
+	 * A stream made: on the device, or on what a sibling thread made a
+	 * descriptor of the device while this one took it for its stream.
+	 */
+	if (id == IOC_ID(POSIXTRACE_IOC_CREATE) && ret > 0 &&
+	    (!on_stream || f->crowded)) {
 		f->created++;
 		close(ret);
 		return true;
