@@ -97,7 +97,6 @@ static int cpu_set_online(int cpu, bool online)
 static int hp_stream(int dev, uint64_t size, uint32_t kernel_events)
 {
 	struct posixtrace_attr a = {
-		.size = sizeof(a),
 		.stream_size = size,
 		.max_data_size = 64,
 		.stream_full_policy = POSIXTRACE_LOOP,
@@ -105,15 +104,10 @@ static int hp_stream(int dev, uint64_t size, uint32_t kernel_events)
 		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
 		.kernel_events = kernel_events,
 	};
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.log_fd = -1,
-		.attr = (uintptr_t)&a,
-	};
-	int fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
+	int fd = raw_create_with(dev, &a, -1);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (raw_control(fd, POSIXTRACE_IOC_START)) {
 		close(fd);
 		return -EIO;

@@ -82,16 +82,11 @@ static void *log_drain(void *arg)
 static int log_stream(int dev)
 {
 	struct posixtrace_attr a = {
-		.size = sizeof(a),
 		.stream_size = 64 << 10,
 		.max_data_size = 256,
 		.stream_full_policy = POSIXTRACE_FLUSH,
 		.log_full_policy = POSIXTRACE_APPEND,
 		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
-	};
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.attr = (uintptr_t)&a,
 	};
 	pthread_t thr;
 	int fd, p[2];
@@ -104,9 +99,7 @@ static int log_stream(int dev)
 		return -EAGAIN;
 	}
 	pthread_detach(thr);
-	c.log_fd = p[1];
-	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
-	fd = fd < 0 ? -errno : fd;
+	fd = raw_create_with(dev, &a, p[1]);
 	close(p[1]);
 	if (fd >= 0 && !raw_control(fd, POSIXTRACE_IOC_START))
 		raw_control(fd, POSIXTRACE_IOC_FLUSH);

@@ -125,6 +125,25 @@ static inline int raw_create_mem(int dev, pid_t pid, uint64_t stream_size,
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * A stream of this process as @a says (its size member set here), logged
+ * to @log_fd (-1: none): its descriptor, or -errno.
+ */
+static inline int raw_create_with(int dev, struct posixtrace_attr *a,
+				  int log_fd)
+{
+	struct posixtrace_create c = {
+		.size = sizeof(c),
+		.log_fd = log_fd,
+		.attr = (uintptr_t)a,
+	};
+	int fd;
+
+	a->size = sizeof(*a);
+	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
+	return fd < 0 ? -errno : fd;
+}
+
 static inline int raw_create(int dev, pid_t pid, uint64_t stream_size,
 			     uint64_t max_data, uint32_t policy)
 {

@@ -213,20 +213,14 @@ static int flush_and_wait(struct __test_metadata *_metadata, int sfd,
 static int log_stream(int dev, int logfd)
 {
 	struct posixtrace_attr a = {
-		.size = sizeof(a),
 		.stream_size = 16 << 10,
 		.max_data_size = 64,
 		.stream_full_policy = POSIXTRACE_FLUSH,
 		.log_full_policy = POSIXTRACE_APPEND,
 		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
 	};
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.log_fd = logfd,
-		.attr = (uintptr_t)&a,
-	};
 
-	return ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
+	return raw_create_with(dev, &a, logfd);
 }
 
 TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
@@ -249,7 +243,7 @@ TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
 	sfd = log_stream(dev, logfd);
-	ASSERT_LE(0, sfd) TH_LOG("create: %s", strerror(errno));
+	ASSERT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
 	close(logfd);
 	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_START));
 	/* Numbered events, a flush now and then: the log fails midway. */

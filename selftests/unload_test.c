@@ -160,7 +160,6 @@ static void *wait_for_events(void *arg)
 static int hold_reader_and_log(struct holder *h)
 {
 	struct posixtrace_attr a = {
-		.size = sizeof(a),
 		.stream_size = 65536,
 		.max_data_size = 64,
 		.stream_full_policy = POSIXTRACE_LOOP,
@@ -169,19 +168,14 @@ static int hold_reader_and_log(struct holder *h)
 		.kernel_events = POSIXTRACE_KERNEL_PROC |
 				 POSIXTRACE_KERNEL_SIGNAL,
 	};
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.attr = (uintptr_t)&a,
-	};
 	int ret = hold_device(h), p[2];
 
 	if (ret)
 		return ret;
 	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
 		return errno;
-	c.log_fd = p[1];
-	h->sfd = ioctl(h->dev, POSIXTRACE_IOC_CREATE, &c);
-	ret = h->sfd < 0 ? errno : 0;
+	h->sfd = raw_create_with(h->dev, &a, p[1]);
+	ret = h->sfd < 0 ? -h->sfd : 0;
 	close(p[1]);
 	close(h->dev);
 	h->dev = p[0];	/* the log's reader end, closed at release */
