@@ -686,7 +686,8 @@ static inline bool fuzz_one(struct fuzz *f, int fd, bool on_stream,
 		 * all be taken, and a sibling may replace the new descriptor
 		 * before it starts: a descriptor of the device stands in.
 		 */
-		if (f->crowded && (f->sfd == -ENOSPC || f->sfd == -ENOMEM)) {
+		if (f->crowded && (f->sfd == -ENOSPC || f->sfd == -ENOMEM ||
+				   f->sfd == -EAGAIN)) {
 			f->sfd = dup(f->dev);
 			return true;
 		}

@@ -5,16 +5,17 @@
  * through /dev/fuse (no libfuse), holds one file, "log", that takes the
  * first GOOD_BYTES written, answers the next BAD_WRITES writes with EIO,
  * then takes every write again (a disk that came back). A
- * stream logs there; the flush that meets the failure says EIO once
- * (STATUS's flush_error, get_status's posix_stream_flush_error), every
+ * stream logs there; the flushes that meet the failure say EIO (STATUS's
+ * flush_error), every
  * event not written is counted (log_events_discarded), the stream goes
  * on recording, an ERROR event in the log says where, and what was
  * written reads back as a log, its events in order: every number the
  * stream gave is in the log, or counted lost in the stream, or counted
  * as not written to the log, exactly.
  *
- * Needs FUSE in the kernel (the debug kernel has it; Debian's build it as
- * a module, which the guests do not load): skipped otherwise.
+ * Needs FUSE in the kernel (the debug kernel and Debian's 6.12 have it
+ * built in; Debian's 6.1 builds it as a module, which the guests do not
+ * load): skipped otherwise.
  */
 #define _GNU_SOURCE
 #include <linux/fuse.h>

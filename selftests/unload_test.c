@@ -3,7 +3,7 @@
  * Unloading under load (issue 32). rmmod while anything of the module is
  * in use (a descriptor of the device or of a stream, a mapping of the
  * enable page, of a ring or of a batch buffer, a reader waiting, a log
- * being written, kernel events on, a traced child) must be refused
+ * being written, kernel events on, a child's stream) must be refused
  * (EWOULDBLOCK, the module working on), and succeed once the last of
  * them is gone; then the module loads again. And the module is unloaded
  * and loaded over and over with a traced workload in between (a child
@@ -188,8 +188,11 @@ static int hold_reader_and_log(struct holder *h)
 	return ret;
 }
 
-/* A child with a stream of its own, recording kernel events, waiting. */
-static int hold_traced_child(struct holder *h)
+/*
+ * A child with a stream of its own (kernel events, a log, a reader
+ * waiting), waiting: what it holds goes only when it does.
+ */
+static int hold_child_stream(struct holder *h)
 {
 	int ready[2];
 	char c;
@@ -256,7 +259,8 @@ TEST(unload_is_refused_while_anything_holds_the_module)
 		  .take = hold_batch_buffer },
 		{ .what = "a reader waiting, a log, kernel events",
 		  .take = hold_reader_and_log },
-		{ .what = "a traced child", .take = hold_traced_child },
+		{ .what = "a child with a stream of its own",
+		  .take = hold_child_stream },
 	};
 	char params[256];
 	size_t i;

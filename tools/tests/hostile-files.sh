@@ -79,7 +79,7 @@ done
 mkfifo "$work/fifo"
 for c in dump "dump --json"; do
 	# A valid log through a FIFO: a log is read by offset.
-	cat "${logs[0]}" >"$work/fifo" 2>/dev/null &
+	timeout 20 cat "${logs[0]}" >"$work/fifo" 2>/dev/null &
 	# shellcheck disable=SC2086
 	run refused "$work/fifo" $c
 	wait
