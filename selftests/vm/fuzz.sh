@@ -62,7 +62,8 @@ echo "$CYCLES" >"$WORK/tree/posixtrace/tests/unload-cycles"
 mkdir -p "$WORK/hotplug"
 cp "$WORK/selftests/hotplug_test" "$WORK/hotplug/"
 rel=$(test_kernels | tail -n 1)
-build_module "$rel" "/usr/src/linux-headers-$rel" -j"$(nproc)" >>"$WORK/build.log" 2>&1 ||
+# A directory of its own: make check's is kmod-$rel.
+build_module "fuzz-$rel" "/usr/src/linux-headers-$rel" -j"$(nproc)" >>"$WORK/build.log" 2>&1 ||
 	die "module build for $rel failed: $WORK/build.log"
 echo "$CALLS $SECONDS_MAX $SEED" >"$WORK/tree/posixtrace/tests/fuzz-calls"
 
@@ -79,7 +80,7 @@ for mode in on off; do
 	log "fuzz: CPUs offline and back, four CPUs, $rel, the rings $mode"
 	"$VM_DIR/run-vm.sh" --label "hotplug.$mode" --smp 4 \
 		--kernel "/boot/vmlinuz-$rel" \
-		--module "$BUILD_DIR/kmod-$rel/kmod/posixtrace.ko" \
+		--module "$BUILD_DIR/kmod-fuzz-$rel/kmod/posixtrace.ko" \
 		--out "$WORK/vm-hotplug.$mode" --tests "$WORK/hotplug" \
 		--timeout 900 "${args[@]}" >"$WORK/vm-hotplug.$mode.log" 2>&1 || rc=1
 done

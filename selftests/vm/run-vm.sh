@@ -171,25 +171,38 @@ SPLAT+='INFO: task .* blocked|rcu.*detected stall|'
 SPLAT+='sleeping function called from invalid context|list_(add|del) corruption'
 # An OOM kill confined to a test's own memory cgroup (posixtrace-*, with
 # memory.max: memcg_test fills one) is what the kernel does there, not a
-# splat: its report, call trace and all, is left out, and said so. Any
-# other OOM report stays in.
+# splat: its report, call trace and all, is left out, and said so, but
+# for any other splat line printed inside it. Any other OOM report (a
+# global one, another cgroup's, one cut short) stays in.
 memcg_oom_out() {
-	awk '
-	/invoked oom-killer:/ { held = $0 "\n"; holding = 1; next }
+	awk -v splat="$SPLAT" '
+	function flush_held() { printf "%s", held; held = ""; holding = 0 }
+	FNR == 1 && holding { flush_held() }
+	/invoked oom-killer:/ {
+		if (holding)
+			flush_held()
+		held = $0 "\n"; holding = 1; next
+	}
 	holding {
 		held = held $0 "\n"
-		if (/Killed process/) {
-			holding = 0
-			if (held ~ /constraint=CONSTRAINT_MEMCG/ &&
-			    held ~ /oom_memcg=\/posixtrace-/)
-				print "# a memory cgroup of a test at its limit: OOM kill (report left out)"
-			else
-				printf "%s", held
+		if (!/Killed process/)
+			next
+		if (held !~ /constraint=CONSTRAINT_MEMCG/ ||
+		    held !~ /oom_memcg=\/posixtrace-/) {
+			flush_held()
+			next
 		}
+		# Another CPU'"'"'s splat printed inside the report stays.
+		print "# a memory cgroup of a test at its limit: OOM kill (report left out)"
+		n = split(held, line, "\n")
+		for (i = 1; i <= n; i++)
+			if (line[i] ~ splat && line[i] !~ /Call Trace:/)
+				print line[i]
+		held = ""; holding = 0
 		next
 	}
 	{ print }
-	END { if (holding) printf "%s", held }' "$@"
+	END { if (holding) flush_held() }' "$@"
 }
 if memcg_oom_out "$OUT/console.log" "$OUT/ktap.txt" | grep -Eh "$SPLAT" >"$OUT/splat.txt"; then
 	log "[$LABEL] kernel splat in the log:"
