@@ -52,7 +52,8 @@ static bool refusal_ok(int kind, int e)
 		/* The limit; {TRACE_SYS_MAX} streams; the user's quota. */
 		return e == ENOMEM || e == ENOSPC || e == EAGAIN;
 	case RINGS:
-		return e == ENOMEM;
+		/* ENODEV: the rings are off (max_ring_size=0). */
+		return e == ENOMEM || e == ENODEV;
 	default:
 		/* The limit, or {TRACE_USER_EVENT_MAX} names. */
 		return e == ENOMEM || e == ENOSPC || e == EAGAIN;
