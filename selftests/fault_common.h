@@ -11,6 +11,8 @@
 #ifndef FAULT_COMMON_H
 #define FAULT_COMMON_H
 
+#include "beside_program.h"
+
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -147,23 +149,6 @@ static inline unsigned long section_base(const char *section)
 		 section);
 	return read_str(path, text, sizeof(text)) ?
 	       strtoul(text, NULL, 16) : 0;
-}
-
-/*
- * The path of the file @name beside this program, into @path: make fault
- * (selftests/vm/fault.sh) puts its files there. False if this program's
- * own path is unknown.
- */
-static inline bool beside_program(char *path, size_t size, const char *name)
-{
-	size_t room = strlen(name) + 1;
-	ssize_t len = readlink("/proc/self/exe", path, size - room);
-
-	if (len <= 0)
-		return false;
-	path[len] = '\0';
-	strcpy(strrchr(path, '/') + 1, name);
-	return true;
 }
 
 /*

@@ -50,6 +50,7 @@
 #include "trc_common.h"
 #include "stress_common.h"
 #include "ioctl_fuzz.h"
+#include "beside_program.h"
 
 #define FUZZ_WORKERS		3
 #define FUZZ_THREADS		3
@@ -727,21 +728,13 @@ static int holders(struct __test_metadata *_metadata, bool log)
 static void fuzz_budget(unsigned long *calls, unsigned int *seconds,
 			uint64_t *seed)
 {
-	char seed_text[32];
-
-	char path[4096], *slash;
-	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	char seed_text[32], path[4096];
 	FILE *f;
 
 	*calls = FUZZ_SHORT_CALLS;
 	*seconds = FUZZ_SHORT_SECONDS;
-	if (len <= 0)
+	if (!beside_program(path, sizeof(path), "fuzz-calls"))
 		return;
-	path[len] = '\0';
-	slash = strrchr(path, '/');
-	if (!slash)
-		return;
-	strcpy(slash + 1, "fuzz-calls");
 	f = fopen(path, "r");
 	if (!f)
 		return;

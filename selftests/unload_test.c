@@ -27,6 +27,7 @@
 #include "trl_common.h"
 #include "stress_common.h"
 #include "module_common.h"
+#include "beside_program.h"
 
 #undef TEST_TIMEOUT_DEFAULT
 #define TEST_TIMEOUT_DEFAULT	3600
@@ -346,18 +347,11 @@ static int traced_workload(int cycle)
 /* "unload-cycles" beside this program: how many cycles, else SHORT_CYCLES. */
 static int cycles(void)
 {
-	char path[4096], *slash, line[32];
-	ssize_t len = readlink("/proc/self/exe", path, sizeof(path) - 16);
+	char path[4096], line[32];
 	int n = SHORT_CYCLES;
 
-	if (len <= 0)
-		return n;
-	path[len] = '\0';
-	slash = strrchr(path, '/');
-	if (!slash)
-		return n;
-	strcpy(slash + 1, "unload-cycles");
-	if (module_read_line(path, line, sizeof(line)) && atoi(line) > 0)
+	if (beside_program(path, sizeof(path), "unload-cycles") &&
+	    module_read_line(path, line, sizeof(line)) && atoi(line) > 0)
 		n = atoi(line);
 	return n;
 }
