@@ -126,6 +126,22 @@ static int posixtrace_log_fsize_check(const struct posixtrace_log *log,
 }
 
 /*
+ * A write went as far as @end in a regular file (0: a file written without
+ * positions, O_APPEND, where the file's size says). kernel_write() moved
+ * @end past what it wrote.
+ */
+static void posixtrace_log_reached(struct posixtrace_log *log, loff_t end)
+{
+	struct inode *inode = file_inode(log->file);
+
+	if (!S_ISREG(inode->i_mode))
+		return;
+	if (!end || (log->file->f_flags & O_APPEND))
+		end = i_size_read(inode);
+	log->written_end = max(log->written_end, end);
+}
+
+/*
  * Write @len bytes at @pos, as the creator's write(2) would. Returns 0, or
  * a negative errno; *@partial says whether some bytes went out before the
  * error. Once the watchdog gave up on the log (it made no progress, say
@@ -168,6 +184,8 @@ static int posixtrace_log_pwrite(struct posixtrace_log *log, const void *buf,
 		WRITE_ONCE(log->progress, log->progress + 1);
 	}
 	revert_creds(old);
+	if (done)
+		posixtrace_log_reached(log, ppos ? pos : 0);
 	*partial = done && done < len;
 	if (done == len)
 		return 0;
@@ -200,6 +218,9 @@ static int posixtrace_log_write_at(struct posixtrace_log *log,
 	bool partial;
 	int ret;
 
+	/* Half a block, or a file we could not start again: see above. */
+	if (log->broken)
+		return -EIO;
 	ret = posixtrace_log_pwrite(log, buf, len, pos, &partial);
 	if (ret)
 		posixtrace_log_failed(log, ret, partial);
@@ -212,8 +233,6 @@ static int posixtrace_log_append(struct posixtrace_log *log, const void *buf,
 {
 	int ret;
 
-	if (log->broken)
-		return -EIO;
 	ret = posixtrace_log_write_at(log, buf, len, log->pos);
 	if (!ret)
 		log->pos += len;
@@ -236,16 +255,17 @@ static void posixtrace_log_attr(struct posixtrace_log_attr *dst,
 	dst->kernel_events = cpu_to_le32(attr->kernel_events);
 }
 
+/* The header, kept for a file cut under the writer (see below). */
 static int posixtrace_log_write_header(struct posixtrace_log *log,
 				       const struct posixtrace_attr *attr)
 {
 	struct posixtrace_log_header *hdr;
 	bool partial;
-	int ret;
 
 	hdr = kzalloc(sizeof(*hdr), GFP_KERNEL);
 	if (!hdr)
 		return -ENOMEM;
+	log->header = hdr;
 	memcpy(hdr->magic, POSIXTRACE_LOG_MAGIC, POSIXTRACE_LOG_MAGIC_LEN);
 	hdr->version_major = cpu_to_le16(POSIXTRACE_LOG_VERSION_MAJOR);
 	hdr->version_minor = cpu_to_le16(POSIXTRACE_LOG_VERSION_MINOR);
@@ -265,9 +285,7 @@ static int posixtrace_log_write_header(struct posixtrace_log *log,
 		  POSIXTRACE_ABI_MINOR, init_utsname()->release);
 	posixtrace_log_attr(&hdr->attr, attr);
 	/* Errors are the caller's here: no half-created log to report on. */
-	ret = posixtrace_log_pwrite(log, hdr, sizeof(*hdr), 0, &partial);
-	kfree(hdr);
-	return ret;
+	return posixtrace_log_pwrite(log, hdr, sizeof(*hdr), 0, &partial);
 }
 
 /* Reserve the space up front, so that ENOSPC comes now, from create. */
@@ -287,6 +305,9 @@ static int posixtrace_log_reserve(struct posixtrace_log *log)
 		len = POSIXTRACE_LOG_HEADER_SIZE + log->size;
 	}
 	ret = vfs_fallocate(log->file, mode, 0, len);
+	/* The slots are the file's size now: a cut shows under it. */
+	if (!ret && !mode)
+		log->written_end = max(log->written_end, len);
 	/* Not every file system can: the writes will tell then. */
 	return ret == -EOPNOTSUPP || ret == -ENODEV ? 0 : ret;
 }
@@ -418,6 +439,8 @@ void posixtrace_log_release(struct posixtrace_log *log, bool sync)
 	log->file = NULL;
 	kvfree(log->buf);
 	log->buf = NULL;
+	kfree(log->header);
+	log->header = NULL;
 	if (log->cred)
 		put_cred(log->cred);
 	log->cred = NULL;
@@ -515,6 +538,89 @@ static void posixtrace_log_put_define(struct posixtrace_log *log, u32 id,
 	posixtrace_log_put_record(log, &def, &data);
 }
 
+/* The events the file holds now, of the current epoch. */
+static u64 posixtrace_log_events_in_file(const struct posixtrace_log *log)
+{
+	u64 n;
+	u32 i;
+
+	if (!posixtrace_log_slotted(log))
+		return log->events_in_file;
+	/* The slot being filled has 0 there: its records are counted apart. */
+	for (n = log->slot_records, i = 0; i < log->slot_count; i++)
+		n += log->slot_events[i];
+	return n;
+}
+
+/*
+ * Someone who may write the file (its owner; logrotate's copytruncate)
+ * cut it below what we wrote. What it held is gone, and a block written
+ * at our offset would follow a hole that no reader gets past: the log
+ * starts again in the emptied file, a header first, and the events it no
+ * longer holds count as discarded. The write error is EIO, so that the
+ * stream records an ERROR event, which starts the new log. A file that
+ * cannot be emptied (a cut to a size other than 0, and truncate(2)
+ * refused to the creator) is written no more, every later event counted
+ * discarded.
+ *
+ * The check is made before each batch and each block or slot part is
+ * written. A cut in the middle of a LOOP log's slot also takes the types
+ * that slot named, which the part being built may use: that part is
+ * dropped too (counted). The check is not atomic with the write: a
+ * sequential log cut in between still gets a hole, the write extends the
+ * file past it, and the cut goes unseen (a LOOP log's file, once its
+ * slots are reserved, is never smaller than they are: the next check sees
+ * it). An UNTIL_FULL log's room is not given back: posix_trace_clear()
+ * does that.
+ */
+static void posixtrace_log_restart(struct posixtrace_log *log)
+{
+	struct inode *inode = file_inode(log->file);
+	const struct cred *old;
+	loff_t size;
+	bool partial;
+	long ret = 0;
+
+	size = i_size_read(inode);
+	if (!S_ISREG(inode->i_mode) || size >= log->written_end)
+		return;
+	log->events_discarded += posixtrace_log_events_in_file(log);
+	log->events_in_file = 0;
+	posixtrace_log_failed(log, -EIO, false);
+	log->written_end = 0;
+	if (size) {
+		old = override_creds(log->cred);
+		ret = vfs_truncate(&log->file->f_path, 0);
+		revert_creds(old);
+	}
+	if (!ret)
+		ret = posixtrace_log_reserve(log);
+	if (!ret)
+		ret = posixtrace_log_pwrite(log, log->header,
+					    sizeof(*log->header), 0, &partial);
+	log->broken = ret != 0;
+	if (ret)
+		return;
+	log->block_seq++;
+	bitmap_zero(log->defined, POSIXTRACE_EVENT_ID_MAX);
+	if (!posixtrace_log_slotted(log)) {
+		/* The block being built names its types: it goes first. */
+		log->pos = POSIXTRACE_LOG_HEADER_SIZE;
+		return;
+	}
+	/* Its earlier part is gone, and the types that part named. */
+	log->events_discarded += log->buf_count;
+	log->buf_count = 0;
+	log->buf_len = 0;
+	log->slot = 0;
+	log->slot_used = 0;
+	log->slot_records = 0;
+	memset(log->slot_events, 0, sizeof(log->slot_events));
+	log->full = false;	/* it has not come round in this file */
+	log->broken = posixtrace_log_wipe_slots(log) ||
+		      posixtrace_log_slot_header(log);
+}
+
 /* Write out the block being built (sequential) or the slot's new part. */
 static void posixtrace_log_commit(struct posixtrace_log *log)
 {
@@ -522,6 +628,7 @@ static void posixtrace_log_commit(struct posixtrace_log *log)
 	loff_t off;
 	int ret;
 
+	posixtrace_log_restart(log);
 	if (posixtrace_log_slotted(log)) {
 		if (!log->buf_len)
 			return;
@@ -559,10 +666,12 @@ static void posixtrace_log_commit(struct posixtrace_log *log)
 		/* Every block can be read alone: it names what it uses. */
 		bitmap_zero(log->defined, POSIXTRACE_EVENT_ID_MAX);
 	}
-	if (ret)
+	if (ret) {
 		log->events_discarded += log->buf_count;
-	else
+	} else {
 		log->events_flushed += log->buf_count;
+		log->events_in_file += log->buf_count;
+	}
 	log->buf_count = 0;
 }
 
@@ -691,6 +800,8 @@ void posixtrace_log_write(struct posixtrace_log *log,
 	const struct posixtrace_record *rec;
 	size_t off;
 
+	/* Before anything is built: nothing of this batch is dropped then. */
+	posixtrace_log_restart(log);
 	for (off = 0; off < bytes; off += rec->size) {
 		rec = (const void *)(recs + off);
 		if (log->broken || READ_ONCE(log->abandoned) ||
@@ -721,8 +832,10 @@ void posixtrace_log_clear(struct posixtrace_log *log)
 		.size = cpu_to_le64(sizeof(clear)),
 	};
 
+	posixtrace_log_restart(log);
 	log->epoch++;
 	log->block_seq++;
+	log->events_in_file = 0;
 	log->full = false;
 	log->bytes = 0;
 	log->buf_count = 0;

@@ -40,6 +40,13 @@ struct posixtrace_log {
 	u32 kernel_events;		/* the stream's: their types are named */
 	u64 size;			/* log-max-size */
 	loff_t pos;			/* sequential: where the next block goes */
+	/*
+	 * How far our writes reached in a regular file, and the header to
+	 * write again: the file cut below that is written anew
+	 * (posixtrace_log_restart()).
+	 */
+	loff_t written_end;
+	struct posixtrace_log_header *header;
 
 	/* The block being built, written out whole (or a slot's new part). */
 	u8 *buf;
@@ -69,6 +76,7 @@ struct posixtrace_log {
 	int error;			/* first error not reported yet */
 	u64 events_flushed;
 	u64 events_discarded;
+	u64 events_in_file;		/* sequential: since the last clear */
 	/*
 	 * The flush's watchdog (flush.c) reads @progress without a lock, and
 	 * sets @abandoned when it stopped moving: nothing is written after.
