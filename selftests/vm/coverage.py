@@ -2,13 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Line and branch coverage of the module, per file, from guests' gcov data.
 
-usage: coverage.py [--min PCT] OBJDIR REPORT GCOV_TAR...
+usage: coverage.py [--min PCT] [--explained FILE] OBJDIR REPORT GCOV_TAR...
+                   [--and OBJDIR GCOV_TAR...]...
 
 OBJDIR is the module's build directory (kmod/ of a build made with
 GCOV_PROFILE=y: its .gcno files); each GCOV_TAR is the gcov.tar a guest
 exported (selftests/vm/init.sh): the module's .gcda files, under the same
 absolute path as OBJDIR. Counts of every run are added up, per line and per
 branch, with gcov's own JSON (gcov -b -j), so nothing but gcc is needed.
+Each --and adds the runs of another build of the same sources (make fuzz's
+module, say, to make check's): their lines are matched by file and number.
 
 Only the project's sources count: OBJDIR's files and ../lib's, not the
 kernel headers inlined into them. A header of ours inlined into several
@@ -16,7 +19,9 @@ files counts each line once (hit if any file ran it) and each branch once
 per file that compiled it, as gcov does.
 
 REPORT gets the table and every uncovered block (a run of instrumented
-lines none of which ran, within one function), as FILE:FIRST-LAST FUNCTION.
+lines none of which ran, within one function), as FILE:FIRST-LAST FUNCTION,
+followed by why no test runs it: the line "FILE:FUNCTION REASON" of the
+--explained FILE (selftests/vm/coverage-unreached.txt), or "unexplained".
 Standard output gets the table, each line starting with "# ". The exit
 status is 1 when a tar cannot be read or holds no counts of the module,
 and with --min, when all lines together fall below PCT percent.
@@ -70,38 +75,71 @@ def run_dirs(objdir, tars, tmp):
         yield run
 
 
-def main(argv):
-    minimum = None
-    if argv[:1] == ["--min"]:
-        minimum = float(argv[1])
-        argv = argv[2:]
-    if len(argv) < 3:
-        sys.exit(__doc__.strip().splitlines()[2])
-    objdir = os.path.realpath(argv[0])
-    report, tars = argv[1], argv[2:]
+def explanations(path):
+    """FILE:FUNCTION -> why no test runs it, from the --explained file."""
+    why = {}
+    if path:
+        with open(path) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    key, _, reason = line.strip().partition(" ")
+                    why[key] = reason.strip()
+    return why
+
+
+def add_build(objdir, tars, tmp, lines, func, branches):
+    """Add the counts of the runs in tars, of the build in objdir."""
+    objdir = os.path.realpath(objdir)
     root = os.path.dirname(objdir)
     ours = (objdir + "/", os.path.join(root, "lib") + "/")
     sources = sorted(f[:-5] + ".c" for f in os.listdir(objdir)
                      if f.endswith(".gcno") and not f.startswith("."))
+    scratch = tempfile.mkdtemp(dir=tmp)
+    for run in run_dirs(objdir, tars, scratch):
+        for src in sources:
+            data = gcov_json(os.path.join(objdir, src), run)
+            for f in data["files"]:
+                name = f["file"]
+                if not name.startswith(ours):
+                    continue
+                name = os.path.relpath(name, root)
+                for ln in f["lines"]:
+                    key = (name, ln["line_number"])
+                    lines[key] += ln["count"]
+                    func.setdefault(key, ln.get("function_name", "?"))
+                    for j, b in enumerate(ln["branches"]):
+                        branches[key + (src, j)] += b["count"]
+
+
+def main(argv):
+    minimum = explained = None
+    while argv[:1] in (["--min"], ["--explained"]):
+        if argv[0] == "--min":
+            minimum = float(argv[1])
+        else:
+            explained = argv[1]
+        argv = argv[2:]
+    if len(argv) < 3 or argv[2] == "--and":
+        sys.exit(__doc__.strip().splitlines()[2])
+    report = argv.pop(1)
+    # [OBJDIR, TAR...] groups, split at each --and.
+    builds = [[]]
+    for arg in argv:
+        if arg == "--and":
+            builds.append([])
+        else:
+            builds[-1].append(arg)
+    if any(len(b) < 2 for b in builds):
+        sys.exit(__doc__.strip().splitlines()[2])
+    why = explanations(explained)
 
     lines = defaultdict(int)  # (file, line) -> count
     func = {}                 # (file, line) -> function
     branches = defaultdict(int)  # (file, line, tu, index) -> count
     with tempfile.TemporaryDirectory() as tmp:
-        for run in run_dirs(objdir, tars, tmp):
-            for src in sources:
-                data = gcov_json(os.path.join(objdir, src), run)
-                for f in data["files"]:
-                    name = f["file"]
-                    if not name.startswith(ours):
-                        continue
-                    name = os.path.relpath(name, root)
-                    for ln in f["lines"]:
-                        key = (name, ln["line_number"])
-                        lines[key] += ln["count"]
-                        func.setdefault(key, ln.get("function_name", "?"))
-                        for j, b in enumerate(ln["branches"]):
-                            branches[key + (src, j)] += b["count"]
+        for build in builds:
+            add_build(build[0], build[1:], tmp, lines, func, branches)
+    runs = sum(len(b) - 1 for b in builds)
 
     per_file = defaultdict(lambda: [0, 0, 0, 0])
     for (name, _), count in lines.items():
@@ -136,22 +174,27 @@ def main(argv):
             same = (missed and start is not None and
                     func[(name, ln)] == func[(name, start)])
             if start is not None and not same:
-                blocks.append("%s:%d-%d %s" % (name, start, prev,
-                                               func[(name, start)]))
+                fn = func[(name, start)]
+                blocks.append(("%s:%d-%d %s" % (name, start, prev, fn),
+                               why.get("%s:%s" % (name, fn))))
                 start = None
             if missed and start is None:
                 start = ln
             prev = ln
 
+    unexplained = sum(1 for _, w in blocks if not w)
     with open(report, "w") as out:
-        out.write("# gcov coverage of the module over %d run(s)\n" % len(tars))
+        out.write("# gcov coverage of the module over %d run(s)\n" % runs)
         out.write("\n".join(table) + "\n\n")
-        out.write("# uncovered blocks (%d): FILE:FIRST-LAST FUNCTION\n" %
-                  len(blocks))
-        out.write("\n".join(blocks) + "\n")
+        out.write("# uncovered blocks (%d, %d unexplained): "
+                  "FILE:FIRST-LAST FUNCTION: why\n" %
+                  (len(blocks), unexplained))
+        out.write("".join("%s: %s\n" % (b, w or "unexplained")
+                          for b, w in blocks))
     for row in table:
         print("# " + row)
-    print("# uncovered blocks: %d, listed in %s" % (len(blocks), report))
+    print("# uncovered blocks: %d (%d unexplained), listed in %s" %
+          (len(blocks), unexplained, report))
     if minimum is not None and pct(totals[1], totals[0]) < minimum:
         print("# below the goal of %.1f%% of lines" % minimum)
         return 1
