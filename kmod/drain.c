@@ -1230,8 +1230,8 @@ static int posixtrace_drain_reserve(struct posixtrace_drain_domain *dom,
 	if (dom->nr_sources + n > dom->heap_size) {
 		size = max_t(unsigned int, max(16U, 2 * dom->heap_size),
 			     roundup_pow_of_two(dom->nr_sources + n));
-		heap = kvmalloc_array(size, sizeof(*heap),
-				      POSIXTRACE_GFP_USER_SIZED);
+		heap = posixtrace_kvmalloc_user(array_size(size, sizeof(*heap)),
+						NUMA_NO_NODE);
 		if (!heap)
 			return -ENOMEM;
 		kvfree(dom->heap);

@@ -144,8 +144,7 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 			goto err;
 		kbufs->srcs[cpu] = &kb->src;
 		/* The kernel's alone, never mapped: pages need not be adjacent. */
-		kb->data = kvmalloc_node(size, POSIXTRACE_GFP_USER_SIZED,
-					 cpu_to_node(cpu));
+		kb->data = posixtrace_kvmalloc_user(size, cpu_to_node(cpu));
 		if (!kb->data)
 			goto err;
 		kb->size = size;

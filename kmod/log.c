@@ -398,7 +398,7 @@ int posixtrace_log_open(struct posixtrace_log *log, int fd,
 	log->buf_size = max_t(size_t, POSIXTRACE_LOG_BUF_SIZE,
 			      POSIXTRACE_LOG_EVENTS_SIZE +
 			      posixtrace_log_unit_max(attr));
-	log->buf = kvmalloc(log->buf_size, POSIXTRACE_GFP_USER_SIZED);
+	log->buf = posixtrace_kvmalloc_user(log->buf_size, NUMA_NO_NODE);
 	if (!log->buf)
 		return -ENOMEM;
 	ret = posixtrace_log_reserve(log);

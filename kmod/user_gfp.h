@@ -3,6 +3,7 @@
 #define _POSIXTRACE_USER_GFP_H
 
 #include <linux/gfp.h>
+#include <linux/types.h>
 
 /*
  * For memory whose size a user chose, kept for as long as what it backs
@@ -19,5 +20,8 @@
  */
 #define POSIXTRACE_GFP_USER_SIZED \
 	(GFP_KERNEL_ACCOUNT | __GFP_RETRY_MAYFAIL | __GFP_NOWARN)
+
+/* Not kvmalloc(..., POSIXTRACE_GFP_USER_SIZED): user_gfp.c says why. */
+void *posixtrace_kvmalloc_user(size_t size, int node);
 
 #endif /* _POSIXTRACE_USER_GFP_H */
