@@ -20,8 +20,10 @@
 #  3. The log reader's libFuzzer target (fuzz/) for SECONDS (default 600).
 #
 # The report is $BUILD_DIR/fuzz/report.txt: the calls made of each kind,
-# the guest's verdict, the coverage of kmod/ by the fuzzing alone, and
-# libFuzzer's last status line. Exits non-zero if either part failed.
+# the guest's verdict, the coverage of kmod/ by the fuzzing alone and, if
+# make check ran before on the same sources, by both (coverage-all.txt,
+# every uncovered block with why), and libFuzzer's last status line. Exits
+# non-zero if either part failed.
 #
 #   fuzz.sh [--calls N] [--seconds S] [--log-seconds S] [--seed SEED]
 #           [--cycles N]
@@ -67,6 +69,12 @@ build_module "fuzz-$rel" "/usr/src/linux-headers-$rel" -j"$(nproc)" >>"$WORK/bui
 	die "module build for $rel failed: $WORK/build.log"
 echo "$CALLS $SECONDS_MAX $SEED" >"$WORK/tree/posixtrace/tests/fuzz-calls"
 
+# Whether two builds of the module were made of the same sources (each
+# build directory holds a copy of them): their lines can be added up.
+same_sources() {
+	[ -d "$2" ] && diff -q <(cd "$1" && cat -- *.c *.h) <(cd "$2" && cat -- *.c *.h) >/dev/null
+}
+
 rc=0
 log "fuzz: $CALLS calls in the debug guest (at most $SECONDS_MAX s)"
 "$VM_DIR/run-vm.sh" --label fuzz --kernel "$kdir/arch/x86/boot/bzImage" \
@@ -109,6 +117,16 @@ make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 	"$VM_DIR/coverage.py" "$objdir" "$WORK/coverage.txt" \
 		"$WORK/vm/export/gcov.tar" |
 		sed -n 's/^# /  /p' | sed -n '1p;/^  all /p;/uncovered/p' || rc=1
+	# With make check's debug guests, if it ran here on these sources.
+	check_runs=("$BUILD_DIR"/vm-debug*/export/gcov.tar)
+	if [ -f "${check_runs[0]}" ] && same_sources "$objdir" "$BUILD_DIR/kmod-debug/kmod"; then
+		echo
+		echo "== coverage of kmod/ by make check's debug guests and make fuzz"
+		"$VM_DIR/coverage.py" --explained "$VM_DIR/coverage-unreached.txt" \
+			"$objdir" "$WORK/coverage-all.txt" "$WORK/vm/export/gcov.tar" \
+			--and "$BUILD_DIR/kmod-debug/kmod" "${check_runs[@]}" |
+			sed -n 's/^# /  /p' | sed -n '1p;/^  all /p;/uncovered/p' || rc=1
+	fi
 	echo
 	echo "== the log reader (libFuzzer, $LOG_SECONDS s)"
 	grep -E '^#[0-9]+\s+(DONE|pulse)|^Done ' "$WORK/log_fuzz.log" | tail -n 2 |
