@@ -32,17 +32,25 @@
 
 static const struct file_operations *posixtrace_proc_mem_fops;
 
-/* Learn what a /proc/<pid>/mem file looks like; at load, in insmod. */
-void posixtrace_access_init(void)
+/*
+ * Learn what a /proc/<pid>/mem file looks like; at load, in insmod. Without
+ * /proc (ENOENT, ENOTDIR) the module loads, stricter; any other failure (no memory)
+ * fails the load rather than change who may trace for as long as the
+ * module stays.
+ */
+int posixtrace_access_init(void)
 {
 	struct file *file = filp_open("/proc/self/mem", O_RDONLY, 0);
 
 	if (IS_ERR(file)) {
+		if (PTR_ERR(file) != -ENOENT && PTR_ERR(file) != -ENOTDIR)
+			return PTR_ERR(file);
 		pr_warn("no /proc: tracing other processes needs CAP_SYS_PTRACE\n");
-		return;
+		return 0;
 	}
 	posixtrace_proc_mem_fops = file->f_op;
 	filp_close(file, NULL);
+	return 0;
 }
 
 /* Is @fd an open /proc/<pid>/mem of @task's current image? */

@@ -6,7 +6,7 @@
 
 struct linux_binprm;
 
-void posixtrace_access_init(void);
+int posixtrace_access_init(void);
 int posixtrace_may_trace(struct task_struct *task, int mem_fd);
 bool posixtrace_may_keep_tracing(struct task_struct *task,
 				 const struct linux_binprm *bprm);

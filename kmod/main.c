@@ -29,7 +29,9 @@ static int __init posixtrace_init(void)
 	int ret;
 
 	posixtrace_debugfs_init();
-	posixtrace_access_init();
+	ret = posixtrace_access_init();
+	if (ret)
+		goto err_debugfs;
 	ret = posixtrace_streams_init();
 	if (ret)
 		goto err_debugfs;
