@@ -16,6 +16,7 @@
  * test sleeps to let something happen.
  */
 #define _GNU_SOURCE
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -451,6 +452,71 @@ TEST_F(rd, timedgetnext_blocked_reader_woken_by_producer_before_timeout)
 	read_woken_by_producer(_metadata, self, READ_TIMED, 0xbeef, &r);
 	memcpy(&got, r.data, sizeof(got));
 	ASSERT_EQ(0xbeef, got);
+}
+
+/* Wait (up to 10 s) until thread tid sleeps in poll(). */
+static bool wait_blocked_in_poll(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 10000; i++) {
+		if (thread_state(tid) == 'S' && thread_syscall(tid) == SYS_poll)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
+/* Once the stream's poller sleeps in poll(), record one event. */
+static void *poll_producer_thread(void *arg)
+{
+	struct producer *p = arg;
+
+	p->saw_blocked = wait_blocked_in_poll(p->reader);
+	posix_trace_event(p->id, &p->value, sizeof(p->value));
+	return NULL;
+}
+
+/* poll() of fd for POLLIN within ms: its revents, or -1 if it failed. */
+static int poll_in(int fd, int ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n = poll(&pfd, 1, ms);
+
+	return n < 0 ? -1 : n ? pfd.revents : 0;
+}
+
+/*
+ * The stream's descriptor "is poll()-able: readable when events are
+ * waiting" (posixtrace.rst): not while it is empty, suspended or running,
+ * at once with START waiting, not again once that is read, and a poller
+ * sleeping on the empty running stream is woken by a producer's event
+ * (from its ring at the next drain, or directly without rings).
+ */
+TEST_F(rd, poll_is_readable_when_an_event_waits_and_not_before)
+{
+	struct producer p = { .id = self->id, .reader = gettid(),
+			      .value = 0xcafe };
+	pthread_t thr;
+	uint32_t got;
+	struct rec r;
+	int fd;
+
+	fd = stream_fd();
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, poll_in(fd, 0));
+	ASSERT_EQ(0, posix_trace_start(self->trid));
+	ASSERT_EQ(POLLIN, poll_in(fd, 0));
+	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_START);
+	ASSERT_EQ(0, poll_in(fd, 0));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, poll_producer_thread, &p));
+	EXPECT_EQ(POLLIN, poll_in(fd, 20000));
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_TRUE(p.saw_blocked);
+	ASSERT_NEXT(self->trid, &r, self->id);
+	memcpy(&got, r.data, sizeof(got));
+	ASSERT_EQ(0xcafe, got);
+	ASSERT_EQ(0, poll_in(fd, 0));
 }
 
 /* Once the reader sleeps in the kernel, start the stream. */
