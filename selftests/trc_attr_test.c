@@ -694,4 +694,135 @@ TEST_F(stream_attr, create_with_uninitialized_attr_is_einval)
 	ASSERT_EQ(EINVAL, ret);
 }
 
+/* ---- the module's limits, max_stream_size and max_data_size ----------- */
+
+#define STREAM_SIZE_PARAM	PARAM_DIR "max_stream_size"
+#define DATA_SIZE_PARAM		PARAM_DIR "max_data_size"
+/* Their ranges (modinfo posixtrace): 352 to 1 GiB, 0 to 1 MiB. */
+#define STREAM_SIZE_PARAM_MAX	(1 << 30)
+#define DATA_SIZE_PARAM_MAX	(1 << 20)
+
+/* Write text to a module parameter: 0, or the errno of the write. */
+static int param_set(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (write(fd, text, strlen(text)) < 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
+/* As param_set(), a number. */
+static int param_set_n(const char *path, long long n)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%lld", n);
+	return param_set(path, text);
+}
+
+/* The parameters as they were, put back by the teardown, as root. */
+FIXTURE(limits) {
+	int stream_size, data_size;
+	trace_attr_t attr;
+	trace_id_t trid;
+	bool created;
+};
+
+FIXTURE_SETUP(limits)
+{
+	self->created = false;
+	self->stream_size = self->data_size = -1;
+	ASSERT_EQ(0, posix_trace_attr_init(&self->attr));
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root to set the module's parameters");
+	ASSERT_TRUE(param_read(STREAM_SIZE_PARAM, &self->stream_size));
+	ASSERT_TRUE(param_read(DATA_SIZE_PARAM, &self->data_size));
+}
+
+FIXTURE_TEARDOWN(limits)
+{
+	if (self->created)
+		posix_trace_shutdown(self->trid);
+	if (self->stream_size > 0)
+		EXPECT_TRUE(param_write(STREAM_SIZE_PARAM, self->stream_size));
+	if (self->data_size >= 0)
+		EXPECT_TRUE(param_write(DATA_SIZE_PARAM, self->data_size));
+	posix_trace_attr_destroy(&self->attr);
+}
+
+/* Create a stream of stream size and max data size: its error number. */
+static int create_sized(FIXTURE_DATA(limits) *self, size_t stream,
+			size_t data)
+{
+	if (self->created)
+		posix_trace_shutdown(self->trid);
+	self->created = false;
+	if (posix_trace_attr_setstreamsize(&self->attr, stream) ||
+	    posix_trace_attr_setmaxdatasize(&self->attr, data))
+		return -1;
+	return create_stream(&self->attr, &self->trid, &self->created);
+}
+
+/*
+ * max_stream_size takes 352 to 1 GiB (EINVAL outside, the value kept) and
+ * is the largest stream a create makes: ENOMEM above it.
+ */
+TEST_F(limits, max_stream_size_is_set_in_its_range_and_bounds_streams)
+{
+	int v;
+
+	ASSERT_EQ(0, param_set_n(STREAM_SIZE_PARAM, 65536));
+	ASSERT_TRUE(param_read(STREAM_SIZE_PARAM, &v));
+	ASSERT_EQ(65536, v);
+	ASSERT_EQ(ENOMEM, create_sized(self, 65536 + 8, 16));
+	ASSERT_EQ(0, create_sized(self, 65536, 16));
+
+	ASSERT_EQ(EINVAL, param_set_n(STREAM_SIZE_PARAM, STREAM_SIZE_MIN - 1));
+	ASSERT_EQ(EINVAL, param_set_n(STREAM_SIZE_PARAM,
+				      STREAM_SIZE_PARAM_MAX + 1LL));
+	ASSERT_EQ(EINVAL, param_set_n(STREAM_SIZE_PARAM, -1));
+	ASSERT_EQ(EINVAL, param_set(STREAM_SIZE_PARAM, "lots"));
+	ASSERT_TRUE(param_read(STREAM_SIZE_PARAM, &v));
+	ASSERT_EQ(65536, v);
+
+	ASSERT_EQ(0, param_set_n(STREAM_SIZE_PARAM, STREAM_SIZE_MIN));
+	ASSERT_EQ(ENOMEM, create_sized(self, STREAM_SIZE_MIN + 8, 16));
+	ASSERT_EQ(0, create_sized(self, STREAM_SIZE_MIN, 16));
+	ASSERT_EQ(0, param_set_n(STREAM_SIZE_PARAM, STREAM_SIZE_PARAM_MAX));
+	ASSERT_TRUE(param_read(STREAM_SIZE_PARAM, &v));
+	ASSERT_EQ(STREAM_SIZE_PARAM_MAX, v);
+}
+
+/*
+ * max_data_size takes 0 to 1 MiB (EINVAL outside, the value kept) and is
+ * the largest max data size a create takes: EINVAL above it.
+ */
+TEST_F(limits, max_data_size_is_set_in_its_range_and_bounds_streams)
+{
+	int v;
+
+	ASSERT_EQ(0, param_set_n(DATA_SIZE_PARAM, 100));
+	ASSERT_TRUE(param_read(DATA_SIZE_PARAM, &v));
+	ASSERT_EQ(100, v);
+	ASSERT_EQ(EINVAL, create_sized(self, 65536, 101));
+	ASSERT_EQ(0, create_sized(self, 65536, 100));
+
+	ASSERT_EQ(EINVAL, param_set_n(DATA_SIZE_PARAM, DATA_SIZE_PARAM_MAX + 1));
+	ASSERT_EQ(EINVAL, param_set_n(DATA_SIZE_PARAM, -1));
+	ASSERT_EQ(EINVAL, param_set(DATA_SIZE_PARAM, "some"));
+	ASSERT_TRUE(param_read(DATA_SIZE_PARAM, &v));
+	ASSERT_EQ(100, v);
+
+	ASSERT_EQ(0, param_set_n(DATA_SIZE_PARAM, 0));
+	ASSERT_EQ(EINVAL, create_sized(self, 65536, 1));
+	ASSERT_EQ(0, create_sized(self, 65536, 0));
+	ASSERT_EQ(0, param_set_n(DATA_SIZE_PARAM, DATA_SIZE_PARAM_MAX));
+	ASSERT_EQ(0, create_sized(self, 65536, DATA_SIZE_PARAM_MAX));
+}
+
 TEST_HARNESS_MAIN
