@@ -376,6 +376,30 @@ TEST_F(log, loop_log_not_come_round_holds_everything)
 	ASSERT_EQ(POSIX_TRACE_NOT_FULL, self->lb.status.posix_log_full_status);
 }
 
+/*
+ * A LOOP log of 16 slots of 96 KiB: each slot is bigger than the 64 KiB
+ * the log's thread builds before it writes, so a slot is written in
+ * pieces, each after the last. 3,000 events (216 KB with the DEFINEs
+ * and START) fill two slots and part of a third without coming round:
+ * the log holds every one of them, in order, and is not full.
+ */
+TEST_F(log, loop_log_slots_bigger_than_a_write_hold_everything_in_order)
+{
+	int i = 0;
+
+	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP, POSIX_TRACE_LOOP,
+			      1 << 20, 16 * (96 << 10)));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&self->attr, 64));
+	record_and_read(_metadata, self, 3000);
+	ASSERT_EV(&self->lb, i, POSIX_TRACE_START);
+	i++;
+	ASSERT_RUN(&self->lb, i, self->a, 0, 2999);
+	ASSERT_SHUTDOWN_TAIL(&self->lb, i);
+	ASSERT_EQ(POSIX_TRACE_NOT_FULL, self->lb.status.posix_log_full_status);
+	ASSERT_EQ(POSIX_TRACE_NO_OVERRUN,
+		  self->lb.status.posix_log_overrun_status);
+}
+
 TEST_F(log, loop_log_smaller_than_two_slots_is_einval)
 {
 	ASSERT_EQ(0, log_attr(&self->attr, POSIX_TRACE_LOOP, POSIX_TRACE_LOOP,
