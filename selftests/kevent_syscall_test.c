@@ -136,6 +136,7 @@ struct sys_case {
 	char path[512], path2[64];
 	struct sockaddr_un sun;
 	void *gone;		/* an address nothing maps */
+	unsigned char big[200];	/* an address longer than any */
 };
 
 /*
@@ -363,6 +364,102 @@ TEST(connect_carries_its_address)
 	snprintf(c.sun.sun_path, sizeof(c.sun.sun_path), "/tmp/kev.nowhere.%d",
 		 getpid());
 	EXPECT_EQ(0, connect_want(&c));
+}
+
+static int connect_bad_addresses(struct sys_case *c)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return 1;
+	if (connect(fd, (struct sockaddr *)c->big, sizeof(c->big)) != -1 ||
+	    errno != EINVAL)
+		return 2;
+	if (connect(fd, c->gone, sizeof(struct sockaddr_un)) != -1 ||
+	    errno != EFAULT)
+		return 3;
+	if (connect(fd, (struct sockaddr *)c->big, (socklen_t)-1) != -1 ||
+	    errno != EINVAL)
+		return 4;
+	return 0;
+}
+
+/* What the case's calls must record between the marks. */
+static int bad_addresses_want(struct sys_case *c)
+{
+	const struct sys_want want[] = {
+		WANT_ENTRY(SYS_socket, 1, AF_UNIX),
+		{ .id = KEV_SYS_EXIT, .nr = SYS_socket, .any_ret = true },
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_connect, .addr = c->big,
+		  .addr_len = POSIXTRACE_SYSCALL_ADDR_MAX,
+		  .cut = POSIXTRACE_SYSCALL_CUT_ADDR },
+		WANT_RET(SYS_connect, -EINVAL),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_connect, .addr = "",
+		  .cut = POSIXTRACE_SYSCALL_CUT_ADDR },
+		WANT_RET(SYS_connect, -EFAULT),
+		/* A negative length: no address, and none left out. */
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_connect, .addr = "" },
+		WANT_RET(SYS_connect, -EINVAL),
+	};
+
+	return run_case(c, want, ARRAY_LEN(want));
+}
+
+/*
+ * An address longer than the event holds is cut at 128 bytes and marked;
+ * one at an unmapped address is empty and marked; one of a negative
+ * length is empty and whole; each call fails as it would untraced.
+ */
+TEST(long_unmapped_and_negative_addresses_are_cut_or_empty)
+{
+	struct sys_case c = { .calls = connect_bad_addresses };
+	size_t i;
+
+	SKIP_WITHOUT_DEVICE();
+	for (i = 0; i < sizeof(c.big); i++)
+		c.big[i] = (unsigned char)(i * 7 + 1);
+	c.big[0] = AF_UNIX;
+	c.big[1] = 0;
+	/* Below vm.mmap_min_addr: never mapped. */
+	c.gone = (void *)4096;
+	EXPECT_EQ(0, bad_addresses_want(&c));
+}
+
+static int create_and_rename(struct sys_case *c)
+{
+	int fd = openat(AT_FDCWD, c->path, O_CREAT | O_WRONLY | O_CLOEXEC,
+			0600);
+
+	if (fd < 0)
+		return 1;
+	if (close(fd))
+		return 2;
+	/* rename(2) itself: its two paths are its first two arguments. */
+	if (syscall(SYS_rename, c->path, c->path2))
+		return 3;
+	return 0;
+}
+
+/* rename(2) carries the old path and the new, as renameat() does. */
+TEST(rename_carries_both_paths)
+{
+	struct sys_case c = { .calls = create_and_rename };
+	struct sys_want want[] = {
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_openat, .nargs = 1,
+		  .args = { (uint32_t)AT_FDCWD }, .path = c.path },
+		{ .id = KEV_SYS_EXIT, .nr = SYS_openat, .any_ret = true },
+		WANT_ENTRY(SYS_close, 0),
+		WANT_RET(SYS_close, 0),
+		{ .id = KEV_SYS_ENTRY, .nr = SYS_rename, .path = c.path,
+		  .path2 = c.path2 },
+		WANT_RET(SYS_rename, 0),
+	};
+
+	SKIP_WITHOUT_DEVICE();
+	snprintf(c.path, sizeof(c.path), "/tmp/kev.rename.%d", getpid());
+	snprintf(c.path2, sizeof(c.path2), "/tmp/kev.renamed.%d", getpid());
+	EXPECT_EQ(0, run_case(&c, want, ARRAY_LEN(want)));
+	EXPECT_EQ(0, unlink(c.path2));
 }
 
 /* Call nr into a selection's bits. */
