@@ -105,6 +105,40 @@ TEST(ignored_signals_are_dropped_or_taken_by_default)
 		WANT_USER(k.pid, k.pid, "kev.after"));
 }
 
+/*
+ * SIGUSR1 blocked, then ignored (SIG_IGN), then sent: a blocked signal is
+ * queued even if ignored (its disposition may change before it is
+ * unblocked), so it is generated as delivered; unblocked, it is taken
+ * with the disposition it has then: ignored.
+ */
+static int blocked_then_ignored(void *arg)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) ||
+	    signal(SIGUSR1, SIG_IGN) == SIG_ERR)
+		return 1;
+	kev_mark("kev.before", 0);
+	if (kill(getpid(), SIGUSR1) || sigprocmask(SIG_UNBLOCK, &set, NULL))
+		return 2;
+	kev_mark("kev.after", 0);
+	return 0;
+}
+
+TEST(blocked_ignored_signal_is_taken_as_ignored)
+{
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_SIGNAL, blocked_then_ignored,
+			    NULL, 0,
+		WANT_GEN(k.pid, SIGUSR1, SI_USER, k.pid,
+			 POSIXTRACE_SIGNAL_DELIVERED, 1),
+		WANT_DLV(k.pid, k.pid, SIGUSR1, SI_USER,
+			 POSIXTRACE_SIGACT_IGNORE),
+		WANT_USER(k.pid, k.pid, "kev.after"));
+}
+
 /* SIGUSR1 twice while blocked: queued, merged, then taken once. */
 static int pending_twice(void *arg)
 {
