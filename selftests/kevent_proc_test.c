@@ -237,6 +237,40 @@ TEST(exec_with_long_arguments_cuts_and_marks_them)
 		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
 }
 
+#define HUGE_ARG_LEN	3000	/* more than 8 * POSIXTRACE_EXEC_STR_MAX */
+
+static int exec_huge(void *arg)
+{
+	static char huge[HUGE_ARG_LEN + 1];
+	char *argv[] = { "zero", huge, "after", "x", NULL };
+
+	fill(huge, 'h', HUGE_ARG_LEN);
+	kev_mark("kev.before", 4);
+	setenv(EXEC_AFTER_ENV, "1", 1);
+	execv("/proc/self/exe", argv);
+	return 1;
+}
+
+/*
+ * An argument of 3,000 bytes, then two more: it is cut at 255 bytes and
+ * marked; the module looks only so far (8 * 256 bytes) for where it
+ * ends, so the arguments after it are not found ("could not be read",
+ * the header's words): empty and marked cut, never another's bytes.
+ */
+TEST(exec_argument_too_long_to_find_its_end_marks_the_rest_cut)
+{
+	char cut[KEV_STR_MAX];
+
+	SKIP_WITHOUT_DEVICE();
+	memset(cut, 'h', KEV_STR_MAX - 1);
+	cut[KEV_STR_MAX - 1] = '\0';
+	ASSERT_CHILD_MARKED(POSIXTRACE_K_KERNEL_PROC, exec_huge, NULL, 0,
+		WANT_EXEC(k.pid, 4, 1 << 2 | 1 << 3 | 1 << 4,
+			  "/proc/self/exe", "exe", "zero", cut, "", ""),
+		WANT_USER(k.pid, k.pid, "kev.after"),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
+}
+
 static int exec_short(void *arg)
 {
 	char *argv[] = { "one", "two", NULL };
