@@ -11,10 +11,13 @@
  * harness's ASSERTs: they report results through a pipe or exit status.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <grp.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "trc_common.h"
@@ -550,6 +553,8 @@ struct unpriv_report {
 	int trace_init;
 	int trace_self;
 	int trace_own_child;
+	int trace_dumpable;	/* raw create with the child's mem fd */
+	int trace_undumpable;	/* the same, once it is not dumpable */
 };
 
 /*
@@ -642,6 +647,122 @@ TEST(unprivileged_user_may_trace_self_and_own_process)
 	run_unprivileged(_metadata, trace_own_processes, &rep);
 	ASSERT_EQ(0, rep.trace_self);
 	ASSERT_EQ(0, rep.trace_own_child);
+}
+
+/*
+ * POSIXTRACE_IOC_CREATE for pid with mem_fd as the proof, default
+ * attributes: 0 (the stream closed at once) or the errno.
+ */
+static int raw_create_with_mem(pid_t pid, int mem_fd)
+{
+	struct posixtrace_attr ua = {
+		.size = sizeof(ua),
+		.stream_size = 65536,
+		.max_data_size = 16,
+		.stream_full_policy = POSIXTRACE_LOOP,
+		.log_full_policy = POSIXTRACE_LOOP,
+		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
+	};
+	struct posixtrace_create req = {
+		.size = sizeof(req), .flags = POSIXTRACE_CREATE_MEM_FD,
+		.pid = pid, .log_fd = -1, .attr = (uintptr_t)&ua,
+		.mem_fd = mem_fd,
+	};
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), fd, err = 0;
+
+	if (dev < 0)
+		return errno;
+	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &req);
+	if (fd < 0)
+		err = errno;
+	else
+		close(fd);
+	close(dev);
+	return err;
+}
+
+/* A child that turns not dumpable on its first byte, then waits. */
+static void child_turns_undumpable(int from_parent, int to_parent)
+{
+	wait_byte(from_parent);
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	put_byte(to_parent, 'u');
+	wait_byte(from_parent);
+}
+
+/*
+ * Unprivileged: open an own child's /proc/pid/mem (allowed: same user,
+ * dumpable) and create with it; then, the child no longer dumpable, the
+ * same proof is refused, as ptrace would refuse to attach.
+ */
+static void trace_own_undumpable(struct unpriv_report *rep)
+{
+	struct traced_child c;
+	char path[32];
+	int mem;
+
+	prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	if (!spawn(&c, child_turns_undumpable))
+		_exit(3);
+	snprintf(path, sizeof(path), "/proc/%d/mem", (int)c.pid);
+	mem = open(path, O_RDONLY | O_CLOEXEC);
+	rep->trace_dumpable = mem < 0 ? -errno : raw_create_with_mem(c.pid, mem);
+	put_byte(c.to_child, 'u');
+	wait_byte(c.from_child);
+	rep->trace_undumpable = mem < 0 ? -1 : raw_create_with_mem(c.pid, mem);
+	finish(&c);
+	if (mem >= 0)
+		close(mem);
+}
+
+/*
+ * The module repeats ptrace's dumpability rule (posixtrace.rst,
+ * "Permissions and limits"): a proof opened while the child was
+ * dumpable is no longer enough once it is not ([EPERM]).
+ */
+TEST(unprivileged_user_may_not_trace_own_undumpable_process)
+{
+	struct unpriv_report rep;
+
+	SKIP_WITHOUT_DEVICE();
+	if (getuid() != 0)
+		SKIP(return, "needs root to switch to an unprivileged user");
+	run_unprivileged(_metadata, trace_own_undumpable, &rep);
+	ASSERT_EQ(0, rep.trace_dumpable);
+	ASSERT_EQ(EPERM, rep.trace_undumpable);
+}
+
+/* A child that becomes user and group nobody, says so, then waits. */
+static void child_becomes_nobody(int from_parent, int to_parent)
+{
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(2);
+	put_byte(to_parent, 'n');
+	wait_byte(from_parent);
+}
+
+/*
+ * Root (CAP_SYS_PTRACE) may trace a process of another user, which
+ * changing its uids also made not dumpable: ptrace could attach.
+ */
+TEST(root_may_trace_a_process_of_another_user)
+{
+	struct traced_child c;
+	trace_id_t trid;
+	char b;
+	int ret;
+
+	SKIP_WITHOUT_DEVICE();
+	if (getuid() != 0)
+		SKIP(return, "needs root");
+	ASSERT_TRUE(spawn(&c, child_becomes_nobody));
+	ASSERT_TRUE(get(c.from_child, &b, 1));
+	ret = posix_trace_create(c.pid, NULL, &trid);
+	if (!ret)
+		posix_trace_shutdown(trid);
+	ASSERT_EQ(0, finish(&c));
+	ASSERT_EQ(0, ret);
 }
 
 /* ---- a trid in a child ---------------------------------------------- */
@@ -860,6 +981,55 @@ TEST(create_beyond_trace_sys_max_is_eagain)
 	shutdown_all(trids, n);
 	free(trids);
 	ASSERT_EQ(EAGAIN, ret);
+}
+
+/*
+ * A stream is a file descriptor: a creator with every descriptor below
+ * its RLIMIT_NOFILE taken gets EMFILE (posix_trace_create(3)), and a
+ * failed create holds no {TRACE_SYS_MAX} place: with max_streams at 1
+ * (as root), a create still succeeds after the failures once a
+ * descriptor is free.
+ */
+TEST(create_at_the_open_files_limit_is_emfile)
+{
+	int fds[256], n = 0, i, ret, fd, old_max = -1;
+	struct rlimit old, lim;
+	trace_id_t trid;
+
+	SKIP_WITHOUT_DEVICE();
+	/* The library's device descriptor first, and held from then on. */
+	ASSERT_EQ(0, posix_trace_create(0, NULL, &trid));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	if (!geteuid() && param_read(MAX_STREAMS_PARAM, &old_max))
+		ASSERT_TRUE(param_write(MAX_STREAMS_PARAM, 1));
+	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
+	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	close(fd);
+	lim = old;
+	lim.rlim_cur = fd + 16;
+	ASSERT_GE(old.rlim_cur, lim.rlim_cur);
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &lim));
+	while (n < (int)ARRAY_SIZE(fds) &&
+	       (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
+		n++;
+	EXPECT_EQ(EMFILE, errno);
+	/* Each failure would leak the only place, if it leaked one. */
+	for (ret = EMFILE, i = 0; i < 3 && ret == EMFILE; i++)
+		ret = posix_trace_create(0, NULL, &trid);
+	if (!ret)
+		posix_trace_shutdown(trid);
+	close(fds[--n]);
+	i = posix_trace_create(0, NULL, &trid);
+	if (!i)
+		posix_trace_shutdown(trid);
+	while (n)
+		close(fds[--n]);
+	EXPECT_EQ(0, setrlimit(RLIMIT_NOFILE, &old));
+	if (old_max > 0)
+		EXPECT_TRUE(param_write(MAX_STREAMS_PARAM, old_max));
+	ASSERT_EQ(EMFILE, ret);
+	ASSERT_EQ(0, i);
 }
 
 /*
