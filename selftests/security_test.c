@@ -9,7 +9,7 @@
  *    shared deferred close: no deferred close on the machine is held up,
  *    and every place and module reference comes back;
  *  - after a set-id exec, the old tracer neither sees nor touches the new
- *    image's event names;
+ *    image's event names, nor records the exec;
  *  - a child of a traced privileged daemon that drops privileges
  *    (setresuid(), no exec) neither sees nor touches its family's names;
  *  - log writes obey the creator's RLIMIT_FSIZE and are charged to its
@@ -489,9 +489,46 @@ struct exec_report {
 	trace_event_id_t helper;	/* the set-id image's first name */
 	trace_event_id_t probe;		/* a sibling's name opened after */
 	bool secret_listed;	/* the tracer saw the new image's name */
+	/* Its process kernel events, up to the sibling's exit: */
+	bool fork_seen;		/* X forking S, before the exec */
+	bool exec_seen;		/* X's exec of the set-id image */
+	bool sibling_exit_seen;	/* S's exit, after the exec */
 };
 
 #define STEP(n, cond) do { if (!(cond)) { rep->step = (n); goto out; } } while (0)
+
+/*
+ * Read the stream's events until S's exit (10 s at most): what came
+ * before it includes X's exec, had the stream recorded it. False if S's
+ * exit never came.
+ */
+static bool read_proc_events(trace_id_t trid, pid_t x, pid_t s,
+			     struct exec_report *rep)
+{
+	struct timespec deadline = realtime_in_ms(10000);
+	struct posix_trace_event_info info;
+	char data[1024];
+	int unavailable;
+	size_t len;
+
+	while (!rep->sibling_exit_seen) {
+		if (posix_trace_timedgetnext_event(trid, &info, data,
+						   sizeof(data), &len,
+						   &unavailable, &deadline))
+			return false;
+		if (unavailable)
+			continue;
+		if (info.posix_event_id == POSIXTRACE_K_EVENT_PROC_FORK &&
+		    info.posix_pid == x)
+			rep->fork_seen = true;
+		if (info.posix_event_id == POSIXTRACE_K_EVENT_PROC_EXEC)
+			rep->exec_seen = true;
+		if (info.posix_event_id == POSIXTRACE_K_EVENT_PROC_EXIT &&
+		    info.posix_pid == s)
+			rep->sibling_exit_seen = true;
+	}
+	return true;
+}
 
 /*
  * The tracer (an ordinary user) traces its child X with inheritance. X
@@ -549,6 +586,8 @@ static void trace_setid_exec(const char *helper, struct exec_report *rep)
 	STEP(3, get(up[0], &rep->before, sizeof(rep->before)));
 	STEP(4, !posix_trace_attr_init(&attr) &&
 		!posix_trace_attr_setinherited(&attr, POSIX_TRACE_INHERITED) &&
+		!posixtrace_k_attr_setkernelevents(&attr,
+						   POSIXTRACE_K_KERNEL_PROC) &&
 		!posix_trace_create(x, &attr, &trid) &&
 		!posix_trace_start(trid));
 	STEP(5, put_byte(go[1], 'g'));
@@ -568,6 +607,7 @@ static void trace_setid_exec(const char *helper, struct exec_report *rep)
 	/* The sibling's next name shows whether the family's table grew. */
 	STEP(11, put_byte(sgo[1], 'p'));
 	STEP(12, get(sup[0], &rep->probe, sizeof(rep->probe)));
+	STEP(13, read_proc_events(trid, x, s, rep));
 	posix_trace_shutdown(trid);
 out:
 	close(go[1]);
@@ -609,6 +649,13 @@ TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
 	EXPECT_FALSE(rep->secret_listed);
 	/* The family's table did not grow by the secret name. */
 	EXPECT_EQ(rep->before + 1, rep->probe);
+	/*
+	 * Its process kernel events: X's fork and S's exit, around the
+	 * exec, but not the exec, which would tell what the new image is.
+	 */
+	EXPECT_TRUE(rep->fork_seen);
+	EXPECT_FALSE(rep->exec_seen);
+	EXPECT_TRUE(rep->sibling_exit_seen);
 	munmap(rep, sizeof(*rep));
 }
 
@@ -870,6 +917,64 @@ TEST(lowering_capabilities_for_a_while_keeps_the_names)
 {
 	NEEDS_ROOT();
 	ASSERT_CHILD_OK(in_child(toggle_caps_and_open, NULL));
+}
+
+/* Clear every capability, the permitted set too: given up for good. */
+static bool caps_drop_all(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	return !syscall(SYS_capset, &hdr, data);
+}
+
+/* Open name: is its id @want? */
+static bool opens_as(const char *name, trace_event_id_t want)
+{
+	trace_event_id_t id;
+
+	return !posix_trace_eventid_open(name, &id) && id == want;
+}
+
+/*
+ * Root lowers its effective uid, then its effective gid, for a while (the
+ * real and saved ids stay 0, so it may take them back), then gives its
+ * uids and gids up for good but keeps CAP_SETUID and CAP_SETGID permitted
+ * (PR_SET_KEEPCAPS): each time it could still act as the process its
+ * table was made for, and keeps it (b keeps its id; in a new table b
+ * would come first, with a's). Clearing its permitted capabilities then
+ * gives them up for good: a table of its own.
+ */
+static int lower_ids_and_open(void *arg)
+{
+	trace_event_id_t a, b;
+
+	if (posix_trace_eventid_open("sec.lower.a", &a) ||
+	    posix_trace_eventid_open("sec.lower.b", &b) || a == b)
+		return 1;
+	if (seteuid(USER_UID) || !opens_as("sec.lower.b", b) || seteuid(0))
+		return 2;
+	if (setegid(USER_UID) || !opens_as("sec.lower.b", b) || setegid(0))
+		return 3;
+	if (prctl(PR_SET_KEEPCAPS, 1) || setgroups(0, NULL) ||
+	    setresgid(USER_UID, USER_UID, USER_UID) ||
+	    !opens_as("sec.lower.b", b))
+		return 4;
+	if (setresuid(USER_UID, USER_UID, USER_UID) ||
+	    !opens_as("sec.lower.b", b))
+		return 5;
+	if (!caps_drop_all() || !opens_as("sec.lower.b", a))
+		return 6;
+	return 0;
+}
+
+TEST(lowering_ids_for_a_while_or_keeping_setid_keeps_the_names)
+{
+	NEEDS_ROOT();
+	ASSERT_CHILD_OK(in_child(lower_ids_and_open, NULL));
 }
 
 /* ---- what log writes are charged to ----------------------------------- */
