@@ -1000,8 +1000,6 @@ TEST(create_at_the_open_files_limit_is_emfile)
 	/* The library's device descriptor first, and held from then on. */
 	ASSERT_EQ(0, posix_trace_create(0, NULL, &trid));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
-	if (!geteuid() && param_read(MAX_STREAMS_PARAM, &old_max))
-		ASSERT_TRUE(param_write(MAX_STREAMS_PARAM, 1));
 	ASSERT_EQ(0, getrlimit(RLIMIT_NOFILE, &old));
 	fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
@@ -1010,6 +1008,10 @@ TEST(create_at_the_open_files_limit_is_emfile)
 	lim.rlim_cur = fd + 16;
 	ASSERT_GE(old.rlim_cur, lim.rlim_cur);
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &lim));
+	/* From here on, everything is put back before any assertion. */
+	if (!geteuid() && param_read(MAX_STREAMS_PARAM, &old_max) &&
+	    !param_write(MAX_STREAMS_PARAM, 1))
+		old_max = -1;
 	while (n < (int)ARRAY_SIZE(fds) &&
 	       (fds[n] = open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0)
 		n++;
@@ -1019,7 +1021,8 @@ TEST(create_at_the_open_files_limit_is_emfile)
 		ret = posix_trace_create(0, NULL, &trid);
 	if (!ret)
 		posix_trace_shutdown(trid);
-	close(fds[--n]);
+	if (n)
+		close(fds[--n]);
 	i = posix_trace_create(0, NULL, &trid);
 	if (!i)
 		posix_trace_shutdown(trid);
