@@ -736,13 +736,15 @@ TEST(stream_on_a_child_before_it_runs_keeps_its_inheritance)
  * With no fork tickets kept (fork_tickets 0), children forked once the
  * pool is used up are not followed, and each is reported: the stream
  * records POSIX_TRACE_ERROR with ENOMEM for it, so that the children's
- * events and the errors add up to the children, exactly.
+ * events and the errors add up to the children, exactly. A stream of the
+ * parent that does not trace its children (CLOSE_FOR_CHILD) lost none of
+ * theirs: it records no ERROR.
  */
 TEST(children_without_a_ticket_are_reported_as_escapes)
 {
 	int saved, recorded = 0, escaped = 0, other = 0, i, tries;
 	trace_event_id_t id;
-	trace_id_t trid;
+	trace_id_t trid, own;
 	struct rec r;
 	int err;
 	pid_t c;
@@ -752,6 +754,7 @@ TEST(children_without_a_ticket_are_reported_as_escapes)
 		SKIP(return, "no fork_tickets parameter");
 	ASSERT_EQ(0, posix_trace_eventid_open("tri.ticketless", &id));
 	ASSERT_EQ(0, create_running(POSIX_TRACE_INHERITED, &trid));
+	ASSERT_EQ(0, create_running(POSIX_TRACE_CLOSE_FOR_CHILD, &own));
 	ASSERT_TRUE(param_write(TICKETS_PARAM, 0));
 	for (i = 0; i < TICKETLESS; i++) {
 		c = fork();
@@ -786,6 +789,12 @@ TEST(children_without_a_ticket_are_reported_as_escapes)
 	EXPECT_LE(TICKETLESS - 2 * saved, escaped);
 	EXPECT_EQ(0, other);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	/* The parent's own stream: its START, and nothing of the children. */
+	ASSERT_EQ(0, posix_trace_stop(own));
+	ASSERT_NEXT(own, &r, POSIX_TRACE_START);
+	ASSERT_NEXT(own, &r, POSIX_TRACE_STOP);
+	ASSERT_EMPTY(own, &r);
+	ASSERT_EQ(0, posix_trace_shutdown(own));
 }
 
 TEST(inheritance_defaults_to_close_for_child)
