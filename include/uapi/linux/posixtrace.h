@@ -160,7 +160,8 @@ struct posixtrace_version {
  * @path was cut at 255 bytes, bit 1 + i when argv[i] was (or could not
  * be read); @path: the file as execve() named it; @comm: the new
  * command name; @argv0 to @argv3: the first four arguments, "" past
- * @argc, each cut at 255 bytes.
+ * @argc, each cut at 255 bytes. An argument whose end is not found within
+ * 2 KiB also leaves the arguments after it "" and marked cut.
  */
 #define POSIXTRACE_EVENT_PROC_EXEC	17
 #define POSIXTRACE_PROC_EXEC_FORMAT \
