@@ -17,6 +17,7 @@ usage() {
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
           [--import DIR] [--tree DIR]... [--rings-off] [--smp N]
+          [--append "ARGS"]
 --bin FILE puts a program (with the libraries ldd finds) or a script in the
 guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
 the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT). --tree DIR
@@ -24,14 +25,16 @@ copies DIR's files into the guest's root (another tracer's modules under
 lib/modules, for the benchmark).
 --rings-off loads the module with max_ring_size=0: every event goes by
 system call, and ring_test (which tests the rings) is skipped. --smp N
-gives the guest N CPUs (2 by default).
+gives the guest N CPUs (2 by default). --append adds ARGS to the
+kernel's command line (make check's debug guests: the memory poisoning
+leak_test looks for).
 USAGE
 	exit 2
 }
 
 KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
 TREES=()
-RINGS=on SMP=2
+RINGS=on SMP=2 EXTRA_APPEND=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--tree) TREES+=("$2"); shift 2 ;;
 	--rings-off) RINGS=off; shift ;;
 	--smp) SMP=$2; shift 2 ;;
+	--append) EXTRA_APPEND="$EXTRA_APPEND $2"; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -91,7 +95,7 @@ fi
 # follows (int3-based) has oopsed the 6.12 guest in update_rq_clock().
 APPEND="console=ttyS0 panic=-1 softlockup_panic=0 tsc=reliable"
 APPEND="$APPEND sysctl.kernel.hung_task_timeout_secs=60"
-APPEND="$APPEND posixtrace.rings=$RINGS"
+APPEND="$APPEND posixtrace.rings=$RINGS$EXTRA_APPEND"
 if [ -n "$DEMO" ]; then
 	install -m 0755 "$DEMO" "$ROOT/posixtrace/demo.sh"
 	APPEND="$APPEND posixtrace.mode=demo"
