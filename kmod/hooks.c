@@ -86,6 +86,57 @@ static void posixtrace_forget(struct pid *tgid)
 	queue_work(posixtrace_hooks_wq, &proc->gone_work);
 }
 
+/* How long a group's last threads may take to pass their exit probe. */
+#define POSIXTRACE_EXIT_WAIT_MS	10000
+
+/*
+ * Whether a thread of @tgid's group has yet to reach exit_notify(), which
+ * comes after the exit tracepoint: its exit event (kevents.c) must still
+ * find the process in the table. A group whose leader is released has no
+ * thread left.
+ */
+static bool posixtrace_group_exiting(struct pid *tgid)
+{
+	struct task_struct *leader, *t;
+	bool exiting = false;
+
+	rcu_read_lock();
+	leader = pid_task(tgid, PIDTYPE_TGID);
+	if (leader) {
+		for_each_thread(leader, t) {
+			if (!READ_ONCE(t->exit_state)) {
+				exiting = true;
+				break;
+			}
+		}
+	}
+	rcu_read_unlock();
+	return exiting;
+}
+
+/*
+ * Every thread of the group has begun to exit, but some may reach their
+ * exit probe after the one that saw it (every thread counts itself out of
+ * signal->live early in do_exit(); the one that tears down a large mm
+ * comes much later): the entry leaves the table once none is left to
+ * come, or after POSIXTRACE_EXIT_WAIT_MS (a thread stuck in its exit).
+ * Before, those threads' exit events found no process and were dropped,
+ * uncounted.
+ */
+static void posixtrace_exit_work(struct work_struct *work)
+{
+	struct posixtrace_process *proc =
+		container_of(work, struct posixtrace_process, exit_work);
+	unsigned long deadline = jiffies +
+				 msecs_to_jiffies(POSIXTRACE_EXIT_WAIT_MS);
+
+	while (posixtrace_group_exiting(proc->tgid) &&
+	       time_before(jiffies, deadline))
+		schedule_timeout_uninterruptible(1);
+	posixtrace_forget(proc->tgid);
+	posixtrace_process_put(proc);
+}
+
 /*
  * Runs for every exiting thread: its ring is closed, and its records go
  * to the streams soon (they are the kernel's pages: a thread killed right
@@ -93,10 +144,18 @@ static void posixtrace_forget(struct pid *tgid)
  */
 static void posixtrace_on_exit(void *data, struct task_struct *task)
 {
+	struct posixtrace_process *proc;
+
 	posixtrace_thread_ring_retire_task(task);
 	if (atomic_read(&task->signal->live))
 		return;
-	posixtrace_forget(task_tgid(task));
+	proc = posixtrace_process_find(task_tgid(task));
+	if (proc && !atomic_xchg(&proc->exit_queued, 1)) {
+		INIT_WORK(&proc->exit_work, posixtrace_exit_work);
+		queue_work(posixtrace_hooks_wq, &proc->exit_work);
+	} else if (proc) {
+		posixtrace_process_put(proc);
+	}
 	posixtrace_streams_creator_gone(task);
 }
 

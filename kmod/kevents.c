@@ -244,8 +244,8 @@ out:
  * wait() gets (a signal's, with the core dump bit; or the last exit()'s):
  * the first thread here to see that reports the process's exit, once.
  * A thread of the group still on its way (tearing down a large mm, say)
- * may come after, or find the process gone from the table (its events
- * are then not recorded).
+ * may come after: the process stays in the table until it has passed
+ * (hooks.c, posixtrace_exit_work()).
  */
 static void posixtrace_kev_exit(void *data, struct task_struct *task)
 {

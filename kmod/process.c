@@ -300,6 +300,29 @@ void posixtrace_process_join_names(struct posixtrace_process *proc)
 }
 
 /**
+ * posixtrace_process_find - the entry of a thread group, with a reference
+ * @tgid: its pid
+ *
+ * Never sleeps, takes no lock: for the hooks. Cheap when nothing is
+ * traced.
+ *
+ * Return: the entry, for the caller to put, or NULL.
+ */
+struct posixtrace_process *posixtrace_process_find(struct pid *tgid)
+{
+	struct posixtrace_process *proc;
+
+	if (!atomic_read(&posixtrace_nr_procs))
+		return NULL;
+	rcu_read_lock();
+	proc = posixtrace_process_lookup(tgid);
+	if (proc && !kref_get_unless_zero(&proc->ref))
+		proc = NULL;
+	rcu_read_unlock();
+	return proc;
+}
+
+/**
  * posixtrace_process_remove - take a process's entry out of the table
  * @tgid: its pid; it exited, or exec'd a privileged image
  *

@@ -107,6 +107,13 @@ struct posixtrace_process {
 	 * holding the table's reference until it has run.
 	 */
 	struct work_struct gone_work;
+	/*
+	 * hooks.c's too: the group has begun to exit, and a worker waits
+	 * for its last threads to pass the exit probe before it leaves
+	 * the table (once: @exit_queued).
+	 */
+	struct work_struct exit_work;
+	atomic_t exit_queued;
 
 	/*
 	 * inherit.c's: the children that found the pool of fork tickets
@@ -123,6 +130,7 @@ struct posixtrace_process {
 };
 
 struct posixtrace_process *posixtrace_process_lookup(struct pid *tgid);
+struct posixtrace_process *posixtrace_process_find(struct pid *tgid);
 void posixtrace_process_wake_producers(struct posixtrace_process *proc);
 struct posixtrace_process *posixtrace_process_get(struct pid *tgid,
 						  bool create);
