@@ -11,7 +11,10 @@
 #     built for coverage (gcov), so the report says which of its lines the
 #     fuzzing ran. Then, in the same guest, unload_test: rmmod refused
 #     under each thing that can hold the module, and CYCLES (default 1000)
-#     unloads and loads with a traced workload between.
+#     unloads and loads with a traced workload between; then stress_test
+#     for S seconds (default 600): producers, readers, logs and kernel
+#     events under random control changes and kills, every stream's
+#     events accounted for exactly.
 #  2. hotplug_test in a guest of four CPUs, the rings on and off: three
 #     CPUs taken offline and back, one at a time, over and over, while
 #     threads record and read and kernel events come. Debian's 6.12: the
@@ -26,14 +29,14 @@
 # non-zero if either part failed.
 #
 #   fuzz.sh [--calls N] [--seconds S] [--log-seconds S] [--seed SEED]
-#           [--cycles N]
+#           [--cycles N] [--stress-seconds S]
 #
 # --seconds bounds the guest's fuzzing (default 3000); --seed replaces
 # fuzz_test's fixed seed.
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
-CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED= CYCLES=1000
+CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED= CYCLES=1000 STRESS_SECONDS=600
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) CALLS=$2; shift 2 ;;
@@ -41,6 +44,7 @@ while [ $# -gt 0 ]; do
 	--log-seconds) LOG_SECONDS=$2; shift 2 ;;
 	--seed) SEED=$2; shift 2 ;;
 	--cycles) CYCLES=$2; shift 2 ;;
+	--stress-seconds) STRESS_SECONDS=$2; shift 2 ;;
 	-h|--help) sed -n '3,/^set /p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
@@ -59,8 +63,10 @@ if ! make -C "$TOP_DIR" --no-print-directory ulib >>"$WORK/build.log" 2>&1 ||
 	! "$VM_DIR/build-selftests.sh" "$WORK/selftests" >>"$WORK/build.log" 2>&1; then
 	die "selftests build failed: $WORK/build.log"
 fi
-cp "$WORK/selftests/fuzz_test" "$WORK/selftests/unload_test" "$WORK/tests/"
+cp "$WORK/selftests/fuzz_test" "$WORK/selftests/unload_test" \
+	"$WORK/selftests/stress_test" "$WORK/tests/"
 echo "$CYCLES" >"$WORK/tree/posixtrace/tests/unload-cycles"
+echo "$STRESS_SECONDS $SEED" >"$WORK/tree/posixtrace/tests/stress-seconds"
 mkdir -p "$WORK/hotplug"
 cp "$WORK/selftests/hotplug_test" "$WORK/hotplug/"
 rel=$(test_kernels | tail -n 1)
@@ -79,7 +85,8 @@ rc=0
 log "fuzz: $CALLS calls in the debug guest (at most $SECONDS_MAX s)"
 "$VM_DIR/run-vm.sh" --label fuzz --kernel "$kdir/arch/x86/boot/bzImage" \
 	--module "$objdir/posixtrace.ko" --out "$WORK/vm" --tests "$WORK/tests" \
-	--tree "$WORK/tree" --timeout $((SECONDS_MAX + CYCLES * 2 + 600)) \
+	--tree "$WORK/tree" \
+	--timeout $((SECONDS_MAX + CYCLES * 2 + STRESS_SECONDS * 2 + 600)) \
 	>"$WORK/vm.log" 2>&1 || rc=1
 
 for mode in on off; do
@@ -100,9 +107,10 @@ make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 {
 	echo "make fuzz under $(basename "$kdir"), $(date -u +%F), commit $(git -C "$TOP_DIR" rev-parse --short HEAD 2>/dev/null)"
 	echo
-	echo "== fuzz_test: $CALLS calls at most, within $SECONDS_MAX s; unload_test: $CYCLES cycles"
-	sed -n 's/^# \(fuzz\|unload\)_test\.c:[0-9]*:[a-z_]*://p' \
+	echo "== fuzz_test: $CALLS calls at most, within $SECONDS_MAX s; unload_test: $CYCLES cycles; stress_test: $STRESS_SECONDS s"
+	sed -n 's/^# \(fuzz\|unload\|stress\)_test\.c:[0-9]*:[a-z_]*://p' \
 		"$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
+	sed -n 's/^# \(stress: \)/  \1/p' "$WORK/vm/ktap.txt" 2>/dev/null
 	grep -E '^(not )?ok ' "$WORK/vm/ktap.txt" 2>/dev/null | sed 's/^/  /'
 	tail -n 1 "$WORK/vm.log" | sed 's/^/  /'
 	for mode in on off; do
