@@ -13,7 +13,7 @@ PKGS=(
 	linux-headers-6.12-amd64 linux-headers-6.12-rt-amd64
 	dkms sparse
 	flex bison bc libelf-dev libssl-dev
-	babeltrace2 clang libclang-rt-14-dev
+	babeltrace2 clang libclang-rt-14-dev lld llvm
 	libnl-genl-3-dev libnl-utils
 	lttng-tools liblttng-ust-dev rt-tests
 	man-db

@@ -21,6 +21,12 @@
 #     debug kernel is built for two CPUs (CONFIG_NR_CPUS=2), so make
 #     check's debug guests take one CPU away, under lockdep and KASAN.
 #  3. The log reader's libFuzzer target (fuzz/) for SECONDS (default 600).
+#  4. Every selftest once under KMSAN (kmsan.sh: a kernel built with
+#     Debian's clang, the module instrumented too): any KMSAN report, or
+#     splat, fails make fuzz; a test case that fails there only for
+#     KMSAN's slowness (a case's 30 s limit, a test whose reader must fall
+#     behind) is listed, not failed. About 45 minutes to build the kernel
+#     the first time, 40 to run; --no-kmsan leaves it out.
 #
 # The report is $BUILD_DIR/fuzz/report.txt: the calls made of each kind,
 # the guest's verdict, the coverage of kmod/ by the fuzzing alone and, if
@@ -29,7 +35,7 @@
 # non-zero if either part failed.
 #
 #   fuzz.sh [--calls N] [--seconds S] [--log-seconds S] [--seed SEED]
-#           [--cycles N] [--stress-seconds S]
+#           [--cycles N] [--stress-seconds S] [--no-kmsan]
 #
 # --seconds bounds the guest's fuzzing (default 3000); --seed replaces
 # fuzz_test's fixed seed.
@@ -37,6 +43,7 @@ set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 
 CALLS=1000000 SECONDS_MAX=3000 LOG_SECONDS=600 SEED= CYCLES=1000 STRESS_SECONDS=600
+KMSAN=yes
 while [ $# -gt 0 ]; do
 	case $1 in
 	--calls) CALLS=$2; shift 2 ;;
@@ -45,6 +52,7 @@ while [ $# -gt 0 ]; do
 	--seed) SEED=$2; shift 2 ;;
 	--cycles) CYCLES=$2; shift 2 ;;
 	--stress-seconds) STRESS_SECONDS=$2; shift 2 ;;
+	--no-kmsan) KMSAN=no; shift ;;
 	-h|--help) sed -n '3,/^set /p' "$0" | sed -n 's/^# \{0,1\}//p'; exit 0 ;;
 	*) die "unknown argument $1 (see --help)" ;;
 	esac
@@ -100,6 +108,19 @@ for mode in on off; do
 		--timeout 900 "${args[@]}" >"$WORK/vm-hotplug.$mode.log" 2>&1 || rc=1
 done
 
+kmsan_rc=
+if [ $KMSAN = yes ]; then
+	log "fuzz: every selftest under KMSAN (kmsan.sh; long)"
+	"$VM_DIR/kmsan.sh" >"$WORK/kmsan.log" 2>&1
+	kmsan_rc=$?
+	# A KMSAN report or a splat fails; its exit 2 says KMSAN cannot be
+	# built here (the report says why), which is said, not failed.
+	if grep -q '^  KMSAN reports: [1-9]' "$BUILD_DIR/kmsan/report.txt" 2>/dev/null ||
+		[ -s "$BUILD_DIR/kmsan/vm/splat.txt" ]; then
+		rc=1
+	fi
+fi
+
 log "fuzz: the log reader, $LOG_SECONDS s"
 make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 	>"$WORK/log_fuzz.log" 2>&1 || rc=1
@@ -134,6 +155,12 @@ make -C "$TOP_DIR/fuzz" --no-print-directory run FUZZ_SECONDS="$LOG_SECONDS" \
 			"$objdir" "$WORK/coverage-all.txt" "$WORK/vm/export/gcov.tar" \
 			--and "$BUILD_DIR/kmod-debug/kmod" "${check_runs[@]}" |
 			sed -n 's/^# /  /p' | sed -n '1p;/^  all /p;/uncovered/p' || rc=1
+	fi
+	if [ -n "$kmsan_rc" ]; then
+		echo
+		echo "== every selftest under KMSAN (kmsan.sh exit $kmsan_rc)"
+		sed 's/^/  /' "$BUILD_DIR/kmsan/report.txt" 2>/dev/null ||
+			tail -n 5 "$WORK/kmsan.log" | sed 's/^/  /'
 	fi
 	echo
 	echo "== the log reader (libFuzzer, $LOG_SECONDS s)"
