@@ -186,6 +186,30 @@ static inline int raw_status(int sfd, struct posixtrace_status *st)
 	return ioctl(sfd, POSIXTRACE_IOC_STATUS, st) ? errno : 0;
 }
 
+/*
+ * FLUSH a stream with a log and wait (up to 5 s) for it; the status last
+ * read in *st. Returns how many times STATUS said EIO on the way (any
+ * other flush error fails the test).
+ */
+static inline int raw_flush_and_wait(struct __test_metadata *_metadata,
+				     int sfd, struct posixtrace_status *st)
+{
+	int i, errors = 0;
+
+	EXPECT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_FLUSH));
+	for (i = 0; i < 5000; i++) {
+		EXPECT_EQ(0, raw_status(sfd, st));
+		if (st->flush_error) {
+			EXPECT_EQ(EIO, st->flush_error);
+			errors++;
+		}
+		if (st->flush_status == POSIXTRACE_NOT_FLUSHING)
+			break;
+		usleep(1000);
+	}
+	return errors;
+}
+
 /* GETNEXT into buf: 0 or the errno; *count records of *bytes. */
 static inline int raw_getnext(int sfd, void *buf, uint32_t size,
 			      uint32_t flags, const struct timespec *abstime,

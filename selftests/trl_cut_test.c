@@ -88,29 +88,6 @@ FIXTURE_TEARDOWN(cut)
 	close(self->logfd);
 }
 
-/*
- * FLUSH and wait for it; the status last read in *st. Returns how many
- * times STATUS said EIO on the way (any other error fails the test).
- */
-static int flush_and_wait(struct __test_metadata *_metadata, int sfd,
-			  struct posixtrace_status *st)
-{
-	int i, errors = 0;
-
-	EXPECT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_FLUSH));
-	for (i = 0; i < 5000; i++) {
-		EXPECT_EQ(0, raw_status(sfd, st));
-		if (st->flush_error) {
-			EXPECT_EQ(EIO, st->flush_error);
-			errors++;
-		}
-		if (st->flush_status == POSIXTRACE_NOT_FLUSHING)
-			break;
-		usleep(1000);
-	}
-	return errors;
-}
-
 static off_t file_size(int fd)
 {
 	struct stat st;
@@ -129,23 +106,23 @@ TEST_F(cut, a_log_cut_under_its_writer_starts_again_and_counts_what_went)
 
 	/* Written, then cut to nothing. */
 	emit_numbered(self->id, 0, EVENTS_PER_ROUND);
-	EXPECT_EQ(0, flush_and_wait(_metadata, self->sfd, &st));
+	EXPECT_EQ(0, raw_flush_and_wait(_metadata, self->sfd, &st));
 	before = file_size(self->logfd);
 	ASSERT_LT(4096, before);
 	ASSERT_EQ(0, ftruncate(self->logfd, 0));
 
 	/* Written after the cut; then cut in the middle of that. */
 	emit_numbered(self->id, EVENTS_PER_ROUND, EVENTS_PER_ROUND);
-	flush_errors += flush_and_wait(_metadata, self->sfd, &st);
+	flush_errors += raw_flush_and_wait(_metadata, self->sfd, &st);
 	EXPECT_LT(0, file_size(self->logfd));
 	EXPECT_EQ(POSIXTRACE_RUNNING, st.state);
 	ASSERT_EQ(0, ftruncate(self->logfd, file_size(self->logfd) / 2));
 
 	emit_numbered(self->id, 2 * EVENTS_PER_ROUND, EVENTS_PER_ROUND);
-	flush_errors += flush_and_wait(_metadata, self->sfd, &st);
+	flush_errors += raw_flush_and_wait(_metadata, self->sfd, &st);
 	EXPECT_EQ(POSIXTRACE_RUNNING, st.state);
 	ASSERT_EQ(0, raw_control(self->sfd, POSIXTRACE_IOC_STOP));
-	flush_errors += flush_and_wait(_metadata, self->sfd, &st);
+	flush_errors += raw_flush_and_wait(_metadata, self->sfd, &st);
 	recorded = st.events_recorded;
 	stream_lost = st.events_lost;
 	discarded = st.log_events_discarded;

@@ -191,25 +191,6 @@ static void eiofs_unmount(void)
  * Flush and wait until it is done; *@st the status then. Returns how many
  * times STATUS said the flush failed (with EIO: anything else fails).
  */
-static int flush_and_wait(struct __test_metadata *_metadata, int sfd,
-			  struct posixtrace_status *st)
-{
-	int i, errors = 0;
-
-	EXPECT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_FLUSH));
-	for (i = 0; i < 5000; i++) {
-		EXPECT_EQ(0, raw_status(sfd, st));
-		if (st->flush_error) {
-			EXPECT_EQ(EIO, st->flush_error);
-			errors++;
-		}
-		if (st->flush_status == POSIXTRACE_NOT_FLUSHING)
-			break;
-		usleep(1000);
-	}
-	return errors;
-}
-
 /* A raw FLUSH stream of this process, logged to @logfd (APPEND). */
 static int log_stream(int dev, int logfd)
 {
@@ -251,12 +232,12 @@ TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	for (v = 0; v < EVENTS; v++) {
 		posix_trace_event(id, &v, sizeof(v));
 		if (v % 500 == 499)
-			flush_errors += flush_and_wait(_metadata, sfd, &st);
+			flush_errors += raw_flush_and_wait(_metadata, sfd, &st);
 	}
 	/* Still recording after the failure. */
 	EXPECT_EQ(POSIXTRACE_RUNNING, st.state);
 	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_STOP));
-	flush_errors += flush_and_wait(_metadata, sfd, &st);
+	flush_errors += raw_flush_and_wait(_metadata, sfd, &st);
 	recorded = st.events_recorded;
 	lost = st.log_events_discarded;
 	stream_lost = st.events_lost;
