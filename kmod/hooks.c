@@ -119,9 +119,8 @@ static bool posixtrace_group_exiting(struct pid *tgid)
  * exit probe after the one that saw it (every thread counts itself out of
  * signal->live early in do_exit(); the one that tears down a large mm
  * comes much later): the entry leaves the table once none is left to
- * come, or after POSIXTRACE_EXIT_WAIT_MS (a thread stuck in its exit).
- * Before, those threads' exit events found no process and were dropped,
- * uncounted.
+ * come, or after POSIXTRACE_EXIT_WAIT_MS (a thread stuck in its exit):
+ * a thread finding no process would drop its exit event, uncounted.
  */
 static void posixtrace_exit_work(struct work_struct *work)
 {

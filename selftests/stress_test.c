@@ -2453,10 +2453,10 @@ TEST_F_TIMEOUT(stress, every_stream_accounts_for_every_event, 3600)
 
 	SKIP_WITHOUT_DEVICE();
 	/*
-	 * make check's short form found one more kernel EXIT missing,
-	 * uncounted, after 9d2731b (a thread reported as tid 0, once on
-	 * 6.12): off there until that is explained; make fuzz's long run,
-	 * which puts stress-seconds beside the program, still runs it.
+	 * The short form (make check) can find a kernel EXIT missing,
+	 * uncounted, for a thread reported as tid 0, not yet explained:
+	 * it is off until it is; make fuzz's long run, which puts
+	 * stress-seconds beside the program, runs the test.
 	 */
 	if (!beside_program((char [4096]){ 0 }, 4096, SECONDS_FILE))
 		SKIP(return, "short form off until a missing EXIT is explained (issue 32)");
