@@ -387,7 +387,8 @@ sparse_clean() {
 }
 
 # guest_failures LABEL OUT: the guest's failed cases, each named with its
-# program, and the first line of any kernel splat (run-vm.sh's splat.txt).
+# program, and the first line of any kernel splat (run-vm.sh's splat.txt)
+# with where it struck (splat-summary.txt).
 guest_failures() {
 	local line
 	while IFS= read -r line; do
@@ -400,9 +401,15 @@ guest_failures() {
 		}' "$LOGS/vm.$1.log")
 	if [ -s "$2/splat.txt" ]; then
 		FAILURES+=("$1 splat: $(head -n 1 "$2/splat.txt")")
+		[ ! -s "$2/splat-summary.txt" ] ||
+			FAILURES+=("$1 splat at: $(head -n 1 "$2/splat-summary.txt")")
 	fi
 	if ! grep -q '\] not ok ' "$LOGS/vm.$1.log"; then
-		FAILURES+=("$1: the run failed outside any test case (see vm.$1.log)")
+		# The program that had begun and not ended, if any.
+		line=$(awk '/\] # selftest: / { p = $NF }
+			/\] # time: / { p = "" }
+			END { if (p != "") print ", during " p }' "$LOGS/vm.$1.log")
+		FAILURES+=("$1: the run failed outside any test case$line (see vm.$1.log)")
 	fi
 }
 

@@ -93,7 +93,11 @@ fi
 # tsc=reliable: under TCG load the clocksource watchdog can find the TSC
 # skewed and mark sched_clock unstable mid-run; the static-key patching that
 # follows (int3-based) has oopsed the 6.12 guest in update_rq_clock().
-APPEND="console=ttyS0 panic=-1 softlockup_panic=0 tsc=reliable"
+# oops=panic: an oops ends the guest there and then, in whatever context
+# it struck; one in a test's system call would otherwise leave a guest
+# that limps on, or hangs until the timeout, with its cause far above the
+# end of the log.
+APPEND="console=ttyS0 panic=-1 oops=panic softlockup_panic=0 tsc=reliable"
 APPEND="$APPEND sysctl.kernel.hung_task_timeout_secs=60"
 APPEND="$APPEND posixtrace.rings=$RINGS$EXTRA_APPEND"
 if [ -n "$DEMO" ]; then
@@ -117,24 +121,39 @@ set +e
 boot
 qrc=$?
 # A kernel that dies while booting, before init has run (nothing on the
-# KTAP port), never had the module: under TCG the 6.12 guest's int3-based
-# text patching at boot oopses now and then (once in 13 boots one day).
-# The same emulator fault can strike later, where a static key flips
-# (seen once in secure_tcp_seq_and_ts_off() on a test's first TCP
-# connection): an "Oops: int3" at a RIP outside the module's code. Once,
-# and said, either run is made again; a second death fails the run as any
-# other, and any other oops fails it at once.
-int3_outside_module() {
-	grep -A4 'Oops: int3' "$OUT/console.log" 2>/dev/null |
-		grep -m1 'RIP: ' | grep -qv '\[posixtrace\]'
+# KTAP port), never had the module. And QEMU 7.2's TCG now and then goes
+# on running code it translated before the kernel patched it: static
+# keys and static calls flip through an int3 (text_poke_bp()), and a
+# vCPU later executes that int3 from its stale copy, when memory no
+# longer holds it: "Oops: int3" whose Code: line shows, before the byte
+# at RIP, the byte that replaced the int3 instead of cc (the kernel
+# reads those bytes from memory as it reports). Seen at boot
+# (sched_clock_cpu(), update_rq_clock()), at a test's first TCP
+# connection (secure_tcp_seq_and_ts_off()) and mid-run; the stale copy
+# stays, so every CPU that runs that code next oopses too. Once, and
+# said, such a run is made again; a second death fails the run as any
+# other, and so does any other oops, a real int3 (cc still there)
+# included. Without the bytes (an oops that could not read them), an
+# int3 outside the module's code counts as the emulator's.
+stale_int3() {
+	local code byte
+	code=$(grep -A12 'Oops: int3' "$OUT/console.log" 2>/dev/null |
+		grep -m1 'Code: ')
+	byte=$(sed -n 's/.* \([0-9a-f][0-9a-f]\) <[0-9a-f][0-9a-f]>.*/\1/p' <<<"$code")
+	if [ -n "$byte" ]; then
+		[ "$byte" != cc ]
+	else
+		grep -A4 'Oops: int3' "$OUT/console.log" 2>/dev/null |
+			grep -m1 'RIP: ' | grep -qv '\[posixtrace\]'
+	fi
 }
 # So is one whose kernel splatted before init loaded the module (init.sh
 # says so and stops).
 if { grep -q 'Kernel panic' "$OUT/console.log" 2>/dev/null &&
-	{ [ ! -s "$OUT/ktap.log" ] || int3_outside_module; }; } ||
+	{ [ ! -s "$OUT/ktap.log" ] || stale_int3; }; } ||
 	grep -q '^# posixtrace-vm: splat before insmod' "$OUT/ktap.log" 2>/dev/null; then
 	log "[$LABEL] the guest kernel died before init, splatted before" \
-		"insmod, or died of an int3 oops outside the module" \
+		"insmod, or died of an int3 the emulator ran stale" \
 		"(console.log below): booting it again"
 	grep -E 'Oops|RIP:|Kernel panic|BUG:' "$OUT/console.log" | head -n 3 |
 		sed "s/^/[$LABEL first boot] /" >&2
@@ -227,9 +246,36 @@ not_the_modules_out() {
 	{ print }
 	END { if (kind != "") flush_held() }' "$@"
 }
+# splat_summary: where the first splat struck, on one line (check.sh puts
+# it in the list of failures, which is what a CI's tail shows): its RIP,
+# the task, and the innermost reliable callers.
+splat_summary() {
+	local first
+	first=$(head -n 1 "$OUT/splat.txt")
+	awk -v first="$first" '
+		!go && index($0, first) { go = 1 }
+		!go { next }
+		/ Comm: / && !comm { comm = $0; sub(/.* Comm: /, "", comm); sub(/ .*/, "", comm) }
+		/RIP: / && !rip { rip = $0; sub(/.*RIP: [0-9]+:/, "", rip) }
+		/Call Trace:/ { trace = 1; next }
+		trace && /<\/TASK>|---\[ end/ { exit }
+		trace && n < 6 {
+			f = $0; sub(/^\[[^]]*\] +/, "", f)
+			if (f ~ /^\?|^</) next
+			sub(/\+0x.*/, "", f)
+			calls = calls (n++ ? " < " : "") f
+		}
+		END {
+			if (rip) printf "RIP %s", rip
+			if (comm) printf " in %s", comm
+			if (calls) printf ", called from %s", calls
+			print ""
+		}' "$OUT/console.log" "$OUT/ktap.txt"
+}
 if not_the_modules_out "$OUT/console.log" "$OUT/ktap.txt" | grep -Eh "$SPLAT" >"$OUT/splat.txt"; then
 	log "[$LABEL] kernel splat in the log:"
 	head -n 60 "$OUT/splat.txt" | sed "s/^/[$LABEL splat] /" >&2
+	splat_summary >"$OUT/splat-summary.txt"
 	verdict=1
 fi
 
