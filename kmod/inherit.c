@@ -14,12 +14,12 @@
  * links were made so far (posixtrace_links_seq()), holds the parent's
  * links, and queues the ticket as a task work of the child. The child
  * runs it before its first instruction (task works run on the way back to
- * user mode, before any signal is handled), or in do_exit() if it dies
- * first, with preemption enabled: it joins its names' users and makes its
- * links, sleeping allocations charged to itself, to the streams that
- * traced its parent at the fork and still record
- * (posixtrace_links_inherit()), and gives the ticket back, with a new
- * blank entry.
+ * user mode, before any signal is handled: get_signal() runs them first),
+ * with preemption enabled: it joins its names' users and makes its links,
+ * sleeping allocations charged to itself, to the streams that traced its
+ * parent at the fork and still record (posixtrace_links_inherit()), and
+ * gives the ticket back, with a new blank entry. A child killed before it
+ * ran is linked too, on its way to do_exit(): its exit is an event.
  *
  * The pool keeps fork_tickets free tickets (64): each child refills
  * it after its ticket, and a worker when a fork finds it below that, so
@@ -243,7 +243,12 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		container_of(work, struct posixtrace_fork_ticket, work);
 	struct posixtrace_process *parent = ticket->parent;
 	struct posixtrace_process *child = ticket->child;
-	/* Killed before it ran (maybe of want of memory): no event comes. */
+	/*
+	 * Killed before it ran (maybe of want of memory): it will make no
+	 * event of its own, but its exit is one (kevents.c), which the
+	 * streams that have its fork must get too: it is linked all the
+	 * same. A link it cannot get is reported (ENOMEM), as any.
+	 */
 	bool dying = fatal_signal_pending(current) ||
 		     (current->flags & PF_EXITING);
 
@@ -262,8 +267,9 @@ static void posixtrace_inherit_child(struct callback_head *work)
 		if (ticket->entered && !dying)
 			posixtrace_process_join_names(child);
 		posixtrace_links_escaped(parent, 1, ticket->seq, EEXIST);
-	} else if (!dying) {
-		if (ticket->entered)
+	} else {
+		/* A dying child opens no names. */
+		if (ticket->entered && !dying)
 			posixtrace_process_join_names(child);
 		posixtrace_links_inherit(parent, child, ticket->seq);
 	}
@@ -272,7 +278,7 @@ static void posixtrace_inherit_child(struct callback_head *work)
 	posixtrace_links_put(parent);
 	posixtrace_process_put(parent);
 	if (dying) {
-		/* No allocation either. */
+		/* No allocation for the pool: the child is going. */
 		posixtrace_ticket_free(ticket);
 	} else {
 		posixtrace_ticket_give(ticket);

@@ -9,8 +9,10 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "kevent_common.h"
 
@@ -390,6 +392,75 @@ TEST(every_thread_of_a_group_exiting_at_once_has_its_exit)
 		close(go[0]);
 		close(go[1]);
 	}
+}
+
+/* ---- a child killed before it ran --------------------------------------- */
+
+/*
+ * In the traced child: fork a grandchild that cannot run before it is
+ * killed (both SCHED_FIFO on one CPU, at one priority: the new task waits
+ * behind its parent), kill it, reap it. Its pid goes down @arg's pipe.
+ * Returns 0, the step that failed, or 10 if it ran after all (its exit
+ * status tells).
+ */
+static int fork_and_kill_before_it_runs(void *arg)
+{
+	struct sched_param fifo = { .sched_priority = 1 };
+	int fd = *(int *)arg, status;
+	cpu_set_t one;
+	pid_t c;
+
+	kev_mark("kev.before", 1);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		return 1;
+	if (sched_setscheduler(0, SCHED_FIFO, &fifo))
+		return 2;
+	c = fork();
+	if (c < 0)
+		return 3;
+	if (!c)
+		_exit(7);
+	if (kill(c, SIGKILL))
+		return 4;
+	if (write(fd, &c, sizeof(c)) != sizeof(c))
+		return 5;
+	if (waitpid(c, &status, 0) != c)
+		return 6;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL ? 0 : 10;
+}
+
+/*
+ * A child killed before its first instruction still exits: the streams
+ * that recorded its fork (inheritance) record its exit too. The module
+ * once made such a child no links, and its EXIT was never recorded nor
+ * counted (stress_test found it).
+ */
+TEST(a_child_killed_before_it_ran_has_its_exit)
+{
+	struct kev_child k;
+	struct kevs l;
+	int p[2];
+	pid_t c;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root: SCHED_FIFO");
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, kev_child_start(&k, POSIXTRACE_KERNEL_PROC,
+				     POSIX_TRACE_INHERITED,
+				     fork_and_kill_before_it_runs, &p[1]));
+	ASSERT_TRUE(kev_child_go(&k));
+	ASSERT_EQ(0, kev_child_end(&k, &l));
+	close(p[1]);
+	ASSERT_EQ(sizeof(c), read(p[0], &c, sizeof(c)));
+	close(p[0]);
+	ASSERT_EQ(0, k.status);
+	ASSERT_MARKED(k.trid, k.pid, &l,
+		WANT_FORK(k.pid, k.pid, c, c, 0, SIGCHLD),
+		WANT_EXIT(c, c, -1, SIGKILL, 0, 1),
+		WANT_EXIT(k.pid, k.pid, 0, 0, 0, 1));
 }
 
 TEST_HARNESS_MAIN
