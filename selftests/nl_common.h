@@ -47,6 +47,7 @@ struct nl {
 struct result {
 	int err;		/* 0, or the negative error number answered */
 	int replies;		/* answers of the family before the end */
+	int datagrams;		/* what they came in (a dump: its parts) */
 	bool extack;		/* the error carried NLMSGERR_ATTR_MSG */
 	char msg[256];		/* which says this */
 	int miss_type;		/* NLMSGERR_ATTR_MISS_TYPE, -1 if absent */
@@ -231,6 +232,7 @@ static inline int nl_transact(struct nl *nl, reply_fn fn, void *ctx,
 				 "no end of answer: %s", strerror(-n));
 			return res->err = n;
 		}
+		res->datagrams++;
 		nlh = (const struct nlmsghdr *)nl->rx;
 		rem = n;
 		for (; !done && NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {

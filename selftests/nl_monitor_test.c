@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <linux/genetlink.h>
@@ -494,6 +495,100 @@ TEST(dump_as_root_describes_stream_exactly)
 	ASSERT_FALSE(HAS(s, POSIXTRACE_NL_A_LOG_EVENTS_DISCARDED));
 	free(st.v);
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	nl_close(&nl);
+}
+
+/*
+ * More streams than one part of a dump holds: each part goes on from the
+ * stream after the last one it sent, and every stream comes exactly once.
+ * A part holds some 32 KiB, each stream here over 3 KiB: a log under a
+ * deep directory, whose path the description carries.
+ */
+#define MANY_STREAMS	40
+#define DEEP_LEVELS	14	/* of DEEP_NAME_LEN characters each */
+#define DEEP_NAME_LEN	200
+
+/* Make (or, @remove, take away) the deep directory of this process. */
+static int deep_dir(char *path, size_t len, bool remove)
+{
+	char name[DEEP_NAME_LEN + 1];
+	int i, n;
+
+	memset(name, 'd', DEEP_NAME_LEN);
+	name[DEEP_NAME_LEN] = '\0';
+	for (i = 0; i <= DEEP_LEVELS; i++) {
+		n = snprintf(path, len, "/tmp/nlt-deep-%d", getpid());
+		for (int j = 0; j < (remove ? DEEP_LEVELS - i : i); j++)
+			n += snprintf(path + n, len - n, "/%s", name);
+		if ((size_t)n >= len)
+			return -ENAMETOOLONG;
+		if (remove ? rmdir(path) : mkdir(path, 0700))
+			return -errno;
+	}
+	return 0;
+}
+
+TEST(dump_of_more_streams_than_a_part_holds_names_each_once)
+{
+	char names[MANY_STREAMS][POSIXTRACE_NAME_MAX + 1];
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+	int fds[MANY_STREAMS], i, n = 0;
+	trace_id_t trids[MANY_STREAMS];
+	struct result res = { 0 };
+	struct streams st;
+	trace_attr_t attr;
+	struct nl nl;
+
+	SKIP_WITHOUT_DEVICE();
+	SKIP_WITHOUT_ROOT();
+	NL_OPEN(&nl);
+	ASSERT_EQ(0, deep_dir(dir, sizeof(dir) - 16, false));
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, STREAM_SIZE));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_FLUSH));
+	for (; n < MANY_STREAMS; n++) {
+		snprintf(path, sizeof(path), "%s/log-%02d", dir, n);
+		fds[n] = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+		if (fds[n] < 0)
+			break;
+		unique_name(names[n], sizeof(names[n]), "many");
+		if (posix_trace_attr_setname(&attr, names[n]) ||
+		    posix_trace_create_withlog(0, &attr, fds[n], &trids[n])) {
+			close(fds[n]);
+			break;
+		}
+	}
+	posix_trace_attr_destroy(&attr);
+	if (n == MANY_STREAMS && !dump_streams(&nl, &st, &res)) {
+		EXPECT_STREQ("", res.bad);
+		EXPECT_LE(3, res.datagrams) {
+			TH_LOG("%d streams in %d parts: the test tests nothing",
+			       st.n, res.datagrams);
+		}
+		EXPECT_GE(MAX_STREAMS, st.n);
+		for (i = 0; i < MANY_STREAMS; i++) {
+			EXPECT_EQ(1, count_named(&st, names[i], NULL)) {
+				TH_LOG("stream %d of %d (%s) in a dump of %d parts",
+				       i, MANY_STREAMS, names[i],
+				       res.datagrams);
+			}
+		}
+		for (i = 0; i < st.n && i < MAX_STREAMS; i++) {
+			EXPECT_EQ(1, count_id(&st, st.v[i].id));
+		}
+		free(st.v);
+	} else {
+		EXPECT_EQ(MANY_STREAMS, n);
+		EXPECT_EQ(0, res.err);
+	}
+	for (i = 0; i < n; i++) {
+		EXPECT_EQ(0, posix_trace_shutdown(trids[i]));
+		close(fds[i]);
+		snprintf(path, sizeof(path), "%s/log-%02d", dir, i);
+		unlink(path);
+	}
+	EXPECT_EQ(0, deep_dir(dir, sizeof(dir) - 16, true));
 	nl_close(&nl);
 }
 
