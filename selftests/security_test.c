@@ -39,6 +39,7 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 
 #include <linux/capability.h>
 #include <linux/io_uring.h>
@@ -445,18 +446,35 @@ TEST(log_stall_timeout_outside_its_range_is_refused)
 
 #define PRIV_HELPER_ENV	"SEC_PRIV_HELPER"
 
+/* Whether CAP_NET_BIND_SERVICE is in this process's effective set. */
+static bool has_bind_cap(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	return !syscall(SYS_capget, &h, d) &&
+	       (d[0].effective & (1U << CAP_NET_BIND_SERVICE));
+}
+
 /*
- * The set-id root program (this binary, copied and made 4755): it opens
- * a name in its new image, says which identifier it got on stdout, and
- * waits for a byte on stdin before it exits.
+ * The privileged program (this binary, copied and made set-id root, or
+ * given a file capability): it opens a name in its new image, says which
+ * identifier it got on stdout, and waits for a byte on stdin before it
+ * exits. PRIV_HELPER_ENV says which privilege it must have: "setid"
+ * (root), "fcap" (CAP_NET_BIND_SERVICE, its uid the caller's).
  */
 static void __attribute__((constructor)) priv_helper(void)
 {
+	const char *how = getenv(PRIV_HELPER_ENV);
 	trace_event_id_t id;
 
-	if (!getenv(PRIV_HELPER_ENV))
+	if (!how)
 		return;
-	if (geteuid() || posix_trace_eventid_open("privileged_secret", &id))
+	if (strcmp(how, "fcap") ? geteuid() != 0 : !has_bind_cap())
+		_exit(1);
+	if (posix_trace_eventid_open("privileged_secret", &id))
 		_exit(1);
 	if (!put(1, &id, sizeof(id)))
 		_exit(2);
@@ -464,8 +482,8 @@ static void __attribute__((constructor)) priv_helper(void)
 	_exit(0);
 }
 
-/* A set-id root copy of this binary; false on error. */
-static bool make_setuid_copy(const char *path)
+/* A copy of this binary, root's, mode 0755; false on error. */
+static bool copy_self(const char *path)
 {
 	char buf[65536];
 	int in, out;
@@ -479,7 +497,32 @@ static bool make_setuid_copy(const char *path)
 	while (ok && (n = read(in, buf, sizeof(buf))) > 0)
 		ok = put(out, buf, n);
 	close(in);
-	return !close(out) && ok && !chown(path, 0, 0) && !chmod(path, 04755);
+	return !close(out) && ok && !chown(path, 0, 0) && !chmod(path, 0755);
+}
+
+/* A set-id root copy of this binary; false on error. */
+static bool make_setuid_copy(const char *path)
+{
+	return copy_self(path) && !chmod(path, 04755);
+}
+
+/*
+ * A copy of this binary with the file capability CAP_NET_BIND_SERVICE,
+ * permitted and effective: an exec of it gains privilege (secureexec)
+ * with the caller's uids, and stays dumpable. 0, or the errno of the
+ * copy or of setting the capability (EOPNOTSUPP: no xattrs there).
+ */
+static int make_fcap_copy(const char *path)
+{
+	struct vfs_cap_data cap = {
+		.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE,
+		.data[0].permitted = 1U << CAP_NET_BIND_SERVICE,
+	};
+
+	if (!copy_self(path))
+		return errno ? errno : EIO;
+	return setxattr(path, "security.capability", &cap, sizeof(cap), 0) ?
+	       errno : 0;
 }
 
 /* What the unprivileged tracer found, for the test to judge. */
@@ -535,7 +578,8 @@ static bool read_proc_events(trace_id_t trid, pid_t x, pid_t s,
  * opens a name, forks a sibling S (in the family: it shares X's names),
  * then execs the set-id program, which opens "privileged_secret".
  */
-static void trace_setid_exec(const char *helper, struct exec_report *rep)
+static void trace_setid_exec(const char *helper, const char *how,
+			     struct exec_report *rep)
 {
 	int up[2] = { -1, -1 }, go[2] = { -1, -1 }, done[2] = { -1, -1 };
 	int sgo[2] = { -1, -1 }, sup[2] = { -1, -1 };
@@ -573,7 +617,7 @@ static void trace_setid_exec(const char *helper, struct exec_report *rep)
 			_exit(put(sup[1], &id, sizeof(id)) ? 0 : 1);
 		}
 		if (put(up[1], &s, sizeof(s)) && dup2(up[1], 1) == 1 &&
-		    dup2(done[0], 0) == 0 && !setenv(PRIV_HELPER_ENV, "1", 1))
+		    dup2(done[0], 0) == 0 && !setenv(PRIV_HELPER_ENV, how, 1))
 			execv(helper, argv);
 		_exit(1);
 	}
@@ -617,18 +661,18 @@ out:
 		;
 }
 
-TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
+/*
+ * Run trace_setid_exec() as an ordinary user with @helper, whose image
+ * has the privilege @how, and judge what the tracer found: the new image
+ * and the names it opened are hidden from it.
+ */
+static void judge_privileged_exec(struct __test_metadata *_metadata,
+				  const char *helper, const char *how)
 {
-	char helper[] = "/tmp/sec-setidXXXXXX";
 	struct exec_report *rep;
-	int status, fd;
+	int status;
 	pid_t pid;
 
-	NEEDS_ROOT();
-	fd = mkstemp(helper);
-	ASSERT_LE(0, fd);
-	close(fd);
-	ASSERT_TRUE(make_setuid_copy(helper));
 	rep = mmap(NULL, sizeof(*rep), PROT_READ | PROT_WRITE,
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, rep);
@@ -637,14 +681,14 @@ TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
 	if (!pid) {
 		if (!become_user(USER_UID))
 			_exit(1);
-		trace_setid_exec(helper, rep);
+		trace_setid_exec(helper, how, rep);
 		_exit(0);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	unlink(helper);
 	ASSERT_EQ(0, status);
 	ASSERT_EQ(0, rep->step);
-	/* The set-id image got a table of its own: its first name is first. */
+	/* The new image got a table of its own: its first name is first. */
 	EXPECT_EQ(rep->before, rep->helper);
 	EXPECT_FALSE(rep->secret_listed);
 	/* The family's table did not grow by the secret name. */
@@ -657,6 +701,43 @@ TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
 	EXPECT_FALSE(rep->exec_seen);
 	EXPECT_TRUE(rep->sibling_exit_seen);
 	munmap(rep, sizeof(*rep));
+}
+
+TEST(setid_exec_hides_the_new_images_names_from_the_old_tracer)
+{
+	char helper[] = "/tmp/sec-setidXXXXXX";
+	int fd;
+
+	NEEDS_ROOT();
+	fd = mkstemp(helper);
+	ASSERT_LE(0, fd);
+	close(fd);
+	ASSERT_TRUE(make_setuid_copy(helper));
+	judge_privileged_exec(_metadata, helper, "setid");
+}
+
+/*
+ * The same across an exec that gains a file capability: the uids stay
+ * and the image stays dumpable, so only secureexec (AT_SECURE) says the
+ * exec gained privilege. make mutants' access-keeps-tracing-across-
+ * secureexec survived without it.
+ */
+TEST(file_capability_exec_hides_the_new_image_from_the_old_tracer)
+{
+	char helper[] = "/tmp/sec-fcapXXXXXX";
+	int fd, err;
+
+	NEEDS_ROOT();
+	fd = mkstemp(helper);
+	ASSERT_LE(0, fd);
+	close(fd);
+	err = make_fcap_copy(helper);
+	if (err == EOPNOTSUPP) {
+		unlink(helper);
+		SKIP(return, "no security.capability xattr on /tmp");
+	}
+	ASSERT_EQ(0, err);
+	judge_privileged_exec(_metadata, helper, "fcap");
 }
 
 /* ---- privileges dropped without exec ------------------------------------ */
