@@ -748,4 +748,58 @@ TEST(probes_are_on_only_while_a_stream_wants_their_class)
 	ASSERT_TRUE(param_write(LINGER_PARAM, linger));
 }
 
+static void kev_on_usr1(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * Two streams on one process, one with the signal class, one with the
+ * proc class: each gets its own class's events, and none of the other's.
+ * make mutants' kev-record-ignores-class survived without it.
+ */
+TEST(two_streams_of_one_process_each_get_only_their_class)
+{
+	const unsigned int classes[2] = { POSIXTRACE_K_KERNEL_SIGNAL,
+					  POSIXTRACE_K_KERNEL_PROC };
+	int i, s, own[2] = { 0, 0 }, other[2] = { 0, 0 }, status;
+	trace_id_t trid[2];
+	struct kevs l[2];
+	pid_t c;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_NE(SIG_ERR, signal(SIGUSR1, kev_on_usr1));
+	for (s = 0; s < 2; s++)
+		ASSERT_EQ(0, kev_create(0, classes[s],
+					POSIX_TRACE_CLOSE_FOR_CHILD, &trid[s]));
+	/* A signal handled, and a child forked and reaped. */
+	ASSERT_EQ(0, kill(getpid(), SIGUSR1));
+	c = fork();
+	ASSERT_LE(0, c);
+	if (!c)
+		_exit(0);
+	ASSERT_EQ(c, waitpid(c, &status, 0));
+	for (s = 0; s < 2; s++) {
+		ASSERT_EQ(0, kevs_stop_read(trid[s], &l[s]));
+		for (i = 0; i < l[s].n; i++) {
+			trace_event_id_t id = l[s].ev[i].info.posix_event_id;
+
+			if (!kev_kernel(id))
+				continue;
+			if (kev_class(id) & classes[s])
+				own[s]++;
+			else
+				other[s]++;
+		}
+		kevs_free(&l[s]);
+		ASSERT_EQ(0, posix_trace_shutdown(trid[s]));
+	}
+	/* Generated and delivered; the fork (the child is not traced). */
+	EXPECT_LE(2, own[0]);
+	EXPECT_LE(1, own[1]);
+	EXPECT_EQ(0, other[0]);
+	EXPECT_EQ(0, other[1]);
+	signal(SIGUSR1, SIG_DFL);
+}
+
 TEST_HARNESS_MAIN
