@@ -9,10 +9,15 @@
  * so it gets the first user identifier again. make mutants'
  * names-uid-always-reachable survived without it: the suite's drops all
  * go from root, where losing the capabilities moves the table anyway.
+ * And the other way round: root that gives up its capabilities for good
+ * (its permitted set cleared, uid 0 kept) moves too, which
+ * names-caps-not-compared survived without.
  */
 
 #define _GNU_SOURCE
 #include <grp.h>
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,6 +57,43 @@ TEST(a_uid_given_up_for_good_takes_the_names_table_with_it)
 	ASSERT_LE(0, pid);
 	if (!pid)
 		_exit(drop_the_uid_it_opened_a_name_as());
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
+/* In the child: 0 if the table moved, else a step number. */
+static int drop_the_capabilities_it_opened_a_name_with(void)
+{
+	struct __user_cap_header_struct h = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3] = { 0 };
+	trace_event_id_t secret, after;
+
+	if (posix_trace_eventid_open("names_caps.secret", &secret))
+		return 1;
+	/* For good: permitted cleared, uid 0 kept. */
+	if (syscall(SYS_capset, &h, none))
+		return 2;
+	if (posix_trace_eventid_open("names_caps.after", &after))
+		return 3;
+	/* Still in root's table: the next identifier. */
+	return after == secret ? 0 : 4;
+}
+
+TEST(capabilities_given_up_for_good_take_the_names_table_with_them)
+{
+	int status;
+	pid_t pid;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root's capabilities to give them up");
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(drop_the_capabilities_it_opened_a_name_with());
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_TRUE(WIFEXITED(status));
 	EXPECT_EQ(0, WEXITSTATUS(status));
