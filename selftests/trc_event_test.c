@@ -8,6 +8,8 @@
  * recorded and when read, and the events that must not be recorded.
  */
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -288,6 +290,38 @@ TEST_F(ev, eventid_open_past_user_event_max_returns_unnamed_userevent)
 	posix_trace_event(POSIX_TRACE_UNNAMED_USEREVENT, "u", 1);
 	ASSERT_NEXT(self->trid, &r, POSIX_TRACE_UNNAMED_USEREVENT);
 	free(ids);
+}
+
+/*
+ * The module takes the identifiers this process opened, and no more: one
+ * past the last is refused (EINVAL) by the device's EVENT, the last is
+ * recorded. (The library never sends an identifier it has not opened: a
+ * hand-made call, as a hostile producer makes.) make mutants'
+ * names-valid-one-past survived without it.
+ */
+TEST_F(ev, event_id_one_past_the_last_opened_is_einval)
+{
+	trace_event_id_t last;
+	uint64_t v = 7;
+	struct posixtrace_event e = {
+		.size = sizeof(e),
+		.data_len = sizeof(v),
+		.data = (uintptr_t)&v,
+	};
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	struct rec r;
+
+	ASSERT_LE(0, dev);
+	ASSERT_EQ(0, posix_trace_eventid_open("ev_last_opened", &last));
+	e.event_id = last + 1;
+	EXPECT_EQ(-1, ioctl(dev, POSIXTRACE_IOC_EVENT, &e));
+	EXPECT_EQ(EINVAL, errno);
+	e.event_id = last;
+	EXPECT_EQ(0, ioctl(dev, POSIXTRACE_IOC_EVENT, &e));
+	close(dev);
+	/* Only the last one's event is there. */
+	ASSERT_NEXT(self->trid, &r, last);
+	ASSERT_EQ(sizeof(v), r.len);
 }
 
 TEST_F(ev, event_records_id_data_pid_thread_and_address)
