@@ -837,6 +837,13 @@ static int dropped_session(struct drop_report *rep)
 					     &rep->own_first) ||
 	    posix_trace_trid_eventid_open(own, "via_stream", &rep->via_stream))
 		return 3;
+	/*
+	 * Events of its own first name, which has the number of the
+	 * family's secret: the tracer, which traces it no more, must not
+	 * get them (as the family's secret, or at all).
+	 */
+	for (i = 0; i < SESSION_EVENTS; i++)
+		posix_trace_event(rep->own_first, &i, sizeof(i));
 	/* As many names as a table holds, and more. */
 	for (i = 0; i < JUNK_NAMES; i++) {
 		snprintf(name, sizeof(name), "junk%d", i);
@@ -939,7 +946,11 @@ TEST(dropped_privileges_hide_the_familys_names)
 	EXPECT_EQ(rep->secret + 2, rep->late2);
 	EXPECT_EQ(3, rep->tracer_listed);
 	EXPECT_FALSE(rep->session_listed);
-	/* What it recorded before the drop reached the tracer. */
+	/*
+	 * What it recorded before the drop reached the tracer; what it
+	 * recorded after, under the same number in its own table, did not
+	 * (make mutants' links-own-names-keeps-the-links).
+	 */
 	EXPECT_EQ(SESSION_EVENTS, rep->session_events);
 	munmap(rep, sizeof(*rep));
 }
