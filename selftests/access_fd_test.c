@@ -7,12 +7,14 @@
  * the mem file of a root process; with it, root may create a stream for
  * that process, and a child that dropped to nobody keeping it may not
  * ([EPERM]). make mutants' access-creds-not-checked survived without it.
- * And the mem file must be the target's own.
+ * And the mem file must be the target's own; and a stream's descriptor
+ * is its creator's, not a forked child's.
  */
 
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -149,6 +151,36 @@ TEST(a_mem_file_of_another_process_is_no_proof)
 	if (got[1] != -EACCES && got[1] != -EPERM) {
 		EXPECT_EQ(0, got[1]);
 	}
+}
+
+/*
+ * A stream's own descriptor is the creator's alone: POSIX makes the trid
+ * invalid in a child, and under the library's check the module refuses
+ * a child's ioctl on the inherited descriptor (EINVAL), leaving the
+ * stream as it was. make mutants' sf-trid-usable-in-a-child survived
+ * without it: the library refuses before any ioctl.
+ */
+TEST(a_stream_descriptor_is_einval_in_a_forked_child)
+{
+	int dev, fd, status;
+	pid_t pid;
+
+	SKIP_WITHOUT_DEVICE();
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	fd = raw_create(dev, 0, 64 << 10, 64, POSIXTRACE_LOOP);
+	ASSERT_LE(0, fd);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid)
+		_exit(ioctl(fd, POSIXTRACE_IOC_START) == -1 && errno == EINVAL ?
+		      0 : 1);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* Not started by the child: the creator starts it now. */
+	EXPECT_EQ(0, ioctl(fd, POSIXTRACE_IOC_START));
+	close(fd);
+	close(dev);
 }
 
 TEST_HARNESS_MAIN
