@@ -775,20 +775,9 @@ static int raw_stream(int dev, pid_t pid, int mem_fd, uint64_t size,
 		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
 		.kernel_events = kernel,
 	};
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.pid = pid,
-		.log_fd = log_fd,
-		.attr = (uintptr_t)&a,
-		.mem_fd = mem_fd,
-		.flags = mem_fd >= 0 ? POSIXTRACE_CREATE_MEM_FD : 0,
-	};
-	int fd;
 
-	a.size = sizeof(a);
 	strcpy(a.name, "leak");
-	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
-	return fd < 0 ? -errno : fd;
+	return raw_create_on(dev, &a, pid, mem_fd, log_fd);
 }
 
 /* A stream on process pid (its /proc/PID/mem the proof): fd or -errno. */

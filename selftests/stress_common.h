@@ -95,23 +95,19 @@ static inline uint64_t test_seed(struct __test_metadata *_metadata,
 
 #define ROUND8(x)	(((x) + 7) & ~(uint64_t)7)
 
-static inline int raw_create_mem(int dev, pid_t pid, uint64_t stream_size,
-				 uint64_t max_data, uint32_t policy,
-				 int mem_fd)
+/*
+ * A stream on @pid (0: this process) as @a says (its size member set
+ * here), with @mem_fd as the proof (-1: none), logged to @log_fd (-1:
+ * none): its descriptor, or -errno.
+ */
+static inline int raw_create_on(int dev, struct posixtrace_attr *a,
+				pid_t pid, int mem_fd, int log_fd)
 {
-	struct posixtrace_attr a = {
-		.size = sizeof(a),
-		.stream_size = stream_size,
-		.max_data_size = max_data,
-		.stream_full_policy = policy,
-		.log_full_policy = POSIXTRACE_LOOP,
-		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
-	};
 	struct posixtrace_create c = {
 		.size = sizeof(c),
 		.pid = pid,
-		.log_fd = -1,
-		.attr = (uintptr_t)&a,
+		.log_fd = log_fd,
+		.attr = (uintptr_t)a,
 	};
 	int fd;
 
@@ -121,8 +117,24 @@ static inline int raw_create_mem(int dev, pid_t pid, uint64_t stream_size,
 		c.mem_fd = mem_fd;
 	}
 #endif
+	a->size = sizeof(*a);
 	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
 	return fd < 0 ? -errno : fd;
+}
+
+static inline int raw_create_mem(int dev, pid_t pid, uint64_t stream_size,
+				 uint64_t max_data, uint32_t policy,
+				 int mem_fd)
+{
+	struct posixtrace_attr a = {
+		.stream_size = stream_size,
+		.max_data_size = max_data,
+		.stream_full_policy = policy,
+		.log_full_policy = POSIXTRACE_LOOP,
+		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
+	};
+
+	return raw_create_on(dev, &a, pid, mem_fd, -1);
 }
 
 /*
@@ -132,16 +144,7 @@ static inline int raw_create_mem(int dev, pid_t pid, uint64_t stream_size,
 static inline int raw_create_with(int dev, struct posixtrace_attr *a,
 				  int log_fd)
 {
-	struct posixtrace_create c = {
-		.size = sizeof(c),
-		.log_fd = log_fd,
-		.attr = (uintptr_t)a,
-	};
-	int fd;
-
-	a->size = sizeof(*a);
-	fd = ioctl(dev, POSIXTRACE_IOC_CREATE, &c);
-	return fd < 0 ? -errno : fd;
+	return raw_create_on(dev, a, 0, -1, log_fd);
 }
 
 static inline int raw_create(int dev, pid_t pid, uint64_t stream_size,
