@@ -8,12 +8,18 @@
  * that process, and a child that dropped to nobody keeping it may not
  * ([EPERM]). make mutants' access-creds-not-checked survived without it.
  * And the mem file must be the target's own; and a stream's descriptor
- * is its creator's, not a forked child's.
+ * is its creator's, not a forked child's. And a mem file still proves its
+ * process while its last thread is in do_exit() before exit_mm(), but a
+ * process whose exit has begun is not traced any more ([ESRCH]).
  */
 
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <grp.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/mman.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -181,6 +187,143 @@ TEST(a_stream_descriptor_is_einval_in_a_forked_child)
 	EXPECT_EQ(0, ioctl(fd, POSIXTRACE_IOC_START));
 	close(fd);
 	close(dev);
+}
+
+/*
+ * A process whose last thread has begun do_exit() (signal->live is 0) but
+ * still has its mm, so that its mem file is still proof: the window in
+ * which posixtrace_process_table_add() must say [ESRCH], or the process
+ * table keeps an entry that its exit hook, if it already ran, never
+ * removes. The last thread is held there by a process sharing its mm
+ * (CLONE_VM) that keeps mprotect()ing 512 MiB of zero-page mappings (in
+ * small pages: a huge zero page would make each call one PMD's work), so
+ * that the exit waits for the mmap lock (acct_collect(), exit_mm()) after
+ * decrementing signal->live: 10 to 40 ms under emulation. make mutants'
+ * process-added-after-its-exit survived without it.
+ */
+#define EXIT_WINDOW_MAP		(512UL << 20)
+#define EXIT_WINDOW_TRIES	20
+#define PF_EXITING_FLAG		0x4UL	/* include/linux/sched.h PF_EXITING */
+
+static int exit_window_lock_holder(void *map)
+{
+	for (;;) {
+		mprotect(map, EXIT_WINDOW_MAP, PROT_NONE);
+		mprotect(map, EXIT_WINDOW_MAP, PROT_READ);
+	}
+	return 0;
+}
+
+/* The target: a sharer of its mm holding its lock, then exit when told. */
+static void exit_window_target(int info, int go)
+{
+	size_t stack_size = 64 << 10;
+	char *stack = malloc(stack_size);
+	void *map;
+	pid_t holder;
+
+	map = mmap(NULL, EXIT_WINDOW_MAP, PROT_READ,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!stack || map == MAP_FAILED ||
+	    madvise(map, EXIT_WINDOW_MAP, MADV_NOHUGEPAGE) ||
+	    madvise(map, EXIT_WINDOW_MAP, MADV_POPULATE_READ))
+		_exit(100);
+	/* The parent's child, for it to kill and reap. */
+	holder = clone(exit_window_lock_holder, stack + stack_size,
+		       CLONE_VM | CLONE_PARENT | SIGCHLD, map);
+	if (holder < 0 || write(info, &holder, sizeof(holder)) !=
+			  sizeof(holder))
+		_exit(101);
+	wait_byte(go);
+	_exit(0);
+}
+
+/*
+ * Where is the process of @stat_fd (its /proc/PID/stat)? 1: blocked (D)
+ * in its exit; -1: its exit is done (a zombie, or gone); 0: elsewhere.
+ */
+static int exit_window_poll(int stat_fd)
+{
+	char buf[512], *p, state;
+	unsigned long flags;
+	ssize_t len;
+
+	len = pread(stat_fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	p = strrchr(buf, ')');
+	/* state ppid pgrp session tty_nr tpgid flags */
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", &state,
+			 &flags) != 2)
+		return -1;
+	if (state == 'Z' || state == 'X')
+		return -1;
+	return state == 'D' && (flags & PF_EXITING_FLAG);
+}
+
+TEST(a_process_whose_exit_has_begun_is_esrch_though_its_mem_file_proves_it)
+{
+	int try, caught = 0, esrch = 0, made = 0, dev, fd, mem, stat_fd;
+	int where, info[2], go[2];
+	char path[64];
+	pid_t target, holder;
+	uint64_t end;
+
+	SKIP_WITHOUT_DEVICE();
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	for (try = 0; try < EXIT_WINDOW_TRIES && !esrch; try++) {
+		ASSERT_EQ(0, pipe(info));
+		ASSERT_EQ(0, pipe(go));
+		target = fork();
+		ASSERT_LE(0, target);
+		if (!target) {
+			close(info[0]);
+			close(go[1]);
+			exit_window_target(info[1], go[0]);
+		}
+		close(info[1]);
+		close(go[0]);
+		ASSERT_EQ(sizeof(holder),
+			  read(info[0], &holder, sizeof(holder)));
+		close(info[0]);
+		snprintf(path, sizeof(path), "/proc/%d/mem", target);
+		mem = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, mem);
+		snprintf(path, sizeof(path), "/proc/%d/stat", target);
+		stat_fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, stat_fd);
+		ASSERT_EQ(1, write(go[1], "g", 1));
+		close(go[1]);
+		fd = -EAGAIN;
+		end = deadline_ms(1000);
+		while (before(end) && (where = exit_window_poll(stat_fd)) >= 0) {
+			if (where) {
+				caught++;
+				fd = raw_create_mem(dev, target, 64 << 10, 64,
+						    POSIXTRACE_LOOP, mem);
+				break;
+			}
+		}
+		/* [EPERM]: too late, past exit_mm(), the mem file is no proof. */
+		if (fd >= 0) {
+			made++;
+			close(fd);
+		} else if (fd == -ESRCH) {
+			esrch++;
+		}
+		close(stat_fd);
+		close(mem);
+		kill(holder, SIGKILL);
+		ASSERT_EQ(holder, waitpid(holder, NULL, 0));
+		ASSERT_EQ(target, waitpid(target, NULL, 0));
+	}
+	close(dev);
+	TH_LOG("%d tries, %d caught in the exit: %d [ESRCH], %d streams",
+	       try, caught, esrch, made);
+	EXPECT_EQ(0, made);
+	EXPECT_LT(0, esrch);
 }
 
 TEST_HARNESS_MAIN
