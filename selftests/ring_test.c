@@ -442,18 +442,36 @@ TEST(a_reader_behind_reads_the_newest_of_a_ring_holding_more)
 }
 
 /*
- * Two threads take turns, @chunk events at a time, numbering them in the
- * order they are made; each turn is handed over by a semaphore, so that
- * every event of one turn is made before every event of the next.
+ * The kernel's reader cuts across this many rings at most
+ * (POSIXTRACE_DRAIN_CUT_MAX); with more holding records it drains them
+ * all into the stream.
+ */
+#define DRAIN_CUT_MAX	16
+#define TURNS_MAX	(DRAIN_CUT_MAX + 1)
+
+/*
+ * Threads take turns, @chunk[who] events at a time, numbering them in the
+ * order they are made; each turn is handed over to the next thread by a
+ * semaphore, so that every event of one turn is made before every event
+ * of the next.
  */
 struct behind_turns {
 	trace_event_id_t id;
-	uint64_t next, total, chunk[2];
-	sem_t go[2], written, done;
+	unsigned int threads;
+	uint64_t next, total, chunk[TURNS_MAX];
+	sem_t go[TURNS_MAX], written, done;
 };
 
-/* Thread @who's turns, until @total: the other's follow each. */
-static void behind_turns_take(struct behind_turns *bt, int who)
+struct behind_turn {
+	struct behind_turns *bt;
+	unsigned int who;
+};
+
+/*
+ * Thread @who's turns, until @total: the next thread's follow each. Once
+ * every event is made, each thread hands over in turn and returns.
+ */
+static void behind_turns_take(struct behind_turns *bt, unsigned int who)
 {
 	uint64_t end;
 
@@ -462,57 +480,78 @@ static void behind_turns_take(struct behind_turns *bt, int who)
 		end = bt->next + bt->chunk[who];
 		while (bt->next < end && bt->next <= bt->total)
 			behind_event(bt->id, bt->next++);
-		sem_post(&bt->go[!who]);
+		sem_post(&bt->go[(who + 1) % bt->threads]);
 		if (bt->next > bt->total)
 			return;
 	}
 }
 
-/* The second thread: its turns, then it lives on until the read is done. */
+/* Another thread: its turns, then it lives on until the read is done. */
 static void *behind_turns_thread(void *arg)
 {
-	struct behind_turns *bt = arg;
+	struct behind_turn *turn = arg;
 
-	behind_turns_take(bt, 1);
-	sem_post(&bt->written);
-	sem_wait(&bt->done);
+	behind_turns_take(turn->bt, turn->who);
+	sem_post(&turn->bt->written);
+	sem_wait(&turn->bt->done);
 	return NULL;
 }
 
 /*
- * Two threads taking turns of @chunk0 and @chunk1 events into a LOOP
- * stream, to @total, after @held events drained into the stream, then a
- * reader: it gets exactly what draining everything would have left
- * (behind_read()). The second thread lives until the read is done: an
+ * @threads threads taking turns of @chunk[who] events into a LOOP stream,
+ * to @total, after @held events drained into the stream, then a reader:
+ * it gets exactly what draining everything would have left
+ * (behind_read()). The other threads live until the read is done: an
  * exited thread's ring is drained, not cut.
  */
-static void turns_then_read(struct __test_metadata *_metadata, uint64_t held,
-			    uint64_t chunk0, uint64_t chunk1, uint64_t total)
+static void turns_then_read_n(struct __test_metadata *_metadata,
+			      uint64_t held, unsigned int threads,
+			      const uint64_t *chunk, uint64_t total)
 {
 	struct posixtrace_status st = { .size = sizeof(st) };
-	struct behind_turns bt = { .chunk = { chunk0, chunk1 },
-				   .total = total };
+	struct behind_turns bt = { .threads = threads, .total = total };
+	struct behind_turn turn[TURNS_MAX];
+	pthread_t thr[TURNS_MAX];
 	trace_attr_t attr;
 	trace_id_t trid;
-	pthread_t thr;
+	unsigned int who;
 	uint64_t n;
 
+	ASSERT_GE(TURNS_MAX, threads);
 	behind_stream(_metadata, &attr, &trid, &bt.id);
 	for (n = 1; n <= held; n++)
 		behind_event(bt.id, n);
 	ASSERT_EQ(0, own_stream_status(&st));
 	bt.next = held + 1;
-	ASSERT_EQ(0, sem_init(&bt.go[0], 0, 1));
-	ASSERT_EQ(0, sem_init(&bt.go[1], 0, 0));
+	for (who = 0; who < threads; who++) {
+		bt.chunk[who] = chunk[who];
+		ASSERT_EQ(0, sem_init(&bt.go[who], 0, !who));
+	}
 	ASSERT_EQ(0, sem_init(&bt.written, 0, 0));
 	ASSERT_EQ(0, sem_init(&bt.done, 0, 0));
-	ASSERT_EQ(0, pthread_create(&thr, NULL, behind_turns_thread, &bt));
+	for (who = 1; who < threads; who++) {
+		turn[who] = (struct behind_turn){ .bt = &bt, .who = who };
+		ASSERT_EQ(0, pthread_create(&thr[who], NULL,
+					    behind_turns_thread, &turn[who]));
+	}
 	behind_turns_take(&bt, 0);
-	/* Both threads are done writing. */
-	sem_wait(&bt.written);
+	/* Every thread is done writing. */
+	for (who = 1; who < threads; who++)
+		sem_wait(&bt.written);
 	behind_read(_metadata, &attr, trid, bt.id, total);
-	sem_post(&bt.done);
-	ASSERT_EQ(0, pthread_join(thr, NULL));
+	for (who = 1; who < threads; who++)
+		sem_post(&bt.done);
+	for (who = 1; who < threads; who++)
+		ASSERT_EQ(0, pthread_join(thr[who], NULL));
+}
+
+/* Two threads taking turns of @chunk0 and @chunk1 events. */
+static void turns_then_read(struct __test_metadata *_metadata, uint64_t held,
+			    uint64_t chunk0, uint64_t chunk1, uint64_t total)
+{
+	const uint64_t chunk[] = { chunk0, chunk1 };
+
+	turns_then_read_n(_metadata, held, 2, chunk, total);
 }
 
 /*
@@ -560,6 +599,24 @@ TEST(a_reader_behind_two_rings_drops_an_idle_rings_older_event)
 	SKIP_WITHOUT_DEVICE();
 	for (k = 0; k < 8; k++)
 		read_behind_two(_metadata, 300, 1, 600 + k, 300 + 1 + 600 + k);
+}
+
+/*
+ * A reader behind a LOOP stream fed by the rings of one thread more than
+ * a reader's cut covers (256 KiB each, so that no kick takes their
+ * records meanwhile), each holding records: it drains them all into the
+ * stream instead, and gets exactly what a cut would have left.
+ */
+TEST(a_reader_behind_more_rings_than_a_cut_covers_drains_them_all)
+{
+	uint64_t chunk[TURNS_MAX];
+	unsigned int who;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "262144", 1));
+	for (who = 0; who < TURNS_MAX; who++)
+		chunk[who] = 3 + who % 5;
+	turns_then_read_n(_metadata, 180, TURNS_MAX, chunk, 900);
 }
 
 /*
