@@ -1555,6 +1555,119 @@ TEST(raw_a_committed_record_is_taken_as_the_rings_thread)
 	ASSERT_EQ(0, posix_trace_shutdown(rc.trid));
 }
 
+/*
+ * A ring whose oldest records are of a type its LOOP stream filters out,
+ * then more of a type it records than the stream holds, and a reader
+ * behind: its cut drops both, and OVERFLOW carries the time of the first
+ * event dropped that the stream records (lib/ring_walk.c
+ * posixtrace_ring_walk_first_in()), not of the filtered one before it.
+ * The library never writes a filtered type, so the records are raw.
+ */
+#define FIRST_IN_OUT		3
+#define FIRST_IN_EVENTS		600
+#define FIRST_IN_LEN		200
+
+struct first_in {
+	trace_event_id_t in, out;
+	struct timespec base;
+	sem_t written, done;
+	int err;
+};
+
+/* Event @i's time: after every filtered one, a microsecond apart. */
+static struct timespec first_in_ts(const struct first_in *fi, uint64_t i)
+{
+	uint64_t ns = fi->base.tv_nsec + 1000 * (i + 1);
+
+	return (struct timespec){ .tv_sec = fi->base.tv_sec + ns / 1000000000,
+				  .tv_nsec = ns % 1000000000 };
+}
+
+static void *first_in_writer(void *arg)
+{
+	uint8_t data[FIRST_IN_LEN] = { 0 };
+	struct first_in *fi = arg;
+	struct timespec ts;
+	struct raw_ring rr;
+	uint64_t i;
+
+	fi->err = raw_ring_map(&rr, 1 << 20);
+	if (!fi->err) {
+		for (i = 0; i < FIRST_IN_OUT; i++) {
+			ts = fi->base;
+			ts.tv_nsec += i;
+			raw_commit(&rr, raw_put(&rr, fi->out, &i, sizeof(i),
+						&ts));
+		}
+		for (i = 0; i < FIRST_IN_EVENTS; i++) {
+			ts = first_in_ts(fi, i);
+			memcpy(data, &i, sizeof(i));
+			raw_commit(&rr, raw_put(&rr, fi->in, data,
+						sizeof(data), &ts));
+		}
+		raw_publish(&rr, rr.head);
+	}
+	sem_post(&fi->written);
+	/* Alive until the read is done: an exited thread's ring is drained. */
+	sem_wait(&fi->done);
+	raw_ring_unmap(&rr);
+	return NULL;
+}
+
+TEST(a_reader_behind_a_ring_whose_oldest_are_filtered_out_stamps_overflow)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	struct first_in fi = { 0 };
+	struct timespec want;
+	trace_event_set_t set;
+	uint64_t n, first;
+	trace_attr_t attr;
+	trace_id_t trid;
+	pthread_t thr;
+	struct rec r;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setmaxdatasize(&attr, FIRST_IN_LEN));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.first_in", &fi.in));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.first_out", &fi.out));
+	ASSERT_EQ(0, posix_trace_eventset_empty(&set));
+	ASSERT_EQ(0, posix_trace_eventset_add(fi.out, &set));
+	ASSERT_EQ(0, posix_trace_set_filter(trid, &set,
+					    POSIX_TRACE_SET_EVENTSET));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &fi.base));
+	ASSERT_EQ(0, sem_init(&fi.written, 0, 0));
+	ASSERT_EQ(0, sem_init(&fi.done, 0, 0));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, first_in_writer, &fi));
+	sem_wait(&fi.written);
+	ASSERT_EQ(0, fi.err);
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_OVERFLOW);
+	want = first_in_ts(&fi, 0);
+	EXPECT_EQ(want.tv_sec, r.info.posix_timestamp.tv_sec);
+	EXPECT_EQ(want.tv_nsec, r.info.posix_timestamp.tv_nsec)
+		TH_LOG("OVERFLOW's time is not the first dropped event's");
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_RESUME);
+	ASSERT_NEXT(trid, &r, fi.in);
+	memcpy(&first, r.data, sizeof(first));
+	ASSERT_LT(0, first);
+	for (n = first + 1; n < FIRST_IN_EVENTS; n++)
+		ASSERT_NEXT_NUMBERED(trid, &r, fi.in, n);
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(first, st.events_lost);
+	sem_post(&fi.done);
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
 /* Records across the end of the data area; a stale commit of a past lap. */
 static void raw_wrap(struct raw_case *rc)
 {
