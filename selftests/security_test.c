@@ -311,6 +311,74 @@ TEST(shutdown_with_a_log_nobody_reads_returns_in_bounded_time)
 }
 
 /*
+ * The log's pipe has a slow reader: 4 KiB every 200 ms, some 3 s for the
+ * 64 KiB of events. The log moves all along, so the watchdog
+ * (log_stall_timeout, 1 s) waits on rather than abandon it: shutdown
+ * returns once the reader has taken it all, and the log holds every
+ * event.
+ */
+#define SLOW_READ_US	200000
+
+/* Copy @in to @out, a pipe's worth at a time, slowly, until its end. */
+static int slow_reader(int in, int out)
+{
+	char buf[4096];
+	ssize_t n;
+
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		if (write(out, buf, n) != n)
+			return 1;
+		usleep(SLOW_READ_US);
+	}
+	return n < 0;
+}
+
+static int shutdown_with_slow_reader(void *arg)
+{
+	int p[2], copy, ret, status, i, big = 0;
+	struct timespec t0, t1;
+	struct logbuf lb;
+	trace_id_t trid;
+	pid_t reader;
+
+	if (!become_user(USER_UID))
+		return 1;
+	copy = tmp_log();
+	if (copy < 0 || stream_on_small_pipe(p, &trid))
+		return 2;
+	reader = fork();
+	if (reader < 0)
+		return 3;
+	if (!reader) {
+		close(p[1]);
+		_exit(slow_reader(p[0], copy));
+	}
+	close(p[0]);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = posix_trace_shutdown(trid);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	close(p[1]);
+	if (ret || waitpid(reader, &status, 0) != reader ||
+	    !WIFEXITED(status) || WEXITSTATUS(status))
+		return 4;
+	/* Longer than the watchdog's second: it saw progress and waited. */
+	if (t1.tv_sec - t0.tv_sec < 2)
+		return 5;
+	if (lseek(copy, 0, SEEK_SET) || read_log(copy, &lb))
+		return 6;
+	for (i = 0; i < lb.n; i++)
+		big += !strcmp(lb.ev[i].name, "sec.big");
+	free_log(&lb);
+	return big == 64 ? 0 : 7;
+}
+
+TEST(shutdown_waits_for_a_slow_log_that_moves)
+{
+	NEEDS_ROOT();
+	stall_case(_metadata, shutdown_with_slow_reader);
+}
+
+/*
  * posix_trace_clear() while the log's thread is stuck writing to a pipe
  * nobody reads: before the fix, clear waited for that write, for ever,
  * holding the lock shutdown took. Now it returns at once, and shutdown
