@@ -13,6 +13,11 @@
  * stream gave is in the log, or counted lost in the stream, or counted
  * as not written to the log, exactly.
  *
+ * And a LOOP log (slots, each with a header that says what it holds) on
+ * the same file system, failing only a slot header's write: at open, the
+ * stream is refused; after a slot's records were written, those records
+ * are counted as not written, and the log never shows them.
+ *
  * Needs FUSE in the kernel (the debug kernel and Debian's 6.12 have it
  * built in; Debian's 6.1 builds it as a module, which the guests do not
  * load): skipped otherwise.
@@ -22,6 +27,8 @@
 #include <pthread.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+
+#include <linux/posixtrace_log.h>
 
 #include "trc_common.h"
 #include "trl_common.h"
@@ -35,16 +42,65 @@
 #define EVENTS		3000
 #define LOG_INO		2
 
+/* A slot header's write: its size, somewhere past the file's header. */
+#define SLOT_HEADER	sizeof(struct posixtrace_log_events)
+
+/*
+ * Which writes fail with EIO: those of @size bytes (0: of any size) that
+ * end past @from; of them, the @count after the first @skip.
+ */
+struct eio_rule {
+	size_t size;
+	uint64_t from;
+	unsigned long skip, count;
+};
+
 /* The file system: one file, its bytes kept here. */
 struct eiofs {
 	int dev;
 	pthread_t thr;
 	unsigned char data[FILE_MAX];
 	size_t size;
-	unsigned long writes, failed_writes;
+	struct eio_rule rule;
+	unsigned long writes, matched, failed_writes;
+	bool mounted;
 };
 
-static struct eiofs fs;
+/* Each test is a process of its own: a rule lasts for one test. */
+static struct eiofs fs = {
+	.rule = { .from = GOOD_BYTES, .count = BAD_WRITES },
+};
+
+/* Does the rule fail @w? The server's thread alone asks. */
+static bool eio_fails(const struct fuse_write_in *w)
+{
+	struct eio_rule rule;
+	unsigned long m;
+
+	/* The test's thread sets the rule between its writes. */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	rule = fs.rule;
+	if ((rule.size && w->size != rule.size) ||
+	    w->offset + w->size <= rule.from)
+		return false;
+	m = __atomic_fetch_add(&fs.matched, 1, __ATOMIC_RELAXED);
+	return m >= rule.skip && m - rule.skip < rule.count;
+}
+
+/*
+ * Fail the next @count slot header writes, from now on: between two
+ * writes (the server is idle).
+ */
+static void eio_fail_slot_headers(unsigned long count)
+{
+	fs.matched = 0;
+	fs.rule = (struct eio_rule){
+		.size = SLOT_HEADER,
+		.from = 1,	/* past the file's header, which is larger */
+		.count = count,
+	};
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
 
 static void fill_attr(struct fuse_attr *a, uint64_t ino)
 {
@@ -114,8 +170,7 @@ static void serve_one(const struct fuse_in_header *in, const void *arg)
 		return;
 	case FUSE_WRITE:
 		fs.writes++;
-		if (w->offset + w->size > GOOD_BYTES &&
-		    fs.failed_writes < BAD_WRITES) {
+		if (eio_fails(w)) {
 			fs.failed_writes++;
 			reply(in->unique, -EIO, NULL, 0);
 			return;
@@ -177,11 +232,25 @@ static bool eiofs_mount(void)
 		close(fs.dev);
 		return false;
 	}
-	return !pthread_create(&fs.thr, NULL, serve, NULL);
+	if (pthread_create(&fs.thr, NULL, serve, NULL)) {
+		umount2(MNT, MNT_DETACH);
+		close(fs.dev);
+		return false;
+	}
+	fs.mounted = true;
+	return true;
 }
 
+/*
+ * Once only: a test unmounts to read what the file kept, and the
+ * teardown after a failed assertion, which would otherwise leave this
+ * process's exit waiting for its own server to answer its last close.
+ */
 static void eiofs_unmount(void)
 {
+	if (!fs.mounted)
+		return;
+	fs.mounted = false;
 	umount2(MNT, MNT_DETACH);
 	close(fs.dev);
 	pthread_join(fs.thr, NULL);
@@ -205,7 +274,26 @@ static int log_stream(int dev, int logfd)
 	return raw_create_with(dev, &a, logfd);
 }
 
-TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
+/* Each test: the file system mounted and served, unmounted after. */
+FIXTURE(eio) {
+	int unused;
+};
+
+FIXTURE_SETUP(eio)
+{
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (!eiofs_mount())
+		SKIP(return, "no FUSE here");
+}
+
+FIXTURE_TEARDOWN(eio)
+{
+	eiofs_unmount();
+}
+
+TEST_F(eio, a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 {
 	struct posixtrace_status st;
 	uint64_t recorded, lost, stream_lost, in_log = 0, next = 0, v;
@@ -214,11 +302,6 @@ TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	trace_event_id_t id;
 	struct logbuf lb;
 
-	SKIP_WITHOUT_DEVICE();
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!eiofs_mount())
-		SKIP(return, "no FUSE here");
 	logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
 	ASSERT_EQ(0, posix_trace_eventid_open("trl.eio", &id));
@@ -297,6 +380,128 @@ TEST(a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	 * stream (full), or was not written to the log: counted, exactly.
 	 */
 	EXPECT_EQ(last_seq + 1, in_log + stream_lost + lost);
+}
+
+/* A raw FLUSH stream of this process, logged to @logfd (LOOP, 256 KiB). */
+static int loop_log_stream(int dev, int logfd)
+{
+	struct posixtrace_attr a = {
+		.stream_size = 16 << 10,
+		.max_data_size = 64,
+		.stream_full_policy = POSIXTRACE_FLUSH,
+		.log_full_policy = POSIXTRACE_LOOP,
+		.log_size = 256 << 10,
+		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
+	};
+
+	return raw_create_with(dev, &a, logfd);
+}
+
+/*
+ * The slots' headers are zeroed at open, so that a reused file's old bytes
+ * never read as slots: if that fails, the stream is refused with the
+ * error, not given a log whose slots may lie.
+ */
+TEST_F(eio, a_loop_log_whose_slot_headers_cannot_be_zeroed_is_refused)
+{
+	int dev, sfd, logfd;
+
+	eio_fail_slot_headers(0);
+	logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	/* The first slot's: the others and the newest slot's go well. */
+	eio_fail_slot_headers(1);
+	sfd = loop_log_stream(dev, logfd);
+	EXPECT_EQ(-EIO, sfd);
+	if (sfd >= 0)
+		close(sfd);
+	EXPECT_EQ(1, fs.failed_writes);
+	/* The disk back: the same file takes a stream. */
+	sfd = loop_log_stream(dev, logfd);
+	EXPECT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
+	if (sfd >= 0) {
+		EXPECT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_SHUTDOWN));
+		close(sfd);
+	}
+	close(logfd);
+	close(dev);
+	eiofs_unmount();
+}
+
+/*
+ * A LOOP log's slot takes a flush's records, then its header, which says
+ * how far they go: the header's write fails after the records' went well.
+ * Those records are counted as not written, and the log must not show
+ * them: the next flush's records go over them, and its header covers
+ * only what it wrote. Every event the stream numbered is in the log or
+ * counted, exactly once.
+ */
+TEST_F(eio, a_loop_log_whose_slot_header_fails_after_its_records_counts_them_once)
+{
+	uint64_t v, next = 0, in_log = 0, last_seq = 0, recorded, lost;
+	int dev, sfd, logfd, copy, i, flush_errors;
+	struct posixtrace_status st;
+	trace_event_id_t id;
+	struct logbuf lb;
+
+	eio_fail_slot_headers(0);	/* none yet */
+	logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
+	ASSERT_EQ(0, posix_trace_eventid_open("trl.eio", &id));
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, dev);
+	sfd = loop_log_stream(dev, logfd);
+	ASSERT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
+	close(logfd);
+	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_START));
+	for (v = 0; v < 50; v++)
+		posix_trace_event(id, &v, sizeof(v));
+	ASSERT_EQ(0, raw_flush_and_wait(_metadata, sfd, &st));
+	/* The next flush: its records are written, its header is not. */
+	eio_fail_slot_headers(1);
+	for (; v < 100; v++)
+		posix_trace_event(id, &v, sizeof(v));
+	flush_errors = raw_flush_and_wait(_metadata, sfd, &st);
+	EXPECT_EQ(1, fs.failed_writes);
+	EXPECT_LE(1, flush_errors);
+	for (; v < 150; v++)
+		posix_trace_event(id, &v, sizeof(v));
+	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_STOP));
+	ASSERT_EQ(0, raw_flush_and_wait(_metadata, sfd, &st));
+	recorded = st.events_recorded;
+	lost = st.log_events_discarded;
+	EXPECT_EQ(0, st.events_lost);
+	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_SHUTDOWN));
+	close(sfd);
+	close(dev);
+	eiofs_unmount();
+
+	copy = memfd_create("eio-loop-log", MFD_CLOEXEC);
+	ASSERT_LE(0, copy);
+	ASSERT_EQ((ssize_t)fs.size, write(copy, fs.data, fs.size));
+	ASSERT_EQ(0, read_log(copy, &lb));
+	for (i = 0; i < lb.n; i++) {
+		last_seq = lb.ev[i].seq;
+		in_log++;
+		if (strcmp(lb.ev[i].name, "trl.eio"))
+			continue;
+		memcpy(&v, lb.ev[i].data, sizeof(v));
+		/* The second flush's are not in the log. */
+		EXPECT_TRUE(v < 50 || v >= 100) TH_LOG("event %llu",
+						      (unsigned long long)v);
+		EXPECT_LE(next, v);
+		next = v + 1;
+	}
+	free_log(&lb);
+	close(copy);
+	TH_LOG("the log holds %llu events, the last seq %llu; the stream recorded %llu, the log discarded %llu",
+	       (unsigned long long)in_log, (unsigned long long)last_seq,
+	       (unsigned long long)recorded, (unsigned long long)lost);
+	EXPECT_EQ(150, next);
+	EXPECT_LE(50, lost);
+	EXPECT_EQ(last_seq + 1, in_log + lost);
 }
 
 TEST_HARNESS_MAIN
