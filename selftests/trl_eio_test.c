@@ -260,18 +260,52 @@ static void eiofs_unmount(void)
  * Flush and wait until it is done; *@st the status then. Returns how many
  * times STATUS said the flush failed (with EIO: anything else fails).
  */
-/* A raw FLUSH stream of this process, logged to @logfd (APPEND). */
-static int log_stream(int dev, int logfd)
+#define LOOP_LOG_SIZE	(256 << 10)
+
+/* A raw FLUSH stream of this process, logged to @logfd (@log_policy). */
+static int log_stream(int dev, int logfd, int log_policy)
 {
 	struct posixtrace_attr a = {
 		.stream_size = 16 << 10,
 		.max_data_size = 64,
 		.stream_full_policy = POSIXTRACE_FLUSH,
-		.log_full_policy = POSIXTRACE_APPEND,
+		.log_full_policy = log_policy,
+		.log_size = log_policy == POSIXTRACE_LOOP ? LOOP_LOG_SIZE : 0,
 		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
 	};
 
 	return raw_create_with(dev, &a, logfd);
+}
+
+/*
+ * A raw stream of this process logged to the file (@log_policy), started;
+ * *@dev its device, *@id the type the test numbers its events of.
+ */
+static void started_log_stream(struct __test_metadata *_metadata,
+			       int log_policy, int *dev, int *sfd,
+			       trace_event_id_t *id)
+{
+	int logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
+
+	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
+	ASSERT_EQ(0, posix_trace_eventid_open("trl.eio", id));
+	*dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, *dev);
+	*sfd = log_stream(*dev, logfd, log_policy);
+	ASSERT_LE(0, *sfd) TH_LOG("create: %s", strerror(-*sfd));
+	close(logfd);
+	ASSERT_EQ(0, raw_control(*sfd, POSIXTRACE_IOC_START));
+}
+
+/* What the file kept, in a file of its own to read back (read_log()). */
+static int kept_copy(struct __test_metadata *_metadata)
+{
+	int copy = memfd_create("eio-log", MFD_CLOEXEC);
+
+	EXPECT_LE(0, copy);
+	if (copy >= 0)
+		EXPECT_EQ((ssize_t)fs.size, write(copy, fs.data, fs.size));
+	return copy;
 }
 
 /* Each test: the file system mounted and served, unmounted after. */
@@ -298,19 +332,11 @@ TEST_F(eio, a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	struct posixtrace_status st;
 	uint64_t recorded, lost, stream_lost, in_log = 0, next = 0, v;
 	uint64_t last_seq = 0, errors_logged = 0;
-	int dev, sfd, logfd, copy, i, flush_errors = 0;
+	int dev, sfd, copy, i, flush_errors = 0;
 	trace_event_id_t id;
 	struct logbuf lb;
 
-	logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
-	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
-	ASSERT_EQ(0, posix_trace_eventid_open("trl.eio", &id));
-	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, dev);
-	sfd = log_stream(dev, logfd);
-	ASSERT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
-	close(logfd);
-	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_START));
+	started_log_stream(_metadata, POSIXTRACE_APPEND, &dev, &sfd, &id);
 	/* Numbered events, a flush now and then: the log fails midway. */
 	for (v = 0; v < EVENTS; v++) {
 		posix_trace_event(id, &v, sizeof(v));
@@ -338,9 +364,8 @@ TEST_F(eio, a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	EXPECT_LT(0, lost);
 
 	/* What was written reads back: a log whose events are in order. */
-	copy = memfd_create("eio-log", MFD_CLOEXEC);
+	copy = kept_copy(_metadata);
 	ASSERT_LE(0, copy);
-	ASSERT_EQ((ssize_t)fs.size, write(copy, fs.data, fs.size));
 	if (getenv("POSIXTRACE_LOG_EXPORT")) {
 		char path[256];
 		int out;
@@ -382,21 +407,6 @@ TEST_F(eio, a_log_on_a_file_system_failing_with_eio_counts_every_event_it_lost)
 	EXPECT_EQ(last_seq + 1, in_log + stream_lost + lost);
 }
 
-/* A raw FLUSH stream of this process, logged to @logfd (LOOP, 256 KiB). */
-static int loop_log_stream(int dev, int logfd)
-{
-	struct posixtrace_attr a = {
-		.stream_size = 16 << 10,
-		.max_data_size = 64,
-		.stream_full_policy = POSIXTRACE_FLUSH,
-		.log_full_policy = POSIXTRACE_LOOP,
-		.log_size = 256 << 10,
-		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
-	};
-
-	return raw_create_with(dev, &a, logfd);
-}
-
 /*
  * The slots' headers are zeroed at open, so that a reused file's old bytes
  * never read as slots: if that fails, the stream is refused with the
@@ -413,13 +423,13 @@ TEST_F(eio, a_loop_log_whose_slot_headers_cannot_be_zeroed_is_refused)
 	ASSERT_LE(0, dev);
 	/* The first slot's: the others and the newest slot's go well. */
 	eio_fail_slot_headers(1);
-	sfd = loop_log_stream(dev, logfd);
+	sfd = log_stream(dev, logfd, POSIXTRACE_LOOP);
 	EXPECT_EQ(-EIO, sfd);
 	if (sfd >= 0)
 		close(sfd);
 	EXPECT_EQ(1, fs.failed_writes);
 	/* The disk back: the same file takes a stream. */
-	sfd = loop_log_stream(dev, logfd);
+	sfd = log_stream(dev, logfd, POSIXTRACE_LOOP);
 	EXPECT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
 	if (sfd >= 0) {
 		EXPECT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_SHUTDOWN));
@@ -441,21 +451,13 @@ TEST_F(eio, a_loop_log_whose_slot_headers_cannot_be_zeroed_is_refused)
 TEST_F(eio, a_loop_log_whose_slot_header_fails_after_its_records_counts_them_once)
 {
 	uint64_t v, next = 0, in_log = 0, last_seq = 0, recorded, lost;
-	int dev, sfd, logfd, copy, i, flush_errors;
+	int dev, sfd, copy, i, flush_errors;
 	struct posixtrace_status st;
 	trace_event_id_t id;
 	struct logbuf lb;
 
 	eio_fail_slot_headers(0);	/* none yet */
-	logfd = open(LOG_PATH, O_WRONLY | O_CLOEXEC);
-	ASSERT_LE(0, logfd) TH_LOG("open %s: %s", LOG_PATH, strerror(errno));
-	ASSERT_EQ(0, posix_trace_eventid_open("trl.eio", &id));
-	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
-	ASSERT_LE(0, dev);
-	sfd = loop_log_stream(dev, logfd);
-	ASSERT_LE(0, sfd) TH_LOG("create: %s", strerror(-sfd));
-	close(logfd);
-	ASSERT_EQ(0, raw_control(sfd, POSIXTRACE_IOC_START));
+	started_log_stream(_metadata, POSIXTRACE_LOOP, &dev, &sfd, &id);
 	for (v = 0; v < 50; v++)
 		posix_trace_event(id, &v, sizeof(v));
 	ASSERT_EQ(0, raw_flush_and_wait(_metadata, sfd, &st));
@@ -478,9 +480,8 @@ TEST_F(eio, a_loop_log_whose_slot_header_fails_after_its_records_counts_them_onc
 	close(dev);
 	eiofs_unmount();
 
-	copy = memfd_create("eio-loop-log", MFD_CLOEXEC);
+	copy = kept_copy(_metadata);
 	ASSERT_LE(0, copy);
-	ASSERT_EQ((ssize_t)fs.size, write(copy, fs.data, fs.size));
 	ASSERT_EQ(0, read_log(copy, &lb));
 	for (i = 0; i < lb.n; i++) {
 		last_seq = lb.ev[i].seq;
