@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -771,7 +772,8 @@ static int child_body(void)
 
 static bool child_sound;
 
-static int fresh_act(void)
+/* @body in a child, which sets its own fail-nth; its status read. */
+static int in_fresh_child(int (*body)(void))
 {
 	int status;
 	pid_t pid;
@@ -784,7 +786,7 @@ static int fresh_act(void)
 	if (pid < 0)
 		return errno;
 	if (!pid)
-		_exit(child_body());
+		_exit(body());
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return EPROTO;
 	status = WEXITSTATUS(status);
@@ -793,9 +795,146 @@ static int fresh_act(void)
 	return status & CHILD_REFUSED ? ECANCELED : 0;
 }
 
+static int fresh_act(void)
+{
+	return in_fresh_child(child_body);
+}
+
+/*
+ * A process whose first calls to the module are raw, as no library call
+ * makes them: an EVENTID_OPEN before any mapping (the ioctl makes its
+ * entry and names), then a thread ring mapped before any stream traces it
+ * (the mapping makes its drain domain and heap).
+ */
+#define RAW_RING_BYTES	(64 << 10)
+
+static int raw_first_calls(void)
+{
+	struct posixtrace_eventid eid = {
+		.size = sizeof(eid),
+		.name = (uintptr_t)"fault.raw",
+	};
+	size_t len = sysconf(_SC_PAGESIZE) + RAW_RING_BYTES;
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err = 0;
+	void *ring;
+
+	if (dev < 0)
+		return errno;
+	if (ioctl(dev, POSIXTRACE_IOC_EVENTID_OPEN, &eid))
+		err = errno;
+	if (!err) {
+		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dev,
+			    POSIXTRACE_RING_OFFSET);
+		if (ring == MAP_FAILED)
+			err = errno;
+		else
+			munmap(ring, len);
+	}
+	close(dev);
+	return err;
+}
+
+/* Refused cleanly or done, and done again after, with no failure. */
+static int raw_child_body(void)
+{
+	int err, status = 0;
+	bool fired;
+
+	fail_nth(walk_n);
+	err = raw_first_calls();
+	fired = fail_nth_done();
+	status |= fired ? CHILD_FIRED : 0;
+	if (err) {
+		status |= CHILD_REFUSED;
+		if (unexplained_error(err, fired))
+			return status | CHILD_UNSOUND;
+	}
+	if (raw_first_calls())
+		status |= CHILD_UNSOUND;
+	return status;
+}
+
+static int fresh_raw_act(void)
+{
+	return in_fresh_child(raw_child_body);
+}
+
 static int fresh_verify(int ret, bool failed)
 {
 	return child_sound && (ret == 0 || ret == ECANCELED) ? 0 : -1;
+}
+
+/*
+ * A stream for another process, new to the module: the create makes the
+ * target's entry and its table of names. The target waits for the end.
+ */
+static pid_t target = -1;
+static int target_hold = -1;
+
+static int target_prepare(void)
+{
+	int p[2];
+
+	if (pipe(p))
+		return errno;
+	target = fork();
+	if (target < 0) {
+		close(p[0]);
+		close(p[1]);
+		return errno;
+	}
+	if (!target) {
+		close(p[1]);
+		wait_byte(p[0]);
+		_exit(0);
+	}
+	close(p[0]);
+	target_hold = p[1];
+	return 0;
+}
+
+static int target_act(void)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP, MAX_DATA,
+			    POSIX_TRACE_CLOSE_FOR_CHILD);
+
+	have_trid = false;
+	if (!err) {
+		err = posix_trace_create(target, &attr, &trid);
+		have_trid = !err;
+	}
+	posix_trace_attr_destroy(&attr);
+	return err;
+}
+
+/* Made, or made now; it starts and records its START. */
+static int target_verify(int ret, bool failed)
+{
+	struct posix_trace_event_info info;
+	int unavailable;
+	char data[64];
+	size_t len;
+
+	if (unexplained_error(ret, failed) || (ret && target_act()))
+		return -1;
+	if (posix_trace_start(trid) ||
+	    posix_trace_trygetnext_event(trid, &info, data, sizeof(data),
+					 &len, &unavailable) ||
+	    unavailable || info.posix_event_id != POSIX_TRACE_START)
+		return -1;
+	return 0;
+}
+
+static void target_cleanup(void)
+{
+	shut();
+	if (target_hold >= 0)
+		close(target_hold);
+	if (target > 0)
+		waitpid(target, NULL, 0);
+	target = -1;
+	target_hold = -1;
 }
 
 /*
@@ -977,6 +1116,140 @@ static int getformat_verify(int ret, bool failed)
 	return getformat_act() ? -1 : stream_works(trid);
 }
 
+/*
+ * A stream of the caller's kernel events of @classes into trid, running
+ * if @start.
+ */
+static int kevents_stream(unsigned int classes, bool start)
+{
+	trace_attr_t attr;
+	int err = make_attr(&attr, POSIX_TRACE_LOOP, MAX_DATA,
+			    POSIX_TRACE_CLOSE_FOR_CHILD);
+
+	have_trid = false;
+	if (!err)
+		err = posixtrace_k_attr_setkernelevents(&attr, classes);
+	if (!err)
+		err = create_stream(&attr, &trid, &have_trid);
+	posix_trace_attr_destroy(&attr);
+	if (!err && start)
+		err = posix_trace_start(trid);
+	return err;
+}
+
+/*
+ * Creating a stream of the caller's signals (a kernel event class)
+ * registers the class's tracepoint probes, whose failure must unwind the
+ * classes already registered.
+ */
+static int kevents_act(void)
+{
+	return kevents_stream(POSIXTRACE_K_KERNEL_SIGNAL, false);
+}
+
+/* A signal made pending and taken back: one SIGNAL_GENERATE recorded. */
+static int kevents_recorded(trace_id_t t)
+{
+	struct posix_trace_event_info info;
+	int err, unavailable, generated = 0;
+	sigset_t usr2, old;
+	char data[256];
+	size_t len;
+
+	sigemptyset(&usr2);
+	sigaddset(&usr2, SIGUSR2);
+	if (sigprocmask(SIG_BLOCK, &usr2, &old) || raise(SIGUSR2) ||
+	    sigwaitinfo(&usr2, NULL) != SIGUSR2 ||
+	    sigprocmask(SIG_SETMASK, &old, NULL))
+		return EPROTO;
+	for (;;) {
+		err = posix_trace_trygetnext_event(t, &info, data,
+						   sizeof(data), &len,
+						   &unavailable);
+		if (err || unavailable)
+			break;
+		generated += info.posix_event_id ==
+			     POSIXTRACE_K_EVENT_SIGNAL_GENERATE;
+	}
+	return err ? err : generated == 1 ? 0 : EPROTO;
+}
+
+static int kevents_verify(int ret, bool failed)
+{
+	if (unexplained_error(ret, failed))
+		return -1;
+	if (ret && kevents_act())
+		return -1;
+	/* Started and read by stream_works(): the signal comes after. */
+	return stream_works(trid) || kevents_recorded(trid) ? -1 : 0;
+}
+
+/*
+ * A system call with a path, traced: the probe copies the path at the
+ * call's entry, without faulting. A failed copy is absorbed: the event is
+ * recorded all the same, its path empty and marked cut. (The act reaches
+ * one more failure point, elsewhere, which leaves the path whole.)
+ */
+static const char syscall_path[] = "/";
+
+static int syscall_prepare(void)
+{
+	return kevents_stream(POSIXTRACE_K_KERNEL_SYSCALL, true);
+}
+
+static int syscall_act(void)
+{
+	int fd = open(syscall_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/* The entry of openat(syscall_path): its cut bits and path, packed. */
+#define SYSCALL_ENTRY_CUT	(4 + 1 + 6 * 8)	/* after nr, compat, a0-a5 */
+
+static int syscall_verify(int ret, bool failed)
+{
+	struct posix_trace_event_info info;
+	int err, unavailable, found = 0;
+	unsigned char data[512];
+	bool whole, cut;
+	uint64_t a1;
+	int32_t nr;
+	size_t len;
+
+	/* Stopped: the reads' own system calls are not recorded. */
+	if (ret || posix_trace_stop(trid))
+		return -1;
+	for (;;) {
+		err = posix_trace_trygetnext_event(trid, &info, data,
+						   sizeof(data) - 1, &len,
+						   &unavailable);
+		if (err || unavailable)
+			break;
+		if (info.posix_event_id != POSIXTRACE_K_EVENT_SYSCALL_ENTRY ||
+		    len <= SYSCALL_ENTRY_CUT + 1)
+			continue;
+		data[len] = '\0';
+		memcpy(&nr, data, sizeof(nr));
+		memcpy(&a1, data + 4 + 1 + 8, sizeof(a1));
+		if (nr != SYS_openat || a1 != (uintptr_t)syscall_path)
+			continue;
+		found++;
+		/* Whole, or (the failure its copy's) empty and marked cut. */
+		whole = !data[SYSCALL_ENTRY_CUT] &&
+			!strcmp((char *)data + SYSCALL_ENTRY_CUT + 1,
+				syscall_path);
+		cut = data[SYSCALL_ENTRY_CUT] == POSIXTRACE_SYSCALL_CUT_PATH &&
+		      !data[SYSCALL_ENTRY_CUT + 1];
+		if (!whole && !(failed && cut))
+			return -1;
+	}
+	return err || found != 1 ? -1 : 0;
+}
+
 static const struct op ops[] = {
 	{ "create", nothing, create_act, create_verify, shut },
 	{ "create_withlog", withlog_prepare, withlog_act, withlog_verify,
@@ -999,12 +1272,26 @@ static const struct op ops[] = {
 	  shut },
 	{ "fork", fork_prepare, fork_act, fork_verify, shut },
 	{ "new_process", nothing, fresh_act, fresh_verify, shut },
+	{ "new_process_raw", nothing, fresh_raw_act, fresh_verify, shut },
+	{ "create_for_another", target_prepare, target_act, target_verify,
+	  target_cleanup },
 	{ "netlink_dump", mon_prepare, dump_act, mon_verify, shut },
 	{ "netlink_get", mon_prepare, get_act, mon_verify, shut },
 	{ "netlink_notify", notify_prepare, notify_act, notify_verify,
 	  notify_cleanup },
 	{ "eventid_get_format", getformat_prepare, getformat_act,
 	  getformat_verify, shut },
+	{ "syscall_path", syscall_prepare, syscall_act, syscall_verify,
+	  shut },
+};
+
+/*
+ * Walked by make fault's site by site walk only: each create registers
+ * the class's tracepoint probes, patching kernel text, and failing every
+ * point of it in turn would take minutes of make check's guests.
+ */
+static const struct op kevents_op = {
+	"create_kevents", nothing, kevents_act, kevents_verify, shut,
 };
 
 FIXTURE(fault) {
@@ -1205,7 +1492,7 @@ TEST_F_TIMEOUT(fault, every_call_site_fails_in_turn, 1800)
 		ASSERT_NE(0, base) TH_LOG("%s: not loaded", site.section);
 		ASSERT_TRUE(faults_within(base + site.offset,
 					  base + site.offset + 1));
-		n = 0;
+		n = walk_op(_metadata, &kevents_op, site.source, &absorbed);
 		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
 			points = walk_op(_metadata, &ops[i], site.source,
 					 &absorbed);
