@@ -1668,6 +1668,95 @@ TEST(a_reader_behind_a_ring_whose_oldest_are_filtered_out_stamps_overflow)
 	posix_trace_attr_destroy(&attr);
 }
 
+/*
+ * Two threads' rings whose records carry the same times, pair by pair
+ * (raw: the library stamps each record itself). The drain merges the
+ * rings oldest first; a tie takes either first, and loses neither.
+ */
+#define TIE_EVENTS	100
+
+struct tie_writer {
+	trace_event_id_t id;
+	struct timespec base;
+	uint32_t who;
+	sem_t *written, *done;
+	int err;
+};
+
+static void *tie_write(void *arg)
+{
+	struct tie_writer *tw = arg;
+	uint32_t data[2] = { tw->who };
+	struct timespec ts;
+	struct raw_ring rr;
+	uint64_t ns;
+
+	tw->err = raw_ring_map(&rr, RING_SIZE);
+	for (data[1] = 0; !tw->err && data[1] < TIE_EVENTS; data[1]++) {
+		ns = tw->base.tv_nsec + 1000ULL * data[1];
+		ts = (struct timespec){ .tv_sec = tw->base.tv_sec + ns / 1000000000,
+					.tv_nsec = ns % 1000000000 };
+		raw_commit(&rr, raw_put(&rr, tw->id, data, sizeof(data), &ts));
+	}
+	sem_post(tw->written);
+	/* Alive until the read is done: an exited thread's ring goes. */
+	sem_wait(tw->done);
+	raw_ring_unmap(&rr);
+	return NULL;
+}
+
+TEST(two_rings_records_of_the_same_time_all_come_in_time_order)
+{
+	struct tie_writer tw[2];
+	uint32_t next[2] = { 0 }, data[2];
+	struct timespec last = { 0 }, base;
+	sem_t written, done;
+	trace_event_id_t id;
+	pthread_t thr[2];
+	trace_id_t trid;
+	struct rec r;
+	int i, n = 0;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.tie", &id));
+	ASSERT_EQ(0, running_stream(&trid, POSIX_TRACE_CLOSE_FOR_CHILD));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EQ(0, sem_init(&written, 0, 0));
+	ASSERT_EQ(0, sem_init(&done, 0, 0));
+	/* After START; the same times for both threads. */
+	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &base));
+	for (i = 0; i < 2; i++) {
+		tw[i] = (struct tie_writer){ .id = id, .base = base, .who = i,
+					     .written = &written,
+					     .done = &done };
+		ASSERT_EQ(0, pthread_create(&thr[i], NULL, tie_write, &tw[i]));
+	}
+	for (i = 0; i < 2; i++)
+		sem_wait(&written);
+	while (!try_next(trid, &r) && !r.unavailable) {
+		ASSERT_EQ(id, r.info.posix_event_id);
+		ASSERT_EQ(sizeof(data), r.len);
+		memcpy(data, r.data, sizeof(data));
+		ASSERT_GT(2, data[0]);
+		/* Each thread's in its order; times never going back. */
+		EXPECT_EQ(next[data[0]], data[1]);
+		next[data[0]] = data[1] + 1;
+		EXPECT_FALSE(r.info.posix_timestamp.tv_sec < last.tv_sec ||
+			     (r.info.posix_timestamp.tv_sec == last.tv_sec &&
+			      r.info.posix_timestamp.tv_nsec < last.tv_nsec));
+		last = r.info.posix_timestamp;
+		n++;
+	}
+	EXPECT_EQ(2 * TIE_EVENTS, n);
+	for (i = 0; i < 2; i++) {
+		sem_post(&done);
+		EXPECT_EQ(0, tw[i].err);
+	}
+	for (i = 0; i < 2; i++)
+		ASSERT_EQ(0, pthread_join(thr[i], NULL));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+}
+
 /* Records across the end of the data area; a stale commit of a past lap. */
 static void raw_wrap(struct raw_case *rc)
 {
