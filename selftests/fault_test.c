@@ -29,10 +29,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -834,14 +836,17 @@ static int raw_first_calls(void)
 	return err;
 }
 
-/* Refused cleanly or done, and done again after, with no failure. */
-static int raw_child_body(void)
+/*
+ * @calls failed at the walk's point: refused cleanly or done, and done
+ * again after, with no failure.
+ */
+static int failed_calls_body(int (*calls)(void))
 {
 	int err, status = 0;
 	bool fired;
 
 	fail_nth(walk_n);
-	err = raw_first_calls();
+	err = calls();
 	fired = fail_nth_done();
 	status |= fired ? CHILD_FIRED : 0;
 	if (err) {
@@ -849,9 +854,61 @@ static int raw_child_body(void)
 		if (unexplained_error(err, fired))
 			return status | CHILD_UNSOUND;
 	}
-	if (raw_first_calls())
+	if (calls())
 		status |= CHILD_UNSOUND;
 	return status;
+}
+
+static int raw_child_body(void)
+{
+	return failed_calls_body(raw_first_calls);
+}
+
+/*
+ * A process that dropped privileges since its names were made (root's,
+ * shared with its root family): its next enable page mapping gives it a
+ * table of its own (posixtrace_links_own_names()), then its raw calls.
+ */
+#define NOBODY	65534
+
+static int dropped_calls(void)
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err = 0;
+	void *p;
+
+	if (dev < 0)
+		return errno;
+	p = mmap(NULL, page, PROT_READ, MAP_SHARED, dev,
+		 POSIXTRACE_ENABLE_PAGE_OFFSET);
+	if (p == MAP_FAILED)
+		err = errno;
+	else
+		munmap(p, page);
+	close(dev);
+	return err ? err : raw_first_calls();
+}
+
+static int dropped_child_body(void)
+{
+	trace_event_id_t id;
+
+	/* Dumpable again, or its own fail-nth is root's to write. */
+	if (posix_trace_eventid_open("fault.root", &id) || setgroups(0, NULL) ||
+	    setgid(NOBODY) || setuid(NOBODY) || prctl(PR_SET_DUMPABLE, 1))
+		return CHILD_UNSOUND;
+	return failed_calls_body(dropped_calls);
+}
+
+static int fresh_dropped_act(void)
+{
+	if (geteuid()) {
+		/* No root's names to drop: nothing to walk. */
+		fail_nth(0);
+		child_sound = true;
+		return 0;
+	}
+	return in_fresh_child(dropped_child_body);
 }
 
 static int fresh_raw_act(void)
@@ -1273,6 +1330,8 @@ static const struct op ops[] = {
 	{ "fork", fork_prepare, fork_act, fork_verify, shut },
 	{ "new_process", nothing, fresh_act, fresh_verify, shut },
 	{ "new_process_raw", nothing, fresh_raw_act, fresh_verify, shut },
+	{ "dropped_privileges", nothing, fresh_dropped_act, fresh_verify,
+	  shut },
 	{ "create_for_another", target_prepare, target_act, target_verify,
 	  target_cleanup },
 	{ "netlink_dump", mon_prepare, dump_act, mon_verify, shut },
