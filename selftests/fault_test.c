@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -536,6 +537,78 @@ static int raw_verify(int ret, bool failed)
 	    st.posix_stream_overrun_status != POSIX_TRACE_OVERRUN)
 		return -1;
 	return 0;
+}
+
+/*
+ * A new thread's events through the library: its ring is mapped at its
+ * first event, a page, and grows (a larger mapping, the records moved) as
+ * they come. The thread sets its own fail-nth. Every event is read back,
+ * in order, or counted lost (the sequence numbers skip as many, the
+ * overrun status set), and only with a failure.
+ */
+#define GROW_EVENTS	400
+
+static void *grow_thread(void *arg)
+{
+	uint64_t i;
+
+	fail_nth(walk_n);
+	for (i = 0; i < GROW_EVENTS; i++)
+		posix_trace_event(ev_id, &i, sizeof(i));
+	child_fired = fail_nth_done();
+	return arg;
+}
+
+static int grow_act(void)
+{
+	pthread_t thr;
+
+	fail_nth(0);
+	act_in_child = true;
+	child_fired = false;
+	if (pthread_create(&thr, NULL, grow_thread, NULL))
+		return EAGAIN;
+	return pthread_join(thr, NULL) ? EPROTO : 0;
+}
+
+static int grow_verify(int ret, bool failed)
+{
+	struct posix_trace_status_info st;
+	struct posix_trace_event_info info;
+	uint64_t n, next = 0, seq, prev_seq = 0, skipped = 0, read = 0;
+	int err, unavailable;
+	bool first = true;
+	size_t len;
+
+	if (ret)
+		return -1;
+	/* A last one, after them: a gap at their end shows before it. */
+	n = GROW_EVENTS;
+	posix_trace_event(ev_id, &n, sizeof(n));
+	for (;;) {
+		err = posix_trace_trygetnext_event(trid, &info, &n, sizeof(n),
+						   &len, &unavailable);
+		if (err || (!unavailable && posixtrace_k_event_seq(trid, &seq)))
+			return -1;
+		if (unavailable)
+			break;
+		if (!first && seq > prev_seq + 1)
+			skipped += seq - prev_seq - 1;
+		first = false;
+		prev_seq = seq;
+		if (info.posix_event_id != ev_id)
+			continue;
+		if (n < next || n > GROW_EVENTS)
+			return -1;
+		next = n + 1;
+		read += n < GROW_EVENTS;
+	}
+	if (next != GROW_EVENTS + 1 || skipped != GROW_EVENTS - read)
+		return -1;
+	if (read == GROW_EVENTS)
+		return 0;
+	return failed && !posix_trace_get_status(trid, &st) &&
+	       st.posix_stream_overrun_status == POSIX_TRACE_OVERRUN ? 0 : -1;
 }
 
 /* A stream holding EVENTS events, read: a batch copied out. */
@@ -1321,6 +1394,7 @@ static const struct op ops[] = {
 	{ "events_ringless", raw_prepare, raw_ringless_act, raw_verify,
 	  shut },
 	{ "events_long", long_prepare, raw_long_act, raw_verify, shut },
+	{ "ring_grows", running_prepare, grow_act, grow_verify, shut },
 	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut },
 	{ "filter", running_prepare, filter_act, filter_verify, shut },
 	{ "eventtypelist", filled_prepare, typelist_act, typelist_verify,
