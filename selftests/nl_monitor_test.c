@@ -592,6 +592,84 @@ TEST(dump_of_more_streams_than_a_part_holds_names_each_once)
 	nl_close(&nl);
 }
 
+/*
+ * Streams that each trace POSIXTRACE_NL_TRACED_MAX processes (this one
+ * and its children, by inheritance): most of each description is its
+ * TRACED list, so a part of the dump (some 32 KiB) fills within one, and
+ * that stream goes whole to the next part. Each comes exactly once, its
+ * list whole (parse_stream() checks it against TRACED_COUNT).
+ */
+#define LISTED_STREAMS	60
+
+TEST(dump_parts_that_fill_within_a_traced_list_send_each_list_whole)
+{
+	char names[LISTED_STREAMS][POSIXTRACE_NAME_MAX + 1];
+	pid_t kids[POSIXTRACE_NL_TRACED_MAX - 1];
+	trace_id_t trids[LISTED_STREAMS];
+	int i, at, found, n = 0, nkids = 0, hold[2], ready[2];
+	struct result res = { 0 };
+	struct streams st;
+	trace_attr_t attr;
+	struct nl nl;
+
+	SKIP_WITHOUT_DEVICE();
+	SKIP_WITHOUT_ROOT();
+	NL_OPEN(&nl);
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setinherited(&attr,
+						   POSIX_TRACE_INHERITED));
+	for (; n < LISTED_STREAMS; n++) {
+		unique_name(names[n], sizeof(names[n]), "listed");
+		if (create_named(&attr, names[n], &trids[n]))
+			break;
+	}
+	posix_trace_attr_destroy(&attr);
+	ASSERT_EQ(0, pipe(hold));
+	ASSERT_EQ(0, pipe(ready));
+	for (; n == LISTED_STREAMS && nkids < (int)ARRAY_SIZE(kids); nkids++) {
+		kids[nkids] = fork();
+		if (kids[nkids] < 0)
+			break;
+		if (!kids[nkids]) {
+			close(hold[1]);
+			/* Run: linked to the streams (inherit.c) by now. */
+			if (write(ready[1], "r", 1) != 1)
+				_exit(1);
+			wait_byte(hold[0]);
+			_exit(0);
+		}
+	}
+	close(hold[0]);
+	close(ready[1]);
+	for (i = 0; i < nkids; i++)
+		wait_byte(ready[0]);
+	close(ready[0]);
+	if (nkids == (int)ARRAY_SIZE(kids) && !dump_streams(&nl, &st, &res)) {
+		EXPECT_STREQ("", res.bad);
+		EXPECT_LE(3, res.datagrams);
+		for (i = 0; i < LISTED_STREAMS; i++) {
+			found = count_named(&st, names[i], &at);
+			EXPECT_EQ(1, found)
+				TH_LOG("stream %d (%s) in a dump of %d parts",
+				       i, names[i], res.datagrams);
+			if (found == 1)
+				EXPECT_EQ(POSIXTRACE_NL_TRACED_MAX,
+					  st.v[at].traced_count);
+		}
+		free(st.v);
+	} else {
+		EXPECT_EQ(LISTED_STREAMS, n);
+		EXPECT_EQ((int)ARRAY_SIZE(kids), nkids);
+		EXPECT_EQ(0, res.err);
+	}
+	close(hold[1]);
+	for (i = 0; i < nkids; i++)
+		EXPECT_EQ(kids[i], waitpid(kids[i], NULL, 0));
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, posix_trace_shutdown(trids[i]));
+	nl_close(&nl);
+}
+
 /* ---- 2. GET doit ---------------------------------------------------------- */
 
 TEST(get_doit_returns_one_stream_and_enoent_for_unknown_ids)
