@@ -883,6 +883,17 @@ static int fresh_act(void)
  */
 #define RAW_RING_BYTES	(64 << 10)
 
+/* Map @len bytes of the device at @off, and unmap them: 0 or the errno. */
+static int map_once(int dev, size_t len, int prot, off_t off)
+{
+	void *p = mmap(NULL, len, prot, MAP_SHARED, dev, off);
+
+	if (p == MAP_FAILED)
+		return errno;
+	munmap(p, len);
+	return 0;
+}
+
 static int raw_first_calls(void)
 {
 	struct posixtrace_eventid eid = {
@@ -890,21 +901,13 @@ static int raw_first_calls(void)
 		.name = (uintptr_t)"fault.raw",
 	};
 	size_t len = sysconf(_SC_PAGESIZE) + RAW_RING_BYTES;
-	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err = 0;
-	void *ring;
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err;
 
 	if (dev < 0)
 		return errno;
-	if (ioctl(dev, POSIXTRACE_IOC_EVENTID_OPEN, &eid))
-		err = errno;
-	if (!err) {
-		ring = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, dev,
-			    POSIXTRACE_RING_OFFSET);
-		if (ring == MAP_FAILED)
-			err = errno;
-		else
-			munmap(ring, len);
-	}
+	err = ioctl(dev, POSIXTRACE_IOC_EVENTID_OPEN, &eid) ? errno :
+	      map_once(dev, len, PROT_READ | PROT_WRITE,
+		       POSIXTRACE_RING_OFFSET);
 	close(dev);
 	return err;
 }
@@ -946,18 +949,12 @@ static int raw_child_body(void)
 
 static int dropped_calls(void)
 {
-	size_t page = sysconf(_SC_PAGESIZE);
-	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err = 0;
-	void *p;
+	int dev = open(DEVICE, O_RDWR | O_CLOEXEC), err;
 
 	if (dev < 0)
 		return errno;
-	p = mmap(NULL, page, PROT_READ, MAP_SHARED, dev,
-		 POSIXTRACE_ENABLE_PAGE_OFFSET);
-	if (p == MAP_FAILED)
-		err = errno;
-	else
-		munmap(p, page);
+	err = map_once(dev, sysconf(_SC_PAGESIZE), PROT_READ,
+		       POSIXTRACE_ENABLE_PAGE_OFFSET);
 	close(dev);
 	return err ? err : raw_first_calls();
 }
