@@ -335,8 +335,11 @@ fi
 # Did the guest in OUT die of the emulator's fault around text patching:
 # an int3 oops outside this module, or a CPU stuck in text_poke_bp?
 text_patch_fault() {
-	local c=$1/console.log
-	{ grep -A4 'Oops: int3' "$c" | grep -m1 'RIP: ' | grep -qv '\[posixtrace\]'; } ||
+	local c=$1/console.log rip
+	# Not grep -m1 in a pipe: pipefail would report its writer's SIGPIPE.
+	rip=$(grep -A4 'Oops: int3' "$c" | grep 'RIP: ')
+	rip=${rip%%$'\n'*}
+	{ [ -n "$rip" ] && [[ $rip != *'[posixtrace]'* ]]; } ||
 		{ grep -q 'soft lockup' "$c" && grep -q 'text_poke_bp' "$c"; }
 }
 

@@ -238,7 +238,9 @@ guest() {
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
 		[ "$full" = 1 ] && continue
-		if tr -d '\r' <"$out/ktap.log" 2>/dev/null | grep -Eq '^not ok [0-9]+ '; then
+		# grep reads the file itself: tr, writing on into a grep -q
+		# that stopped, would die of SIGPIPE, which pipefail reports.
+		if grep -Eq '^not ok [0-9]+ ' "$out/ktap.log" 2>/dev/null; then
 			# Ours: run-vm.sh's timeout(1), which passes the signal
 			# on to its QEMU.
 			for child in $(pgrep -P "$pid"); do
@@ -250,7 +252,7 @@ guest() {
 	done
 	wait "$pid"
 	local rc=$?
-	{ tr -d '\r' <"$out/ktap.log" 2>/dev/null | grep -Em1 '^not ok [0-9]+ ' ||
+	{ grep -Em1 '^not ok [0-9]+ ' "$out/ktap.log" 2>/dev/null | tr -d '\r' ||
 		grep -Em1 'timed out|stopped before|splat' "$out.log" ||
 		tail -n 1 "$out.log"; } >"$out/first-failure" 2>/dev/null
 	return $rc

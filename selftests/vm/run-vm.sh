@@ -135,16 +135,20 @@ qrc=$?
 # other, and so does any other oops, a real int3 (cc still there)
 # included. Without the bytes (an oops that could not read them), an
 # int3 outside the module's code counts as the emulator's.
+# (No grep -m1 or -q in a pipe: the grep before it would die of SIGPIPE
+# on a long console, and pipefail would make that the answer.)
 stale_int3() {
-	local code byte
+	local code byte rip
 	code=$(grep -A12 'Oops: int3' "$OUT/console.log" 2>/dev/null |
-		grep -m1 'Code: ')
-	byte=$(sed -n 's/.* \([0-9a-f][0-9a-f]\) <[0-9a-f][0-9a-f]>.*/\1/p' <<<"$code")
+		grep 'Code: ')
+	byte=$(sed -n '1s/.* \([0-9a-f][0-9a-f]\) <[0-9a-f][0-9a-f]>.*/\1/p' <<<"$code")
 	if [ -n "$byte" ]; then
 		[ "$byte" != cc ]
 	else
-		grep -A4 'Oops: int3' "$OUT/console.log" 2>/dev/null |
-			grep -m1 'RIP: ' | grep -qv '\[posixtrace\]'
+		rip=$(grep -A4 'Oops: int3' "$OUT/console.log" 2>/dev/null |
+			grep 'RIP: ')
+		rip=${rip%%$'\n'*}
+		[ -n "$rip" ] && [[ $rip != *'[posixtrace]'* ]]
 	fi
 }
 # So is one whose kernel splatted before init loaded the module (init.sh
