@@ -474,14 +474,21 @@ struct behind_turn {
 static void behind_turns_take(struct behind_turns *bt, unsigned int who)
 {
 	uint64_t end;
+	bool done;
 
 	for (;;) {
 		sem_wait(&bt->go[who]);
 		end = bt->next + bt->chunk[who];
 		while (bt->next < end && bt->next <= bt->total)
 			behind_event(bt->id, bt->next++);
+		/*
+		 * Read in its turn: after the post, the next thread moves
+		 * @next, and a thread that saw the end before its turn came
+		 * round would return without passing the turn on.
+		 */
+		done = bt->next > bt->total;
 		sem_post(&bt->go[(who + 1) % bt->threads]);
-		if (bt->next > bt->total)
+		if (done)
 			return;
 	}
 }
