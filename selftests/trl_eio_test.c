@@ -444,13 +444,14 @@ TEST_F(eio, a_loop_log_whose_slot_headers_cannot_be_zeroed_is_refused)
  * A LOOP log's slot takes a flush's records, then its header, which says
  * how far they go: the header's write fails after the records' went well.
  * Those records are counted as not written, and the log must not show
- * them: the next flush's records go over them, and its header covers
+ * them: the next commit's records go over them, and its header covers
  * only what it wrote. Every event the stream numbered is in the log or
  * counted, exactly once.
  */
 TEST_F(eio, a_loop_log_whose_slot_header_fails_after_its_records_counts_them_once)
 {
 	uint64_t v, next = 0, in_log = 0, last_seq = 0, recorded, lost;
+	uint64_t second = 0;
 	int dev, sfd, copy, i, flush_errors;
 	struct posixtrace_status st;
 	trace_event_id_t id;
@@ -489,19 +490,23 @@ TEST_F(eio, a_loop_log_whose_slot_header_fails_after_its_records_counts_them_onc
 		if (strcmp(lb.ev[i].name, "trl.eio"))
 			continue;
 		memcpy(&v, lb.ev[i].data, sizeof(v));
-		/* The second flush's are not in the log. */
-		EXPECT_TRUE(v < 50 || v >= 100) TH_LOG("event %llu",
-						      (unsigned long long)v);
 		EXPECT_LE(next, v);
 		next = v + 1;
+		second += v >= 50 && v < 100;
 	}
 	free_log(&lb);
 	close(copy);
 	TH_LOG("the log holds %llu events, the last seq %llu; the stream recorded %llu, the log discarded %llu",
 	       (unsigned long long)in_log, (unsigned long long)last_seq,
 	       (unsigned long long)recorded, (unsigned long long)lost);
+	/*
+	 * The second flush may commit in batches (what the stream held, then
+	 * what the ring held): the one whose header failed, with the flush's
+	 * own records in it, is counted, and is missing from the log.
+	 */
 	EXPECT_EQ(150, next);
-	EXPECT_LE(50, lost);
+	EXPECT_GT(50, second);
+	EXPECT_LE(50 - second, lost);
 	EXPECT_EQ(last_seq + 1, in_log + lost);
 }
 
