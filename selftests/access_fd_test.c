@@ -198,7 +198,7 @@ TEST(a_stream_descriptor_is_einval_in_a_forked_child)
  * (CLONE_VM) that keeps mprotect()ing 512 MiB of zero-page mappings (in
  * small pages: a huge zero page would make each call one PMD's work), so
  * that the exit waits for the mmap lock (acct_collect(), exit_mm()) after
- * decrementing signal->live: 10 to 40 ms under emulation. make mutants'
+ * decrementing signal->live, long enough to be seen. make mutants'
  * process-added-after-its-exit survived without it.
  */
 #define EXIT_WINDOW_MAP		(512UL << 20)
