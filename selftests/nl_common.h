@@ -41,6 +41,7 @@ struct nl {
 	size_t txlen;		/* the request being built in tx */
 	unsigned char *tx, *rx;
 	size_t rxlen, rxoff;	/* a datagram in rx not yet consumed */
+	size_t rx_max;		/* what one recv() asks for; 0: BUF_SIZE */
 };
 
 /* What the kernel answered to one request. */
@@ -152,6 +153,7 @@ static inline int msg_send(struct nl *nl)
 static inline ssize_t nl_recv(struct nl *nl, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = nl->fd, .events = POLLIN };
+	size_t max;
 	ssize_t n;
 	int r;
 
@@ -160,10 +162,11 @@ static inline ssize_t nl_recv(struct nl *nl, int timeout_ms)
 		return -errno;
 	if (r == 0)
 		return -ETIMEDOUT;
-	n = recv(nl->fd, nl->rx, BUF_SIZE, MSG_TRUNC);
+	max = nl->rx_max ? nl->rx_max : BUF_SIZE;
+	n = recv(nl->fd, nl->rx, max, MSG_TRUNC);
 	if (n < 0)
 		return -errno;
-	if (n > BUF_SIZE)
+	if ((size_t)n > max)
 		return -EMSGSIZE;
 	return n;
 }

@@ -671,6 +671,74 @@ TEST(dump_parts_that_fill_within_a_traced_list_send_each_list_whole)
 	nl_close(&nl);
 }
 
+/*
+ * A reader that receives at most 6 KiB at a time gets parts of 6 KiB: a
+ * part is as large as the reader's largest receive, and at least the
+ * largest description (a log path of PATH_MAX, a full TRACED list: some
+ * 5.5 KiB), which every part must hold. Plain streams with long names,
+ * some 300 bytes each, most of it their first attributes: each part fills
+ * within those of a stream, almost always, and that stream goes to the
+ * next part. Each comes exactly once, and no part is larger than asked.
+ */
+#define PLAIN_STREAMS	50
+#define SMALL_PART	6144
+
+TEST(dump_in_small_parts_names_each_stream_once)
+{
+	char names[PLAIN_STREAMS][POSIXTRACE_NAME_MAX + 1];
+	trace_id_t trids[PLAIN_STREAMS];
+	struct result res = { 0 };
+	struct nl nl, small;
+	struct streams st;
+	int i, at = 0, n = 0;
+
+	SKIP_WITHOUT_DEVICE();
+	SKIP_WITHOUT_ROOT();
+	NL_OPEN(&nl);
+	/* A socket of its own: the kernel keeps a socket's largest receive. */
+	ASSERT_EQ(0, nl_socket(&small));
+	small.family = nl.family;
+	small.version = nl.version;
+	small.rx_max = SMALL_PART;
+	for (; n < PLAIN_STREAMS; n++) {
+		int len = snprintf(names[n], sizeof(names[n]), "nlt-small-%d-%d-",
+				   getpid(), n);
+
+		/* The longest name setname keeps (TRACE_NAME_MAX - 1). */
+		memset(names[n] + len, 'p', POSIXTRACE_NAME_MAX - 1 - len);
+		names[n][POSIXTRACE_NAME_MAX - 1] = '\0';
+		if (create_named(NULL, names[n], &trids[n]))
+			break;
+	}
+	if (n == PLAIN_STREAMS && !dump_streams(&small, &st, &res)) {
+		EXPECT_STREQ("", res.bad);
+		EXPECT_LE(3, res.datagrams) {
+			TH_LOG("%d streams in %d parts: the test tests nothing",
+			       st.n, res.datagrams);
+		}
+		for (i = 0; i < PLAIN_STREAMS; i++) {
+			EXPECT_EQ(1, count_named(&st, names[i], &at)) {
+				TH_LOG("stream %d (%s) in a dump of %d parts",
+				       i, names[i], res.datagrams);
+			}
+			/* Whole: not the part of it that fitted. */
+			EXPECT_STREQ("", st.v[at].bad);
+			EXPECT_EQ(0, missing(&st.v[at])) {
+				TH_LOG("stream %d: attribute %d missing", i,
+				       missing(&st.v[at]));
+			}
+		}
+		free(st.v);
+	} else {
+		EXPECT_EQ(PLAIN_STREAMS, n);
+		EXPECT_STREQ("", res.bad);
+	}
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(0, posix_trace_shutdown(trids[i]));
+	nl_close(&small);
+	nl_close(&nl);
+}
+
 /* ---- 2. GET doit ---------------------------------------------------------- */
 
 TEST(get_doit_returns_one_stream_and_enoent_for_unknown_ids)
