@@ -23,7 +23,9 @@
  * What runs in the module's kernel threads and workers (a log's writer,
  * the notification worker) or in a child before it runs is not this
  * task's, and fail-nth does not reach it: every_call_site_fails_in_turn
- * fails those sites once each with make-it-fail (fail_elsewhere()).
+ * fails those sites once each with make-it-fail (fail_elsewhere()), and,
+ * for the operations whose work goes on there, also the sites other
+ * operations' own tasks reach.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -126,6 +128,12 @@ struct op {
 	/* After the act (failed or not, @failed saying which): 0 if sound. */
 	int (*verify)(int act_ret, bool failed);
 	void (*cleanup)(void);
+	/*
+	 * Its work goes on in another task (a worker, the log's thread, a
+	 * child): failed there too at sites its own task does not reach,
+	 * though other operations' tasks do (elsewhere_site()).
+	 */
+	bool elsewhere;
 };
 
 /*
@@ -1406,41 +1414,42 @@ static int syscall_verify(int ret, bool failed)
 }
 
 static const struct op ops[] = {
-	{ "create", nothing, create_act, create_verify, shut },
+	{ "create", nothing, create_act, create_verify, shut, false },
 	{ "create_withlog", withlog_prepare, withlog_act, withlog_verify,
-	  shut },
+	  shut, true },
 	{ "create_withlog_loop", loop_log_prepare, withlog_act,
-	  withlog_verify, shut },
+	  withlog_verify, shut, true },
 	{ "eventid_open", eventid_prepare, eventid_act, eventid_verify,
-	  shut },
+	  shut, false },
 	{ "eventid_format", format_prepare, eventid_act, eventid_verify,
-	  shut },
-	{ "events", raw_prepare, raw_small_act, raw_verify, shut },
+	  shut, false },
+	{ "events", raw_prepare, raw_small_act, raw_verify, shut, false },
 	{ "events_ringless", raw_prepare, raw_ringless_act, raw_verify,
-	  shut },
-	{ "events_long", long_prepare, raw_long_act, raw_verify, shut },
-	{ "ring_grows", running_prepare, grow_act, grow_verify, shut },
-	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut },
-	{ "filter", running_prepare, filter_act, filter_verify, shut },
+	  shut, false },
+	{ "events_long", long_prepare, raw_long_act, raw_verify, shut, false },
+	{ "ring_grows", running_prepare, grow_act, grow_verify, shut, false },
+	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut, false },
+	{ "filter", running_prepare, filter_act, filter_verify, shut, false },
 	{ "eventtypelist", filled_prepare, typelist_act, typelist_verify,
-	  shut },
+	  shut, false },
 	{ "second_stream", running_prepare, second_act, second_verify,
-	  shut },
-	{ "fork", fork_prepare, fork_act, fork_verify, shut },
-	{ "new_process", nothing, fresh_act, fresh_verify, shut },
-	{ "new_process_raw", nothing, fresh_raw_act, fresh_verify, shut },
+	  shut, false },
+	{ "fork", fork_prepare, fork_act, fork_verify, shut, true },
+	{ "new_process", nothing, fresh_act, fresh_verify, shut, false },
+	{ "new_process_raw", nothing, fresh_raw_act, fresh_verify, shut,
+	  false },
 	{ "dropped_privileges", nothing, fresh_dropped_act, fresh_verify,
-	  shut },
+	  shut, false },
 	{ "create_for_another", target_prepare, target_act, target_verify,
-	  target_cleanup },
-	{ "netlink_dump", mon_prepare, dump_act, mon_verify, shut },
-	{ "netlink_get", mon_prepare, get_act, mon_verify, shut },
+	  target_cleanup, false },
+	{ "netlink_dump", mon_prepare, dump_act, mon_verify, shut, false },
+	{ "netlink_get", mon_prepare, get_act, mon_verify, shut, false },
 	{ "netlink_notify", notify_prepare, notify_act, notify_verify,
-	  notify_cleanup },
+	  notify_cleanup, true },
 	{ "eventid_get_format", getformat_prepare, getformat_act,
-	  getformat_verify, shut },
+	  getformat_verify, shut, false },
 	{ "syscall_path", syscall_prepare, syscall_act, syscall_verify,
-	  shut },
+	  shut, false },
 };
 
 /*
@@ -1449,7 +1458,7 @@ static const struct op ops[] = {
  * point of it in turn would take minutes of make check's guests.
  */
 static const struct op kevents_op = {
-	"create_kevents", nothing, kevents_act, kevents_verify, shut,
+	"create_kevents", nothing, kevents_act, kevents_verify, shut, false,
 };
 
 FIXTURE(fault) {
@@ -1588,17 +1597,23 @@ static bool failed_elsewhere(void)
 }
 
 /*
- * A site no operation's task reaches, failed elsewhere instead: each
- * operation run once, with the site's first call failed wherever it
- * comes; the operation, and all it did, checked as a failure point's. 1
- * if it failed once, 0 if nothing called it.
+ * A site failed elsewhere: each operation run once, with the site's first
+ * call failed wherever it comes; the operation, and all it did, checked
+ * as a failure point's. With @reached NULL (no operation's task reaches
+ * the site), every operation; else only those whose work goes on in
+ * another task and whose own task reached no point of it (@reached[i]
+ * 0): a worker's call of a site the others' tasks fail (put_traced()'s
+ * list, in a notification). 1 if it failed once, 0 if nothing called it.
  */
-static int elsewhere_site(struct __test_metadata *_metadata, const char *where)
+static int elsewhere_site(struct __test_metadata *_metadata, const char *where,
+			  const int *reached)
 {
 	size_t i;
 	int ret;
 
 	for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (reached && (!ops[i].elsewhere || reached[i]))
+			continue;
 		if (ops[i].prepare()) {
 			EXPECT_TRUE(false) TH_LOG("%s: prepare", ops[i].name);
 			ops[i].cleanup();
@@ -1636,7 +1651,8 @@ TEST_F_TIMEOUT(fault, every_call_site_fails_in_turn, 1800)
 {
 	char table[4096];
 	struct fault_site site;
-	int points, absorbed, sites = 0, hit = 0, n;
+	int reached[sizeof(ops) / sizeof(ops[0])];
+	int absorbed, sites = 0, hit = 0, n;
 	unsigned long base;
 	size_t i;
 	FILE *f;
@@ -1652,12 +1668,11 @@ TEST_F_TIMEOUT(fault, every_call_site_fails_in_turn, 1800)
 					  base + site.offset + 1));
 		n = walk_op(_metadata, &kevents_op, site.source, &absorbed);
 		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
-			points = walk_op(_metadata, &ops[i], site.source,
-					 &absorbed);
-			n += points;
+			reached[i] = walk_op(_metadata, &ops[i], site.source,
+					     &absorbed);
+			n += reached[i];
 		}
-		if (!n)
-			n = elsewhere_site(_metadata, site.source);
+		n += elsewhere_site(_metadata, site.source, n ? reached : NULL);
 		printf("# fault-site: %s %s %d\n", site.source, site.callee,
 		       n);
 		sites++;
