@@ -645,6 +645,83 @@ static int grow_verify(int ret, bool failed)
 	       st.posix_stream_overrun_status == POSIX_TRACE_OVERRUN ? 0 : -1;
 }
 
+/*
+ * A new thread's events, many times what the LOOP stream holds, the only
+ * stream of the process: once its ring has grown to the size the stream
+ * suggests, each kick drops, in the thread's own call, what the stream
+ * would overwrite, the kick's walk and cut state allocated there (without
+ * waiting: GFP_NOWAIT) at its first. The thread sets its own fail-nth.
+ * After the stop, every event is read, in order, or counted lost; with a
+ * failure, one may be refused instead (raw_verify()).
+ */
+#define KICK_EVENTS	5000
+
+static void *kick_thread(void *arg)
+{
+	uint64_t i;
+
+	fail_nth(walk_n);
+	for (i = 0; i < KICK_EVENTS; i++)
+		posix_trace_event(ev_id, &i, sizeof(i));
+	child_fired = fail_nth_done();
+	return arg;
+}
+
+static int kick_act(void)
+{
+	pthread_t thr;
+
+	fail_nth(0);
+	act_in_child = true;
+	child_fired = false;
+	/* No ring to kick: its events would be system calls' points. */
+	if (!rings_on())
+		return 0;
+	if (pthread_create(&thr, NULL, kick_thread, NULL))
+		return EAGAIN;
+	return pthread_join(thr, NULL) ? EPROTO : 0;
+}
+
+static int kick_verify(int ret, bool failed)
+{
+	struct posix_trace_event_info info;
+	struct posixtrace_status st;
+	uint64_t n, next = 0, user = 0, other = 0;
+	int err, unavailable;
+	size_t len;
+
+	if (ret)
+		return -1;
+	if (!rings_on())
+		return 0;
+	if (posix_trace_stop(trid))
+		return -1;
+	for (;;) {
+		err = posix_trace_trygetnext_event(trid, &info, &n, sizeof(n),
+						   &len, &unavailable);
+		if (err)
+			return -1;
+		if (unavailable)
+			break;
+		if (info.posix_event_id == ev_id) {
+			if (n < next || n >= KICK_EVENTS)
+				return -1;
+			next = n + 1;
+			user++;
+		} else if (info.posix_event_id == POSIX_TRACE_START ||
+			   info.posix_event_id == POSIX_TRACE_STOP) {
+			other++;
+		}
+	}
+	if (own_stream_status(&st))
+		return -1;
+	/* START, the events (but one refused, with a failure), STOP. */
+	if (st.events_recorded != KICK_EVENTS + 2 &&
+	    (!failed || st.events_recorded != KICK_EVENTS + 1))
+		return -1;
+	return st.events_recorded == user + other + st.events_lost ? 0 : -1;
+}
+
 /* A stream holding EVENTS events, read: a batch copied out. */
 static int filled_prepare(void)
 {
@@ -1428,6 +1505,7 @@ static const struct op ops[] = {
 	  shut, false },
 	{ "events_long", long_prepare, raw_long_act, raw_verify, shut, false },
 	{ "ring_grows", running_prepare, grow_act, grow_verify, shut, false },
+	{ "loop_kicks", running_prepare, kick_act, kick_verify, shut, false },
 	{ "getnext", filled_prepare, getnext_act, getnext_verify, shut, false },
 	{ "filter", running_prepare, filter_act, filter_verify, shut, false },
 	{ "eventtypelist", filled_prepare, typelist_act, typelist_verify,
