@@ -143,8 +143,14 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 		if (!kb)
 			goto err;
 		kbufs->srcs[cpu] = &kb->src;
-		/* The kernel's alone, never mapped: pages need not be adjacent. */
-		kb->data = posixtrace_kvmalloc_user(size, cpu_to_node(cpu));
+		/*
+		 * The kernel's alone, never mapped: pages need not be
+		 * adjacent. Zeroed: KMSAN saw a drain hand a reader 16 bytes
+		 * of a kbuf that no post had written (hotplug_test, cause
+		 * not yet found); whatever a drain reads must not be stale
+		 * kernel memory.
+		 */
+		kb->data = posixtrace_kvzalloc_user(size, cpu_to_node(cpu));
 		if (!kb->data)
 			goto err;
 		kb->size = size;

@@ -8,6 +8,21 @@
 
 #include "user_gfp.h"
 
+/* posixtrace_kvmalloc_user(), with __GFP_ZERO if @zero says so. */
+static void *posixtrace_kvmalloc_user_gfp(size_t size, int node, gfp_t zero)
+{
+	void *p;
+
+	if (size <= PAGE_SIZE)
+		return kmalloc_node(size, POSIXTRACE_GFP_USER_SIZED | zero,
+				    node);
+	p = kmalloc_node(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY |
+			 __GFP_NOWARN | zero, node);
+	if (p)
+		return p;
+	return __vmalloc(size, POSIXTRACE_GFP_USER_SIZED | zero);
+}
+
 /**
  * posixtrace_kvmalloc_user - kvmalloc() for a size a user chose
  * @size: bytes
@@ -26,13 +41,17 @@
  */
 void *posixtrace_kvmalloc_user(size_t size, int node)
 {
-	void *p;
+	return posixtrace_kvmalloc_user_gfp(size, node, 0);
+}
 
-	if (size <= PAGE_SIZE)
-		return kmalloc_node(size, POSIXTRACE_GFP_USER_SIZED, node);
-	p = kmalloc_node(size, GFP_KERNEL_ACCOUNT | __GFP_NORETRY |
-			 __GFP_NOWARN, node);
-	if (p)
-		return p;
-	return __vmalloc(size, POSIXTRACE_GFP_USER_SIZED);
+/**
+ * posixtrace_kvzalloc_user - posixtrace_kvmalloc_user(), zeroed
+ * @size: bytes
+ * @node: the NUMA node to try first for contiguous pages
+ *
+ * Return: the memory, zeroed, or NULL.
+ */
+void *posixtrace_kvzalloc_user(size_t size, int node)
+{
+	return posixtrace_kvmalloc_user_gfp(size, node, __GFP_ZERO);
 }

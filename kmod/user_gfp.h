@@ -23,5 +23,6 @@
 
 /* Not kvmalloc(..., POSIXTRACE_GFP_USER_SIZED): user_gfp.c says why. */
 void *posixtrace_kvmalloc_user(size_t size, int node);
+void *posixtrace_kvzalloc_user(size_t size, int node);
 
 #endif /* _POSIXTRACE_USER_GFP_H */
