@@ -1414,6 +1414,31 @@ static int kevents_recorded(trace_id_t t)
 	return err ? err : generated == 1 ? 0 : EPROTO;
 }
 
+/*
+ * No class on before each create. A class keeps its probes a while after
+ * its last stream (kernel_probes_linger_ms, 10 s by default), and a
+ * create meanwhile registers nothing: the walk would reach none of the
+ * registration's points. The linger goes to 0; each create waits for the
+ * class to go off (the module's count, in debugfs).
+ */
+#define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
+#define PROBES_FILE	"/sys/kernel/debug/posixtrace/kernel_probes"
+
+static int kevents_prepare(void)
+{
+	int on = -1, i;
+
+	if (!param_write(LINGER_PARAM, 0))
+		return EPERM;
+	for (i = 0; i < 500 && on; i++) {
+		if (!param_read(PROBES_FILE, &on))
+			return ENOENT;
+		if (on)
+			usleep(10000);
+	}
+	return on ? ETIMEDOUT : 0;
+}
+
 static int kevents_verify(int ret, bool failed)
 {
 	if (unexplained_error(ret, failed))
@@ -1536,7 +1561,8 @@ static const struct op ops[] = {
  * point of it in turn would take minutes of make check's guests.
  */
 static const struct op kevents_op = {
-	"create_kevents", nothing, kevents_act, kevents_verify, shut, false,
+	"create_kevents", kevents_prepare, kevents_act, kevents_verify, shut,
+	false,
 };
 
 FIXTURE(fault) {
