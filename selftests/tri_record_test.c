@@ -237,6 +237,34 @@ TEST(record_no_inherit_traces_the_command_only)
 }
 
 /* record -p PID, stopped by SIGINT: the log holds what PID recorded. */
+/*
+ * Wait (10 s at most) until @pid runs the image it execs as "worker":
+ * record -p proves it may trace the process with its mem file, and a
+ * proof of the image before the exec is refused (EPERM), as it should
+ * be. Under a slow kernel (KMSAN) the exec takes longer than a sleep.
+ */
+static bool worker_execd(pid_t pid)
+{
+	char path[64], argv0[16];
+	int i, fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	for (i = 0; i < 1000; i++) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd < 0 ? -1 : read(fd, argv0, sizeof(argv0) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (n > 0) {
+			argv0[n] = '\0';
+			if (!strcmp(argv0, "worker"))
+				return true;
+		}
+		usleep(10000);
+	}
+	return false;
+}
+
 TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 {
 	const char *args[] = { "-o", "/tmp/rec-pid.ptlog", "-p", NULL, NULL };
@@ -258,6 +286,7 @@ TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 	args[3] = pidstr;
 	errfd = tmp_log();
 	ASSERT_LE(0, errfd);
+	EXPECT_TRUE(worker_execd(worker_pid));
 	usleep(100000);
 	rec = start_record(args, NULL, errfd);
 	/*
@@ -468,6 +497,7 @@ TEST(record_event_pattern_on_a_running_process)
 	snprintf(pidstr, sizeof(pidstr), "%d", worker_pid);
 	args[5] = pidstr;
 	/* It opens its types at once, then waits 0.7 s before using them. */
+	EXPECT_TRUE(worker_execd(worker_pid));
 	usleep(200000);
 	errfd = tmp_log();
 	ASSERT_LE(0, errfd);
