@@ -572,30 +572,37 @@ static bool rings_on(void)
  */
 #define GROW_EVENTS	400
 
-static void *grow_thread(void *arg)
+/* Events 0 to @arg - 1 (a count) from a thread that sets its fail-nth. */
+static void *numbered_thread(void *arg)
 {
-	uint64_t i;
+	uint64_t i, n = (uintptr_t)arg;
 
 	fail_nth(walk_n);
-	for (i = 0; i < GROW_EVENTS; i++)
+	for (i = 0; i < n; i++)
 		posix_trace_event(ev_id, &i, sizeof(i));
 	child_fired = fail_nth_done();
-	return arg;
+	return NULL;
 }
 
-static int grow_act(void)
+/* @n events from a new thread, the walk's failure point in it. */
+static int thread_act(uint64_t n)
 {
 	pthread_t thr;
 
 	fail_nth(0);
 	act_in_child = true;
 	child_fired = false;
-	/* No ring to grow: its events would be 400 system calls' points. */
+	/* No ring: its events would be @n system calls' points. */
 	if (!rings_on())
 		return 0;
-	if (pthread_create(&thr, NULL, grow_thread, NULL))
+	if (pthread_create(&thr, NULL, numbered_thread, (void *)(uintptr_t)n))
 		return EAGAIN;
 	return pthread_join(thr, NULL) ? EPROTO : 0;
+}
+
+static int grow_act(void)
+{
+	return thread_act(GROW_EVENTS);
 }
 
 static int grow_verify(int ret, bool failed)
@@ -656,30 +663,9 @@ static int grow_verify(int ret, bool failed)
  */
 #define KICK_EVENTS	5000
 
-static void *kick_thread(void *arg)
-{
-	uint64_t i;
-
-	fail_nth(walk_n);
-	for (i = 0; i < KICK_EVENTS; i++)
-		posix_trace_event(ev_id, &i, sizeof(i));
-	child_fired = fail_nth_done();
-	return arg;
-}
-
 static int kick_act(void)
 {
-	pthread_t thr;
-
-	fail_nth(0);
-	act_in_child = true;
-	child_fired = false;
-	/* No ring to kick: its events would be system calls' points. */
-	if (!rings_on())
-		return 0;
-	if (pthread_create(&thr, NULL, kick_thread, NULL))
-		return EAGAIN;
-	return pthread_join(thr, NULL) ? EPROTO : 0;
+	return thread_act(KICK_EVENTS);
 }
 
 static int kick_verify(int ret, bool failed)
