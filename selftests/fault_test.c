@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "fault_common.h"
+#include "kevent_common.h"
 #include "nl_common.h"
 #include "trc_common.h"
 #include "trl_common.h"
@@ -1407,22 +1408,11 @@ static int kevents_recorded(trace_id_t t)
  * registration's points. The linger goes to 0; each create waits for the
  * class to go off (the module's count, in debugfs).
  */
-#define LINGER_PARAM	PARAM_DIR "kernel_probes_linger_ms"
-#define PROBES_FILE	"/sys/kernel/debug/posixtrace/kernel_probes"
-
 static int kevents_prepare(void)
 {
-	int on = -1, i;
-
 	if (!param_write(LINGER_PARAM, 0))
 		return EPERM;
-	for (i = 0; i < 500 && on; i++) {
-		if (!param_read(PROBES_FILE, &on))
-			return ENOENT;
-		if (on)
-			usleep(10000);
-	}
-	return on ? ETIMEDOUT : 0;
+	return probes_settle(0) ? ETIMEDOUT : 0;
 }
 
 static int kevents_verify(int ret, bool failed)
