@@ -145,10 +145,8 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 		kbufs->srcs[cpu] = &kb->src;
 		/*
 		 * The kernel's alone, never mapped: pages need not be
-		 * adjacent. Zeroed: KMSAN saw a drain hand a reader 16 bytes
-		 * of a kbuf that no post had written (hotplug_test, cause
-		 * not yet found); whatever a drain reads must not be stale
-		 * kernel memory.
+		 * adjacent. Zeroed, so that nothing a drain reads of it is
+		 * stale kernel memory, even bytes no post wrote.
 		 */
 		kb->data = posixtrace_kvzalloc_user(size, cpu_to_node(cpu));
 		if (!kb->data)
