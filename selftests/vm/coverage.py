@@ -22,10 +22,11 @@ REPORT gets the table and every uncovered block (a run of instrumented
 lines none of which ran, within one function), as FILE:FIRST-LAST FUNCTION,
 followed by why no test runs it: the line "FILE:FUNCTION REASON" of the
 --explained FILE (selftests/vm/coverage-unreached.txt), or "unexplained";
-then the explanations of functions that no longer have an uncovered
-block, which no longer hold. Standard output gets the table, each line
-starting with "# ", and names those explanations. The exit status is 1 when a tar cannot be read or holds no counts of the module,
-and with --min, when all lines together fall below PCT percent.
+then the explanations of functions the runs covered whole: stale, unless
+they explain a race that other runs may miss. Standard output gets the
+table, each line starting with "# ", and names those explanations. The
+exit status is 1 when a tar cannot be read or holds no counts of the
+module, and with --min, when all lines together fall below PCT percent.
 """
 import json
 import os
