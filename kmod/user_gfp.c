@@ -8,8 +8,14 @@
 
 #include "user_gfp.h"
 
-/* posixtrace_kvmalloc_user(), with __GFP_ZERO if @zero says so. */
-static void *posixtrace_kvmalloc_user_gfp(size_t size, int node, gfp_t zero)
+/*
+ * posixtrace_kvmalloc_user(), with __GFP_ZERO if @zero says so. Inline:
+ * its allocations end in tail calls, which make fault's map of the call
+ * sites (selftests/vm/fault-map.sh) finds through the calls of the
+ * function that makes them, and nothing calls a function only jumped to.
+ */
+static __always_inline void *
+posixtrace_kvmalloc_user_gfp(size_t size, int node, gfp_t zero)
 {
 	void *p;
 
