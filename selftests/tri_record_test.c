@@ -9,6 +9,7 @@
  * "rec.work" events, forking a child that records its own.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -238,28 +239,37 @@ TEST(record_no_inherit_traces_the_command_only)
 
 /* record -p PID, stopped by SIGINT: the log holds what PID recorded. */
 /*
- * Wait (10 s at most) until @pid runs the image it execs as "worker":
- * record -p proves it may trace the process with its mem file, and a
- * proof of the image before the exec is refused (EPERM), as it should
- * be. Under a slow kernel (KMSAN) the exec takes longer than a sleep.
+ * Wait (10 s at most) until @pid, the worker, runs: it opened the trace
+ * device, which it does first thing after its exec. record -p proves it
+ * may trace the process with its mem file, and a proof made while the
+ * exec is still under way is refused (EPERM), as it should be. Under a
+ * slow kernel (KMSAN) the exec takes longer than a sleep, and the new
+ * image's command line shows before the exec is done.
  */
 static bool worker_execd(pid_t pid)
 {
-	char path[64], argv0[16];
-	int i, fd;
+	char dir[64], path[320], target[64];
+	struct dirent *d;
 	ssize_t n;
+	DIR *fds;
+	int i;
 
-	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", pid);
 	for (i = 0; i < 1000; i++) {
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		n = fd < 0 ? -1 : read(fd, argv0, sizeof(argv0) - 1);
-		if (fd >= 0)
-			close(fd);
-		if (n > 0) {
-			argv0[n] = '\0';
-			if (!strcmp(argv0, "worker"))
+		fds = opendir(dir);
+		while (fds && (d = readdir(fds))) {
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			n = readlink(path, target, sizeof(target) - 1);
+			if (n <= 0)
+				continue;
+			target[n] = '\0';
+			if (!strcmp(target, DEVICE)) {
+				closedir(fds);
 				return true;
+			}
 		}
+		if (fds)
+			closedir(fds);
 		usleep(10000);
 	}
 	return false;
