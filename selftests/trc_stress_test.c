@@ -1087,12 +1087,15 @@ static void __attribute__((noreturn)) t3_traced(struct t3_shm *shm)
 /*
  * H: holds copies of A's stream descriptors. Until A is gone every stream
  * command on them is [EINVAL] (H did not create them); once A is gone,
- * poll says they are dead. Async-signal-safe calls only.
+ * poll says they are dead. Async-signal-safe calls only. Its minute is
+ * a bound for a test that died, not a timing check: A's exit and the
+ * test's creating every stream there is room for took 10 s and more
+ * under KMSAN.
  */
 static void __attribute__((noreturn)) t3_holder(struct t3_shm *shm,
 						const int *fds, int n)
 {
-	uint64_t end = deadline_ms(10000);
+	uint64_t end = deadline_ms(60000);
 	struct posixtrace_getnext gn;
 	struct posixtrace_status st;
 	struct pollfd pfd;
