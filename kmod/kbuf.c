@@ -146,7 +146,11 @@ posixtrace_kbufs_new(struct posixtrace_stream *stream, u32 size)
 		/*
 		 * The kernel's alone, never mapped: pages need not be
 		 * adjacent. Zeroed, so that nothing a drain reads of it is
-		 * stale kernel memory, even bytes no post wrote.
+		 * ever stale kernel memory. And for KMSAN: a post made
+		 * where it keeps no books (kmsan_in_runtime(): a nested
+		 * hardirq, or an interrupt of its own work) copies its
+		 * data but not its shadow, and would leave the bytes it
+		 * wrote marked as the allocation's, never written.
 		 */
 		kb->data = posixtrace_kvzalloc_user(size, cpu_to_node(cpu));
 		if (!kb->data)
