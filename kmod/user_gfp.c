@@ -10,9 +10,10 @@
 
 /*
  * posixtrace_kvmalloc_user(), with __GFP_ZERO if @zero says so. Inline:
- * its allocations end in tail calls, which make fault's map of the call
- * sites (selftests/vm/fault-map.sh) finds through the calls of the
- * function that makes them, and nothing calls a function only jumped to.
+ * its allocations end in tail calls, and make fault's map of the call
+ * sites (selftests/vm/fault-map.sh) finds a tail call only through the
+ * calls of the function that makes it; a helper its callers jump to is
+ * called by none.
  */
 static __always_inline void *
 posixtrace_kvmalloc_user_gfp(size_t size, int node, gfp_t zero)
