@@ -237,7 +237,6 @@ TEST(record_no_inherit_traces_the_command_only)
 	unlink("/tmp/rec-ni.ptlog");
 }
 
-/* record -p PID, stopped by SIGINT: the log holds what PID recorded. */
 /*
  * Wait (10 s at most) until @pid, the worker, runs: it opened the trace
  * device, which it does first thing after its exec. record -p proves it
@@ -275,6 +274,7 @@ static bool worker_execd(pid_t pid)
 	return false;
 }
 
+/* record -p PID, stopped by SIGINT: the log holds what PID recorded. */
 TEST(record_attaches_to_a_pid_and_stops_on_sigint)
 {
 	const char *args[] = { "-o", "/tmp/rec-pid.ptlog", "-p", NULL, NULL };
