@@ -75,6 +75,7 @@ struct posixtrace_thread_ring_cut {
 	struct posixtrace_ring_drop drop;
 	struct posixtrace_ring_record next;
 	long next_bytes;
+	s64 next_ns;		/* where a merge puts @next */
 };
 
 struct posixtrace_thread_ring {
@@ -680,7 +681,10 @@ static void posixtrace_thread_ring_cut_alloc(struct posixtrace_thread_ring *ring
 		kfree(c);
 }
 
-/* The record @ring's cut would drop next: its header and stream bytes. */
+/*
+ * The record @ring's cut would drop next: its header, stream bytes and
+ * time in a drain's merge.
+ */
 static void posixtrace_thread_ring_cut_peek(struct posixtrace_thread_ring *ring,
 					    const struct posixtrace_loop_view *view)
 {
@@ -689,6 +693,8 @@ static void posixtrace_thread_ring_cut_peek(struct posixtrace_thread_ring *ring,
 	c->next_bytes = posixtrace_ring_walk_cut_peek(&c->walk, ring->data,
 						      ring->size, ring->proc,
 						      view, &c->drop, &c->next);
+	if (c->next_bytes >= 0)
+		c->next_ns = posixtrace_ring_drop_next_ns(&c->drop, &c->next);
 }
 
 static struct posixtrace_thread_ring *
@@ -700,8 +706,9 @@ posixtrace_thread_ring_cut_ring(struct posixtrace_source **srcs,
 
 /*
  * Of @n rings' next records to drop, the oldest's ring, as a drain's
- * merge orders them (by the time they say; a tie, the first listed); NULL
- * if none has one. *@before_ns: the time of the other rings' oldest.
+ * merge orders them (posixtrace_ring_drop_next_ns(); a tie, the first
+ * listed); NULL if none has one. *@before_ns: the time of the other
+ * rings' oldest.
  */
 static struct posixtrace_thread_ring *
 posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
@@ -716,7 +723,7 @@ posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		if (ring->cut->next_bytes < 0)
 			continue;
-		ns = posixtrace_ring_record_ns(&ring->cut->next);
+		ns = ring->cut->next_ns;
 		if (!oldest || ns < oldest_ns) {
 			*before_ns = oldest_ns;
 			oldest = ring;
@@ -731,8 +738,10 @@ posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
 /*
  * Each of @n rings has dropped what its own records would overwrite
  * (posixtrace_ring_walk_cut()), but LOOP overwrites in the order a drain
- * merges the rings: every event older than one dropped goes too, and what
- * the rings keep together may still overflow the stream. Drop more, the
+ * merges the rings: every event older than one dropped goes too (older in
+ * that order, posixtrace_ring_drop_next_ns(): none of a ring's records
+ * comes before one it dropped), and what the rings keep together may
+ * still overflow the stream. Drop more, the
  * oldest record of all the rings first, while one is older than the
  * newest event dropped, or what they keep does not fit beside the room
  * the stream keeps (a step of a ring at once where all of it goes:
@@ -764,8 +773,7 @@ static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 		ring = posixtrace_thread_ring_cut_oldest(srcs, n, &before_ns);
 		if (!ring)
 			return kept > view->record_max ? U64_MAX : kept;
-		if (kept <= view->record_max &&
-		    posixtrace_ring_record_ns(&ring->cut->next) >= floor_ns)
+		if (kept <= view->record_max && ring->cut->next_ns >= floor_ns)
 			return kept;
 		c = ring->cut;
 		bytes = posixtrace_ring_walk_cut_stride(&c->walk, ring->data,

@@ -584,13 +584,13 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
  * @floor_ns: the time of the newest event the cut drops so far
  *
  * The record-by-record merge (thread_ring.c) would drop every record of
- * this ring up to its next mark if the events among them were all made
- * before @floor_ns (every event older than one dropped goes too), or if
- * the record at the mark was made before @before_ns (a ring is in time
- * order: so were all before it, which go before any other ring's) and
+ * this ring up to its next mark if the events among them and before them
+ * were all made before @floor_ns (every event older than one dropped goes
+ * too), or before @before_ns (each of them then comes before any other
+ * ring's next record in the merge: posixtrace_ring_drop_next_ns()) and
  * they make less than @over (what is kept after them still does not
  * fit). A step is a 32nd of the ring: where one ring's records run ahead
- * of the others', a cut reads a header a mark rather than a record; where
+ * of the others', a cut goes a mark at a time rather than a record; where
  * the rings' records interleave finely, it still goes record by record
  * (a cut time found from the marks first would not).
  *
@@ -607,7 +607,6 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 {
 	unsigned int k = posixtrace_ring_walk_mark_after(walk, drop->to);
 	const struct posixtrace_ring_mark *m;
-	struct posixtrace_ring_record h;
 	u64 pos, bytes;
 
 	if (k >= walk->nr_marks)
@@ -619,11 +618,9 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 	    m->records < drop->records)
 		return 0;
 	bytes = m->bytes - drop->bytes;
+	/* The mark's time: the newest of the events walked before it. */
 	if (m->last_ns >= floor_ns &&
-	    (bytes >= over ||
-	     !posixtrace_ring_walk_read(data, size, pos, walk->walked - pos,
-					&h) ||
-	     posixtrace_ring_record_ns(&h) >= before_ns))
+	    (bytes >= over || m->last_ns >= before_ns))
 		return 0;
 	if (!drop->events)
 		posixtrace_ring_walk_first_in(walk, data, size, proc, view,

@@ -117,6 +117,25 @@ struct posixtrace_ring_drop {
 	s64 last_ns;			/* the newest time of them */
 };
 
+/*
+ * The time at which a drain's merge puts @h, a ring's next record after
+ * what a cut drops of it (@drop). A merge takes each ring's next record,
+ * the oldest first, so a record stamped earlier than one before it in its
+ * ring (CLOCK_REALTIME set back between the two, or a hostile thread)
+ * comes out right after that one: at the newest time of its ring's
+ * records up to it, the time the module stores it at
+ * (posixtrace_thread_ring_time()). Of the records the cut drops, the
+ * events' times count, not those of records the stream does not record.
+ */
+static inline s64
+posixtrace_ring_drop_next_ns(const struct posixtrace_ring_drop *drop,
+			     const struct posixtrace_ring_record *h)
+{
+	s64 ns = posixtrace_ring_record_ns(h);
+
+	return drop->events ? max(ns, drop->last_ns) : ns;
+}
+
 bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,
 			       const u8 *data, u64 size, u64 consumed,
 			       struct posixtrace_process *proc,

@@ -441,6 +441,52 @@ TEST(a_reader_behind_reads_the_newest_of_a_ring_holding_more)
 	read_behind(_metadata, 180, 700);
 }
 
+/* Step CLOCK_REALTIME by @sec seconds; false if this may not set it. */
+static bool realtime_step(time_t sec)
+{
+	struct timespec ts;
+
+	return !clock_gettime(CLOCK_REALTIME, &ts) &&
+	       (ts.tv_sec += sec, !clock_settime(CLOCK_REALTIME, &ts));
+}
+
+/*
+ * CLOCK_REALTIME, which stamps the ring's records, goes back an hour
+ * between two runs of events, the second more than the stream holds (in a
+ * 1 MiB ring, so that no kick takes records meanwhile). A drain would
+ * take the ring in its order, each record no older than the one before
+ * (times are kept so), and LOOP would keep the newest run: so does the
+ * reader's cut, though every event it keeps says it is older than those
+ * it drops.
+ */
+TEST(a_reader_behind_a_ring_whose_clock_went_back_reads_the_newest)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	const uint64_t held = 180, before = 500, total = 1000;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	bool stepped;
+	uint64_t n;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	behind_stream(_metadata, &attr, &trid, &id);
+	for (n = 1; n <= before; n++) {
+		behind_event(id, n);
+		if (n == held)
+			ASSERT_EQ(0, own_stream_status(&st));
+	}
+	if (!realtime_step(-3600))
+		SKIP(return, "cannot set CLOCK_REALTIME: %s", strerror(errno));
+	/* No assertion until the clock is back: it would leave it behind. */
+	for (; n <= total; n++)
+		behind_event(id, n);
+	stepped = realtime_step(3600);
+	ASSERT_TRUE(stepped) TH_LOG("CLOCK_REALTIME is an hour behind");
+	behind_read(_metadata, &attr, trid, id, total);
+}
+
 /*
  * The kernel's reader cuts across this many rings at most
  * (POSIXTRACE_DRAIN_CUT_MAX); with more holding records it drains them
