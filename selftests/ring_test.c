@@ -5,9 +5,11 @@
  *
  * Through the library: events go through the ring (it is mapped), keep
  * their order and their pid and thread, survive the thread's exit and the
- * process's SIGKILL, and are counted exactly from several threads; the
- * library publishes how far it wrote and where each slot's first record
- * starts.
+ * process's SIGKILL, and are counted exactly from several threads; a
+ * reader behind a LOOP stream gets exactly what draining everything would
+ * have left, of one ring or several, even once CLOCK_REALTIME went back;
+ * the library publishes how far it wrote and where each slot's first
+ * record starts.
  *
  * Raw (a thread that maps a ring itself and writes records by hand): a
  * valid record is taken, with the ring's pid and thread id whatever it
@@ -16,7 +18,8 @@
  * identifier never opened is ignored; times are kept between the last
  * record's and now; each kind of bad header costs one event, counted lost,
  * and revokes the ring, while another process's ring goes on; a
- * @produced past a record not committed revokes it too, and one that
+ * @produced past a record not committed revokes it too (and costs a
+ * reader behind nothing of what the stream holds), and one that
  * claims nothing possible is ignored, as are bogus boundaries; records
  * committed before an unmap or a second mapping are taken; a child has no
  * mapping; and each rule of the mapping has its error.
@@ -1763,6 +1766,69 @@ TEST(a_reader_behind_a_ring_whose_oldest_are_filtered_out_stamps_overflow)
 	ASSERT_EQ(0, own_stream_status(&st));
 	ASSERT_EQ(first, st.events_lost);
 	sem_post(&fi.done);
+	ASSERT_EQ(0, pthread_join(thr, NULL));
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+}
+
+/* A thread whose ring says (@produced) it holds 512 KiB: none committed. */
+struct claiming_ring {
+	sem_t written, done;
+	int err;
+};
+
+static void *claiming_ring_writer(void *arg)
+{
+	struct claiming_ring *cr = arg;
+	struct raw_ring rr;
+
+	cr->err = raw_ring_map(&rr, 1 << 20);
+	if (!cr->err)
+		raw_publish(&rr, 512 << 10);
+	sem_post(&cr->written);
+	/* Alive until the read is done: an exited thread's ring is drained. */
+	sem_wait(&cr->done);
+	raw_ring_unmap(&rr);
+	return NULL;
+}
+
+/*
+ * A reader behind: the stream holds events, and a ring says it holds more
+ * than the stream, but committed none of it. The reader's cut finds no
+ * record in the ring, to keep or to drop, and drops nothing: the reader
+ * gets every event the stream holds. The next drain revokes the ring over
+ * its claim, one event lost, as it would have anyway.
+ */
+TEST(a_reader_behind_a_ring_claiming_records_it_never_wrote_loses_nothing)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	struct claiming_ring cr = { 0 };
+	const uint64_t held = 100;
+	trace_event_id_t id;
+	trace_attr_t attr;
+	trace_id_t trid;
+	pthread_t thr;
+	struct rec r;
+	uint64_t n;
+
+	SKIP_WITHOUT_DEVICE();
+	behind_stream(_metadata, &attr, &trid, &id);
+	for (n = 1; n <= held; n++)
+		behind_event(id, n);
+	/* Drained into the stream: this thread's ring holds nothing. */
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(0, sem_init(&cr.written, 0, 0));
+	ASSERT_EQ(0, sem_init(&cr.done, 0, 0));
+	ASSERT_EQ(0, pthread_create(&thr, NULL, claiming_ring_writer, &cr));
+	sem_wait(&cr.written);
+	ASSERT_EQ(0, cr.err);
+	for (n = 1; n <= held; n++)
+		ASSERT_NEXT_NUMBERED(trid, &r, id, n);
+	ASSERT_EMPTY(trid, &r);
+	ASSERT_EQ(0, own_stream_status(&st));
+	ASSERT_EQ(held + 1, st.events_read);
+	ASSERT_EQ(1, st.events_lost);
+	sem_post(&cr.done);
 	ASSERT_EQ(0, pthread_join(thr, NULL));
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
 	posix_trace_attr_destroy(&attr);
