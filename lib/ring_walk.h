@@ -123,9 +123,10 @@ struct posixtrace_ring_drop {
  * the oldest first, so a record stamped earlier than one before it in its
  * ring (CLOCK_REALTIME set back between the two, or a hostile thread)
  * comes out right after that one: at the newest time of its ring's
- * records up to it, the time the module stores it at
- * (posixtrace_thread_ring_time()). Of the records the cut drops, the
- * events' times count, not those of records the stream does not record.
+ * records up to it (the module stores it no older either:
+ * posixtrace_thread_ring_time()). Of the records the cut drops, the
+ * events' times count, not those of records the stream does not record
+ * (Documentation/dev-tools/posixtrace-design.rst says what that costs).
  */
 static inline s64
 posixtrace_ring_drop_next_ns(const struct posixtrace_ring_drop *drop,
