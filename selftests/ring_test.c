@@ -2906,14 +2906,17 @@ struct ring_try {
  * As user 1000 with an RLIMIT_MEMLOCK of @limit bytes, map rings of the
  * sizes of @tries in turn, each replacing the last (a thread's second
  * ring retires its first, giving its pages back): each must give its
- * error (0: mapped). Needs root, to become that user.
+ * error (0: mapped). A ring that must map is tried for up to 5 s: the
+ * rings of the test before, that user's too, are given back only at their
+ * domain's next drain, a timer tick after their process exited. Needs
+ * root, to become that user.
  */
 static void memlock_tries(struct __test_metadata *_metadata, rlim_t limit,
 			  const struct ring_try *tries, int n)
 {
 	struct rlimit lim = { limit, limit };
+	int status, i, err, left;
 	struct raw_ring rr;
-	int status, i;
 	pid_t child;
 
 	child = fork();
@@ -2923,7 +2926,14 @@ static void memlock_tries(struct __test_metadata *_metadata, rlim_t limit,
 		    setresgid(1000, 1000, 1000) || setresuid(1000, 1000, 1000))
 			_exit(1);
 		for (i = 0; i < n; i++) {
-			if (raw_ring_map(&rr, tries[i].size) != tries[i].err)
+			for (left = 500;; left--) {
+				err = raw_ring_map(&rr, tries[i].size);
+				if (err != -ENOMEM || tries[i].err || !left)
+					break;
+				raw_ring_unmap(&rr);
+				usleep(10000);
+			}
+			if (err != tries[i].err)
 				_exit(2 + i);
 			raw_ring_unmap(&rr);
 		}
