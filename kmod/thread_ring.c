@@ -738,13 +738,13 @@ posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
 /*
  * Each of @n rings has dropped what its own records would overwrite
  * (posixtrace_ring_walk_cut()), but LOOP overwrites in the order a drain
- * merges the rings: every event older than one dropped goes too (older in
- * that order, posixtrace_ring_drop_next_ns(): none of a ring's records
- * comes before one it dropped), and what the rings keep together may
- * still overflow the stream. Drop more, the
- * oldest record of all the rings first, while one is older than the
- * newest event dropped, or what they keep does not fit beside the room
- * the stream keeps (a step of a ring at once where all of it goes:
+ * merges the rings (posixtrace_ring_drop_next_ns(): none of a ring's
+ * records comes before one it dropped): whatever comes before a record
+ * dropped goes too, and what the rings keep together may still overflow
+ * the stream. Drop more, the oldest record of all the rings first, while
+ * one is older than the newest record dropped, or what they keep does
+ * not fit beside the room the stream keeps (a step of a ring at once
+ * where all of it goes:
  * posixtrace_ring_walk_cut_stride()). Returns the stream bytes they keep,
  * or U64_MAX if the records are not what the walks counted (a hostile
  * hand rewrote them): nothing may be dropped.
@@ -763,8 +763,7 @@ static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 		ring = posixtrace_thread_ring_cut_ring(srcs, i);
 		c = ring->cut;
 		kept += c->walk.bytes - c->drop.bytes;
-		if (c->drop.events)
-			floor_ns = max(floor_ns, c->drop.last_ns);
+		floor_ns = max(floor_ns, c->drop.last_ns);
 		posixtrace_thread_ring_cut_peek(ring, view);
 		if (c->next_bytes == -EINVAL)
 			return U64_MAX;
@@ -790,8 +789,7 @@ static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 				return U64_MAX;
 			bytes = c->next_bytes;
 		}
-		if (c->drop.events)
-			floor_ns = max(floor_ns, c->drop.last_ns);
+		floor_ns = max(floor_ns, c->drop.last_ns);
 		kept -= bytes;
 		posixtrace_thread_ring_cut_peek(ring, view);
 		if (c->next_bytes == -EINVAL)

@@ -35,6 +35,7 @@ typedef __u64 u64;
 typedef __s64 s64;
 
 #define S64_MAX		INT64_MAX
+#define S64_MIN		INT64_MIN
 
 struct timespec64 {
 	s64 tv_sec;

@@ -77,8 +77,8 @@ static void posixtrace_ring_walk_begin(struct posixtrace_ring_walk *walk,
 	walk->bytes = 0;
 	walk->events = 0;
 	walk->records = 0;
-	walk->last_ns = 0;
-	walk->marks[0] = (struct posixtrace_ring_mark) { };
+	walk->step_ns = S64_MIN;
+	walk->marks[0] = (struct posixtrace_ring_mark) { .step_ns = S64_MIN };
 	walk->nr_marks = 1;
 }
 
@@ -166,7 +166,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 {
 	u64 off = consumed - walk->origin, pos = consumed, end;
 	struct posixtrace_ring_record h;
-	struct posixtrace_ring_mark base, seen = { };
+	struct posixtrace_ring_mark base, seen = { .step_ns = S64_MIN };
 	unsigned int i, k, n;
 	size_t rec;
 
@@ -195,6 +195,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 			seen.events++;
 		}
 		seen.records++;
+		seen.step_ns = max(seen.step_ns, posixtrace_ring_record_ns(&h));
 		pos += h.size;
 	}
 	if (k < walk->nr_marks)
@@ -212,7 +213,7 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 	base.bytes -= seen.bytes;
 	base.events -= seen.events;
 	base.records -= seen.records;
-	walk->marks[0] = (struct posixtrace_ring_mark) { };
+	walk->marks[0] = (struct posixtrace_ring_mark) { .step_ns = S64_MIN };
 	n = 1;
 	for (i = k; i < walk->nr_marks; i++) {
 		if (walk->marks[i].off == off)
@@ -222,9 +223,13 @@ static bool posixtrace_ring_walk_rebase(struct posixtrace_ring_walk *walk,
 		walk->marks[n].events = walk->marks[i].events - base.events;
 		walk->marks[n].records = walk->marks[i].records -
 					 base.records;
-		walk->marks[n].last_ns = walk->marks[i].last_ns;
+		/* The first step kept now begins at @consumed: walked again. */
+		walk->marks[n].step_ns = i == k ? seen.step_ns :
+						  walk->marks[i].step_ns;
 		n++;
 	}
+	if (k == walk->nr_marks)
+		walk->step_ns = seen.step_ns;
 	walk->nr_marks = n;
 	walk->origin = consumed;
 	walk->bytes -= base.bytes;
@@ -296,17 +301,18 @@ posixtrace_ring_walk_on(struct posixtrace_ring_walk *walk, const u8 *data,
 				.bytes = walk->bytes,
 				.events = walk->events,
 				.records = walk->records,
-				.last_ns = walk->last_ns,
+				.step_ns = walk->step_ns,
 			};
+			walk->step_ns = S64_MIN;
 			walk->next_mark = walk->walked +
 					  posixtrace_ring_mark_step(size);
 		}
 		if (bytes) {
 			walk->bytes += bytes;
 			walk->events++;
-			walk->last_ns = max(walk->last_ns,
-					    posixtrace_ring_record_ns(&h));
 		}
+		walk->step_ns = max(walk->step_ns,
+				    posixtrace_ring_record_ns(&h));
 		walk->records++;
 		walk->walked += h.size;
 	}
@@ -350,14 +356,26 @@ static void posixtrace_ring_walk_first(const struct posixtrace_ring_walk *walk,
 					      &drop->first);
 }
 
-/*
- * One more event of the stream's, made at @ns, among what @drop drops:
- * the newest time of them.
- */
+/* One more record, made at @ns, among what @drop drops: the newest time. */
 static void posixtrace_ring_drop_newest(struct posixtrace_ring_drop *drop,
 					s64 ns)
 {
-	drop->last_ns = drop->events ? max(drop->last_ns, ns) : ns;
+	drop->last_ns = max(drop->last_ns, ns);
+}
+
+/*
+ * The newest time of the records a walk counted before its mark @i (past
+ * the last: of all it walked); S64_MIN if none.
+ */
+static s64 posixtrace_ring_walk_mark_ns(const struct posixtrace_ring_walk *walk,
+					unsigned int i)
+{
+	s64 ns = i < walk->nr_marks ? S64_MIN : walk->step_ns;
+	unsigned int j;
+
+	for (j = 1; j <= i && j < walk->nr_marks; j++)
+		ns = max(ns, walk->marks[j].step_ns);
+	return ns;
 }
 
 /* The newest mark after which more than @over bytes follow; 0: none. */
@@ -382,7 +400,7 @@ static void posixtrace_ring_walk_drop_to(const struct posixtrace_ring_walk *walk
 	drop->bytes = walk->marks[i].bytes;
 	drop->events = walk->marks[i].events;
 	drop->records = walk->marks[i].records;
-	drop->last_ns = walk->marks[i].last_ns;
+	drop->last_ns = posixtrace_ring_walk_mark_ns(walk, i);
 }
 
 /**
@@ -433,7 +451,7 @@ posixtrace_ring_walk_upto(const struct posixtrace_ring_walk *walk,
 	return (struct posixtrace_ring_mark) {
 		.off = walk->walked - walk->origin, .bytes = walk->bytes,
 		.events = walk->events, .records = walk->records,
-		.last_ns = walk->last_ns,
+		.step_ns = walk->step_ns,
 	};
 }
 
@@ -499,11 +517,10 @@ bool posixtrace_ring_walk_cut(struct posixtrace_ring_walk *walk,
 			return false;
 		rec = posixtrace_ring_walk_bytes(proc, view, &h);
 		if (rec) {
-			posixtrace_ring_drop_newest(drop,
-						    posixtrace_ring_record_ns(&h));
 			drop->bytes += rec;
 			drop->events++;
 		}
+		posixtrace_ring_drop_newest(drop, posixtrace_ring_record_ns(&h));
 		drop->records++;
 		pos += h.size;
 	}
@@ -581,18 +598,19 @@ long posixtrace_ring_walk_cut_peek(const struct posixtrace_ring_walk *walk,
  * @drop: what the cut drops so far
  * @before_ns: the time of the other rings' oldest next record
  * @over: the stream bytes the rings keep beyond what fits, 0 if it fits
- * @floor_ns: the time of the newest event the cut drops so far
+ * @floor_ns: the time of the newest record the cut drops so far
  *
  * The record-by-record merge (thread_ring.c) would drop every record of
- * this ring up to its next mark if the events among them and before them
- * were all made before @floor_ns (every event older than one dropped goes
+ * this ring up to its next mark if the merge puts them all
+ * (posixtrace_ring_drop_next_ns(): at the newest time of the records up
+ * to each) before @floor_ns (whatever comes before a record dropped goes
  * too), or before @before_ns (each of them then comes before any other
- * ring's next record in the merge: posixtrace_ring_drop_next_ns()) and
- * they make less than @over (what is kept after them still does not
- * fit). A step is a 32nd of the ring: where one ring's records run ahead
- * of the others', a cut goes a mark at a time rather than a record; where
- * the rings' records interleave finely, it still goes record by record
- * (a cut time found from the marks first would not).
+ * ring's next record) and they make less than @over (what is kept after
+ * them still does not fit). A step is a 32nd of the ring: where one
+ * ring's records run ahead of the others', a cut goes a mark at a time
+ * rather than a record; where the rings' records interleave finely, it
+ * still goes record by record (a cut time found from the marks first
+ * would not).
  *
  * Return: the stream bytes dropped; 0 if it dropped nothing. A step
  * without an event of the stream is never dropped here (0 could not say
@@ -608,6 +626,7 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 	unsigned int k = posixtrace_ring_walk_mark_after(walk, drop->to);
 	const struct posixtrace_ring_mark *m;
 	u64 pos, bytes;
+	s64 ns;
 
 	if (k >= walk->nr_marks)
 		return 0;
@@ -618,14 +637,14 @@ u64 posixtrace_ring_walk_cut_stride(const struct posixtrace_ring_walk *walk,
 	    m->records < drop->records)
 		return 0;
 	bytes = m->bytes - drop->bytes;
-	/* The mark's time: the newest of the events walked before it. */
-	if (m->last_ns >= floor_ns &&
-	    (bytes >= over || m->last_ns >= before_ns))
+	/* Where the merge puts the records before the mark, at the latest. */
+	ns = posixtrace_ring_walk_mark_ns(walk, k);
+	if (ns >= floor_ns && (bytes >= over || ns >= before_ns))
 		return 0;
 	if (!drop->events)
 		posixtrace_ring_walk_first_in(walk, data, size, proc, view,
 					      drop->to, pos, &drop->first);
-	posixtrace_ring_drop_newest(drop, m->last_ns);
+	posixtrace_ring_drop_newest(drop, ns);
 	drop->to = pos;
 	drop->bytes = m->bytes;
 	drop->events = m->events;
@@ -659,10 +678,10 @@ bool posixtrace_ring_walk_cut_skip(const struct posixtrace_ring_walk *walk,
 		if (!drop->events)
 			drop->first = (struct timespec64) { h->ts_sec,
 							    h->ts_nsec };
-		posixtrace_ring_drop_newest(drop, posixtrace_ring_record_ns(h));
 		drop->bytes += bytes;
 		drop->events++;
 	}
+	posixtrace_ring_drop_newest(drop, posixtrace_ring_record_ns(h));
 	drop->records++;
 	drop->to += h->size;
 	return drop->to <= walk->origin + next.off &&
@@ -701,7 +720,12 @@ bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
  *	  dropped under the drain lock
  *
  * Where @drop ends becomes the origin, the module's new @consumed; the
- * marks past it stay, counted from there.
+ * marks past it stay, counted from there. A step the drop ends within
+ * keeps, as its newest time, that of the records it dropped too, until a
+ * walk that rebases walks that step again (posixtrace_ring_walk_rebase(),
+ * once a reader or a drain took records): where the clock went back
+ * there, a cut meanwhile weighs the ring's next records later than a
+ * drain's merge would.
  */
 void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 				  const struct posixtrace_ring_drop *drop)
@@ -724,10 +748,10 @@ void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 		walk->marks[n].events = walk->marks[i].events - drop->events;
 		walk->marks[n].records = walk->marks[i].records -
 					 drop->records;
-		walk->marks[n].last_ns = walk->marks[i].last_ns;
+		walk->marks[n].step_ns = walk->marks[i].step_ns;
 		n++;
 	}
-	walk->marks[0] = (struct posixtrace_ring_mark) { };
+	walk->marks[0] = (struct posixtrace_ring_mark) { .step_ns = S64_MIN };
 	walk->nr_marks = n;
 	walk->origin = drop->to;
 	walk->bytes -= drop->bytes;

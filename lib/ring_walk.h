@@ -78,10 +78,12 @@ struct posixtrace_ring_mark {
 	u32 events;		/* ... and how many */
 	u32 records;		/* the ring's records, recorded or not */
 	/*
-	 * The newest time of the @events (the last, unless the clock was
-	 * set back); meaningless if none.
+	 * The newest time of the records of the step it ends, since the
+	 * mark before (the last, unless the clock was set back); S64_MIN if
+	 * none. A step's own, so that a walk that rebases forgets the
+	 * times of records taken (posixtrace_ring_walk_mark_ns()).
 	 */
-	s64 last_ns;
+	s64 step_ns;
 };
 
 #define POSIXTRACE_RING_MARKS	34
@@ -100,7 +102,7 @@ struct posixtrace_ring_walk {
 	u64 next_mark;		/* where the next mark goes, at the latest */
 	u32 bytes, events;	/* as a mark's, for everything walked */
 	u32 records;
-	s64 last_ns;
+	s64 step_ns;		/* as a mark's, for those since the last */
 	u32 changes;		/* the stream's state changes it had seen */
 	unsigned int nr_marks;
 	struct posixtrace_ring_mark marks[POSIXTRACE_RING_MARKS];
@@ -114,7 +116,7 @@ struct posixtrace_ring_drop {
 	u64 to;
 	u32 bytes, events, records;
 	struct timespec64 first;	/* the first of those events */
-	s64 last_ns;			/* the newest time of them */
+	s64 last_ns;		/* the newest time of the records, or S64_MIN */
 };
 
 /*
@@ -124,9 +126,9 @@ struct posixtrace_ring_drop {
  * ring (CLOCK_REALTIME set back between the two, or a hostile thread)
  * comes out right after that one: at the newest time of its ring's
  * records up to it (the module stores it no older either:
- * posixtrace_thread_ring_time()). Of the records the cut drops, the
- * events' times count, not those of records the stream does not record
- * (Documentation/dev-tools/posixtrace-design.rst says what that costs).
+ * posixtrace_thread_ring_time()). Every record's time counts, the
+ * stream's or not: the merge takes them all, though it stores only the
+ * stream's.
  */
 static inline s64
 posixtrace_ring_drop_next_ns(const struct posixtrace_ring_drop *drop,
@@ -134,7 +136,7 @@ posixtrace_ring_drop_next_ns(const struct posixtrace_ring_drop *drop,
 {
 	s64 ns = posixtrace_ring_record_ns(h);
 
-	return drop->events ? max(ns, drop->last_ns) : ns;
+	return max(ns, drop->last_ns);
 }
 
 bool posixtrace_ring_walk_drop(struct posixtrace_ring_walk *walk,

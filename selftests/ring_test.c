@@ -6,8 +6,8 @@
  * Through the library: events go through the ring (it is mapped), keep
  * their order and their pid and thread, survive the thread's exit and the
  * process's SIGKILL, and are counted exactly from several threads; a
- * reader behind a LOOP stream gets exactly what draining everything would
- * have left, of one ring or several, even once CLOCK_REALTIME went back;
+ * reader behind a LOOP stream gets what draining everything would have
+ * left, of one ring or several, even once CLOCK_REALTIME went back;
  * the library publishes how far it wrote and where each slot's first
  * record starts.
  *
@@ -508,6 +508,9 @@ struct behind_turns {
 	trace_event_id_t id;
 	unsigned int threads;
 	uint64_t next, total, chunk[TURNS_MAX];
+	/* Before this event CLOCK_REALTIME goes back an hour (0: never). */
+	uint64_t step_back;
+	bool stepped;
 	sem_t go[TURNS_MAX], written, done;
 };
 
@@ -528,8 +531,11 @@ static void behind_turns_take(struct behind_turns *bt, unsigned int who)
 	for (;;) {
 		sem_wait(&bt->go[who]);
 		end = bt->next + bt->chunk[who];
-		while (bt->next < end && bt->next <= bt->total)
+		while (bt->next < end && bt->next <= bt->total) {
+			if (bt->next == bt->step_back)
+				bt->stepped = realtime_step(-3600);
 			behind_event(bt->id, bt->next++);
+		}
 		/*
 		 * Read in its turn: after the post, the next thread moves
 		 * @next, and a thread that saw the end before its turn came
@@ -554,51 +560,83 @@ static void *behind_turns_thread(void *arg)
 }
 
 /*
+ * @bt's threads take turns of @bt->chunk[who] events into @bt->id's LOOP
+ * stream, to @bt->total, after events @bt->next to @held, made by this
+ * thread alone, drained into the stream.
+ * Returns once every event is made (and CLOCK_REALTIME is back, if it
+ * went back), the other threads alive until turns_end(): an exited
+ * thread's ring is drained, not cut.
+ */
+static void turns_write(struct __test_metadata *_metadata,
+			struct behind_turns *bt, struct behind_turn *turn,
+			pthread_t *thr, uint64_t held)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	unsigned int who;
+	bool back;
+	uint64_t n;
+
+	ASSERT_GE(TURNS_MAX, bt->threads);
+	for (n = bt->next; n <= held; n++)
+		behind_event(bt->id, n);
+	ASSERT_EQ(0, own_stream_status(&st));
+	bt->next = held + 1;
+	for (who = 0; who < bt->threads; who++)
+		ASSERT_EQ(0, sem_init(&bt->go[who], 0, !who));
+	ASSERT_EQ(0, sem_init(&bt->written, 0, 0));
+	ASSERT_EQ(0, sem_init(&bt->done, 0, 0));
+	for (who = 1; who < bt->threads; who++) {
+		turn[who] = (struct behind_turn){ .bt = bt, .who = who };
+		ASSERT_EQ(0, pthread_create(&thr[who], NULL,
+					    behind_turns_thread, &turn[who]));
+	}
+	behind_turns_take(bt, 0);
+	/* Every thread is done writing. */
+	for (who = 1; who < bt->threads; who++)
+		sem_wait(&bt->written);
+	/* Back before any assertion: a failed one would leave it behind. */
+	back = !bt->stepped || realtime_step(3600);
+	ASSERT_TRUE(back) TH_LOG("CLOCK_REALTIME is an hour behind");
+}
+
+/* The read is done: the other threads of turns_write() return. */
+static void turns_end(struct __test_metadata *_metadata,
+		      struct behind_turns *bt, pthread_t *thr)
+{
+	unsigned int who;
+
+	for (who = 1; who < bt->threads; who++)
+		sem_post(&bt->done);
+	for (who = 1; who < bt->threads; who++)
+		ASSERT_EQ(0, pthread_join(thr[who], NULL));
+}
+
+/*
  * @threads threads taking turns of @chunk[who] events into a LOOP stream,
  * to @total, after @held events drained into the stream, then a reader:
  * it gets exactly what draining everything would have left
- * (behind_read()). The other threads live until the read is done: an
- * exited thread's ring is drained, not cut.
+ * (behind_read()).
  */
 static void turns_then_read_n(struct __test_metadata *_metadata,
 			      uint64_t held, unsigned int threads,
 			      const uint64_t *chunk, uint64_t total)
 {
-	struct posixtrace_status st = { .size = sizeof(st) };
-	struct behind_turns bt = { .threads = threads, .total = total };
+	struct behind_turns bt = {
+		.threads = threads, .next = 1, .total = total,
+	};
 	struct behind_turn turn[TURNS_MAX];
 	pthread_t thr[TURNS_MAX];
 	trace_attr_t attr;
 	trace_id_t trid;
 	unsigned int who;
-	uint64_t n;
 
 	ASSERT_GE(TURNS_MAX, threads);
-	behind_stream(_metadata, &attr, &trid, &bt.id);
-	for (n = 1; n <= held; n++)
-		behind_event(bt.id, n);
-	ASSERT_EQ(0, own_stream_status(&st));
-	bt.next = held + 1;
-	for (who = 0; who < threads; who++) {
+	for (who = 0; who < threads; who++)
 		bt.chunk[who] = chunk[who];
-		ASSERT_EQ(0, sem_init(&bt.go[who], 0, !who));
-	}
-	ASSERT_EQ(0, sem_init(&bt.written, 0, 0));
-	ASSERT_EQ(0, sem_init(&bt.done, 0, 0));
-	for (who = 1; who < threads; who++) {
-		turn[who] = (struct behind_turn){ .bt = &bt, .who = who };
-		ASSERT_EQ(0, pthread_create(&thr[who], NULL,
-					    behind_turns_thread, &turn[who]));
-	}
-	behind_turns_take(&bt, 0);
-	/* Every thread is done writing. */
-	for (who = 1; who < threads; who++)
-		sem_wait(&bt.written);
+	behind_stream(_metadata, &attr, &trid, &bt.id);
+	turns_write(_metadata, &bt, turn, thr, held);
 	behind_read(_metadata, &attr, trid, bt.id, total);
-	for (who = 1; who < threads; who++)
-		sem_post(&bt.done);
-	for (who = 1; who < threads; who++)
-		ASSERT_EQ(0, pthread_join(thr[who], NULL));
+	turns_end(_metadata, &bt, thr);
 }
 
 /* Two threads taking turns of @chunk0 and @chunk1 events. */
@@ -689,6 +727,80 @@ TEST(kicks_and_workers_of_two_rings_drop_what_loop_would_overwrite)
 {
 	SKIP_WITHOUT_DEVICE();
 	turns_then_read(_metadata, 0, 7, 13, 6000);
+}
+
+#define STEPPED_EVENTS	1000
+#define STEPPED_GAP	(1ULL << 63)
+
+/*
+ * Two threads take turns of 10 and 13 events into a LOOP stream (1 MiB
+ * rings: no kick takes their records meanwhile), CLOCK_REALTIME going
+ * back an hour before event 500; if @drain, a status then drains
+ * everything into the stream. What a reader gets, into @got: each event's
+ * number, or a gap's type with STEPPED_GAP set. Returns how many, and the
+ * events counted lost in *@lost.
+ */
+static size_t stepped_turns_read(struct __test_metadata *_metadata,
+				 bool drain, uint64_t *got, uint64_t *lost)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	struct behind_turns bt = {
+		.threads = 2, .chunk = { 10, 13 }, .next = 1,
+		.total = STEPPED_EVENTS, .step_back = STEPPED_EVENTS / 2,
+	};
+	struct behind_turn turn[TURNS_MAX];
+	pthread_t thr[TURNS_MAX];
+	trace_attr_t attr;
+	trace_id_t trid;
+	size_t n = 0;
+	struct rec r;
+
+	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
+	behind_stream(_metadata, &attr, &trid, &bt.id);
+	turns_write(_metadata, &bt, turn, thr, 0);
+	ASSERT_TRUE(bt.stepped);
+	if (drain)
+		ASSERT_EQ(0, own_stream_status(&st));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		ASSERT_GT(STEPPED_EVENTS + 2, n);
+		if (r.info.posix_event_id == bt.id)
+			memcpy(&got[n++], r.data, sizeof(*got));
+		else
+			got[n++] = STEPPED_GAP | r.info.posix_event_id;
+	}
+	ASSERT_EQ(0, own_stream_status(&st));
+	*lost = st.events_lost;
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+	turns_end(_metadata, &bt, thr);
+	return n;
+}
+
+/*
+ * A drain's merge takes each ring's next record, the oldest first: once
+ * CLOCK_REALTIME went back, one thread's events made after the step come
+ * before the other's made before it, and LOOP keeps the newest of that
+ * order, not of the order they were made in. A reader behind the two
+ * rings, whose cut finds what LOOP would overwrite without draining, gets
+ * exactly what it gets once everything is drained (a status drains): the
+ * same records in the same order, the same counted lost.
+ */
+TEST(a_reader_behind_two_rings_whose_clock_went_back_gets_what_a_drain_leaves)
+{
+	uint64_t cut[STEPPED_EVENTS + 2], drained[STEPPED_EVENTS + 2];
+	uint64_t cut_lost, drained_lost;
+	size_t n, m, i;
+
+	SKIP_WITHOUT_DEVICE();
+	if (!realtime_step(0))
+		SKIP(return, "cannot set CLOCK_REALTIME: %s", strerror(errno));
+	m = stepped_turns_read(_metadata, true, drained, &drained_lost);
+	n = stepped_turns_read(_metadata, false, cut, &cut_lost);
+	ASSERT_LT(0, drained_lost) TH_LOG("the stream kept everything");
+	ASSERT_EQ(m, n);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(drained[i], cut[i]) TH_LOG("record %zu", i);
+	ASSERT_EQ(drained_lost, cut_lost);
 }
 
 #define CUT_EVENTS	3000
