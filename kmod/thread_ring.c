@@ -596,8 +596,9 @@ static s64 posixtrace_thread_ring_drop_ns(struct posixtrace_thread_ring *ring,
 }
 
 /*
- * @ring's records before where @drop ends are dropped: its walk goes on
- * from there, and the thread may write over them. Under the drain lock,
+ * @ring's records before where @drop ends are dropped: the thread may
+ * write over them. @walk, if any, goes on from there; a walk not told
+ * rebases on the new @consumed when it next walks. Under the drain lock,
  * @ring's @consumed still the walk's origin.
  */
 static void posixtrace_thread_ring_skip(struct posixtrace_thread_ring *ring,
@@ -605,7 +606,8 @@ static void posixtrace_thread_ring_skip(struct posixtrace_thread_ring *ring,
 					const struct posixtrace_ring_drop *drop)
 {
 	posixtrace_source_assert_held(&ring->src);
-	posixtrace_ring_walk_dropped(walk, drop);
+	if (walk)
+		posixtrace_ring_walk_dropped(walk, drop);
 	WRITE_ONCE(ring->consumed, drop->to);
 	/* The thread may write over them now; we read them no more. */
 	smp_store_release(&ring->ctl->consumed, drop->to);
@@ -864,7 +866,12 @@ static bool posixtrace_thread_ring_cut_drop(struct posixtrace_source **srcs,
 		c = ring->cut;
 		cut->records += c->walk.records - c->drop.records;
 		cut->dropped |= c->drop.records > 0;
-		posixtrace_thread_ring_skip(ring, &c->walk, &c->drop);
+		/*
+		 * The cut's walk rebases at its next walk, walking again the
+		 * step this drop ends within: its newest time would be that
+		 * of records dropped (posixtrace_ring_walk_dropped()).
+		 */
+		posixtrace_thread_ring_skip(ring, NULL, &c->drop);
 		/* What the thread wrote: its walk stopped at the cut's time. */
 		cut->room &= posixtrace_thread_ring_room_held(ring,
 				posixtrace_thread_ring_bytes(&ring->src));

@@ -364,16 +364,16 @@ static void posixtrace_ring_drop_newest(struct posixtrace_ring_drop *drop,
 }
 
 /*
- * The newest time of the records a walk counted before its mark @i (past
- * the last: of all it walked); S64_MIN if none.
+ * The newest time of the records a walk counted before its mark @i, one
+ * of its marks; S64_MIN if none.
  */
 static s64 posixtrace_ring_walk_mark_ns(const struct posixtrace_ring_walk *walk,
 					unsigned int i)
 {
-	s64 ns = i < walk->nr_marks ? S64_MIN : walk->step_ns;
+	s64 ns = S64_MIN;
 	unsigned int j;
 
-	for (j = 1; j <= i && j < walk->nr_marks; j++)
+	for (j = 1; j <= i; j++)
 		ns = max(ns, walk->marks[j].step_ns);
 	return ns;
 }
@@ -559,7 +559,7 @@ posixtrace_ring_walk_mark_after(const struct posixtrace_ring_walk *walk,
  * A reader behind several rings drops, after what each ring's own records
  * make it drop (posixtrace_ring_walk_cut()), the oldest of all of them, a
  * record (or a step: posixtrace_ring_walk_cut_stride()) at a time, while
- * one is older than an event dropped or what they keep does not fit
+ * one is older than a record dropped or what they keep does not fit
  * (thread_ring.c).
  *
  * Return: the stream bytes of the record, 0 if the stream would not
@@ -721,11 +721,9 @@ bool posixtrace_ring_walk_will_drop(const struct posixtrace_ring_walk *walk,
  *
  * Where @drop ends becomes the origin, the module's new @consumed; the
  * marks past it stay, counted from there. A step the drop ends within
- * keeps, as its newest time, that of the records it dropped too, until a
- * walk that rebases walks that step again (posixtrace_ring_walk_rebase(),
- * once a reader or a drain took records): where the clock went back
- * there, a cut meanwhile weighs the ring's next records later than a
- * drain's merge would.
+ * keeps, as its newest time, that of the records it dropped too: a kick's
+ * walk, which weighs no times, is told so; a reader's cut's is not, and
+ * rebases instead (posixtrace_ring_walk_rebase() walks that step again).
  */
 void posixtrace_ring_walk_dropped(struct posixtrace_ring_walk *walk,
 				  const struct posixtrace_ring_drop *drop)

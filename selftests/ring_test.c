@@ -43,6 +43,7 @@
 
 #define RING_SIZE	(64 * 1024)
 #define RING_PARAM	"/sys/module/posixtrace/parameters/max_ring_size"
+#define DRAIN_MS_PARAM	PARAM_DIR "ring_drain_ms"
 
 /*
  * The image a child execs (this binary again, RING_EXEC_EMIT set): it
@@ -730,15 +731,38 @@ TEST(kicks_and_workers_of_two_rings_drop_what_loop_would_overwrite)
 }
 
 #define STEPPED_EVENTS	1000
-#define STEPPED_GAP	(1ULL << 63)
+#define GOT_GAP		(1ULL << 63)
+
+/*
+ * What a reader gets of @trid, all there is, into @got (at most @max):
+ * each event of @id's number, the first 8 bytes of its data, or another
+ * record's type with GOT_GAP set (OVERFLOW, RESUME). Returns how many.
+ */
+static size_t read_got(struct __test_metadata *_metadata, trace_id_t trid,
+		       trace_event_id_t id, uint64_t *got, size_t max)
+{
+	size_t n = 0;
+	struct rec r;
+
+	while (!try_next(trid, &r) && !r.unavailable) {
+		ASSERT_GT(max, n);
+		if (r.info.posix_event_id == id) {
+			ASSERT_LE(sizeof(*got), r.len);
+			memcpy(&got[n++], r.data, sizeof(*got));
+		} else {
+			got[n++] = GOT_GAP | r.info.posix_event_id;
+		}
+	}
+	return n;
+}
 
 /*
  * Two threads take turns of 10 and 13 events into a LOOP stream (1 MiB
  * rings: no kick takes their records meanwhile), CLOCK_REALTIME going
  * back an hour before event 500; if @drain, a status then drains
- * everything into the stream. What a reader gets, into @got: each event's
- * number, or a gap's type with STEPPED_GAP set. Returns how many, and the
- * events counted lost in *@lost.
+ * everything into the stream. What a reader gets, into @got (read_got(),
+ * STEPPED_EVENTS + 2 at most); returns how many, and the events counted
+ * lost in *@lost.
  */
 static size_t stepped_turns_read(struct __test_metadata *_metadata,
 				 bool drain, uint64_t *got, uint64_t *lost)
@@ -752,8 +776,7 @@ static size_t stepped_turns_read(struct __test_metadata *_metadata,
 	pthread_t thr[TURNS_MAX];
 	trace_attr_t attr;
 	trace_id_t trid;
-	size_t n = 0;
-	struct rec r;
+	size_t n;
 
 	ASSERT_EQ(0, setenv("POSIXTRACE_RING_SIZE", "1048576", 1));
 	behind_stream(_metadata, &attr, &trid, &bt.id);
@@ -761,13 +784,7 @@ static size_t stepped_turns_read(struct __test_metadata *_metadata,
 	ASSERT_TRUE(bt.stepped);
 	if (drain)
 		ASSERT_EQ(0, own_stream_status(&st));
-	while (!try_next(trid, &r) && !r.unavailable) {
-		ASSERT_GT(STEPPED_EVENTS + 2, n);
-		if (r.info.posix_event_id == bt.id)
-			memcpy(&got[n++], r.data, sizeof(*got));
-		else
-			got[n++] = STEPPED_GAP | r.info.posix_event_id;
-	}
+	n = read_got(_metadata, trid, bt.id, got, STEPPED_EVENTS + 2);
 	ASSERT_EQ(0, own_stream_status(&st));
 	*lost = st.events_lost;
 	ASSERT_EQ(0, posix_trace_shutdown(trid));
@@ -783,19 +800,29 @@ static size_t stepped_turns_read(struct __test_metadata *_metadata,
  * order, not of the order they were made in. A reader behind the two
  * rings, whose cut finds what LOOP would overwrite without draining, gets
  * exactly what it gets once everything is drained (a status drains): the
- * same records in the same order, the same counted lost.
+ * same records in the same order, the same counted lost. The timer is
+ * slowed meanwhile: a drain while the threads write would merge from the
+ * rings' heads then, and the two runs would part for that.
  */
 TEST(a_reader_behind_two_rings_whose_clock_went_back_gets_what_a_drain_leaves)
 {
 	uint64_t cut[STEPPED_EVENTS + 2], drained[STEPPED_EVENTS + 2];
 	uint64_t cut_lost, drained_lost;
 	size_t n, m, i;
+	int drain_ms;
+	bool back;
 
 	SKIP_WITHOUT_DEVICE();
 	if (!realtime_step(0))
 		SKIP(return, "cannot set CLOCK_REALTIME: %s", strerror(errno));
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	/* A tick already due fires now, and comes back in 10 s. */
+	usleep(300000);
 	m = stepped_turns_read(_metadata, true, drained, &drained_lost);
 	n = stepped_turns_read(_metadata, false, cut, &cut_lost);
+	back = param_write(DRAIN_MS_PARAM, drain_ms);
+	ASSERT_TRUE(back);
 	ASSERT_LT(0, drained_lost) TH_LOG("the stream kept everything");
 	ASSERT_EQ(m, n);
 	for (i = 0; i < n; i++)
@@ -1947,6 +1974,187 @@ TEST(a_reader_behind_a_ring_claiming_records_it_never_wrote_loses_nothing)
 }
 
 /*
+ * Two raw rings behind a reader of a LOOP stream that filters one type
+ * out. Ring A's first record is of that type and says it was made after
+ * everything but ring B's second half; A's events after it say they are
+ * older than all of ring B's, and are more than the stream holds. A
+ * drain's merge takes A's events only after that first record, and so
+ * after ring B's first half: those are what LOOP overwrites first, then
+ * A's oldest. The reader's cut weighs every record's time, the stream's
+ * or not (posixtrace_ring_drop_next_ns()), also once its walk of A has
+ * dropped that record: it gets what it gets once a status drained
+ * everything. The two first records are committed at once, and the timer
+ * is slowed, so that nothing is taken before.
+ */
+#define LATE_A		1500
+#define LATE_B		600	/* each half */
+
+struct late_writer {
+	trace_event_id_t id, late;
+	bool ring_b;
+	struct timespec base;
+	pthread_barrier_t *ready, *done;
+	struct posixtrace_ring_record *first;
+	volatile struct posixtrace_ring_ctl *ctl;
+	uint64_t head;		/* where the records written end */
+	int err;
+};
+
+/* @base, @ns nanoseconds on. */
+static struct timespec ts_after(struct timespec base, long long ns)
+{
+	ns += base.tv_nsec;
+	return (struct timespec){ .tv_sec = base.tv_sec + ns / 1000000000,
+				  .tv_nsec = ns % 1000000000 };
+}
+
+/*
+ * Ring A: the filtered record at 1 ms, then its events 1 to LATE_A at as
+ * many nanoseconds. Ring B: events 10001 on, the first half from 2 us to
+ * before 1 ms, the second after.
+ */
+static void *late_writer_thread(void *arg)
+{
+	struct posixtrace_ring_record *rec;
+	struct late_writer *lw = arg;
+	int i, n = lw->ring_b ? 2 * LATE_B : LATE_A + 1;
+	struct raw_ring rr;
+	long long ns;
+	uint64_t v;
+
+	lw->err = raw_ring_map(&rr, 1 << 20);
+	for (i = 0; !lw->err && i < n; i++) {
+		struct timespec ts;
+
+		if (lw->ring_b) {
+			v = 10001 + i;
+			ns = i < LATE_B ? 2000 + 1000LL * i :
+					  1001000 + 1000LL * i;
+		} else {
+			v = i;
+			ns = i ? i : 1000000;
+		}
+		ts = ts_after(lw->base, ns);
+		rec = raw_put(&rr, !lw->ring_b && !i ? lw->late : lw->id, &v,
+			      sizeof(v), &ts);
+		/* The first stays uncommitted: nothing can be taken yet. */
+		if (i)
+			raw_commit(&rr, rec);
+		else
+			lw->first = rec, rr.head += rec->size;
+	}
+	lw->ctl = rr.ctl;
+	lw->head = rr.head;
+	pthread_barrier_wait(lw->ready);
+	pthread_barrier_wait(lw->done);
+	if (!lw->err)
+		raw_ring_unmap(&rr);
+	return NULL;
+}
+
+/*
+ * The two rings written, committed at once; if @drain, a status drains
+ * them into the stream. What a reader gets, into @got (read_got(), at
+ * most LATE_A + 2 * LATE_B + 2); returns how many, and the events counted
+ * lost in *@lost.
+ */
+static size_t late_read(struct __test_metadata *_metadata, bool drain,
+			uint64_t *got, uint64_t *lost)
+{
+	struct posixtrace_status st = { .size = sizeof(st) };
+	pthread_barrier_t ready, done;
+	struct late_writer lw[2];
+	trace_event_id_t id, late;
+	trace_event_set_t set;
+	struct timespec base;
+	trace_attr_t attr;
+	pthread_t thr[2];
+	trace_id_t trid;
+	struct rec r;
+	size_t n;
+	int t;
+
+	ASSERT_EQ(0, posix_trace_attr_init(&attr));
+	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
+	ASSERT_EQ(0, posix_trace_attr_setstreamfullpolicy(&attr,
+							  POSIX_TRACE_LOOP));
+	ASSERT_EQ(0, posix_trace_create(0, &attr, &trid));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.late_in", &id));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.late_out", &late));
+	ASSERT_EQ(0, posix_trace_eventset_empty(&set));
+	ASSERT_EQ(0, posix_trace_eventset_add(late, &set));
+	ASSERT_EQ(0, posix_trace_set_filter(trid, &set,
+					    POSIX_TRACE_SET_EVENTSET));
+	ASSERT_EQ(0, posix_trace_start(trid));
+	ASSERT_NEXT(trid, &r, POSIX_TRACE_START);
+	ASSERT_EMPTY(trid, &r);
+	/* A second ago: no record says it was made after the reader came. */
+	ASSERT_EQ(0, clock_gettime(CLOCK_REALTIME, &base));
+	base.tv_sec--;
+	ASSERT_EQ(0, pthread_barrier_init(&ready, NULL, 3));
+	ASSERT_EQ(0, pthread_barrier_init(&done, NULL, 3));
+	for (t = 0; t < 2; t++) {
+		lw[t] = (struct late_writer) {
+			.id = id, .late = late, .ring_b = t, .base = base,
+			.ready = &ready, .done = &done,
+		};
+		ASSERT_EQ(0, pthread_create(&thr[t], NULL, late_writer_thread,
+					    &lw[t]));
+	}
+	pthread_barrier_wait(&ready);
+	for (t = 0; t < 2 && !lw[0].err && !lw[1].err; t++)
+		__atomic_store_n(&lw[t].first->commit, ~0ULL,
+				 __ATOMIC_RELEASE);
+	/* Then how far each wrote, as the library says after its commits. */
+	for (t = 0; t < 2 && !lw[0].err && !lw[1].err; t++)
+		__atomic_store_n(&lw[t].ctl->produced, lw[t].head,
+				 __ATOMIC_RELEASE);
+	if (drain)
+		EXPECT_EQ(0, own_stream_status(&st));
+	n = read_got(_metadata, trid, id, got, LATE_A + 2 * LATE_B + 2);
+	pthread_barrier_wait(&done);
+	for (t = 0; t < 2; t++) {
+		ASSERT_EQ(0, pthread_join(thr[t], NULL));
+		ASSERT_EQ(0, lw[t].err);
+	}
+	ASSERT_EQ(0, own_stream_status(&st));
+	*lost = st.events_lost;
+	ASSERT_EQ(0, posix_trace_shutdown(trid));
+	posix_trace_attr_destroy(&attr);
+	pthread_barrier_destroy(&ready);
+	pthread_barrier_destroy(&done);
+	return n;
+}
+
+TEST(a_reader_behind_rings_weighs_a_filtered_records_time_as_a_drain_does)
+{
+	uint64_t cut[LATE_A + 2 * LATE_B + 2];
+	uint64_t drained[LATE_A + 2 * LATE_B + 2];
+	uint64_t cut_lost, drained_lost;
+	size_t n, m, i;
+	int drain_ms;
+	bool back;
+
+	SKIP_WITHOUT_DEVICE();
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	/* A tick already due fires now, and comes back in 10 s. */
+	usleep(300000);
+	m = late_read(_metadata, true, drained, &drained_lost);
+	n = late_read(_metadata, false, cut, &cut_lost);
+	back = param_write(DRAIN_MS_PARAM, drain_ms);
+	ASSERT_TRUE(back);
+	/* The drain kept A's newest and B's second half. */
+	ASSERT_LT(2, m);
+	ASSERT_EQ(LATE_A, drained[m - LATE_B - 1]);
+	ASSERT_EQ(10001 + 2 * LATE_B - 1, drained[m - 1]);
+	ASSERT_EQ(m, n);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(drained[i], cut[i]) TH_LOG("record %zu", i);
+	ASSERT_EQ(drained_lost, cut_lost);
+}
+
+/*
  * Two threads' rings whose records carry the same times, pair by pair
  * (raw: the library stamps each record itself). The drain merges the
  * rings oldest first; a tie takes either first, and loses neither.
@@ -2799,7 +3007,6 @@ TEST(raw_each_rule_of_growing_a_ring_has_its_error)
  * the two first commits would take one ring before the other.
  */
 #define LONG_RECORDS	15000
-#define DRAIN_MS_PARAM	PARAM_DIR "ring_drain_ms"
 
 struct long_drain {
 	trace_event_id_t id;
