@@ -746,10 +746,9 @@ posixtrace_thread_ring_cut_oldest(struct posixtrace_source **srcs,
  * the stream. Drop more, the oldest record of all the rings first, while
  * one is older than the newest record dropped, or what they keep does
  * not fit beside the room the stream keeps (a step of a ring at once
- * where all of it goes:
- * posixtrace_ring_walk_cut_stride()). Returns the stream bytes they keep,
- * or U64_MAX if the records are not what the walks counted (a hostile
- * hand rewrote them): nothing may be dropped.
+ * where all of it goes: posixtrace_ring_walk_cut_stride()). Returns the
+ * stream bytes they keep, or U64_MAX if the records are not what the
+ * walks counted (a hostile hand rewrote them): nothing may be dropped.
  */
 static u64 posixtrace_thread_ring_cut_merge(struct posixtrace_source **srcs,
 					    unsigned int n,

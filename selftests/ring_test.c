@@ -757,6 +757,45 @@ static size_t read_got(struct __test_metadata *_metadata, trace_id_t trid,
 }
 
 /*
+ * A run of records read by a reader behind (@drain false), or once a
+ * status drained everything (@drain true): what it got into @got (its
+ * read_got()), how many, and the events counted lost in *@lost.
+ */
+typedef size_t (*behind_run)(struct __test_metadata *_metadata, bool drain,
+			     uint64_t *got, uint64_t *lost);
+
+/*
+ * @run drained, into @drained, then behind, into @cut: the reader's cut
+ * must leave exactly what the drain did, the same records in the same
+ * order and the same counted lost, some. The timer is slowed meanwhile:
+ * a drain while the rings are written would merge from their heads then,
+ * and the two runs would part for that. Returns how many records.
+ */
+static size_t cut_as_drained(struct __test_metadata *_metadata,
+			     behind_run run, uint64_t *drained, uint64_t *cut)
+{
+	uint64_t cut_lost, drained_lost;
+	size_t n, m, i;
+	int drain_ms;
+	bool back;
+
+	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
+	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
+	/* A tick already due fires now, and comes back in 10 s. */
+	usleep(300000);
+	m = run(_metadata, true, drained, &drained_lost);
+	n = run(_metadata, false, cut, &cut_lost);
+	back = param_write(DRAIN_MS_PARAM, drain_ms);
+	ASSERT_TRUE(back);
+	ASSERT_LT(0, drained_lost) TH_LOG("the stream kept everything");
+	ASSERT_EQ(m, n);
+	for (i = 0; i < n; i++)
+		ASSERT_EQ(drained[i], cut[i]) TH_LOG("record %zu", i);
+	ASSERT_EQ(drained_lost, cut_lost);
+	return m;
+}
+
+/*
  * Two threads take turns of 10 and 13 events into a LOOP stream (1 MiB
  * rings: no kick takes their records meanwhile), CLOCK_REALTIME going
  * back an hour before event 500; if @drain, a status then drains
@@ -800,34 +839,16 @@ static size_t stepped_turns_read(struct __test_metadata *_metadata,
  * order, not of the order they were made in. A reader behind the two
  * rings, whose cut finds what LOOP would overwrite without draining, gets
  * exactly what it gets once everything is drained (a status drains): the
- * same records in the same order, the same counted lost. The timer is
- * slowed meanwhile: a drain while the threads write would merge from the
- * rings' heads then, and the two runs would part for that.
+ * same records in the same order, the same counted lost (cut_as_drained()).
  */
 TEST(a_reader_behind_two_rings_whose_clock_went_back_gets_what_a_drain_leaves)
 {
 	uint64_t cut[STEPPED_EVENTS + 2], drained[STEPPED_EVENTS + 2];
-	uint64_t cut_lost, drained_lost;
-	size_t n, m, i;
-	int drain_ms;
-	bool back;
 
 	SKIP_WITHOUT_DEVICE();
 	if (!realtime_step(0))
 		SKIP(return, "cannot set CLOCK_REALTIME: %s", strerror(errno));
-	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
-	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
-	/* A tick already due fires now, and comes back in 10 s. */
-	usleep(300000);
-	m = stepped_turns_read(_metadata, true, drained, &drained_lost);
-	n = stepped_turns_read(_metadata, false, cut, &cut_lost);
-	back = param_write(DRAIN_MS_PARAM, drain_ms);
-	ASSERT_TRUE(back);
-	ASSERT_LT(0, drained_lost) TH_LOG("the stream kept everything");
-	ASSERT_EQ(m, n);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(drained[i], cut[i]) TH_LOG("record %zu", i);
-	ASSERT_EQ(drained_lost, cut_lost);
+	cut_as_drained(_metadata, stepped_turns_read, drained, cut);
 }
 
 #define CUT_EVENTS	3000
@@ -2130,28 +2151,14 @@ TEST(a_reader_behind_rings_weighs_a_filtered_records_time_as_a_drain_does)
 {
 	uint64_t cut[LATE_A + 2 * LATE_B + 2];
 	uint64_t drained[LATE_A + 2 * LATE_B + 2];
-	uint64_t cut_lost, drained_lost;
-	size_t n, m, i;
-	int drain_ms;
-	bool back;
+	size_t m;
 
 	SKIP_WITHOUT_DEVICE();
-	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
-	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
-	/* A tick already due fires now, and comes back in 10 s. */
-	usleep(300000);
-	m = late_read(_metadata, true, drained, &drained_lost);
-	n = late_read(_metadata, false, cut, &cut_lost);
-	back = param_write(DRAIN_MS_PARAM, drain_ms);
-	ASSERT_TRUE(back);
+	m = cut_as_drained(_metadata, late_read, drained, cut);
 	/* The drain kept A's newest and B's second half. */
 	ASSERT_LT(2, m);
 	ASSERT_EQ(LATE_A, drained[m - LATE_B - 1]);
 	ASSERT_EQ(10001 + 2 * LATE_B - 1, drained[m - 1]);
-	ASSERT_EQ(m, n);
-	for (i = 0; i < n; i++)
-		ASSERT_EQ(drained[i], cut[i]) TH_LOG("record %zu", i);
-	ASSERT_EQ(drained_lost, cut_lost);
 }
 
 /*
