@@ -120,4 +120,25 @@ static inline long long charge_caches(void)
 	return 64LL * sysconf(_SC_PAGESIZE) * sysconf(_SC_NPROCESSORS_ONLN);
 }
 
+/*
+ * memory.current of the cgroup @dir once its processes are gone: what
+ * they were charged is uncharged as their files, mappings and the
+ * module's objects are freed, some of it by workers, so wait (10 s at
+ * most) for it to fall within the charge caches. Returns the last read.
+ */
+static inline long long memcg_left(const char *dir)
+{
+	char path[128];
+	long long left = -1;
+
+	snprintf(path, sizeof(path), "%s/memory.current", dir);
+	for (int tries = 0; tries < 100; tries++) {
+		left = read_number(path);
+		if (left <= charge_caches())
+			break;
+		usleep(100000);
+	}
+	return left;
+}
+
 #endif /* _POSIXTRACE_CGROUP_COMMON_H */

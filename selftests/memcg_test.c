@@ -11,11 +11,15 @@
  * lives on, with no OOM kill in its memory.events); and once the process
  * is gone, so is its charge.
  *
+ * And a traced process killed by its cgroup's OOM killer while it
+ * records loses nothing uncounted (the second test; see there).
+ *
  * Needs root and cgroup2's memory controller; skipped otherwise.
  */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
 
@@ -240,8 +244,7 @@ static pid_t bystander(void)
 TEST(a_cgroup_at_its_limit_is_refused_cleanly_and_costs_no_other)
 {
 	char max[32], pid[32];
-	long long charged, after = -1, oom_kills;
-	uint64_t end;
+	long long charged, after, oom_kills;
 	pid_t other, child;
 	int status, kind;
 
@@ -298,18 +301,231 @@ TEST(a_cgroup_at_its_limit_is_refused_cleanly_and_costs_no_other)
 	waitpid(other, &status, 0);
 
 	/* Its streams, rings and logs gone with it, so is their charge. */
-	end = deadline_ms(10000);
-	while (before(end)) {
-		after = read_number(CG_LIMITED "/memory.current");
-		if (after <= charge_caches())
-			break;
-		usleep(100000);
-	}
+	after = memcg_left(CG_LIMITED);
 	TH_LOG("memory.current after the process: %lld", after);
 	EXPECT_LE(after, charge_caches());
 	rmdir(CG_LIMITED);
 	rmdir(CG_BYSTANDER);
 	munmap(tally, sizeof(*tally));
+}
+
+/*
+ * A traced process killed by the OOM killer while it records: a child in
+ * a cgroup of its own (CG_OOM: memory.max OOM_LIMIT, no swap) records
+ * from OOM_THREADS threads into two streams that trace it (inherited)
+ * and belong to its parent, outside the cgroup: A holds every event, B
+ * (64 KiB, LOOP) loses most. Once the threads have recorded OOM_BEFORE
+ * events, its main thread takes memory, a MiB at a time, until the
+ * cgroup's OOM killer kills the process, the threads still recording.
+ *
+ * The kill is a SIGKILL like any other, but comes from inside the page
+ * fault of another thread, and the OOM reaper may tear down the
+ * process's memory while its rings still hold what the threads
+ * recorded: the rings' pages are the module's, not the process's, and
+ * the reaper leaves shared mappings alone.
+ *
+ * Checked: the process died of SIGKILL with an OOM kill in its cgroup's
+ * memory.events; A holds, per thread and in order, every event whose
+ * posix_trace_event() returned and at most one more (the one under way);
+ * B read or counted lost exactly what A holds; each stream's books add
+ * up; both streams record and return an event of the parent's after it;
+ * and the cgroup's charge, the rings included, goes with the process.
+ */
+#define CG_OOM		CGROUP_ROOT "/posixtrace-oom"
+#define OOM_LIMIT	(16LL << 20)
+#define OOM_THREADS	3
+#define OOM_BEFORE	50000
+#define OOM_CHUNK	(1 << 20)
+/*
+ * A (64 MiB) holds 932,067 of these events (72 bytes each): the threads
+ * record OOM_CAP each at full speed, then one a millisecond, so that A
+ * holds them all however long the hog takes to meet the limit.
+ */
+#define OOM_STREAM	(64 << 20)
+#define OOM_CAP		200000
+
+struct oom_shm {
+	atomic_uint_fast64_t done[OOM_THREADS];
+	atomic_uint_fast64_t at_hog, hogged;
+};
+
+static uint64_t oom_done(struct oom_shm *shm)
+{
+	uint64_t sum = 0;
+
+	for (int t = 0; t < OOM_THREADS; t++)
+		sum += atomic_load(&shm->done[t]);
+	return sum;
+}
+
+/* The child: join CG_OOM, record from threads, then take its memory. */
+static int oom_victim(struct oom_shm *shm, trace_event_id_t id)
+{
+	struct killable_emitter ot[OOM_THREADS];
+	char pid[32];
+	pthread_t thr;
+	uint64_t end;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!write_string(CG_OOM "/cgroup.procs", pid))
+		return 100;
+	for (int t = 0; t < OOM_THREADS; t++) {
+		ot[t] = (struct killable_emitter) {
+			.done = &shm->done[t], .id = id, .t = t,
+			.full_speed = OOM_CAP,
+		};
+		if (pthread_create(&thr, NULL, killable_emit, &ot[t]))
+			return 1;
+	}
+	end = deadline_ms(20000);
+	while (oom_done(shm) < OOM_BEFORE)
+		if (!before(end))
+			return 2;
+		else
+			usleep(1000);
+	atomic_store(&shm->at_hog, oom_done(shm));
+	for (;;) {
+		char *p = mmap(NULL, OOM_CHUNK, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p == MAP_FAILED)
+			return 3;
+		memset(p, 1, OOM_CHUNK);
+		atomic_fetch_add(&shm->hogged, OOM_CHUNK);
+	}
+}
+
+/* One stream read to its end: the threads' events, each thread's counted. */
+struct oom_read {
+	uint64_t per_thread[OOM_THREADS], user, sys, after;
+	bool gap;
+};
+
+static void oom_read(trace_id_t trid, trace_event_id_t id,
+		     trace_event_id_t after_id, bool dense,
+		     struct oom_read *got)
+{
+	struct rec r;
+	uint64_t v;
+
+	memset(got, 0, sizeof(*got));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id == after_id) {
+			got->after++;
+			continue;
+		}
+		if (r.info.posix_event_id != id) {
+			got->sys += r.info.posix_event_id == POSIX_TRACE_START ||
+				    r.info.posix_event_id == POSIX_TRACE_STOP;
+			continue;
+		}
+		memcpy(&v, r.data, sizeof(v));
+		if (r.len != sizeof(v) || v >> 32 >= OOM_THREADS ||
+		    (dense && got->per_thread[v >> 32] != (uint32_t)v)) {
+			got->gap = true;
+			continue;
+		}
+		got->per_thread[v >> 32]++;
+		got->user++;
+	}
+}
+
+static void oom_status(int fd, struct posixtrace_status *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->size = sizeof(*st);
+	if (ioctl(fd, POSIXTRACE_IOC_STATUS, st))
+		st->size = 0;
+}
+
+TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
+{
+	struct posixtrace_status st_a, st_b;
+	struct oom_read in_a, in_b;
+	trace_event_id_t id, after_id;
+	long long oom_kills, left;
+	uint64_t total = 0;
+	struct oom_shm *shm;
+	trace_id_t a, b;
+	int fds[2], status;
+	char max[32];
+	pid_t child;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (!memcg_present())
+		SKIP(return, "no cgroup2 memory controller");
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, shm);
+	ASSERT_TRUE(memcg_make(CG_OOM));
+	snprintf(max, sizeof(max), "%lld", OOM_LIMIT);
+	ASSERT_TRUE(write_string(CG_OOM "/memory.max", max));
+	/* No swap to push the hog's pages to (if the guest has any). */
+	write_string(CG_OOM "/memory.swap.max", "0");
+	ASSERT_EQ(0, posix_trace_eventid_open("memcg.oom", &id));
+	ASSERT_EQ(0, posix_trace_eventid_open("memcg.after", &after_id));
+	ASSERT_EQ(0, inherited_pair(OOM_STREAM, 64 << 10, &a, &b));
+	ASSERT_EQ(2, stream_fds(fds, 2));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(oom_victim(shm, id));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	oom_kills = memory_event(CG_OOM, "oom_kill");
+	TH_LOG("recorded %llu before the hog, %llu at its kill; it took %llu MiB; OOM kills: %lld",
+	       (unsigned long long)atomic_load(&shm->at_hog),
+	       (unsigned long long)oom_done(shm),
+	       (unsigned long long)atomic_load(&shm->hogged) >> 20,
+	       oom_kills);
+	ASSERT_TRUE(WIFSIGNALED(status))
+		TH_LOG("the child exited, status %d", WEXITSTATUS(status));
+	ASSERT_EQ(SIGKILL, WTERMSIG(status));
+	ASSERT_LT(0, oom_kills);
+
+	/* Both streams still record: an event of the parent's, after. */
+	posix_trace_event(after_id, NULL, 0);
+	ASSERT_EQ(0, posix_trace_stop(a));
+	ASSERT_EQ(0, posix_trace_stop(b));
+	oom_read(a, id, after_id, true, &in_a);
+	oom_read(b, id, after_id, false, &in_b);
+	EXPECT_FALSE(in_a.gap);
+	EXPECT_FALSE(in_b.gap);
+	EXPECT_EQ(1, in_a.after);
+	for (int t = 0; t < OOM_THREADS; t++) {
+		uint64_t done = atomic_load(&shm->done[t]);
+
+		/* Returned means recorded; one more may have been under way. */
+		EXPECT_LE(done, in_a.per_thread[t]);
+		EXPECT_GE(done + 1, in_a.per_thread[t]);
+		EXPECT_LE(in_b.per_thread[t], in_a.per_thread[t]);
+		total += in_a.per_thread[t];
+	}
+	TH_LOG("A read %llu of the child's, B %llu",
+	       (unsigned long long)total, (unsigned long long)in_b.user);
+
+	/* Each stream's books: recorded = read + lost, exactly. */
+	oom_status(fds[0], &st_a);
+	oom_status(fds[1], &st_b);
+	ASSERT_NE(0, st_a.size);
+	ASSERT_NE(0, st_b.size);
+	EXPECT_EQ(0, st_a.events_lost);
+	EXPECT_EQ(total + in_a.sys + 1, st_a.events_recorded);
+	EXPECT_EQ(st_a.events_recorded, st_a.events_read);
+	/* B: START, what A holds, the parent's event, STOP. */
+	EXPECT_EQ(total + 3, st_b.events_recorded);
+	EXPECT_EQ(st_b.events_recorded,
+		  in_b.user + in_b.sys + in_b.after + st_b.events_lost);
+	ASSERT_EQ(0, posix_trace_shutdown(a));
+	ASSERT_EQ(0, posix_trace_shutdown(b));
+
+	/* The process gone and its rings drained, so is their charge. */
+	left = memcg_left(CG_OOM);
+	TH_LOG("memory.current after the process: %lld", left);
+	EXPECT_LE(left, charge_caches());
+	rmdir(CG_OOM);
+	munmap(shm, sizeof(*shm));
 }
 
 TEST_HARNESS_MAIN

@@ -1520,25 +1520,6 @@ struct kill_shm {
 	atomic_uint_fast64_t done[KILL_THREADS];
 };
 
-struct kill_thread {
-	struct kill_shm *shm;
-	trace_event_id_t id;
-	uint64_t t;
-};
-
-static void *kill_emitter(void *arg)
-{
-	struct kill_thread *kt = arg;
-
-	for (uint64_t i = 0; ; i++) {
-		uint64_t v = kt->t << 32 | i;
-
-		posix_trace_event(kt->id, &v, sizeof(v));
-		atomic_store(&kt->shm->done[kt->t], i + 1);
-	}
-	return NULL;
-}
-
 /* Read @trid to its end: our events per thread (A checks the order). */
 static void kill_read(struct __test_metadata *_metadata, trace_id_t trid,
 		      trace_event_id_t id, uint64_t *per_thread, bool dense,
@@ -1572,7 +1553,6 @@ TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 	struct posixtrace_status st_a, st_b;
 	trace_id_t a, b;
 	trace_event_id_t id;
-	trace_attr_t attr;
 	struct kill_shm *shm;
 	int fds[2], status;
 	pid_t child;
@@ -1582,27 +1562,20 @@ TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, shm);
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill2", &id));
-	ASSERT_EQ(0, posix_trace_attr_init(&attr));
-	ASSERT_EQ(0, posix_trace_attr_setinherited(&attr,
-						   POSIX_TRACE_INHERITED));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 20));
-	ASSERT_EQ(0, posix_trace_create(0, &attr, &a));
-	ASSERT_EQ(0, posix_trace_attr_setstreamsize(&attr, 64 << 10));
-	ASSERT_EQ(0, posix_trace_create(0, &attr, &b));
+	ASSERT_EQ(0, inherited_pair(64 << 20, 64 << 10, &a, &b));
 	ASSERT_EQ(2, stream_fds(fds, 2));
-	ASSERT_EQ(0, posix_trace_start(a));
-	ASSERT_EQ(0, posix_trace_start(b));
 	child = fork();
 	ASSERT_LE(0, child);
 	if (!child) {
-		struct kill_thread kt[KILL_THREADS];
+		struct killable_emitter kt[KILL_THREADS];
 		pthread_t thr;
 
 		for (int t = 0; t < KILL_THREADS; t++) {
-			kt[t] = (struct kill_thread) {
-				.shm = shm, .id = id, .t = t,
+			kt[t] = (struct killable_emitter) {
+				.done = &shm->done[t], .id = id, .t = t,
+				.full_speed = UINT64_MAX,
 			};
-			if (pthread_create(&thr, NULL, kill_emitter, &kt[t]))
+			if (pthread_create(&thr, NULL, killable_emit, &kt[t]))
 				_exit(1);
 		}
 		pause();

@@ -15,6 +15,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -110,6 +111,65 @@ static inline int try_next(trace_id_t trid, struct rec *r)
 	return posix_trace_trygetnext_event(trid, &r->info, r->data,
 					    sizeof(r->data), &r->len,
 					    &r->unavailable);
+}
+
+/*
+ * A thread that records numbered events until its process is killed:
+ * each event's 8 bytes are the thread's index (high half) and the
+ * event's number (low half). *done says how many posix_trace_event()
+ * calls returned, for a parent that kills it at any point (one more may
+ * be under way then). Past @full_speed events it records one a
+ * millisecond, so that a stream of known size holds them all.
+ */
+struct killable_emitter {
+	atomic_uint_fast64_t *done;
+	trace_event_id_t id;
+	uint64_t t, full_speed;
+};
+
+static inline void *killable_emit(void *arg)
+{
+	struct killable_emitter *e = arg;
+
+	for (uint64_t i = 0; ; i++) {
+		uint64_t v = e->t << 32 | i;
+
+		if (i >= e->full_speed)
+			usleep(1000);
+		posix_trace_event(e->id, &v, sizeof(v));
+		atomic_store(e->done, i + 1);
+	}
+	return NULL;
+}
+
+/*
+ * Two started streams with the default policy that trace this process
+ * and, inherited, its children: *a of @a_size bytes, *b of @b_size.
+ * Returns 0 or the first call's error number.
+ */
+static inline int inherited_pair(size_t a_size, size_t b_size,
+				 trace_id_t *a, trace_id_t *b)
+{
+	trace_attr_t attr;
+	int ret;
+
+	ret = posix_trace_attr_init(&attr);
+	if (!ret)
+		ret = posix_trace_attr_setinherited(&attr,
+						    POSIX_TRACE_INHERITED);
+	if (!ret)
+		ret = posix_trace_attr_setstreamsize(&attr, a_size);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, a);
+	if (!ret)
+		ret = posix_trace_attr_setstreamsize(&attr, b_size);
+	if (!ret)
+		ret = posix_trace_create(0, &attr, b);
+	if (!ret)
+		ret = posix_trace_start(*a);
+	if (!ret)
+		ret = posix_trace_start(*b);
+	return ret;
 }
 
 /* The page size, for mappings of the device. */
