@@ -2,12 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # make mutants: does make check's suite kill the mutations of
-# selftests/vm/mutants.list? For each entry: a copy of kmod/, include/ and
-# lib/ in a scratch directory (the tree itself is never touched), the entry's
-# text replaced there, the module built for Debian's 6.12 kernel
-# (lib.sh's build_module), and the 6.12 guest suite run on it (run-vm.sh,
-# the selftests make check runs, built once). KILLED: a test case failed,
-# or the guest or the module did; SURVIVED: the suite passed.
+# selftests/vm/mutants.list? For each entry: the entry's text replaced in
+# a copy of kmod/, include/ and lib/ (the tree itself is never touched),
+# the module built again for Debian's 6.12 kernel (incrementally: only
+# what the replaced file touches), and the 6.12 guest suite run on it
+# (run-vm.sh, the selftests make check runs, built once), the entry's
+# "killer:" programs first. KILLED: a test case failed, or the guest or
+# the module did; SURVIVED: the whole suite passed. The order decides
+# only how soon a mutant is known killed, never the verdict.
 #
 #   mutants.sh [OPTIONS] [PATTERN]
 #
@@ -76,9 +78,10 @@ unescape() {
 	UNESC=${s//$'\001'/\\}
 }
 
-NAMES=() FILES=() FINDS=() REPLS=() WHYS=() EXPECTS=()
+NAMES=() FILES=() FINDS=() REPLS=() WHYS=() EXPECTS=() KILLERS=()
 parse_list() {
-	local line key val lineno=0 name= file= find= repl= why= expect= have_repl=0
+	local line key val lineno=0 name= file= find= repl= why= expect= killer=
+	local have_repl=0
 	flush_entry() {
 		[ -n "$name$file$find$why" ] || return 0
 		[ -n "$name" ] && [ -n "$file" ] && [ -n "$find" ] && [ $have_repl = 1 ] &&
@@ -92,7 +95,8 @@ parse_list() {
 		unescape "$repl"
 		REPLS+=("$UNESC")
 		NAMES+=("$name") FILES+=("$file") WHYS+=("$why") EXPECTS+=("$expect")
-		name= file= find= repl= why= expect= have_repl=0
+		KILLERS+=("$killer")
+		name= file= find= repl= why= expect= killer= have_repl=0
 	}
 	while IFS= read -r line || [ -n "$line" ]; do
 		lineno=$((lineno + 1))
@@ -110,6 +114,7 @@ parse_list() {
 		replace) repl=$val have_repl=1 ;;
 		why) why=$val ;;
 		expect) expect=$val ;;
+		killer) killer=$val ;;
 		*) die "$LIST:$lineno: unknown field '$key'" ;;
 		esac
 	done <"$LIST"
@@ -154,11 +159,15 @@ SNAP=$WORK/snapshot
 rm -rf "$SNAP" && mkdir -p "$SNAP"
 cp -r "$TOP_DIR/kmod" "$TOP_DIR/include" "$TOP_DIR/lib" "$SNAP"/
 
-# A scratch copy of the sources the module is built from.
-scratch_tree() {
-	local dst=$1
-	rm -rf "$dst" && mkdir -p "$dst"
-	cp -r "$SNAP/kmod" "$SNAP/include" "$SNAP/lib" "$dst"/
+# The copy every module is built in, baseline and mutants alike: each
+# mutant is applied to it and taken back out after (restore), its file
+# then newer than its objects, so that kbuild builds again only what the
+# mutated file touches, for the mutant and for the next one.
+SRC=$WORK/src
+rm -rf "$SRC" && mkdir -p "$SRC"
+cp -r "$SNAP/kmod" "$SNAP/include" "$SNAP/lib" "$SRC"/
+restore() {
+	cp "$SNAP/${FILES[$1]}" "$SRC/${FILES[$1]}"
 }
 
 parse_list
@@ -176,11 +185,20 @@ REL=$(meta_release linux-headers-6.12-amd64) || die "no Debian 6.12 kernel (make
 KDIR=/usr/src/linux-headers-$REL
 KERNEL=/boot/vmlinuz-$REL
 
-# build LABEL SRCDIR LOG: the module from SRCDIR's kmod/, as check.sh
-# builds it (lib.sh), in $BUILD_DIR/kmod-LABEL.
+# build LOG: the module in $SRC as it is now, as lib.sh's build_module
+# builds it; the module is $KO.
+KO=$SRC/kmod/posixtrace.ko
 build() {
-	# shellcheck disable=SC2030 # the subshell's TOP_DIR is the copy
-	(TOP_DIR=$2 && build_module "$1" "$KDIR" -j"$(nproc)") >"$3" 2>&1
+	make -C "$SRC/kmod" --no-print-directory KERNELDIR="$KDIR" \
+		-j"$(nproc)" module >"$1" 2>&1
+}
+
+# The test program whose case failed first in guest OUT ("vm" if none
+# had begun: the module did not load, say).
+killer_of() {
+	awk '/^# selftest: / { prog = $3 }
+	     /^not ok [0-9]+ / { print prog ? prog : "vm"; exit }' \
+		"$1/ktap.log" 2>/dev/null | tr -d '\r'
 }
 
 # ---- the guests -----------------------------------------------------
@@ -223,20 +241,22 @@ prepare_tests() {
 	fi
 }
 
-# guest LABEL MODULE OUT: the 6.12 suite on MODULE. Stops the guest at
+# guest LABEL MODULE OUT [FIRST]: the 6.12 suite on MODULE, the test
+# programs FIRST (comma-separated) before the rest. Stops the guest at
 # the first failed test case unless --full (or FULL_RUN=1). Returns
 # run-vm.sh's status; the first failure is in OUT/first-failure.
 guest() {
-	local label=$1 ko=$2 out=$3 pid child qemu_wrap full=${FULL_RUN:-$FULL}
+	local label=$1 ko=$2 out=$3 first=${4:-} pid child qemu_wrap
+	local full=${FULL_RUN:-$FULL}
 	wait_for_quiet_machine || return 200
 	rm -rf "$out"
 	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$KERNEL" --module "$ko" \
 		--tests "$TESTDIR" --out "$out" --timeout "$TIMEOUT" \
 		--bin "$TOP_DIR/tools/posixtrace" --bin "$(command -v genl-ctrl-list)" \
-		>"$out.log" 2>&1 &
+		${first:+--first "$first"} >"$out.log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
-		sleep 2
+		sleep 1
 		[ "$full" = 1 ] && continue
 		# grep reads the file itself: tr, writing on into a grep -q
 		# that stopped, would die of SIGPIPE, which pipefail reports.
@@ -262,6 +282,11 @@ guest() {
 
 RESULTS=$WORK/results.txt
 : >"$RESULTS"
+# Each killed mutant's killer, "NAME PROGRAM": what its killer: field
+# should say (the entries whose field says otherwise are counted).
+KILLERS_SEEN=$WORK/killers.txt
+: >"$KILLERS_SEEN"
+NEW_KILLERS=0
 KILLED=0 SURVIVED=0 SURVIVED_OK=0 STALE=0 BROKEN=0 NOTRUN=0
 
 result() {
@@ -273,11 +298,9 @@ if [ $MODE = run ]; then
 	prepare_tests
 	if [ $BASELINE = 1 ]; then
 		log "mutants: the unmutated module first (the whole suite)"
-		scratch_tree "$WORK/src-baseline"
-		build mutants-baseline "$WORK/src-baseline" "$WORK/build-baseline.log" ||
+		build "$WORK/build-baseline.log" ||
 			die "the unmutated module does not build: $WORK/build-baseline.log"
-		FULL_RUN=1 guest baseline "$BUILD_DIR/kmod-mutants-baseline/kmod/posixtrace.ko" \
-			"$WORK/vm-baseline"
+		FULL_RUN=1 guest baseline "$KO" "$WORK/vm-baseline"
 		rc=$?
 		[ $rc != 200 ] || die "past the deadline $DEADLINE UTC before the baseline ran"
 		if [ $rc != 0 ]; then
@@ -288,39 +311,38 @@ if [ $MODE = run ]; then
 	fi
 fi
 
-for i in "${SEL[@]}"; do
-	name=${NAMES[$i]}
-	src=$WORK/src-mutant
-	scratch_tree "$src"
-	if ! why=$(apply "$i" "$src"); then
+# One mutant of entry $1 in $SRC: applied, built, run, judged.
+one_mutant() {
+	local i=$1 name=${NAMES[$1]} start out rc killer
+	if ! why=$(apply "$i" "$SRC"); then
 		STALE=$((STALE + 1))
 		result "$name" STALE "$why"
-		continue
+		return
 	fi
 	# What it changes, for a reader of the results.
-	(cd "$WORK" && diff -u "$SNAP/${FILES[$i]}" "$src/${FILES[$i]}" \
+	(cd "$WORK" && diff -u "$SNAP/${FILES[$i]}" "$SRC/${FILES[$i]}" \
 		>"$WORK/$name.diff")
 	if [ $MODE = check ]; then
 		result "$name" APPLIES "${FILES[$i]} ($WORK/$name.diff)"
-		continue
+		return
 	fi
 	if [ $MODE = run ] && past_deadline; then
 		NOTRUN=$((NOTRUN + 1))
 		result "$name" "NOT RUN" "past the deadline $DEADLINE UTC"
-		continue
+		return
 	fi
 	start=$(date +%s)
-	if ! build mutant "$src" "$WORK/build-$name.log"; then
+	if ! build "$WORK/build-$name.log"; then
 		BROKEN=$((BROKEN + 1))
 		result "$name" BROKEN "does not build: $WORK/build-$name.log"
-		continue
+		return
 	fi
 	if [ $MODE = build ]; then
 		result "$name" BUILDS "${FILES[$i]} ($(($(date +%s) - start))s)"
-		continue
+		return
 	fi
 	out=$WORK/vm-$name
-	guest "mutant-$name" "$BUILD_DIR/kmod-mutant/kmod/posixtrace.ko" "$out"
+	guest "mutant-$name" "$KO" "$out" "${KILLERS[$i]}"
 	rc=$?
 	if [ $rc = 200 ]; then
 		NOTRUN=$((NOTRUN + 1))
@@ -335,8 +357,16 @@ for i in "${SEL[@]}"; do
 		fi
 	else
 		KILLED=$((KILLED + 1))
-		result "$name" KILLED "$(head -c 150 "$out/first-failure") ($(($(date +%s) - start))s)"
+		killer=$(killer_of "$out")
+		echo "$name ${killer:-?}" >>"$KILLERS_SEEN"
+		[ "${KILLERS[$i]}" = "$killer" ] || NEW_KILLERS=$((NEW_KILLERS + 1))
+		result "$name" KILLED "${killer:-?}: $(head -c 150 "$out/first-failure") ($(($(date +%s) - start))s)"
 	fi
+}
+
+for i in "${SEL[@]}"; do
+	one_mutant "$i"
+	restore "$i"
 done
 
 case $MODE in
@@ -357,4 +387,6 @@ line="mutants: $KILLED killed, $((SURVIVED + SURVIVED_OK)) survived, $STALE stal
 [ $NOTRUN = 0 ] || line+=", $NOTRUN not run"
 echo "$line"
 echo "mutants: results in $RESULTS"
+[ $NEW_KILLERS = 0 ] ||
+	echo "mutants: $NEW_KILLERS killed by another program than their killer: field says ($KILLERS_SEEN)"
 [ $SURVIVED = 0 ] && [ $STALE = 0 ] && [ $BROKEN = 0 ] && [ $NOTRUN = 0 ]

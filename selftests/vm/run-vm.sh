@@ -17,7 +17,7 @@ usage() {
 usage: $0 --kernel BZIMAGE --module KO --out DIR [--tests DIR]
           [--demo SCRIPT] [--bin FILE]... [--label NAME] [--timeout SEC]
           [--import DIR] [--tree DIR]... [--rings-off] [--smp N]
-          [--append "ARGS"]
+          [--append "ARGS"] [--first LIST]
 --bin FILE puts a program (with the libraries ldd finds) or a script in the
 guest's /bin. Logs the tests export land in OUT/export; --import DIR hands
 the *.ptlog files in DIR to the tests (POSIXTRACE_LOG_IMPORT). --tree DIR
@@ -27,14 +27,15 @@ lib/modules, for the benchmark).
 system call, and ring_test (which tests the rings) is skipped. --smp N
 gives the guest N CPUs (2 by default). --append adds ARGS to the
 kernel's command line (make check's debug guests: the memory poisoning
-leak_test looks for).
+leak_test looks for). --first LIST runs these test programs (comma-
+separated) before the others, which run in name order.
 USAGE
 	exit 2
 }
 
 KERNEL= MODULE= OUT= TESTS= DEMO= LABEL=vm TIMEOUT=600 BINS=() IMPORT=
 TREES=()
-RINGS=on SMP=2 EXTRA_APPEND=
+RINGS=on SMP=2 EXTRA_APPEND= FIRST=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) KERNEL=$2; shift 2 ;;
@@ -50,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--rings-off) RINGS=off; shift ;;
 	--smp) SMP=$2; shift 2 ;;
 	--append) EXTRA_APPEND="$EXTRA_APPEND $2"; shift 2 ;;
+	--first) FIRST=$2; shift 2 ;;
 	*) usage ;;
 	esac
 done
@@ -84,6 +86,7 @@ if [ -n "$TESTS" ]; then
 		[ -f "$t" ] && [ -x "$t" ] && add_elf "posixtrace/tests/${t##*/}" "$t"
 	done
 fi
+[ -z "$FIRST" ] || tr ',' '\n' <<<"$FIRST" >"$ROOT/posixtrace/first"
 for b in "${BINS[@]}"; do add_elf "bin/${b##*/}" "$b"; done
 for t in "${TREES[@]}"; do cp -a "$t/." "$ROOT/"; done
 if [ -n "$IMPORT" ] && compgen -G "$IMPORT/*.ptlog" >/dev/null; then
