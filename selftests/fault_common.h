@@ -87,6 +87,33 @@ static inline bool faults_within(unsigned long start, unsigned long end)
 	return true;
 }
 
+/* The module's text: the lowest and highest of its functions, and past. */
+static inline bool module_text(unsigned long *start, unsigned long *end)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], type;
+	unsigned long a, lo = ~0ul, hi = 0;
+
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[posixtrace]"))
+			continue;
+		if (sscanf(line, "%lx %c", &a, &type) != 2 ||
+		    (type != 't' && type != 'T') || !a)
+			continue;
+		lo = a < lo ? a : lo;
+		hi = a > hi ? a : hi;
+	}
+	fclose(f);
+	if (!hi)
+		return false;
+	*start = lo;
+	/* The last function's own length, which kallsyms does not say. */
+	*end = hi + 4096;
+	return true;
+}
+
 /*
  * Every fault type failing only where fail-nth says (probability 0), at
  * most @times times, each failure without a message and a stack dump in

@@ -12,7 +12,8 @@
  * is gone, so is its charge.
  *
  * And a traced process killed by its cgroup's OOM killer while it
- * records loses nothing uncounted (the second test; see there).
+ * records loses nothing uncounted; and what falls back to vmalloc() when
+ * contiguous pages are short is charged too (the tests after; see there).
  *
  * Needs root and cgroup2's memory controller; skipped otherwise.
  */
@@ -24,6 +25,7 @@
 #include <sys/wait.h>
 
 #include "cgroup_common.h"
+#include "fault_common.h"
 #include "trc_common.h"
 #include "stress_common.h"
 
@@ -526,6 +528,148 @@ TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
 	EXPECT_LE(left, charge_caches());
 	rmdir(CG_OOM);
 	munmap(shm, sizeof(*shm));
+}
+
+/*
+ * What the module allocates of a size a user chose, past a page, it
+ * tries once as contiguous pages and then takes from vmalloc()
+ * (posixtrace_kvmalloc_user()): a stream's per-CPU buffers, a log's
+ * buffer, a drain's heap. On a machine with free contiguous memory,
+ * as a fresh guest has, the first try always succeeds, and no other test
+ * sees the fallback. Here fail_page_alloc (the debug kernel's fault
+ * injection, confined to the module's text and to this child) refuses
+ * every allocation of VMALLOC_ORDER or more, so that a stream with
+ * system call events, whose per-CPU buffers are 1 MiB each, gets them
+ * from vmalloc(): the stream must work, and memory.current of its
+ * creator's cgroup grow by its buffer and every per-CPU one.
+ */
+#define CG_VMALLOC	CGROUP_ROOT "/posixtrace-vmalloc"
+#define VMALLOC_ORDER	"8"		/* 1 MiB, of 4 KiB pages */
+#define VMALLOC_KBUF	(1 << 20)
+/*
+ * A stream's per-CPU buffers share a quarter of its size, up to 1 MiB
+ * each: this size gives each its 1 MiB.
+ */
+#define VMALLOC_STREAM(ncpu)	(4LL * (ncpu) * VMALLOC_KBUF)
+
+/* What the child saw, for the test to judge (MAP_SHARED). */
+struct vmalloc_seen {
+	long long before, after;
+	long times_before, times_after;
+	int created, started, err;
+};
+
+static long fail_page_alloc_times(void)
+{
+	char text[32] = "";
+
+	if (!read_str("/sys/kernel/debug/fail_page_alloc/times", text,
+		      sizeof(text)))
+		return -1;
+	return atol(text);
+}
+
+/* fail_page_alloc as this test needs it, or (@on false) off again. */
+static bool fail_big_pages(bool on)
+{
+	unsigned long start, end;
+
+	if (!on)
+		return fault_set(FAIL_PAGE_ALLOC, "probability", "0") &&
+		       fault_set(FAIL_PAGE_ALLOC, "task-filter", "N") &&
+		       fault_set(FAIL_PAGE_ALLOC, "min-order", "0");
+	return module_text(&start, &end) && faults_within(start, end) &&
+	       fault_set(FAIL_PAGE_ALLOC, "times", "1000000") &&
+	       fault_set(FAIL_PAGE_ALLOC, "interval", "1") &&
+	       fault_set(FAIL_PAGE_ALLOC, "verbose", "0") &&
+	       fault_set(FAIL_PAGE_ALLOC, "ignore-gfp-wait", "N") &&
+	       fault_set(FAIL_PAGE_ALLOC, "ignore-gfp-highmem", "N") &&
+	       fault_set(FAIL_PAGE_ALLOC, "min-order", VMALLOC_ORDER) &&
+	       fault_set(FAIL_PAGE_ALLOC, "task-filter", "Y") &&
+	       fault_set(FAIL_PAGE_ALLOC, "probability", "100");
+}
+
+/* The child, in CG_VMALLOC, its big pages refused: one stream. */
+static int vmalloc_stream(struct vmalloc_seen *seen, int ncpu)
+{
+	struct posixtrace_attr a = {
+		.stream_size = VMALLOC_STREAM(ncpu),
+		.max_data_size = 64,
+		.stream_full_policy = POSIXTRACE_LOOP,
+		.log_full_policy = POSIXTRACE_LOOP,
+		.inheritance = POSIXTRACE_CLOSE_FOR_CHILD,
+		.kernel_events = POSIXTRACE_KERNEL_SYSCALL,
+	};
+	char pid[32];
+	int dev, fd;
+
+	snprintf(pid, sizeof(pid), "%d", getpid());
+	if (!write_string(CG_VMALLOC "/cgroup.procs", pid))
+		return 100;
+	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
+	if (dev < 0)
+		return 2;
+	if (!write_string("/proc/self/make-it-fail", "1"))
+		return 3;
+	seen->times_before = fail_page_alloc_times();
+	seen->before = read_number(CG_VMALLOC "/memory.current");
+	fd = raw_create_with(dev, &a, -1);
+	seen->after = read_number(CG_VMALLOC "/memory.current");
+	seen->times_after = fail_page_alloc_times();
+	write_string("/proc/self/make-it-fail", "0");
+	if (fd < 0) {
+		seen->err = -fd;
+		return 4;
+	}
+	seen->created = 1;
+	seen->started = !raw_control(fd, POSIXTRACE_IOC_START) &&
+			!raw_control(fd, POSIXTRACE_IOC_STOP);
+	close(fd);
+	close(dev);
+	return 0;
+}
+
+TEST(a_user_sized_buffer_from_vmalloc_is_charged_too)
+{
+	struct vmalloc_seen *seen;
+	long long need, left;
+	int ncpu = sysconf(_SC_NPROCESSORS_CONF), status;
+	pid_t child;
+
+	SKIP_WITHOUT_DEVICE();
+	if (geteuid())
+		SKIP(return, "needs root");
+	if (!memcg_present())
+		SKIP(return, "no cgroup2 memory controller");
+	if (!fault_injection_here())
+		SKIP(return, "no fault injection (the debug kernel has it)");
+	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, seen);
+	ASSERT_TRUE(memcg_make(CG_VMALLOC));
+	ASSERT_TRUE(fail_big_pages(true));
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child)
+		_exit(vmalloc_stream(seen, ncpu));
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	EXPECT_TRUE(fail_big_pages(false));
+	TH_LOG("memory.current %lld before the stream, %lld after; big pages refused: %ld; %d CPUs",
+	       seen->before, seen->after,
+	       seen->times_before - seen->times_after, ncpu);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status))
+		TH_LOG("creation failed with errno %d", seen->err);
+	EXPECT_TRUE(seen->started);
+	/* The per-CPU buffers' first try, at least, was refused. */
+	EXPECT_LT(seen->times_after, seen->times_before);
+	/* The buffer and every per-CPU one, from vmalloc(): all charged. */
+	need = VMALLOC_STREAM(ncpu) + (long long)ncpu * VMALLOC_KBUF;
+	EXPECT_LE(need - charge_caches(), seen->after - seen->before);
+	left = memcg_left(CG_VMALLOC);
+	EXPECT_LE(left, charge_caches());
+	rmdir(CG_VMALLOC);
+	munmap(seen, sizeof(*seen));
 }
 
 TEST_HARNESS_MAIN
