@@ -50,6 +50,23 @@ struct tally {
 
 static struct tally *tally;
 
+/* Every test here: the device, root, and cgroup2's memory controller. */
+#define SKIP_WITHOUT_MEMCG()						\
+	do {								\
+		SKIP_WITHOUT_DEVICE();					\
+		if (geteuid())						\
+			SKIP(return, "needs root");			\
+		if (!memcg_present())					\
+			SKIP(return, "no cgroup2 memory controller");	\
+	} while (0)
+
+/* @len bytes shared with the children forked after, or MAP_FAILED. */
+static void *shared(size_t len)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+}
+
 static bool refusal_ok(int kind, int e)
 {
 	switch (kind) {
@@ -250,13 +267,8 @@ TEST(a_cgroup_at_its_limit_is_refused_cleanly_and_costs_no_other)
 	pid_t other, child;
 	int status, kind;
 
-	SKIP_WITHOUT_DEVICE();
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!memcg_present())
-		SKIP(return, "no cgroup2 memory controller");
-	tally = mmap(NULL, sizeof(*tally), PROT_READ | PROT_WRITE,
-		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	SKIP_WITHOUT_MEMCG();
+	tally = shared(sizeof(*tally));
 	ASSERT_NE(MAP_FAILED, tally);
 	ASSERT_TRUE(memcg_make(CG_LIMITED));
 	ASSERT_TRUE(memcg_make(CG_BYSTANDER));
@@ -453,13 +465,8 @@ TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
 	char max[32];
 	pid_t child;
 
-	SKIP_WITHOUT_DEVICE();
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!memcg_present())
-		SKIP(return, "no cgroup2 memory controller");
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	SKIP_WITHOUT_MEMCG();
+	shm = shared(sizeof(*shm));
 	ASSERT_NE(MAP_FAILED, shm);
 	ASSERT_TRUE(memcg_make(CG_OOM));
 	snprintf(max, sizeof(max), "%lld", OOM_LIMIT);
@@ -636,15 +643,10 @@ TEST(a_user_sized_buffer_from_vmalloc_is_charged_too)
 	int ncpu = sysconf(_SC_NPROCESSORS_CONF), status;
 	pid_t child;
 
-	SKIP_WITHOUT_DEVICE();
-	if (geteuid())
-		SKIP(return, "needs root");
-	if (!memcg_present())
-		SKIP(return, "no cgroup2 memory controller");
+	SKIP_WITHOUT_MEMCG();
 	if (!fault_injection_here())
 		SKIP(return, "no fault injection (the debug kernel has it)");
-	seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	seen = shared(sizeof(*seen));
 	ASSERT_NE(MAP_FAILED, seen);
 	ASSERT_TRUE(memcg_make(CG_VMALLOC));
 	ASSERT_TRUE(fail_big_pages(true));
