@@ -409,53 +409,10 @@ static int oom_victim(struct oom_shm *shm, trace_event_id_t id)
 	}
 }
 
-/* One stream read to its end: the threads' events, each thread's counted. */
-struct oom_read {
-	uint64_t per_thread[OOM_THREADS], user, sys, after;
-	bool gap;
-};
-
-static void oom_read(trace_id_t trid, trace_event_id_t id,
-		     trace_event_id_t after_id, bool dense,
-		     struct oom_read *got)
-{
-	struct rec r;
-	uint64_t v;
-
-	memset(got, 0, sizeof(*got));
-	while (!try_next(trid, &r) && !r.unavailable) {
-		if (r.info.posix_event_id == after_id) {
-			got->after++;
-			continue;
-		}
-		if (r.info.posix_event_id != id) {
-			got->sys += r.info.posix_event_id == POSIX_TRACE_START ||
-				    r.info.posix_event_id == POSIX_TRACE_STOP;
-			continue;
-		}
-		memcpy(&v, r.data, sizeof(v));
-		if (r.len != sizeof(v) || v >> 32 >= OOM_THREADS ||
-		    (dense && got->per_thread[v >> 32] != (uint32_t)v)) {
-			got->gap = true;
-			continue;
-		}
-		got->per_thread[v >> 32]++;
-		got->user++;
-	}
-}
-
-static void oom_status(int fd, struct posixtrace_status *st)
-{
-	memset(st, 0, sizeof(*st));
-	st->size = sizeof(*st);
-	if (ioctl(fd, POSIXTRACE_IOC_STATUS, st))
-		st->size = 0;
-}
-
 TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
 {
 	struct posixtrace_status st_a, st_b;
-	struct oom_read in_a, in_b;
+	struct killed_read in_a, in_b;
 	trace_event_id_t id, after_id;
 	long long oom_kills, left;
 	uint64_t total = 0;
@@ -497,8 +454,8 @@ TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
 	posix_trace_event(after_id, NULL, 0);
 	ASSERT_EQ(0, posix_trace_stop(a));
 	ASSERT_EQ(0, posix_trace_stop(b));
-	oom_read(a, id, after_id, true, &in_a);
-	oom_read(b, id, after_id, false, &in_b);
+	killed_read(a, id, after_id, OOM_THREADS, true, &in_a);
+	killed_read(b, id, after_id, OOM_THREADS, false, &in_b);
 	EXPECT_FALSE(in_a.gap);
 	EXPECT_FALSE(in_b.gap);
 	EXPECT_EQ(1, in_a.after);
@@ -515,10 +472,8 @@ TEST(a_traced_process_killed_by_the_oom_killer_loses_nothing_uncounted)
 	       (unsigned long long)total, (unsigned long long)in_b.user);
 
 	/* Each stream's books: recorded = read + lost, exactly. */
-	oom_status(fds[0], &st_a);
-	oom_status(fds[1], &st_b);
-	ASSERT_NE(0, st_a.size);
-	ASSERT_NE(0, st_b.size);
+	ASSERT_EQ(0, stream_status(fds[0], &st_a));
+	ASSERT_EQ(0, stream_status(fds[1], &st_b));
 	EXPECT_EQ(0, st_a.events_lost);
 	EXPECT_EQ(total + in_a.sys + 1, st_a.events_recorded);
 	EXPECT_EQ(st_a.events_recorded, st_a.events_read);

@@ -1511,7 +1511,7 @@ TEST(events_from_several_threads_are_read_or_counted_lost)
  * every event, B (64 KiB, LOOP) loses most. It is killed mid-way. A must
  * hold, per thread, every event whose posix_trace_event() returned (and
  * at most one more: the one under way), none missing; B must have read
- * or counted lost exactly what A holds.
+ * or counted lost exactly what A holds; both still record afterwards.
  */
 #define KILL_THREADS	3
 #define KILL_EVENTS	100000
@@ -1520,39 +1520,13 @@ struct kill_shm {
 	atomic_uint_fast64_t done[KILL_THREADS];
 };
 
-/* Read @trid to its end: our events per thread (A checks the order). */
-static void kill_read(struct __test_metadata *_metadata, trace_id_t trid,
-		      trace_event_id_t id, uint64_t *per_thread, bool dense,
-		      uint64_t *user, uint64_t *sys)
-{
-	struct rec r;
-	uint64_t v;
-
-	while (!try_next(trid, &r) && !r.unavailable) {
-		if (r.info.posix_event_id != id) {
-			*sys += r.info.posix_event_id == POSIX_TRACE_START ||
-				r.info.posix_event_id == POSIX_TRACE_STOP;
-			continue;
-		}
-		ASSERT_EQ(sizeof(v), r.len);
-		memcpy(&v, r.data, sizeof(v));
-		ASSERT_LT(v >> 32, KILL_THREADS);
-		if (dense)
-			ASSERT_EQ(per_thread[v >> 32], (uint32_t)v)
-				TH_LOG("thread %llu: a gap",
-				       (unsigned long long)(v >> 32));
-		per_thread[v >> 32]++;
-		(*user)++;
-	}
-}
-
 TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 {
-	uint64_t in_a[KILL_THREADS] = { 0 }, in_b[KILL_THREADS] = { 0 };
-	uint64_t user_a = 0, sys_a = 0, user_b = 0, sys_b = 0, total = 0;
 	struct posixtrace_status st_a, st_b;
+	struct killed_read in_a, in_b;
+	trace_event_id_t id, after_id;
+	uint64_t total = 0;
 	trace_id_t a, b;
-	trace_event_id_t id;
 	struct kill_shm *shm;
 	int fds[2], status;
 	pid_t child;
@@ -1562,6 +1536,7 @@ TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, shm);
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill2", &id));
+	ASSERT_EQ(0, posix_trace_eventid_open("ring.after", &after_id));
 	ASSERT_EQ(0, inherited_pair(64 << 20, 64 << 10, &a, &b));
 	ASSERT_EQ(2, stream_fds(fds, 2));
 	child = fork();
@@ -1594,34 +1569,36 @@ TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 	ASSERT_EQ(0, kill(child, SIGKILL));
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_TRUE(WIFSIGNALED(status));
+	/* Both streams still record: an event of the parent's, after. */
+	posix_trace_event(after_id, NULL, 0);
 	ASSERT_EQ(0, posix_trace_stop(a));
 	ASSERT_EQ(0, posix_trace_stop(b));
-	kill_read(_metadata, a, id, in_a, true, &user_a, &sys_a);
-	kill_read(_metadata, b, id, in_b, false, &user_b, &sys_b);
+	killed_read(a, id, after_id, KILL_THREADS, true, &in_a);
+	killed_read(b, id, after_id, KILL_THREADS, false, &in_b);
+	ASSERT_FALSE(in_a.gap);
+	ASSERT_FALSE(in_b.gap);
+	ASSERT_EQ(1, in_a.after);
 	for (int t = 0; t < KILL_THREADS; t++) {
 		uint64_t done = atomic_load(&shm->done[t]);
 
 		/* Returned means recorded; one more may have been under way. */
-		ASSERT_LE(done, in_a[t]);
-		ASSERT_GE(done + 1, in_a[t]);
-		ASSERT_LE(in_b[t], in_a[t]);
-		total += in_a[t];
+		ASSERT_LE(done, in_a.per_thread[t]);
+		ASSERT_GE(done + 1, in_a.per_thread[t]);
+		ASSERT_LE(in_b.per_thread[t], in_a.per_thread[t]);
+		total += in_a.per_thread[t];
 	}
 	TH_LOG("emitted %llu; B read %llu", (unsigned long long)total,
-	       (unsigned long long)user_b);
+	       (unsigned long long)in_b.user);
 	/* Each stream's own books: recorded = read + lost, exactly. */
-	memset(&st_a, 0, sizeof(st_a));
-	st_a.size = sizeof(st_a);
-	memset(&st_b, 0, sizeof(st_b));
-	st_b.size = sizeof(st_b);
-	ASSERT_EQ(0, ioctl(fds[0], POSIXTRACE_IOC_STATUS, &st_a));
-	ASSERT_EQ(0, ioctl(fds[1], POSIXTRACE_IOC_STATUS, &st_b));
+	ASSERT_EQ(0, stream_status(fds[0], &st_a));
+	ASSERT_EQ(0, stream_status(fds[1], &st_b));
 	ASSERT_EQ(0, st_a.events_lost);
-	ASSERT_EQ(total + sys_a, st_a.events_recorded);
+	ASSERT_EQ(total + in_a.sys + 1, st_a.events_recorded);
 	ASSERT_EQ(st_a.events_recorded, st_a.events_read);
-	/* B recorded START, the same events as A, STOP: read or lost. */
-	ASSERT_EQ(total + 2, st_b.events_recorded);
-	ASSERT_EQ(st_b.events_recorded, user_b + sys_b + st_b.events_lost);
+	/* B: START, the same events as A, the parent's event, STOP. */
+	ASSERT_EQ(total + 3, st_b.events_recorded);
+	ASSERT_EQ(st_b.events_recorded,
+		  in_b.user + in_b.sys + in_b.after + st_b.events_lost);
 	ASSERT_EQ(0, posix_trace_shutdown(a));
 	ASSERT_EQ(0, posix_trace_shutdown(b));
 	munmap(shm, sizeof(*shm));

@@ -142,6 +142,52 @@ static inline void *killable_emit(void *arg)
 	return NULL;
 }
 
+/* The most killable_emitter threads a killed_read() tells apart. */
+#define KILLED_THREADS_MAX	4
+
+/*
+ * What a reader got of a stream, read to its end, that traced a process
+ * killed while @threads killable_emitter threads recorded @id: each
+ * thread's events, all of them (@user), START and STOP (@sys), and the
+ * events of @after_id (one the test makes after the kill: the stream
+ * still records). @gap says that one of @id was not a thread's: not 8
+ * bytes, or of no thread; or, if @dense, not the thread's next number.
+ */
+struct killed_read {
+	uint64_t per_thread[KILLED_THREADS_MAX], user, sys, after;
+	bool gap;
+};
+
+static inline void killed_read(trace_id_t trid, trace_event_id_t id,
+			       trace_event_id_t after_id, unsigned int threads,
+			       bool dense, struct killed_read *got)
+{
+	struct rec r;
+	uint64_t v;
+
+	memset(got, 0, sizeof(*got));
+	while (!try_next(trid, &r) && !r.unavailable) {
+		if (r.info.posix_event_id == after_id) {
+			got->after++;
+			continue;
+		}
+		if (r.info.posix_event_id != id) {
+			got->sys += r.info.posix_event_id == POSIX_TRACE_START ||
+				    r.info.posix_event_id == POSIX_TRACE_STOP;
+			continue;
+		}
+		memcpy(&v, r.data, sizeof(v));
+		if (r.len != sizeof(v) || v >> 32 >= threads ||
+		    v >> 32 >= KILLED_THREADS_MAX ||
+		    (dense && got->per_thread[v >> 32] != (uint32_t)v)) {
+			got->gap = true;
+			continue;
+		}
+		got->per_thread[v >> 32]++;
+		got->user++;
+	}
+}
+
 /*
  * Two started streams with the default policy that trace this process
  * and, inherited, its children: *a of @a_size bytes, *b of @b_size.
