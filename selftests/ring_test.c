@@ -764,15 +764,61 @@ static size_t read_got(struct __test_metadata *_metadata, trace_id_t trid,
 typedef size_t (*behind_run)(struct __test_metadata *_metadata, bool drain,
 			     uint64_t *got, uint64_t *lost);
 
+/* What a run_alone() child hands back: its run's result. */
+struct behind_result {
+	size_t n;
+	uint64_t lost;
+	uint64_t got[];
+};
+
 /*
- * @run drained, into @drained, then behind, into @cut: the reader's cut
- * must leave exactly what the drain did, the same records in the same
- * order and the same counted lost, some. The timer is slowed meanwhile:
+ * @run (@drain as it says) in a child process of its own, into @got, @max
+ * records at most: a process of its own has a drain domain of its own,
+ * which no worker queued by another run's threads visits while this run's
+ * rings are written (a thread's exit queues a drain of its domain:
+ * thread_ring.c). Returns how many records, and the events counted lost
+ * in *@lost.
+ */
+static size_t run_alone(struct __test_metadata *_metadata, behind_run run,
+			bool drain, uint64_t *got, size_t max, uint64_t *lost)
+{
+	size_t len = sizeof(struct behind_result) + max * sizeof(*got);
+	struct behind_result *res;
+	int status;
+	size_t n;
+	pid_t pid;
+
+	res = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, res);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		/* A failed assertion ends the child too, with KSFT_FAIL. */
+		res->n = run(_metadata, drain, res->got, &res->lost);
+		_exit(_metadata->exit_code);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
+	n = res->n;
+	ASSERT_GE(max, n);
+	memcpy(got, res->got, n * sizeof(*got));
+	*lost = res->lost;
+	munmap(res, len);
+	return n;
+}
+
+/*
+ * @run drained, into @drained, then behind, into @cut (@max records at
+ * most each): the reader's cut must leave exactly what the drain did, the
+ * same records in the same order and the same counted lost, some. Each
+ * run in a process of its own (run_alone()), the timer slowed meanwhile:
  * a drain while the rings are written would merge from their heads then,
  * and the two runs would part for that. Returns how many records.
  */
 static size_t cut_as_drained(struct __test_metadata *_metadata,
-			     behind_run run, uint64_t *drained, uint64_t *cut)
+			     behind_run run, uint64_t *drained, uint64_t *cut,
+			     size_t max)
 {
 	uint64_t cut_lost, drained_lost;
 	size_t n, m, i;
@@ -781,10 +827,8 @@ static size_t cut_as_drained(struct __test_metadata *_metadata,
 
 	ASSERT_TRUE(param_read(DRAIN_MS_PARAM, &drain_ms));
 	ASSERT_TRUE(param_write(DRAIN_MS_PARAM, 10000));
-	/* A tick already due fires now, and comes back in 10 s. */
-	usleep(300000);
-	m = run(_metadata, true, drained, &drained_lost);
-	n = run(_metadata, false, cut, &cut_lost);
+	m = run_alone(_metadata, run, true, drained, max, &drained_lost);
+	n = run_alone(_metadata, run, false, cut, max, &cut_lost);
 	back = param_write(DRAIN_MS_PARAM, drain_ms);
 	ASSERT_TRUE(back);
 	ASSERT_LT(0, drained_lost) TH_LOG("the stream kept everything");
@@ -848,7 +892,8 @@ TEST(a_reader_behind_two_rings_whose_clock_went_back_gets_what_a_drain_leaves)
 	SKIP_WITHOUT_DEVICE();
 	if (!realtime_step(0))
 		SKIP(return, "cannot set CLOCK_REALTIME: %s", strerror(errno));
-	cut_as_drained(_metadata, stepped_turns_read, drained, cut);
+	cut_as_drained(_metadata, stepped_turns_read, drained, cut,
+		       STEPPED_EVENTS + 2);
 }
 
 #define CUT_EVENTS	3000
@@ -2104,7 +2149,8 @@ TEST(a_reader_behind_rings_weighs_a_filtered_records_time_as_a_drain_does)
 	size_t m;
 
 	SKIP_WITHOUT_DEVICE();
-	m = cut_as_drained(_metadata, late_read, drained, cut);
+	m = cut_as_drained(_metadata, late_read, drained, cut,
+			   LATE_A + 2 * LATE_B + 2);
 	/* The drain kept A's newest and B's second half. */
 	ASSERT_LT(2, m);
 	ASSERT_EQ(LATE_A, drained[m - LATE_B - 1]);
