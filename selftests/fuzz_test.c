@@ -790,8 +790,7 @@ TEST_F_TIMEOUT(many, random_calls_from_processes_and_threads_that_come_and_go,
 	SKIP_WITHOUT_DEVICE();
 	seed = test_seed(_metadata, 0xf022f022ULL);
 	fuzz_budget(&calls, &seconds, &seed);
-	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	sh = shared(sizeof(*sh));
 	ASSERT_NE(MAP_FAILED, sh);
 	memset(sh, 0, sizeof(*sh));
 	atomic_store(&sh->target, calls);

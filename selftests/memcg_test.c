@@ -60,13 +60,6 @@ static struct tally *tally;
 			SKIP(return, "no cgroup2 memory controller");	\
 	} while (0)
 
-/* @len bytes shared with the children forked after, or MAP_FAILED. */
-static void *shared(size_t len)
-{
-	return mmap(NULL, len, PROT_READ | PROT_WRITE,
-		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-}
-
 static bool refusal_ok(int kind, int e)
 {
 	switch (kind) {

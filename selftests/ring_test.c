@@ -788,8 +788,7 @@ static size_t run_alone(struct __test_metadata *_metadata, behind_run run,
 	size_t n;
 	pid_t pid;
 
-	res = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	res = shared(len);
 	ASSERT_NE(MAP_FAILED, res);
 	pid = fork();
 	ASSERT_LE(0, pid);
@@ -1577,8 +1576,7 @@ TEST(two_streams_account_for_every_event_of_a_killed_threaded_child)
 	pid_t child;
 
 	SKIP_WITHOUT_DEVICE();
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	shm = shared(sizeof(*shm));
 	ASSERT_NE(MAP_FAILED, shm);
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.kill2", &id));
 	ASSERT_EQ(0, posix_trace_eventid_open("ring.after", &after_id));

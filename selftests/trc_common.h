@@ -113,6 +113,13 @@ static inline int try_next(trace_id_t trid, struct rec *r)
 					    &r->unavailable);
 }
 
+/* @len bytes shared with the children forked after, or MAP_FAILED. */
+static inline void *shared(size_t len)
+{
+	return mmap(NULL, len, PROT_READ | PROT_WRITE,
+		    MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+}
+
 /*
  * A thread that records numbered events until its process is killed:
  * each event's 8 bytes are the thread's index (high half) and the

@@ -1289,8 +1289,7 @@ TEST(creator_exit_races_traced_child_and_descriptor_holder)
 	rng = test_seed(_metadata, 0xc4ea7041ULL);
 	n = max < 64 ? max : 64;
 	ASSERT_EQ(0, prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0));
-	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE,
-		   MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	shm = shared(sizeof(*shm));
 	ASSERT_NE(MAP_FAILED, shm);
 	end = deadline_ms(T3_MS);
 	for (it = 0; it < T3_ITERATIONS && room_for_one_more(end, &start);
@@ -1498,8 +1497,7 @@ TEST(traced_child_exits_while_analyzer_reads)
 
 	SKIP_WITHOUT_DEVICE();
 	rng = test_seed(_metadata, 0x0e417ed0ULL);
-	t4_shm = mmap(NULL, sizeof(*t4_shm), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	t4_shm = shared(sizeof(*t4_shm));
 	ASSERT_NE(MAP_FAILED, t4_shm);
 	dev = open(DEVICE, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, dev);
