@@ -33,8 +33,10 @@ mkdir -p /export
 export POSIXTRACE_LOG_EXPORT=/export
 [ -d /import ] && export POSIXTRACE_LOG_IMPORT=/import
 
-# Taint bits that only a splat sets: B(32) D(128) W(512) L(16384).
-SPLAT_TAINT=$((32 | 128 | 512 | 16384))
+# Taint bits that only a splat sets: B(32) D(128) W(512). Not L (16384),
+# a soft lockup: the guest cannot tell one from the host standing still,
+# which stops its clock too; the host judges its report on the console.
+SPLAT_TAINT=$((32 | 128 | 512))
 splat_taint() { echo $(($(cat /proc/sys/kernel/tainted) & SPLAT_TAINT)); }
 
 n=0

@@ -65,3 +65,21 @@ ksft_tree() {
 	fi
 	echo "$dir"
 }
+
+# What in a guest's kernel log is a splat: run-vm.sh fails a run on one.
+SPLAT='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN:|'
+SPLAT+='possible (circular|recursive|irq lock inversion)?.*locking|'
+SPLAT+='suspected memory leak|unreferenced object|Call Trace:|'
+SPLAT+='INFO: task .* blocked|rcu.*detected stall|'
+SPLAT+='sleeping function called from invalid context|list_(add|del) corruption'
+
+# guest_splats STALLS FILE...: the splat lines of a guest's kernel log
+# (console.log, ktap.txt), but for the reports splat-filter.awk leaves out;
+# STALLS: when the host stood still (run-vm.sh's host-stalls.txt). False
+# if there are none.
+guest_splats() {
+	local stalls=$1
+	shift
+	awk -v splat="$SPLAT" -v stalls="$(cat "$stalls" 2>/dev/null)" \
+		-f "$VM_DIR/splat-filter.awk" "$@" | grep -Eh "$SPLAT"
+}

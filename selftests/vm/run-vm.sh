@@ -109,14 +109,59 @@ if [ -n "$DEMO" ]; then
 fi
 (cd "$ROOT" && find . -print0 | cpio --null -o -H newc --quiet) >"$OUT/initramfs.cpio"
 
+# The host's clock, in hundredths of a second (CLOCK_BOOTTIME).
+host_cs() {
+	local up
+	read -r up _ </proc/uptime
+	echo $((10#${up/./}))
+}
+
+# The machine we run on can stand still: paused, or starved by its own
+# host. The guest's clock (TCG: the host's CLOCK_MONOTONIC) jumps by as
+# much when it goes on, and its kernel reports every CPU stuck that long:
+# soft lockups and RCU stalls, in whatever task ran, though nothing in the
+# guest ran at all. So the guest's time is the host's time that the host
+# ran: a watch beside QEMU wakes every second, counts a wake of
+# HOST_STALL_S seconds or more as the host standing still (one line in
+# host-stalls.txt: when it ended, in seconds since QEMU started, and how
+# long it was), and kills QEMU (TERM, KILL 5 s later) once the guest has
+# had --timeout seconds of the rest. Returns QEMU's exit status; 124 if
+# the watch killed it.
+HOST_STALL_S=5
+QEMU_PID=
+trap '[ -z "$QEMU_PID" ] || kill -KILL "$QEMU_PID" 2>/dev/null || :' EXIT
 boot() {
-	timeout -k 5 "$TIMEOUT" qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" \
+	local pid t0 prev now gap ran=0 killed=
+	: >"$OUT/host-stalls.txt"
+	qemu-system-x86_64 -accel tcg -cpu max -smp "$SMP" \
 		-m 2048 -nographic -no-reboot -monitor none \
 		-kernel "$KERNEL" -initrd "$OUT/initramfs.cpio" \
 		-append "$APPEND" \
 		-serial "file:$OUT/console.log" -serial "file:$OUT/ktap.log" \
 		-serial "file:$OUT/export.txt" \
-		</dev/null >"$OUT/qemu.log" 2>&1
+		</dev/null >"$OUT/qemu.log" 2>&1 &
+	pid=$! QEMU_PID=$!
+	t0=$(host_cs) prev=$t0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		now=$(host_cs) gap=$((now - prev)) prev=$now
+		if [ $gap -ge $((HOST_STALL_S * 100)) ]; then
+			echo "$(((now - t0) / 100)) $((gap / 100))" >>"$OUT/host-stalls.txt"
+			gap=100
+		fi
+		ran=$((ran + gap))
+		if [ -z "$killed" ] && [ $ran -ge $((TIMEOUT * 100)) ]; then
+			kill -TERM "$pid" 2>/dev/null
+			killed=$now
+		elif [ -n "$killed" ] && [ $((now - killed)) -ge 500 ]; then
+			kill -KILL "$pid" 2>/dev/null
+		fi
+	done
+	wait "$pid"
+	local rc=$?
+	QEMU_PID=
+	[ -z "$killed" ] || rc=124
+	return $rc
 }
 
 start=$(date +%s)
@@ -185,7 +230,12 @@ done
 { grep -v '^# dmesg: ' "$OUT/ktap.txt" || true; } | sed "s/^/[$LABEL] /"
 
 verdict=0
-if [ $qrc = 124 ] || [ $qrc = 137 ]; then
+if [ -s "$OUT/host-stalls.txt" ]; then
+	log "[$LABEL] the host stood still (seconds since QEMU started, for" \
+		"how long): $(awk '{ printf "%s%ss at %ss", (NR > 1 ? ", " : ""), $2, $1 }' \
+		"$OUT/host-stalls.txt"); not counted in the guest's time"
+fi
+if [ $qrc = 124 ]; then
 	log "[$LABEL] guest timed out after ${TIMEOUT}s and was killed"
 	verdict=1
 elif ! grep -q '^# posixtrace-vm: done' "$OUT/ktap.txt"; then
@@ -194,65 +244,6 @@ elif ! grep -q '^# posixtrace-vm: done' "$OUT/ktap.txt"; then
 	verdict=1
 fi
 
-SPLAT='BUG:|WARNING:|Oops|general protection fault|Kernel panic|KASAN|UBSAN:|'
-SPLAT+='possible (circular|recursive|irq lock inversion)?.*locking|'
-SPLAT+='suspected memory leak|unreferenced object|Call Trace:|'
-SPLAT+='INFO: task .* blocked|rcu.*detected stall|'
-SPLAT+='sleeping function called from invalid context|list_(add|del) corruption'
-# Two reports that are not the module's are left out of the splat check,
-# and said so, but for any other splat line printed inside them:
-#  - an OOM kill confined to a test's own memory cgroup (posixtrace-*,
-#    with memory.max: memcg_test fills one) is what the kernel does there;
-#    any other OOM report (a global one, another cgroup's, one cut short)
-#    stays in;
-#  - "irq 4: nobody cared" from the emulated UART's interrupt (the 8250
-#    handler, threaded on PREEMPT_RT): seen once, at the end of a 6.12-rt
-#    run, while the guest wrote its logs to the serial ports that share
-#    the line; QEMU's UART under TCG, not the module.
-not_the_modules_out() {
-	awk -v splat="$SPLAT" '
-	function flush_held() { printf "%s", held; held = ""; kind = "" }
-	function drop_held(what,    n, i, line) {
-		print "# " what " (report left out)"
-		n = split(held, line, "\n")
-		for (i = 1; i <= n; i++)
-			if (line[i] ~ splat && line[i] !~ /Call Trace:/ &&
-			    line[i] !~ /nobody cared/)
-				print line[i]
-		held = ""; kind = ""
-	}
-	FNR == 1 && kind != "" { flush_held() }
-	/invoked oom-killer:|irq [0-9]+: nobody cared/ {
-		if (kind != "")
-			flush_held()
-		kind = /nobody cared/ ? "irq" : "oom"
-		held = $0 "\n"
-		next
-	}
-	kind == "oom" {
-		held = held $0 "\n"
-		if (!/Killed process/)
-			next
-		if (held ~ /constraint=CONSTRAINT_MEMCG/ &&
-		    held ~ /oom_memcg=\/posixtrace-/)
-			drop_held("a memory cgroup of a test at its limit: OOM kill")
-		else
-			flush_held()
-		next
-	}
-	kind == "irq" {
-		held = held $0 "\n"
-		if (!/Disabling IRQ #/)
-			next
-		if (held ~ /serial8250_interrupt|\] serial/)
-			drop_held("the emulated UART'"'"'s interrupt: nobody cared")
-		else
-			flush_held()
-		next
-	}
-	{ print }
-	END { if (kind != "") flush_held() }' "$@"
-}
 # splat_summary: where the first splat struck, on one line (check.sh puts
 # it in the list of failures, which is what a CI's tail shows): its RIP,
 # the task, and the innermost reliable callers.
@@ -279,7 +270,7 @@ splat_summary() {
 			print ""
 		}' "$OUT/console.log" "$OUT/ktap.txt"
 }
-if not_the_modules_out "$OUT/console.log" "$OUT/ktap.txt" | grep -Eh "$SPLAT" >"$OUT/splat.txt"; then
+if guest_splats "$OUT/host-stalls.txt" "$OUT/console.log" "$OUT/ktap.txt" >"$OUT/splat.txt"; then
 	log "[$LABEL] kernel splat in the log:"
 	head -n 60 "$OUT/splat.txt" | sed "s/^/[$LABEL splat] /" >&2
 	splat_summary >"$OUT/splat-summary.txt"

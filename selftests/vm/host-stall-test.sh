@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# host-stall-test.sh KERNEL MODULE: a host that stands still is not a
+# guest that locked up, and its time is not the guest's (run-vm.sh's
+# boot(), splat-filter.awk).
+#  1. The filter, on made-up logs: the reports of a stall are left out,
+#     and what is not one of them stays in (a longer lockup, one outside
+#     the stall's time, a warning, a late hung task, no stall at all).
+#  2. A guest whose host stands still for 25 s while it waits (SIGSTOP
+#     to QEMU and run-vm.sh): its kernel reports soft lockups and RCU
+#     stalls, and the run still passes, within a --timeout it would
+#     overrun if the 25 s counted.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 2 ] || die "usage: $0 KERNEL MODULE"
+KERNEL=$1 MODULE=$2
+WORK=$BUILD_DIR/host-stall
+rm -rf "$WORK" && mkdir -p "$WORK/tests"
+fails=0
+fail() { log "host-stall-test: FAIL: $*"; fails=$((fails + 1)); }
+
+LOCKUP='[  633.497118] watchdog: BUG: soft lockup - CPU#1 stuck for 216s! [fuzz_test:11751]'
+STALL='[  633.503619] rcu: INFO: rcu_preempt self-detected stall on CPU'
+TRACE='[  633.530659] Call Trace:'
+HUNG='[  690.000000] INFO: task kworker/0:1:12 blocked for more than 60 seconds.'
+WARN='[  634.000000] WARNING: CPU: 1 PID: 11751 at kmod/drain.c:100 posixtrace_x+0x1/0x2 [posixtrace]'
+
+# filtered STALLS LINE...: the splat lines guest_splats keeps of LINEs,
+# when the host stood still as STALLS says ("END LEN" lines).
+filtered() {
+	printf '%s\n' "$1" >"$WORK/stalls.txt"
+	shift
+	printf '%s\n' "$@" >"$WORK/console.log"
+	guest_splats "$WORK/stalls.txt" "$WORK/console.log" || :
+}
+# expect NAME WANT STALLS LINE...: the lines kept are WANT (empty: none).
+expect() {
+	local name=$1 want=$2 got
+	shift 2
+	got=$(filtered "$@")
+	[ "$got" = "$want" ] ||
+		fail "$name: kept [$got], expected [$want]"
+}
+expect "a 230 s stall's reports" "" "636 230" \
+	"$LOCKUP" "$STALL" "$TRACE" "$HUNG" "# dmesg: $LOCKUP"
+expect "no stall" "$LOCKUP" "" "$LOCKUP"
+expect "a lockup longer than the stall" "$LOCKUP" "636 150" "$LOCKUP"
+expect "a warning in the stall's time" "$WARN" "636 230" "$LOCKUP" "$WARN"
+expect "a lockup outside the stall's time" "$LOCKUP" "900 230" "$LOCKUP"
+expect "a hung task told too late" "${HUNG/690/717}" "636 230" "${HUNG/690/717}"
+
+# The guest's program: keeps both CPUs busy (an idle CPU's watchdog is
+# touched as it wakes: no lockup to report) and waits for its clock to
+# jump by 20 s or more (the host stood still), then 15 s more; fails if
+# no jump comes in 120 s.
+cat >"$WORK/tests/host_stall_wait" <<'EOF'
+#!/bin/sh
+sh -c 'while :; do :; done' &
+sh -c 'while :; do :; done' &
+trap 'kill %1 %2' EXIT
+echo "# host_stall_wait: waiting"
+last=$(cut -d. -f1 /proc/uptime)
+i=0
+while [ $i -lt 120 ]; do
+	sleep 1
+	now=$(cut -d. -f1 /proc/uptime)
+	if [ $((now - last)) -ge 20 ]; then
+		echo "# host_stall_wait: the clock jumped $((now - last)) s"
+		sleep 15
+		exit 0
+	fi
+	last=$now i=$((i + 1))
+done
+exit 1
+EOF
+chmod +x "$WORK/tests/host_stall_wait"
+
+# Boot and shut down about 13 s, wait about 17: 30 s of the 50 given,
+# 55 if the 25 s the host stands still counted. The host standing still
+# is run-vm.sh's process group stopped (SIGSTOP): QEMU and the watch
+# beside it.
+setsid "$VM_DIR/run-vm.sh" --label host-stall --kernel "$KERNEL" \
+	--module "$MODULE" --tests "$WORK/tests" --out "$WORK/vm" \
+	--timeout 50 >"$WORK/run.log" 2>&1 &
+run=$!
+waiting=
+for _ in $(seq 600); do
+	grep -q 'host_stall_wait: waiting' "$WORK/vm/ktap.log" 2>/dev/null &&
+		waiting=1 && break
+	kill -0 $run 2>/dev/null || break
+	sleep 0.2
+done
+if [ -n "$waiting" ]; then
+	sleep 2
+	kill -STOP -- -$run
+	sleep 25
+	kill -CONT -- -$run
+else
+	fail "the guest never waited (run-vm.sh's log: $WORK/run.log)"
+fi
+rc=0
+wait $run || rc=$?
+[ $rc = 0 ] || fail "run-vm.sh failed (exit $rc): $(tail -n 5 "$WORK/run.log")"
+grep -q 'soft lockup' "$WORK/vm/console.log" ||
+	fail "the guest's kernel reported no soft lockup: nothing was left out"
+awk '$2 >= 20 { n++ } END { exit !n }' "$WORK/vm/host-stalls.txt" 2>/dev/null ||
+	fail "run-vm.sh saw no stall of 20 s or more"
+grep -q 'host_stall_wait: the clock jumped' "$WORK/vm/ktap.log" ||
+	fail "the guest's clock did not jump"
+[ $fails = 0 ] || exit 1
+log "host-stall-test: the host stood still $(cut -d' ' -f2 "$WORK/vm/host-stalls.txt") s; told apart"
