@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# host-stall-test.sh KERNEL MODULE: a host that stands still is not a
-# guest that locked up, and its time is not the guest's (run-vm.sh's
-# boot(), splat-filter.awk).
-#  1. The filter, on made-up logs: the reports of a stall are left out,
-#     and what is not one of them stays in (a longer lockup, one outside
-#     the stall's time, a warning, a late hung task, no stall at all).
-#  2. A guest whose host stands still for 25 s while it waits (SIGSTOP
+# harness-test.sh KERNEL MODULE: run-vm.sh tells what the host and the
+# emulator do from what the guest does.
+#  1. The splat filter (splat-filter.awk), on made-up logs: the reports
+#     of a time the host stood still are left out, and what is not one
+#     of them stays in (a longer lockup, one outside the stall's time, a
+#     warning, a late hung task, no stall at all).
+#  2. A CPU stuck at an int3 the emulator ran stale
+#     (patched-site-stuck.awk), on made-up consoles: found where 6.1
+#     told it, and not for a lockup of another kind (told once, in the
+#     module, in a spin, at two places, on two CPUs).
+#  3. A guest whose host stands still for 25 s while it waits (SIGSTOP
 #     to QEMU and run-vm.sh): its kernel reports soft lockups and RCU
 #     stalls, and the run still passes, within a --timeout it would
 #     overrun if the 25 s counted.
@@ -16,10 +20,10 @@ set -euo pipefail
 
 [ $# = 2 ] || die "usage: $0 KERNEL MODULE"
 KERNEL=$1 MODULE=$2
-WORK=$BUILD_DIR/host-stall
+WORK=$BUILD_DIR/harness
 rm -rf "$WORK" && mkdir -p "$WORK/tests"
 fails=0
-fail() { log "host-stall-test: FAIL: $*"; fails=$((fails + 1)); }
+fail() { log "harness-test: FAIL: $*"; fails=$((fails + 1)); }
 
 LOCKUP='[  633.497118] watchdog: BUG: soft lockup - CPU#1 stuck for 216s! [fuzz_test:11751]'
 STALL='[  633.503619] rcu: INFO: rcu_preempt self-detected stall on CPU'
@@ -50,6 +54,44 @@ expect "a lockup longer than the stall" "$LOCKUP" "636 150" "$LOCKUP"
 expect "a warning in the stall's time" "$WARN" "636 230" "$LOCKUP" "$WARN"
 expect "a lockup outside the stall's time" "$LOCKUP" "900 230" "$LOCKUP"
 expect "a hung task told too late" "${HUNG/690/717}" "636 230" "${HUNG/690/717}"
+
+# report CPU RIP CODE: 6.1's report of a soft lockup, RIP and Code: as
+# it prints them (CODE: the bytes from the one at RIP, _ for a space;
+# ~ for a space in RIP).
+report() {
+	local rip=${2//\~/ } code=${3//_/ }
+	printf '[   62.982662] watchdog: BUG: soft lockup - CPU#%s stuck for 26s! [ring_scope_test:1409]\n' "$1"
+	printf '[   62.984626] RIP: 0010:%s\n' "$rip"
+	printf '[   62.984905] Code: 85 c0 75 6d e9 64 ff ff ff <%s> %s\n' "${code%% *}" "${code#* }"
+	printf '[   62.992367] RIP: 0033:0x7f7e16bde9b3\n'
+	printf '[   62.992584] Code: ef e8 d1 b4 ff ff 0f 05 <48> 3d 00 f0 ff ff 77 25\n'
+}
+# stuck NAME WANT REPORT...: what patched-site-stuck.awk prints of a
+# console of the REPORTs (each "CPU RIP CODE"), WANT (empty: nothing,
+# and false).
+stuck() {
+	local name=$1 want=$2 r got rc=0
+	shift 2
+	for r in "$@"; do
+		# shellcheck disable=SC2086 # a report's three words
+		report $r
+	done >"$WORK/stuck.log"
+	got=$(awk -f "$VM_DIR/patched-site-stuck.awk" "$WORK/stuck.log") || rc=$?
+	[ "$got" = "$want" ] && { [ -n "$want" ] || [ $rc != 0 ]; } ||
+		fail "$name: found [$got] (exit $rc), expected [$want]"
+}
+SITE=syscall_trace_enter.constprop.0+0xe9/0x1a0
+stuck "a static key's NOP, twice" "CPU 1 at $SITE" \
+	"1 $SITE 66_90_e9" "1 $SITE 66_90_e9"
+stuck "a 5-byte NOP, twice" "CPU 0 at $SITE" \
+	"0 $SITE 0f_1f_44_00_00" "0 $SITE 0f_1f_44_00_00"
+stuck "told once" "" "1 $SITE 66_90_e9"
+stuck "in the module" "" "1 posixtrace_x+0x1/0x2~[posixtrace] 66_90_e9" \
+	"1 posixtrace_x+0x1/0x2~[posixtrace] 66_90_e9"
+stuck "a spin's pause" "" "1 $SITE f3_90_eb" "1 $SITE f3_90_eb"
+stuck "a spin's jump back" "" "1 $SITE eb_fc_f3" "1 $SITE eb_fc_f3"
+stuck "at two places" "" "1 $SITE 66_90_e9" "1 ${SITE/e9/f0} 66_90_e9"
+stuck "on two CPUs" "" "0 $SITE 66_90_e9" "1 $SITE 66_90_e9"
 
 # The guest's program: keeps both CPUs busy (an idle CPU's watchdog is
 # touched as it wakes: no lockup to report) and waits for its clock to
@@ -110,4 +152,4 @@ awk '$2 >= 20 { n++ } END { exit !n }' "$WORK/vm/host-stalls.txt" 2>/dev/null ||
 grep -q 'host_stall_wait: the clock jumped' "$WORK/vm/ktap.log" ||
 	fail "the guest's clock did not jump"
 [ $fails = 0 ] || exit 1
-log "host-stall-test: the host stood still $(cut -d' ' -f2 "$WORK/vm/host-stalls.txt") s; told apart"
+log "harness-test: the host stood still $(cut -d' ' -f2 "$WORK/vm/host-stalls.txt") s; told apart"
