@@ -116,19 +116,6 @@ host_cs() {
 	echo $((10#${up/./}))
 }
 
-# The machine we run on can stand still: paused, or starved by its own
-# host. The guest's clock (TCG: the host's CLOCK_MONOTONIC) jumps by as
-# much when it goes on, and its kernel reports every CPU stuck that long:
-# soft lockups and RCU stalls, in whatever task ran, though nothing in the
-# guest ran at all. So the guest's time is the host's time that the host
-# ran: a watch beside QEMU wakes every second, counts a wake of
-# HOST_STALL_S seconds or more as the host standing still (one line in
-# host-stalls.txt: when it ended, in seconds since QEMU started, and how
-# long it was), and kills QEMU (TERM, KILL 5 s later) once the guest has
-# had --timeout seconds of the rest. Returns QEMU's exit status; 124 if
-# the watch killed it.
-HOST_STALL_S=5
-QEMU_PID=
 # What the watch finds in the console every 5 s: a vCPU that runs code
 # the emulator translated before the kernel patched it (see below), as
 # Debian's 6.1 kernel reports it: the same CPU "stuck" twice at one
@@ -143,6 +130,21 @@ stuck_at_a_patched_site() {
 		awk -f "$VM_DIR/patched-site-stuck.awk" "$OUT/console.log"
 }
 STUCK=
+
+# The machine we run on can stand still: paused, or starved by its own
+# host. The guest's clock (TCG: the host's CLOCK_MONOTONIC) jumps by as
+# much when it goes on, and its kernel reports every CPU stuck that long:
+# soft lockups and RCU stalls, in whatever task ran, though nothing in the
+# guest ran at all. So the guest's time is the host's time that the host
+# ran: a watch beside QEMU wakes every second, counts a wake of
+# HOST_STALL_S seconds or more as the host standing still (one line in
+# host-stalls.txt: when it ended, in seconds since QEMU started, and how
+# long it was), and kills QEMU (TERM, KILL 5 s later) once the guest has
+# had --timeout seconds of the rest, or at once if stuck_at_a_patched_site()
+# (in STUCK, then). Returns QEMU's exit status; 124 if the watch killed
+# it, 125 if for being stuck.
+HOST_STALL_S=5
+QEMU_PID=
 trap '[ -z "$QEMU_PID" ] || kill -KILL "$QEMU_PID" 2>/dev/null || :' EXIT
 boot() {
 	local pid t0 prev now gap ran=0 killed= wakes=0
