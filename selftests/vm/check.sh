@@ -30,6 +30,16 @@ PASSED=0 FAILED=0 SKIPPED=0 N=0
 # What failed, by name: printed last, where the tail of a CI log shows it.
 FAILURES=()
 
+# failure_reason LOG: a host case's reason for failing, in a line for
+# the list at the end: its log's last line that says FAIL or error, else
+# its last line (CI's record of a run is that list and little more).
+failure_reason() {
+	local why
+	why=$(grep -E 'FAIL|[Ee]rror' "$1" | tail -n 1)
+	[ -n "$why" ] || why=$(grep . "$1" | tail -n 1)
+	printf '%.300s' "$why"
+}
+
 # host_case NAME COMMAND...: one test case run on the build host.
 host_case() {
 	local name=$1 log
@@ -41,7 +51,7 @@ host_case() {
 		echo "ok $N host.$name"
 	else
 		FAILED=$((FAILED + 1))
-		FAILURES+=("host.$name")
+		FAILURES+=("host.$name: $(failure_reason "$log")")
 		echo "not ok $N host.$name"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi

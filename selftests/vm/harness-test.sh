@@ -12,9 +12,9 @@
 #     told it, and not for a lockup of another kind (told once, in the
 #     module, in a spin, at two places, on two CPUs).
 #  3. A guest whose host stands still for 25 s while it waits (SIGSTOP
-#     to QEMU and run-vm.sh): its kernel reports soft lockups and RCU
-#     stalls, and the run still passes, within a --timeout it would
-#     overrun if the 25 s counted.
+#     to QEMU and run-vm.sh): the run passes, whatever its kernel
+#     reports of it (most often soft lockups: left out), and the 25 s
+#     are not counted in its --timeout.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -119,13 +119,13 @@ exit 1
 EOF
 chmod +x "$WORK/tests/host_stall_wait"
 
-# Boot and shut down about 13 s, wait about 17: 30 s of the 50 given,
-# 55 if the 25 s the host stands still counted. The host standing still
-# is run-vm.sh's process group stopped (SIGSTOP): QEMU and the watch
-# beside it.
+# The host standing still is run-vm.sh's process group stopped
+# (SIGSTOP): QEMU and the watch beside it. The run takes about 50 s
+# here; --timeout leaves a slow host room, and what counted of it is
+# read from run-vm.sh's log.
 setsid "$VM_DIR/run-vm.sh" --label host-stall --kernel "$KERNEL" \
 	--module "$MODULE" --tests "$WORK/tests" --out "$WORK/vm" \
-	--timeout 50 >"$WORK/run.log" 2>&1 &
+	--timeout 180 >"$WORK/run.log" 2>&1 &
 run=$!
 waiting=
 for _ in $(seq 600); do
@@ -144,12 +144,23 @@ else
 fi
 rc=0
 wait $run || rc=$?
-[ $rc = 0 ] || fail "run-vm.sh failed (exit $rc): $(tail -n 5 "$WORK/run.log")"
-grep -q 'soft lockup' "$WORK/vm/console.log" ||
-	fail "the guest's kernel reported no soft lockup: nothing was left out"
+[ $rc = 0 ] || fail "run-vm.sh failed (exit $rc): $(grep -E \
+	'not ok|splat|timed out|stopped|failed' "$WORK/run.log" | head -n 3 |
+	tr '\n' ' ')"
 awk '$2 >= 20 { n++ } END { exit !n }' "$WORK/vm/host-stalls.txt" 2>/dev/null ||
 	fail "run-vm.sh saw no stall of 20 s or more"
 grep -q 'host_stall_wait: the clock jumped' "$WORK/vm/ktap.log" ||
 	fail "the guest's clock did not jump"
+# The stall's time left out of the guest's: QEMU ran the 25 s, the
+# guest's time did not (a second's slack per stall for the watch's wake).
+spent=$(sed -n 's/.*(QEMU ran \([0-9]*\)s, the guest \([0-9]*\)s of .*/\1 \2/p' \
+	"$WORK/run.log")
+# shellcheck disable=SC2086 # two numbers
+[ -n "$spent" ] && set -- $spent && [ $(($1 - $2)) -ge 20 ] ||
+	fail "the stall counted in the guest's time (QEMU, guest: ${spent:-not said})"
 [ $fails = 0 ] || exit 1
-log "harness-test: the host stood still $(cut -d' ' -f2 "$WORK/vm/host-stalls.txt") s; told apart"
+# Whether the kernel told the stall varies: a CPU's watchdog that runs
+# before its timer on waking finds nothing stuck.
+told=$(grep -c 'soft lockup' "$WORK/vm/console.log" || :)
+log "harness-test: the host stood still $(cut -d' ' -f2 "$WORK/vm/host-stalls.txt") s," \
+	"not counted; the guest's kernel reported $told soft lockups (left out)"

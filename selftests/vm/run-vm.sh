@@ -142,9 +142,10 @@ STUCK=
 # long it was), and kills QEMU (TERM, KILL 5 s later) once the guest has
 # had --timeout seconds of the rest, or at once if stuck_at_a_patched_site()
 # (in STUCK, then). Returns QEMU's exit status; 124 if the watch killed
-# it, 125 if for being stuck.
+# it, 125 if for being stuck. Leaves in QEMU_S and GUEST_S how long QEMU
+# ran and how much of it counted as the guest's time (seconds).
 HOST_STALL_S=5
-QEMU_PID=
+QEMU_PID='' QEMU_S=0 GUEST_S=0
 trap '[ -z "$QEMU_PID" ] || kill -KILL "$QEMU_PID" 2>/dev/null || :' EXIT
 boot() {
 	local pid t0 prev now gap ran=0 killed= wakes=0
@@ -180,7 +181,7 @@ boot() {
 	done
 	wait "$pid"
 	local rc=$?
-	QEMU_PID=
+	QEMU_PID='' QEMU_S=$((($(host_cs) - t0) / 100)) GUEST_S=$((ran / 100))
 	[ -z "$killed" ] || rc=124
 	[ -z "$STUCK" ] || rc=125
 	return $rc
@@ -260,7 +261,8 @@ verdict=0
 if [ -s "$OUT/host-stalls.txt" ]; then
 	log "[$LABEL] the host stood still (seconds since QEMU started, for" \
 		"how long): $(awk '{ printf "%s%ss at %ss", (NR > 1 ? ", " : ""), $2, $1 }' \
-		"$OUT/host-stalls.txt"); not counted in the guest's time"
+		"$OUT/host-stalls.txt"); not counted in the guest's time" \
+		"(QEMU ran ${QEMU_S}s, the guest ${GUEST_S}s of its --timeout ${TIMEOUT}s)"
 fi
 if [ $qrc = 125 ]; then
 	log "[$LABEL] guest stopped: $STUCK, stuck at a site the kernel" \
