@@ -29,6 +29,9 @@ rm -rf "$LOGS" && mkdir -p "$LOGS"
 PASSED=0 FAILED=0 SKIPPED=0 N=0
 # What failed, by name: printed last, where the tail of a CI log shows it.
 FAILURES=()
+# Where the time went, printed last too: "SECONDS NAME" of every host
+# case, "LABEL SECONDSs" of every guest.
+HOST_TIMES=() GUEST_TIMES=()
 
 # failure_reason LOG: a host case's reason for failing, in a line for
 # the list at the end: its log's last line that says FAIL or error, else
@@ -42,10 +45,11 @@ failure_reason() {
 
 # host_case NAME COMMAND...: one test case run on the build host.
 host_case() {
-	local name=$1 log
+	local name=$1 log t0
 	shift
 	log=$LOGS/host.$name.log
 	N=$((N + 1))
+	t0=$SECONDS
 	if "$@" >"$log" 2>&1; then
 		PASSED=$((PASSED + 1))
 		echo "ok $N host.$name"
@@ -55,6 +59,7 @@ host_case() {
 		echo "not ok $N host.$name"
 		tail -n 30 "$log" | sed 's/^/#   /'
 	fi
+	HOST_TIMES+=("$((SECONDS - t0)) $name")
 }
 
 # Line and branch coverage of kmod/ over the debug guests (their gcov
@@ -431,7 +436,7 @@ guest_failures() {
 # dump --json.
 IMPORT=
 run_vm() {
-	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log
+	local label=$1 out=$BUILD_DIR/vm-$1 line p f s log t0=$SECONDS
 	"$VM_DIR/run-vm.sh" --label "$label" --kernel "$2" --module "$3" "${@:4}" \
 		--tests "$BUILD_DIR/selftests" --out "$out" ${IMPORT:+--import "$IMPORT"} \
 		--bin "$TOP_DIR/tools/posixtrace" --bin "$(command -v genl-ctrl-list)" |
@@ -443,6 +448,7 @@ run_vm() {
 		p=0 f=1 s=0
 	fi
 	PASSED=$((PASSED + p)) FAILED=$((FAILED + f)) SKIPPED=$((SKIPPED + s))
+	GUEST_TIMES+=("$label $((SECONDS - t0))s")
 	[ "$f" = 0 ] || guest_failures "$label" "$out"
 	host_case "logs_exported.$label" compgen -G "$out/export/*.ptlog"
 	for log in "$out"/export/*.ptlog; do
@@ -584,7 +590,14 @@ if [ $MODE != quick ]; then
 	fi
 fi
 
-# Where the guests' time went: the slowest test programs of every run.
+# Where the time went: the run's, each guest's (its run-vm.sh), the host
+# cases' (the four slowest named), and the slowest test programs of every
+# guest.
+echo "# time: $((SECONDS / 60)) min $((SECONDS % 60)) s in all; guests:" \
+	"$(printf '%s, ' "${GUEST_TIMES[@]}" | sed 's/, $//')"
+printf '%s\n' "${HOST_TIMES[@]}" | sort -n -r | awk '
+	{ all += $1 } NR <= 4 { top = top (NR > 1 ? ", " : "") $2 " " $1 "s" }
+	END { printf "# host cases: %d s in all; slowest: %s\n", all, top }'
 echo "# slowest test programs (guest, program, seconds):"
 for log in "$LOGS"/vm.*.log; do
 	[ -f "$log" ] || continue
