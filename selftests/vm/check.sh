@@ -62,6 +62,44 @@ host_case() {
 	HOST_TIMES+=("$((SECONDS - t0)) $name")
 }
 
+# The host cases that need no guest and no quiet machine run beside the
+# guests, in a lane of their own at the lowest priority: a guest's
+# emulator keeps about 1.2 of the 2 CPUs busy, and takes what it wants
+# first; the lane has the rest, which would otherwise go unused (about
+# 10 of make check's 40 minutes, run in turn). Its lines and results
+# join the run's once both are done.
+# lane_start COMMAND...: runs COMMAND (host cases) in the lane.
+LANE_PID=''
+lane_start() {
+	# shellcheck disable=SC2030 # the lane's own counts, sent back below
+	(
+		PASSED=0 FAILED=0 N=0 FAILURES=() HOST_TIMES=()
+		renice -n 19 -p "$BASHPID" >/dev/null
+		"$@"
+		echo "LANE_PASSED=$PASSED LANE_FAILED=$FAILED"
+		declare -p FAILURES HOST_TIMES |
+			sed 's/^declare -a \([A-Z_]*\)=/LANE_\1=/'
+	) >"$LOGS/lane.out" 2>&1 &
+	LANE_PID=$!
+}
+# lane_join: waits for the lane; prints its lines, numbered on from the
+# run's, and adds its results to the run's.
+# shellcheck disable=SC2031 # the run's counts, which the lane left alone
+lane_join() {
+	local LANE_PASSED=0 LANE_FAILED=1
+	local -a LANE_FAILURES=("the lane beside the guests: it ended without its results (see $LOGS/lane.out)") LANE_HOST_TIMES=()
+	[ -n "$LANE_PID" ] || return 0
+	wait "$LANE_PID"
+	LANE_PID=''
+	awk -v n="$N" '/^LANE_/ { exit }
+		/^(not )?ok [0-9]+ / { sub(/ok [0-9]+/, "ok " ++n) } { print }' "$LOGS/lane.out"
+	# shellcheck source=/dev/null # what the lane wrote of its results
+	. <(sed -n '/^LANE_/,$p' "$LOGS/lane.out")
+	N=$((N + LANE_PASSED + LANE_FAILED))
+	PASSED=$((PASSED + LANE_PASSED)) FAILED=$((FAILED + LANE_FAILED))
+	FAILURES+=("${LANE_FAILURES[@]}") HOST_TIMES+=("${LANE_HOST_TIMES[@]}")
+}
+
 # Line and branch coverage of kmod/ over the debug guests (their gcov
 # counts), per file, in $LOGS/coverage.txt with every uncovered block and
 # why no test runs it (coverage-unreached.txt); the table is shown here
@@ -508,47 +546,59 @@ host_case build_selftests no_warnings "$VM_DIR/build-selftests.sh" "$BUILD_DIR/s
 # Trace logs are read without the module: the reader's own tests, then a
 # short libFuzzer run over it (seeds in fuzz/corpus).
 host_case ulib_host_tests make -C "$TOP_DIR/ulib" --no-print-directory test
-# posixtrace dump on synthesized logs: filters, formats, damaged logs.
-host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
-host_case dump_tool_tests_asan dump_tool_tests_asan
-# posixtrace export against dump through babeltrace2, on the seed logs
-# (the guests' logs are compared the same way after each run_vm).
-host_case export_names_trace export_names_trace
-for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
-	host_case "bt2_compare.corpus.$(basename "$log" .ptl)" \
-		"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
-	# The Chrome export against dump --json (Perfetto's format).
-	host_case "chrome_check.corpus.$(basename "$log" .ptl)" \
-		"$TOP_DIR/tools/tests/chrome-check.py" "$log"
-	# The CTF export read in Python (examples/ctf_fields.py, python3-bt2).
-	host_case "python_bt2.corpus.$(basename "$log" .ptl)" \
-		"$TOP_DIR/tools/tests/python-bt2.sh" "$log"
-done
-# posixtrace view's pages in Debian's chromium: the dump tests' logs, the
-# seed logs, a server's log of 20,000 events (several chunks of the page's
-# data), all against export --format=chrome; and a page of a million events
-# loaded, drawn and counted (its speed is make bench's).
-host_case view_pages view_pages
-host_case view_million_events view_million_events
-host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
-	FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
-
 if [ $MODE != debug ]; then
-	host_case checkpatch_strict checkpatch_strict
-	host_case "sparse.${KERNELS[-1]}" sparse_clean "${KERNELS[-1]}"
 	for rel in "${KERNELS[@]}" "$RT_KERNEL"; do
 		host_case "build_module.$rel" build_module_strict "$rel" "/usr/src/linux-headers-$rel"
 	done
 	# Layering: no dependency cycle of more than the stream core's four
 	# files, and no file outside the core sees the stream's fields.
 	host_case kmod_layering "$VM_DIR/kmod-deps.sh" "$BUILD_DIR/kmod-${KERNELS[-1]}/kmod"
+fi
+
+# The tools' tests, the seed logs' exports, the view's pages, checkpatch,
+# sparse and the Debian packages: in the lane beside the guests. (view-
+# test.sh installs playwright-core on first use: done here, before the
+# lane and the guests' cases could both.)
+beside_the_guests() {
+	# posixtrace dump on synthesized logs: filters, formats, damaged logs.
+	host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
+	host_case dump_tool_tests_asan dump_tool_tests_asan
+	# posixtrace export against dump through babeltrace2, on the seed logs
+	# (the guests' logs are compared the same way after each run_vm).
+	host_case export_names_trace export_names_trace
+	for log in "$TOP_DIR"/fuzz/corpus/*.ptl; do
+		host_case "bt2_compare.corpus.$(basename "$log" .ptl)" \
+			"$TOP_DIR/tools/tests/bt2-compare.sh" "$log"
+		# The Chrome export against dump --json (Perfetto's format).
+		host_case "chrome_check.corpus.$(basename "$log" .ptl)" \
+			"$TOP_DIR/tools/tests/chrome-check.py" "$log"
+		# The CTF export read in Python (examples/ctf_fields.py, python3-bt2).
+		host_case "python_bt2.corpus.$(basename "$log" .ptl)" \
+			"$TOP_DIR/tools/tests/python-bt2.sh" "$log"
+	done
+	# posixtrace view's pages in Debian's chromium: the dump tests' logs, the
+	# seed logs, a server's log of 20,000 events (several chunks of the page's
+	# data), all against export --format=chrome; and a page of a million events
+	# loaded, drawn and counted (its speed is make bench's).
+	host_case view_pages view_pages
+	host_case view_million_events view_million_events
+	host_case log_reader_fuzz make -C "$TOP_DIR/fuzz" --no-print-directory run \
+		FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+	[ $MODE != debug ] || return 0
+	host_case checkpatch_strict checkpatch_strict
+	host_case "sparse.${KERNELS[-1]}" sparse_clean "${KERNELS[-1]}"
 	# The Debian packages (make deb; lintian clean), then installed,
 	# upgraded and purged here, DKMS building the module for every
 	# kernel, and a guest loading what it built.
-	if [ $MODE = full ]; then
-		host_case deb_packages "$VM_DIR/deb.sh"
-		host_case deb_install_upgrade_purge "$VM_DIR/deb-test.sh"
-	fi
+	[ $MODE = full ] || return 0
+	host_case deb_packages "$VM_DIR/deb.sh"
+	host_case deb_install_upgrade_purge "$VM_DIR/deb-test.sh"
+}
+"$TOP_DIR/tools/tests/view-test.sh" --install >/dev/null ||
+	die "installing playwright-core for view-test.sh failed"
+lane_start beside_the_guests
+
+if [ $MODE != debug ]; then
 	# What the host and the emulator do is told from what the guest
 	# does: a host that stands still, a CPU stuck at a stale int3.
 	rel=${KERNELS[-1]}
@@ -589,6 +639,8 @@ if [ $MODE != quick ]; then
 		host_case coverage coverage_report
 	fi
 fi
+
+lane_join
 
 # Where the time went: the run's, each guest's (its run-vm.sh), the host
 # cases' (the four slowest named), and the slowest test programs of every
