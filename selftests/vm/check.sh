@@ -68,9 +68,16 @@ host_case() {
 # first; the lane has the rest, which would otherwise go unused (about
 # 10 of make check's 40 minutes, run in turn). Its lines and results
 # join the run's once both are done.
-# lane_start COMMAND...: runs COMMAND (host cases) in the lane.
+# lane_start COMMAND...: runs COMMAND (host cases) in the lane, a
+# process group of its own, which goes with the run if the run ends
+# first (an interrupt, an error): no package installed, no guest left
+# running, behind it.
 LANE_PID=''
+trap '[ -z "$LANE_PID" ] || kill -TERM -- "-$LANE_PID" 2>/dev/null' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 lane_start() {
+	set -m
 	# shellcheck disable=SC2030 # the lane's own counts, sent back below
 	(
 		PASSED=0 FAILED=0 N=0 FAILURES=() HOST_TIMES=()
@@ -81,6 +88,7 @@ lane_start() {
 			sed 's/^declare -a \([A-Z_]*\)=/LANE_\1=/'
 	) >"$LOGS/lane.out" 2>&1 &
 	LANE_PID=$!
+	set +m
 }
 # lane_join: waits for the lane; prints its lines, numbered on from the
 # run's, and adds its results to the run's.
@@ -595,7 +603,18 @@ beside_the_guests() {
 	host_case deb_install_upgrade_purge "$VM_DIR/deb-test.sh"
 }
 "$TOP_DIR/tools/tests/view-test.sh" --install >/dev/null ||
-	die "installing playwright-core for view-test.sh failed"
+	log "view-test.sh --install failed: the view's cases will say why"
+# What the lane would otherwise do while the guests run, and must not:
+# install deb.sh's tools (apt, beside builds that use the toolchain), and
+# wait for the debug kernel's build (make -j at nice 0, which would starve
+# the lane's steps that have wall-clock limits). Built here, it takes the
+# same time; cached, none.
+[ $MODE != full ] || "$VM_DIR/deb.sh" --deps ||
+	die "installing the tools of make deb failed"
+if [ $MODE != quick ]; then
+	DKDIR=$BUILD_DIR/check/debug-kernel.path
+	host_case debug_kernel sh -c "'$VM_DIR/debug-kernel.sh' > '$DKDIR'"
+fi
 lane_start beside_the_guests
 
 if [ $MODE != debug ]; then
@@ -617,8 +636,6 @@ if [ $MODE != debug ]; then
 fi
 
 if [ $MODE != quick ]; then
-	DKDIR=$BUILD_DIR/check/debug-kernel.path
-	host_case debug_kernel sh -c "'$VM_DIR/debug-kernel.sh' > '$DKDIR'"
 	kdir=$(tail -n 1 "$DKDIR" 2>/dev/null)
 	if [ -n "$kdir" ] && [ -d "$kdir" ]; then
 		# The debug guests' module counts what it runs (gcov): the
@@ -631,11 +648,13 @@ if [ $MODE != quick ]; then
 		# cache (slub_debug=P) would cost each guest half as long
 		# again, these a seventh.
 		poison="init_on_alloc=0 init_on_free=0 page_poison=1 slub_debug=P,kmalloc-*"
+		# A debug guest takes 6 to 7 minutes alone, 8 beside the lane:
+		# 20 before it counts as hung.
 		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko" \
-			--append "$poison"
+			--append "$poison" --timeout 1200
 		run_vm debug.rings-off "$kdir/arch/x86/boot/bzImage" \
 			"$BUILD_DIR/kmod-debug/kmod/posixtrace.ko" --rings-off \
-			--append "$poison"
+			--append "$poison" --timeout 1200
 		host_case coverage coverage_report
 	fi
 fi

@@ -6,10 +6,11 @@
 # and dh-dkms from a copy of the tree's files, into $BUILD_DIR/deb; then
 # lintian, which must report no error and no warning.
 #
-# usage: deb.sh [VERSION]
+# usage: deb.sh [VERSION | --deps]
 # VERSION (default: debian/changelog's) builds the same files as another
 # version, with a changelog entry of its own: the packaging test builds an
-# older one to upgrade from.
+# older one to upgrade from. --deps installs what the build needs, and no
+# more (make check does, before it builds the packages beside its guests).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
@@ -27,6 +28,7 @@ if [ ${#need[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 		--no-install-recommends "${need[@]}" >/dev/null
 fi
+[ "${1-}" != --deps ] || exit 0
 
 # The tree the packages come from: its commit, and a hash of what differs.
 source_id() {
