@@ -64,10 +64,9 @@ host_case() {
 
 # The host cases that need no guest and no quiet machine run beside the
 # guests, in a lane of their own at the lowest priority: a guest's
-# emulator keeps about 1.2 of the 2 CPUs busy, and takes what it wants
-# first; the lane has the rest, which would otherwise go unused (about
-# 10 of make check's 40 minutes, run in turn). Its lines and results
-# join the run's once both are done.
+# emulator keeps one CPU and part of the other busy, and takes what it
+# wants first; the lane has the rest, which would otherwise go unused.
+# Its lines and results join the run's once both are done.
 # lane_start COMMAND...: runs COMMAND (host cases) in the lane, a
 # process group of its own, which goes with the run if the run ends
 # first (an interrupt, an error): no package installed, no guest left
@@ -564,9 +563,7 @@ if [ $MODE != debug ]; then
 fi
 
 # The tools' tests, the seed logs' exports, the view's pages, checkpatch,
-# sparse and the Debian packages: in the lane beside the guests. (view-
-# test.sh installs playwright-core on first use: done here, before the
-# lane and the guests' cases could both.)
+# sparse and the Debian packages: in the lane beside the guests.
 beside_the_guests() {
 	# posixtrace dump on synthesized logs: filters, formats, damaged logs.
 	host_case dump_tool_tests make -C "$TOP_DIR/tools" --no-print-directory test
@@ -602,6 +599,8 @@ beside_the_guests() {
 	host_case deb_packages "$VM_DIR/deb.sh"
 	host_case deb_install_upgrade_purge "$VM_DIR/deb-test.sh"
 }
+# view-test.sh installs playwright-core on first use: done here, before
+# the lane and the guests' cases could both.
 "$TOP_DIR/tools/tests/view-test.sh" --install >/dev/null ||
 	log "view-test.sh --install failed: the view's cases will say why"
 # What the lane would otherwise do while the guests run, and must not:
@@ -648,8 +647,8 @@ if [ $MODE != quick ]; then
 		# cache (slub_debug=P) would cost each guest half as long
 		# again, these a seventh.
 		poison="init_on_alloc=0 init_on_free=0 page_poison=1 slub_debug=P,kmalloc-*"
-		# A debug guest takes 6 to 7 minutes alone, 8 beside the lane:
-		# 20 before it counts as hung.
+		# A debug guest is the slowest, and slower still beside the
+		# lane: twice run-vm.sh's default before it counts as hung.
 		run_vm debug "$kdir/arch/x86/boot/bzImage" "$BUILD_DIR/kmod-debug/kmod/posixtrace.ko" \
 			--append "$poison" --timeout 1200
 		run_vm debug.rings-off "$kdir/arch/x86/boot/bzImage" \

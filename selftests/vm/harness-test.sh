@@ -120,9 +120,8 @@ EOF
 chmod +x "$WORK/tests/host_stall_wait"
 
 # The host standing still is run-vm.sh's process group stopped
-# (SIGSTOP): QEMU and the watch beside it. The run takes about 50 s
-# here; --timeout leaves a slow host room, and what counted of it is
-# read from run-vm.sh's log.
+# (SIGSTOP): QEMU and the watch beside it. --timeout leaves a slow host
+# room; what counted of it is read from run-vm.sh's log.
 setsid "$VM_DIR/run-vm.sh" --label host-stall --kernel "$KERNEL" \
 	--module "$MODULE" --tests "$WORK/tests" --out "$WORK/vm" \
 	--timeout 180 >"$WORK/run.log" 2>&1 &
